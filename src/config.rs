@@ -1,0 +1,123 @@
+//! The one configuration file.
+//!
+//! ```yaml
+//! detect: ...   # which kinds, regions, name lists, custom kinds (see [`DetectConfig`])
+//! vault: ...    # backend, TTL, per-session cap (see [`VaultConfig`])
+//! ```
+//!
+//! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
+//! documents every key with its default.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::detect::DetectConfig;
+use crate::vault::VaultConfig;
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Detection settings.
+    pub detect: DetectConfig,
+    /// Vault settings.
+    pub vault: VaultConfig,
+}
+
+/// The documented default configuration, embedded in the binary.
+pub const DEFAULT_YAML: &str = include_str!("../rules/default.yaml");
+
+/// Why a configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The YAML is malformed or does not match the schema.
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        /// The file (or `<default>` / `<string>`).
+        path: PathBuf,
+        /// 1-based line (0 when unknown).
+        line: u64,
+        /// 1-based column (0 when unknown).
+        column: u64,
+        /// What was wrong and what was expected.
+        message: String,
+    },
+}
+
+impl Config {
+    /// Loads and validates a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// The embedded default configuration.
+    pub fn embedded_default() -> Config {
+        Config::parse(DEFAULT_YAML, Path::new("<default>"))
+            .expect("the embedded default configuration is valid")
+    }
+
+    /// Parses YAML text; `path` is used in error messages only.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        serde_saphyr::from_str::<Config>(text).map_err(|e| {
+            let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+            // The first line of the rendered message says what was wrong; the rest is a
+            // snippet of the file, which the location already points at.
+            let message = e
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or("invalid configuration")
+                .trim()
+                .to_string();
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message,
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_parses() {
+        let c = Config::embedded_default();
+        assert!(c.detect.email);
+        assert!(c.detect.phone_regions.contains(&"US".to_string()));
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_location() {
+        let err = Config::parse("detect:\n  emial: true\n", Path::new("x.yaml")).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("x.yaml:2:"), "{msg}");
+        assert!(msg.contains("emial"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_types_are_errors() {
+        let err = Config::parse("vault:\n  ttl_seconds: soon\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:2:"), "{err}");
+    }
+}

@@ -1,0 +1,254 @@
+//! What a JSON key or CSV column name says about its values.
+//!
+//! Keys are compared after folding case and dropping `_`, `-`, `.` and spaces, so `full_name`,
+//! `fullName`, `Full Name` and `FULL-NAME` are one key.
+
+/// What a key says about the values under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyHint {
+    /// The value is a person's name. `strong` keys (`full_name`, `author`) name people outright;
+    /// a bare `name` also names companies, products and tools, so it needs more evidence.
+    PersonName {
+        /// Whether the key alone is enough evidence.
+        strong: bool,
+    },
+    /// The key holds an organisation, product, place or other non-person name: names in the
+    /// value are not people (`company`, `product`, `city`).
+    NotPerson,
+    /// The key holds email addresses.
+    Email,
+    /// The key holds phone numbers.
+    Phone,
+}
+
+const STRONG_NAME_KEYS: &[&str] = &[
+    "fullname",
+    "firstname",
+    "lastname",
+    "middlename",
+    "maidenname",
+    "givenname",
+    "givennames",
+    "familyname",
+    "surname",
+    "forename",
+    "displayname",
+    "author",
+    "authorname",
+    "assignee",
+    "assigneename",
+    "assignedto",
+    "reporter",
+    "contact",
+    "contactname",
+    "contactperson",
+    "customername",
+    "clientname",
+    "patientname",
+    "employeename",
+    "managername",
+    "ownername",
+    "personname",
+    "recipientname",
+    "sendername",
+    "fromname",
+    "toname",
+    "username_full",
+    "cardholder",
+    "cardholdername",
+    "accountholder",
+    "accountholdername",
+    "fathername",
+    "mothername",
+    "spousename",
+    "nextofkin",
+    "emergencycontact",
+    "signedby",
+    "createdbyname",
+    "requester",
+    "requestername",
+];
+
+const NOT_PERSON_KEYS: &[&str] = &[
+    "company",
+    "companyname",
+    "organization",
+    "organisation",
+    "org",
+    "orgname",
+    "employer",
+    "business",
+    "businessname",
+    "brand",
+    "product",
+    "productname",
+    "title",
+    "jobtitle",
+    "department",
+    "team",
+    "city",
+    "country",
+    "state",
+    "street",
+    "address",
+    "region",
+    "university",
+    "school",
+    "bank",
+    "bankname",
+    "tool",
+    "toolname",
+    "method",
+    "file",
+    "filename",
+    "path",
+    "repo",
+    "repository",
+    "project",
+    "category",
+    "tags",
+    "tag",
+    "type",
+    "status",
+    "url",
+    "uri",
+    "id",
+    "uuid",
+    "mimetype",
+    "catchphrase",
+    "bs",
+];
+
+/// People-like containers: a bare `name` under these keys is a person's name.
+pub(crate) const PEOPLE_CONTAINERS: &[&str] = &[
+    "user",
+    "users",
+    "contact",
+    "contacts",
+    "customer",
+    "customers",
+    "client",
+    "clients",
+    "person",
+    "people",
+    "persons",
+    "employee",
+    "employees",
+    "member",
+    "members",
+    "patient",
+    "patients",
+    "author",
+    "authors",
+    "owner",
+    "assignee",
+    "assignees",
+    "reporter",
+    "attendee",
+    "attendees",
+    "participant",
+    "participants",
+    "recipient",
+    "recipients",
+    "sender",
+    "student",
+    "students",
+    "staff",
+    "lead",
+    "leads",
+    "candidate",
+    "candidates",
+    "guest",
+    "guests",
+    "manager",
+    "reviewer",
+    "reviewers",
+    "requester",
+    "from",
+    "to",
+    "cc",
+    "bcc",
+];
+
+/// Folds a key for comparison: ASCII lower case without `_ - . space`. Keys longer than 40
+/// bytes are never hints.
+pub(crate) fn fold_key(key: &str, buf: &mut [u8; 40]) -> Option<usize> {
+    let mut n = 0;
+    for &b in key.as_bytes() {
+        if matches!(b, b'_' | b'-' | b'.' | b' ') {
+            continue;
+        }
+        if n == buf.len() {
+            return None;
+        }
+        buf[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    Some(n)
+}
+
+/// What `key` says about its values, if anything.
+pub fn key_hint(key: &str) -> Option<KeyHint> {
+    let mut buf = [0u8; 40];
+    let n = fold_key(key, &mut buf)?;
+    let folded = std::str::from_utf8(&buf[..n]).ok()?;
+    if folded == "name" {
+        return Some(KeyHint::PersonName { strong: false });
+    }
+    if STRONG_NAME_KEYS.contains(&folded) {
+        return Some(KeyHint::PersonName { strong: true });
+    }
+    if NOT_PERSON_KEYS.contains(&folded) || folded.ends_with("company") {
+        return Some(KeyHint::NotPerson);
+    }
+    if folded.contains("email") || folded == "mail" {
+        return Some(KeyHint::Email);
+    }
+    if folded.contains("phone") || folded == "mobile" || folded == "tel" || folded == "fax" {
+        return Some(KeyHint::Phone);
+    }
+    None
+}
+
+/// Whether a container key holds people (so a bare `name` under it is a person's name).
+pub(crate) fn is_people_container(key: &str) -> bool {
+    let mut buf = [0u8; 40];
+    let Some(n) = fold_key(key, &mut buf) else {
+        return false;
+    };
+    std::str::from_utf8(&buf[..n]).is_ok_and(|k| PEOPLE_CONTAINERS.contains(&k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_fold_together() {
+        for k in [
+            "full_name",
+            "fullName",
+            "Full Name",
+            "FULL-NAME",
+            "displayName",
+            "author",
+        ] {
+            assert_eq!(
+                key_hint(k),
+                Some(KeyHint::PersonName { strong: true }),
+                "{k}"
+            );
+        }
+        assert_eq!(
+            key_hint("name"),
+            Some(KeyHint::PersonName { strong: false })
+        );
+        assert_eq!(key_hint("companyName"), Some(KeyHint::NotPerson));
+        assert_eq!(key_hint("work_email"), Some(KeyHint::Email));
+        assert_eq!(key_hint("phoneNumber"), Some(KeyHint::Phone));
+        assert_eq!(key_hint("quantity"), None);
+        assert!(is_people_container("Contacts"));
+        assert!(!is_people_container("company"));
+    }
+}

@@ -1,0 +1,436 @@
+//! Finding personal data in a `&str`.
+//!
+//! A [`Detector`] is built once from a [`DetectConfig`] and shared (it is `Send + Sync` and holds
+//! no locks): every regex and automaton is compiled in [`Detector::new`], never per call. It runs
+//! a list of [`Recognizer`]s, one per kind of data (email, phone, names, checksummed numbers,
+//! custom YAML kinds), over one string and resolves their overlapping candidates into a sorted,
+//! non-overlapping list of [`Span`]s (see [`overlap`]).
+//!
+//! Recognizers are the plug-in point: each owns one kind, does its own cheap prefilter (for
+//! example `memchr` on `@` for email) so that text without candidates costs one fast scan, and
+//! appends candidates to a shared output vector so the hot path allocates nothing when nothing is
+//! found.
+//!
+//! Structure matters as much as text: a value under the JSON key `full_name` or in the CSV column
+//! `email` is evidence the text alone does not carry. Callers pass that through [`FindContext`].
+
+mod checksum;
+mod custom;
+mod email;
+mod ip;
+mod keys;
+pub mod names;
+pub mod overlap;
+mod phone;
+mod structured;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+pub use custom::{CustomKind, Validator};
+pub use keys::{KeyHint, key_hint};
+
+/// A kind of personal data, and the `KIND` in its tokens (`[KIND_N]`).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Kind {
+    /// An email address (`EMAIL`).
+    Email,
+    /// A phone number confirmed by libphonenumber metadata (`PHONE`).
+    Phone,
+    /// A person's name (`NAME`).
+    Name,
+    /// A payment card number that passes the Luhn check (`CREDIT_CARD`).
+    CreditCard,
+    /// An IBAN that passes the mod-97 check (`IBAN`).
+    Iban,
+    /// A US social security number (`US_SSN`).
+    UsSsn,
+    /// An IPv4 or IPv6 address (`IP_ADDRESS`).
+    IpAddress,
+    /// A token-shaped string found in inbound data, neutralised so it can never restore another
+    /// value (`LITERAL`). See [`crate::token`].
+    Literal,
+    /// A kind defined in the configuration (an upper-case name such as `EMPLOYEE_ID`).
+    Custom(Arc<str>),
+}
+
+impl Kind {
+    /// The names of the built-in kinds, as they appear in tokens and configuration.
+    pub const BUILTIN: [&'static str; 8] = [
+        "EMAIL",
+        "PHONE",
+        "NAME",
+        "CREDIT_CARD",
+        "IBAN",
+        "US_SSN",
+        "IP_ADDRESS",
+        "LITERAL",
+    ];
+
+    /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Kind::Email => "EMAIL",
+            Kind::Phone => "PHONE",
+            Kind::Name => "NAME",
+            Kind::CreditCard => "CREDIT_CARD",
+            Kind::Iban => "IBAN",
+            Kind::UsSsn => "US_SSN",
+            Kind::IpAddress => "IP_ADDRESS",
+            Kind::Literal => "LITERAL",
+            Kind::Custom(name) => name,
+        }
+    }
+
+    /// The kind with this token name. Names that are not built in become custom kinds; the
+    /// caller validates them with [`Kind::is_valid_name`].
+    pub fn from_name(name: &str) -> Kind {
+        match name {
+            "EMAIL" => Kind::Email,
+            "PHONE" => Kind::Phone,
+            "NAME" => Kind::Name,
+            "CREDIT_CARD" => Kind::CreditCard,
+            "IBAN" => Kind::Iban,
+            "US_SSN" => Kind::UsSsn,
+            "IP_ADDRESS" => Kind::IpAddress,
+            "LITERAL" => Kind::Literal,
+            other => Kind::Custom(Arc::from(other)),
+        }
+    }
+
+    /// Whether `name` can name a kind: `[A-Z][A-Z0-9_]*`, at most 32 bytes, not ending in `_`.
+    pub fn is_valid_name(name: &str) -> bool {
+        let b = name.as_bytes();
+        !b.is_empty()
+            && b.len() <= 32
+            && b[0].is_ascii_uppercase()
+            && b[b.len() - 1] != b'_'
+            && b.iter()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+    }
+
+    /// Rank used to break ties between equally long overlapping candidates: lower wins.
+    /// More specific evidence (a checksum, an `@`) beats a looser pattern.
+    pub(crate) fn specificity(&self) -> u8 {
+        match self {
+            Kind::Literal => 0,
+            Kind::Email => 1,
+            Kind::CreditCard => 2,
+            Kind::Iban => 3,
+            Kind::UsSsn => 4,
+            Kind::Custom(_) => 5,
+            Kind::IpAddress => 6,
+            Kind::Phone => 7,
+            Kind::Name => 8,
+        }
+    }
+}
+
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One finding: the byte range `start..end` of the searched text holds a value of `kind`.
+///
+/// `canonical` is the form used to decide whether two findings are the same value when it is
+/// not a plain case/whitespace fold of the text (a phone's E.164 form). The span holds no copy of
+/// the text itself, so it is safe to log.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Span {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+    /// What was found.
+    pub kind: Kind,
+    /// A canonical form for equality (E.164 for phones), if the recognizer computed one.
+    pub canonical: Option<Box<str>>,
+}
+
+impl Span {
+    /// A span with no canonical form.
+    pub fn new(start: usize, end: usize, kind: Kind) -> Span {
+        Span {
+            start,
+            end,
+            kind,
+            canonical: None,
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether the span is empty (recognizers never produce empty spans).
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// What the caller knows about where a string came from.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FindContext<'a> {
+    /// The JSON object key the string is the value of, or the CSV column header.
+    pub key: Option<&'a str>,
+    /// The key of the object that holds `key` (`company` in `{"company": {"name": ..}}`).
+    pub parent_key: Option<&'a str>,
+}
+
+impl<'a> FindContext<'a> {
+    /// A context for a value under `key`.
+    pub fn with_key(key: &'a str) -> Self {
+        FindContext {
+            key: Some(key),
+            parent_key: None,
+        }
+    }
+}
+
+/// One kind's finder. Implementations push candidates (possibly overlapping each other and
+/// other recognizers' candidates) to `out`; the [`Detector`] resolves overlaps.
+pub trait Recognizer: Send + Sync + fmt::Debug {
+    /// Appends the candidates found in `text` to `out`.
+    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>);
+}
+
+/// Which built-in kinds are on, and how they are tuned. Every field has a default; see
+/// `rules/default.yaml` for the documented defaults.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DetectConfig {
+    /// Detect email addresses.
+    pub email: bool,
+    /// Detect phone numbers.
+    pub phone: bool,
+    /// Regions (ISO 3166 alpha-2) whose national-format numbers are recognised without a `+`.
+    pub phone_regions: Vec<String>,
+    /// Detect person names (structure: JSON keys and CSV columns; free text: the name finder).
+    pub name: bool,
+    /// Detect names in free text too, not only in name-keyed fields.
+    pub names_in_text: bool,
+    /// Names never to tokenize (the assistant's own name, staff names the user exposes).
+    pub names_allow: Vec<String>,
+    /// Names always to tokenize, wherever they appear as words.
+    pub names_deny: Vec<String>,
+    /// Detect Luhn-valid payment card numbers.
+    pub credit_card: bool,
+    /// Detect mod-97-valid IBANs.
+    pub iban: bool,
+    /// Detect US social security numbers.
+    pub us_ssn: bool,
+    /// Detect public IPv4/IPv6 addresses (private, loopback and documentation ranges are skipped).
+    pub ip_address: bool,
+    /// Kinds defined by regex.
+    pub custom: Vec<CustomKind>,
+}
+
+impl Default for DetectConfig {
+    fn default() -> Self {
+        DetectConfig {
+            email: true,
+            phone: true,
+            phone_regions: ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"]
+                .iter()
+                .map(|r| r.to_string())
+                .collect(),
+            name: true,
+            names_in_text: true,
+            names_allow: Vec::new(),
+            names_deny: Vec::new(),
+            credit_card: true,
+            iban: true,
+            us_ssn: true,
+            ip_address: true,
+            custom: Vec::new(),
+        }
+    }
+}
+
+/// Why a [`Detector`] could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DetectError {
+    /// A phone region is not an ISO 3166 alpha-2 code known to libphonenumber.
+    #[error("unknown phone region `{0}` (expected an ISO 3166 alpha-2 code such as US or DE)")]
+    UnknownRegion(String),
+    /// A custom kind's name is not `[A-Z][A-Z0-9_]*` or collides with a built-in kind.
+    #[error(
+        "invalid custom kind name `{0}`: use upper-case letters, digits and `_`, and not a built-in name"
+    )]
+    InvalidKindName(String),
+    /// Two custom kinds share a name.
+    #[error("custom kind `{0}` is defined twice")]
+    DuplicateKind(String),
+    /// A custom kind's regex does not compile (or is too large).
+    #[error("custom kind `{kind}`: invalid regex: {message}")]
+    InvalidPattern {
+        /// The kind whose pattern failed.
+        kind: String,
+        /// The regex crate's message.
+        message: String,
+    },
+}
+
+/// The compiled detector: build once per configuration, share by reference or `Arc`.
+#[derive(Debug)]
+pub struct Detector {
+    recognizers: Vec<Box<dyn Recognizer>>,
+    structured: structured::StructuredNames,
+    custom_keys: Vec<(Box<str>, usize)>,
+    literal: LiteralRecognizer,
+}
+
+impl Detector {
+    /// Compiles every recognizer the configuration turns on.
+    pub fn new(config: &DetectConfig) -> Result<Detector, DetectError> {
+        let mut recognizers: Vec<Box<dyn Recognizer>> = Vec::new();
+        if config.email {
+            recognizers.push(Box::new(email::EmailRecognizer::new()));
+        }
+        if config.phone {
+            recognizers.push(Box::new(phone::PhoneRecognizer::new(
+                &config.phone_regions,
+            )?));
+        }
+        if config.credit_card || config.iban || config.us_ssn {
+            recognizers.push(Box::new(checksum::NumberRecognizer::new(
+                config.credit_card,
+                config.iban,
+                config.us_ssn,
+            )));
+        }
+        if config.ip_address {
+            recognizers.push(Box::new(ip::IpRecognizer::new()));
+        }
+        let mut custom_keys = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for kind in &config.custom {
+            if !Kind::is_valid_name(&kind.kind) || Kind::BUILTIN.contains(&kind.kind.as_str()) {
+                return Err(DetectError::InvalidKindName(kind.kind.clone()));
+            }
+            if !seen.insert(kind.kind.clone()) {
+                return Err(DetectError::DuplicateKind(kind.kind.clone()));
+            }
+            let compiled = custom::CustomRecognizer::new(kind)?;
+            for key in &kind.json_keys {
+                custom_keys.push((key.to_ascii_lowercase().into_boxed_str(), recognizers.len()));
+            }
+            recognizers.push(Box::new(compiled));
+        }
+        let names = if config.name {
+            Some(names::NameFinder::new(
+                &config.names_allow,
+                &config.names_deny,
+            ))
+        } else {
+            None
+        };
+        let structured = structured::StructuredNames::new(names, config.names_in_text);
+        Ok(Detector {
+            recognizers,
+            structured,
+            custom_keys,
+            literal: LiteralRecognizer,
+        })
+    }
+
+    /// A detector with the default configuration.
+    pub fn with_defaults() -> Detector {
+        Detector::new(&DetectConfig::default()).expect("the default configuration is valid")
+    }
+
+    /// Finds every value in `text`: sorted by start, non-overlapping.
+    pub fn detect(&self, text: &str, cx: &FindContext<'_>) -> Vec<Span> {
+        let mut out = Vec::new();
+        self.detect_into(text, cx, &mut out);
+        out
+    }
+
+    /// Like [`Detector::detect`], but reuses `out` (cleared first) to avoid allocating.
+    pub fn detect_into(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        out.clear();
+        if text.is_empty() {
+            return;
+        }
+        self.literal.find(text, cx, out);
+        for recognizer in &self.recognizers {
+            recognizer.find(text, cx, out);
+        }
+        self.structured.find(text, cx, out);
+        overlap::resolve(out);
+    }
+
+    /// The custom kinds whose `json_keys` name `key` (case-insensitive), for callers that want
+    /// to know whether a key is a hint.
+    pub fn custom_kind_for_key(&self, key: &str) -> bool {
+        self.custom_keys
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case(key))
+    }
+}
+
+/// Marks token-shaped text (`[EMAIL_1]`) in inbound data so it is neutralised as a
+/// [`Kind::Literal`] value instead of reaching the model as if the layer had minted it.
+#[derive(Debug)]
+struct LiteralRecognizer;
+
+impl Recognizer for LiteralRecognizer {
+    fn find(&self, text: &str, _cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        for found in crate::token::find_tokens(text) {
+            out.push(Span::new(found.start, found.end, Kind::Literal));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_names_round_trip() {
+        for name in Kind::BUILTIN {
+            assert_eq!(Kind::from_name(name).as_str(), name);
+        }
+        assert_eq!(
+            Kind::from_name("EMPLOYEE_ID"),
+            Kind::Custom(Arc::from("EMPLOYEE_ID"))
+        );
+    }
+
+    #[test]
+    fn kind_name_grammar() {
+        assert!(Kind::is_valid_name("EMPLOYEE_ID"));
+        assert!(Kind::is_valid_name("X1"));
+        assert!(!Kind::is_valid_name("employee"));
+        assert!(!Kind::is_valid_name("_X"));
+        assert!(!Kind::is_valid_name("X_"));
+        assert!(!Kind::is_valid_name(""));
+        assert!(!Kind::is_valid_name("A-B"));
+    }
+
+    #[test]
+    fn detector_is_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Detector>();
+    }
+
+    #[test]
+    fn forged_tokens_are_found_as_literals() {
+        let d = Detector::with_defaults();
+        let spans = d.detect("reply to [EMAIL_1] now", &FindContext::default());
+        assert_eq!(spans, vec![Span::new(9, 18, Kind::Literal)]);
+    }
+}

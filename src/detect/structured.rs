@@ -1,0 +1,110 @@
+//! Names found through structure: the value of a name-keyed field is a name as a whole.
+//!
+//! `{"full_name": "maria del carmen ortiz"}` needs no capital letters or gazetteer hits to be a
+//! name: the key says so. A bare `name` key also holds companies and tools, so its value counts
+//! only under a people-like container (`users`, `contacts`) or when the name finder sees a known
+//! given name or surname in it. Values under organisation-like keys (`company`, `product`) are
+//! kept away from the free-text name finder, which would otherwise read "Johnson & Johnson" as
+//! people.
+
+use super::keys::{KeyHint, is_people_container, key_hint};
+use super::names::NameFinder;
+use super::{FindContext, Kind, Span};
+
+#[derive(Debug)]
+pub(super) struct StructuredNames {
+    names: Option<NameFinder>,
+    in_text: bool,
+}
+
+impl StructuredNames {
+    pub(super) fn new(names: Option<NameFinder>, in_text: bool) -> Self {
+        StructuredNames { names, in_text }
+    }
+
+    pub(super) fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let Some(names) = &self.names else {
+            return;
+        };
+        if let Some(key) = cx.key {
+            match key_hint(key) {
+                Some(KeyHint::PersonName { strong }) => {
+                    if let Some((start, end)) = name_shaped(text) {
+                        let value = &text[start..end];
+                        let under_people = cx.parent_key.is_some_and(is_people_container);
+                        let under_org = cx
+                            .parent_key
+                            .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson));
+                        let evidence = strong
+                            || (!under_org && (under_people || names.has_known_name_word(value)));
+                        if evidence && !names.is_allowed(value) {
+                            out.push(Span::new(start, end, Kind::Name));
+                            return;
+                        }
+                    }
+                }
+                Some(KeyHint::NotPerson) => return,
+                _ => {}
+            }
+        }
+        if self.in_text {
+            names.find(text, cx, out);
+        }
+    }
+}
+
+/// The trimmed range of `text` if it is shaped like a name: 1 to 6 words of letters (any
+/// script) joined by spaces, with `'`, `-`, `.` and one `,` allowed; no digits or `@`.
+fn name_shaped(text: &str) -> Option<(usize, usize)> {
+    let start = text.len() - text.trim_start().len();
+    let end = text.trim_end().len();
+    if start >= end || end - start > 80 {
+        return None;
+    }
+    let value = &text[start..end];
+    let mut words = 0;
+    let mut commas = 0;
+    for word in value.split_whitespace() {
+        words += 1;
+        let first = word.chars().next()?;
+        if !first.is_alphabetic() {
+            return None;
+        }
+        for c in word.chars() {
+            match c {
+                ',' => commas += 1,
+                '\'' | '’' | '-' | '.' => {}
+                c if c.is_alphabetic() || is_combining(c) => {}
+                _ => return None,
+            }
+        }
+    }
+    (words <= 6 && commas <= 1).then_some((start, end))
+}
+
+/// Combining marks and joiners used inside names in Devanagari, Arabic and other scripts.
+fn is_combining(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x0610..=0x061A | 0x064B..=0x065F | 0x0900..=0x0903
+        | 0x093A..=0x094F | 0x0951..=0x0957 | 0x0962..=0x0963 | 0x0981..=0x0983 | 0x09BC..=0x09D7
+        | 0x0A01..=0x0A03 | 0x0A3C..=0x0A51 | 0x0B01..=0x0B03 | 0x0BBE..=0x0BCD | 0x0C00..=0x0C04
+        | 0x0C3E..=0x0C56 | 0x0D00..=0x0D03 | 0x0D3E..=0x0D4D | 0x0E31 | 0x0E34..=0x0E3A
+        | 0x0E47..=0x0E4E | 0x200C | 0x200D | 0x05B0..=0x05C7)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        assert_eq!(name_shaped("  Ann Lee "), Some((2, 9)));
+        assert!(name_shaped("Smith, John").is_some());
+        assert!(name_shaped("O'Neil-Smith Jr.").is_some());
+        assert!(name_shaped("李伟").is_some());
+        assert!(name_shaped("राहुल शर्मा").is_some());
+        assert!(name_shaped("read_file").is_none());
+        assert!(name_shaped("ann@x.io").is_none());
+        assert!(name_shaped("Item 42").is_none());
+        assert!(name_shaped("").is_none());
+    }
+}

@@ -1,0 +1,251 @@
+//! The engine: a detector and a vault, tokenizing and rehydrating whole documents.
+//!
+//! [`Engine`] glues the three steps of [`crate::walk`] (scan, vault call, apply) together for
+//! callers that want a document in and a document out: the CLI, the MCP interceptor, library
+//! users. It is cheap to clone (two `Arc`s) and shared across tasks.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::detect::{Detector, FindContext};
+use crate::token::Token;
+use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
+use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
+
+/// Detector + vault.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    detector: Arc<Detector>,
+    vault: Arc<dyn VaultBackend>,
+}
+
+/// A tokenized document and what was replaced in it.
+#[derive(Debug)]
+pub struct Tokenized<'a> {
+    /// The document with every value replaced by its token (borrowed when nothing was found).
+    pub text: Cow<'a, str>,
+    /// Each occurrence replaced, in document order.
+    pub found: Vec<FoundValue>,
+    /// The token of each occurrence, parallel to `found`.
+    pub tokens: Vec<Token>,
+}
+
+/// A scanned outbound document: its tokens, resolved, ready for a decision and [`walk::apply`].
+#[derive(Debug)]
+pub struct Resolved {
+    /// Where each token occurs.
+    pub findings: walk::Findings<FoundTokenAt>,
+    /// The vault entry of each occurrence (`None`: the session never minted it).
+    pub entries: Vec<Option<Entry>>,
+}
+
+impl Resolved {
+    /// Tokens the session never minted, deduplicated, in order of first occurrence.
+    pub fn unknown_tokens(&self) -> Vec<Token> {
+        let mut out: Vec<Token> = Vec::new();
+        for (slot, entry) in self.findings.slots.iter().zip(&self.entries) {
+            if entry.is_none() && !out.contains(&slot.token) {
+                out.push(slot.token.clone());
+            }
+        }
+        out
+    }
+}
+
+/// Why the engine could not rewrite a document. Messages carry token names, never values.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// The document could not be scanned or rewritten.
+    #[error(transparent)]
+    Walk(#[from] WalkError),
+    /// The vault failed (full session, backend down).
+    #[error(transparent)]
+    Vault(#[from] VaultError),
+    /// Outbound text names tokens this session never minted.
+    #[error("unknown token(s) in this session: {}", list(.0))]
+    UnknownTokens(Vec<Token>),
+}
+
+fn list(tokens: &[Token]) -> String {
+    tokens
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Engine {
+    /// An engine over a compiled detector and a vault backend.
+    pub fn new(detector: Arc<Detector>, vault: Arc<dyn VaultBackend>) -> Engine {
+        Engine { detector, vault }
+    }
+
+    /// The detector.
+    pub fn detector(&self) -> &Arc<Detector> {
+        &self.detector
+    }
+
+    /// The vault.
+    pub fn vault(&self) -> &Arc<dyn VaultBackend> {
+        &self.vault
+    }
+
+    /// Tokenizes a JSON document in place. `origin` is recorded with each minted token.
+    pub async fn tokenize_json<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        doc: &'a str,
+    ) -> Result<Tokenized<'a>, EngineError> {
+        let findings = walk::scan_json(&self.detector, doc)?;
+        self.finish_tokenize(session, origin, doc, findings).await
+    }
+
+    /// Tokenizes text (JSON or CSV inside it keep their structure).
+    pub async fn tokenize_text<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        text: &'a str,
+    ) -> Result<Tokenized<'a>, EngineError> {
+        let findings = walk::scan_text(&self.detector, text, &FindContext::default());
+        self.finish_tokenize(session, origin, text, findings).await
+    }
+
+    async fn finish_tokenize<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        doc: &'a str,
+        findings: walk::Findings<FoundValue>,
+    ) -> Result<Tokenized<'a>, EngineError> {
+        if findings.is_empty() {
+            return Ok(Tokenized {
+                text: Cow::Borrowed(doc),
+                found: Vec::new(),
+                tokens: Vec::new(),
+            });
+        }
+        let requests: Vec<MintRequest<'_>> = findings
+            .slots
+            .iter()
+            .map(|f| MintRequest {
+                kind: &f.kind,
+                value: f.value.expose(),
+                canonical: f.canonical.as_deref(),
+            })
+            .collect();
+        let tokens = self.vault.mint(session, origin, &requests).await?;
+        drop(requests);
+        let texts = walk::token_texts(&tokens);
+        let text = walk::apply(doc, &findings, &texts)?;
+        Ok(Tokenized {
+            text,
+            found: findings.slots,
+            tokens,
+        })
+    }
+
+    /// Scans a JSON document for tokens and resolves them, without rewriting it yet.
+    pub async fn resolve_json(
+        &self,
+        session: &SessionId,
+        doc: &str,
+    ) -> Result<Resolved, EngineError> {
+        let findings = walk::scan_tokens_json(doc)?;
+        self.finish_resolve(session, findings).await
+    }
+
+    /// Scans text for tokens and resolves them, without rewriting it yet.
+    pub async fn resolve_text(
+        &self,
+        session: &SessionId,
+        text: &str,
+    ) -> Result<Resolved, EngineError> {
+        self.finish_resolve(session, walk::scan_tokens_text(text))
+            .await
+    }
+
+    async fn finish_resolve(
+        &self,
+        session: &SessionId,
+        findings: walk::Findings<FoundTokenAt>,
+    ) -> Result<Resolved, EngineError> {
+        if findings.is_empty() {
+            return Ok(Resolved {
+                findings,
+                entries: Vec::new(),
+            });
+        }
+        let tokens: Vec<Token> = findings.slots.iter().map(|s| s.token.clone()).collect();
+        let entries = self.vault.resolve(session, &tokens).await?;
+        Ok(Resolved { findings, entries })
+    }
+
+    /// Restores every token in a JSON document; unknown tokens are an error.
+    pub async fn rehydrate_json<'a>(
+        &self,
+        session: &SessionId,
+        doc: &'a str,
+    ) -> Result<Cow<'a, str>, EngineError> {
+        let resolved = self.resolve_json(session, doc).await?;
+        restore_all(doc, &resolved)
+    }
+
+    /// Restores every token in text; unknown tokens are an error.
+    pub async fn rehydrate_text<'a>(
+        &self,
+        session: &SessionId,
+        text: &'a str,
+    ) -> Result<Cow<'a, str>, EngineError> {
+        let resolved = self.resolve_text(session, text).await?;
+        restore_all(text, &resolved)
+    }
+}
+
+/// Writes `doc` with every token replaced by its value; unknown tokens are an error.
+pub fn restore_all<'a>(doc: &'a str, resolved: &Resolved) -> Result<Cow<'a, str>, EngineError> {
+    let unknown = resolved.unknown_tokens();
+    if !unknown.is_empty() {
+        return Err(EngineError::UnknownTokens(unknown));
+    }
+    let values: Vec<&str> = resolved
+        .entries
+        .iter()
+        .map(|e| e.as_ref().map_or("", |e| e.value.expose().as_str()))
+        .collect();
+    Ok(walk::apply(doc, &resolved.findings, &values)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vault::MemoryVault;
+    use futures::executor::block_on;
+
+    fn engine() -> Engine {
+        Engine::new(
+            Arc::new(Detector::with_defaults()),
+            Arc::new(MemoryVault::default()),
+        )
+    }
+
+    #[test]
+    fn forged_tokens_round_trip_exactly() {
+        let e = engine();
+        let s = SessionId::new("s");
+        let doc = r#"{"note":"the old ticket said [EMAIL_1]"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(t.text, r#"{"note":"the old ticket said [LITERAL_1]"}"#);
+        let back = block_on(e.rehydrate_json(&s, &t.text)).unwrap();
+        assert_eq!(back, doc);
+        // The forged token never resolves to anything.
+        let err = block_on(e.rehydrate_text(&s, "[EMAIL_1]")).unwrap_err();
+        assert!(matches!(err, EngineError::UnknownTokens(ref t) if t.len() == 1));
+        assert_eq!(
+            err.to_string(),
+            "unknown token(s) in this session: [EMAIL_1]"
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! Per-session token tables.
+//!
+//! A vault maps values to tokens and back, one table per session. The same value (after
+//! [`normalize`]) always gets the same token within a session, numbered per kind from 1; the
+//! value restored is the surface form first seen. Tables never share entries: a token minted in
+//! session A does not exist in session B.
+//!
+//! The backend is behind [`VaultBackend`] so the stdio proxy can keep tables in process
+//! ([`MemoryVault`], on `dashmap`) while HTTP gateway replicas share them in Redis. Calls are
+//! batched (one call mints every value of one message) so a networked backend costs one round
+//! trip per message, not one per value.
+
+mod memory;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+
+pub use memory::MemoryVault;
+
+use crate::detect::Kind;
+use crate::sensitive::Sensitive;
+use crate::token::Token;
+
+/// An opaque session identifier. Not secret, never PII: it is logged and audited.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct SessionId(Arc<str>);
+
+impl SessionId {
+    /// A session id from any string the front end uses to tell sessions apart.
+    pub fn new(id: impl Into<Arc<str>>) -> SessionId {
+        SessionId(id.into())
+    }
+
+    /// A fresh random id (128 bits, hex).
+    pub fn random() -> SessionId {
+        use ring::rand::{SecureRandom, SystemRandom};
+        let mut bytes = [0u8; 16];
+        // SystemRandom only fails if the OS has no randomness source at all.
+        SystemRandom::new()
+            .fill(&mut bytes)
+            .expect("the operating system provides randomness");
+        SessionId::new(bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One value to mint a token for.
+#[derive(Clone, Copy, Debug)]
+pub struct MintRequest<'a> {
+    /// Its kind.
+    pub kind: &'a Kind,
+    /// The text as found (restored verbatim).
+    pub value: &'a str,
+    /// A canonical form computed by the recognizer (a phone's E.164), if any.
+    pub canonical: Option<&'a str>,
+}
+
+/// What a token stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The token.
+    pub token: Token,
+    /// The value as first seen.
+    pub value: Sensitive<String>,
+    /// Where it was first seen (`server/tool`, `server/resource`, `cli` ...).
+    pub origin: Arc<str>,
+    /// When it was minted.
+    pub created: SystemTime,
+}
+
+/// Why a vault call failed. Messages carry token names and counts, never values.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VaultError {
+    /// The session already holds its configured maximum of entries.
+    #[error("session {session} is full: it holds the maximum of {cap} values")]
+    SessionFull {
+        /// The session.
+        session: SessionId,
+        /// The configured cap.
+        cap: usize,
+    },
+    /// The backend (Redis) could not be reached or answered with an error.
+    #[error("vault backend unavailable: {0}")]
+    Unavailable(String),
+    /// Stored data could not be decrypted or decoded (wrong key, corruption).
+    #[error("vault data is corrupt or was written with another key: {0}")]
+    Corrupt(String),
+}
+
+/// Where session tables live.
+pub trait VaultBackend: Send + Sync + fmt::Debug {
+    /// Returns one token per request, in order, minting those the session has not seen.
+    fn mint<'a>(
+        &'a self,
+        session: &'a SessionId,
+        origin: &'a str,
+        requests: &'a [MintRequest<'a>],
+    ) -> BoxFuture<'a, Result<Vec<Token>, VaultError>>;
+
+    /// Looks up each token in the session; `None` for tokens the session never minted.
+    fn resolve<'a>(
+        &'a self,
+        session: &'a SessionId,
+        tokens: &'a [Token],
+    ) -> BoxFuture<'a, Result<Vec<Option<Entry>>, VaultError>>;
+
+    /// Drops a session's table (end of session); unknown sessions are fine.
+    fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>>;
+}
+
+/// Vault settings from the `vault:` section.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VaultConfig {
+    /// `memory` (in process) or `redis` (shared by replicas).
+    pub backend: BackendKind,
+    /// Redis URL, for `backend: redis`.
+    pub url: Option<String>,
+    /// Seconds a session may stay idle before its table is dropped.
+    pub ttl_seconds: u64,
+    /// The most values one session may hold; minting more is an error.
+    pub max_entries_per_session: usize,
+}
+
+impl Default for VaultConfig {
+    fn default() -> Self {
+        VaultConfig {
+            backend: BackendKind::Memory,
+            url: None,
+            ttl_seconds: 24 * 3600,
+            max_entries_per_session: 100_000,
+        }
+    }
+}
+
+/// Which backend holds the tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// In process.
+    #[default]
+    Memory,
+    /// Redis.
+    Redis,
+}
+
+/// The key that decides whether two values of one kind are the same value.
+///
+/// Emails fold case; names fold case and whitespace; card, IBAN and SSN numbers drop spaces and
+/// dashes; a recognizer's canonical form (phones: E.164) wins; anything else compares exactly.
+pub fn normalize<'a>(kind: &Kind, value: &'a str, canonical: Option<&'a str>) -> Cow<'a, str> {
+    if let Some(c) = canonical {
+        return Cow::Borrowed(c);
+    }
+    match kind {
+        Kind::Email => lower(value),
+        Kind::Name => {
+            let folded: String = value
+                .split_whitespace()
+                .flat_map(|w| w.chars().flat_map(char::to_lowercase).chain([' ']))
+                .collect();
+            Cow::Owned(folded.trim_end().to_string())
+        }
+        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone => {
+            if value
+                .bytes()
+                .any(|b| matches!(b, b' ' | b'-' | b'.') || b.is_ascii_lowercase())
+            {
+                Cow::Owned(
+                    value
+                        .chars()
+                        .filter(|c| !matches!(c, ' ' | '-' | '.'))
+                        .map(|c| c.to_ascii_uppercase())
+                        .collect(),
+                )
+            } else {
+                Cow::Borrowed(value)
+            }
+        }
+        Kind::IpAddress => lower(value),
+        _ => Cow::Borrowed(value),
+    }
+}
+
+fn lower(value: &str) -> Cow<'_, str> {
+    if value.chars().any(char::is_uppercase) {
+        Cow::Owned(value.to_lowercase())
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normal_forms() {
+        assert_eq!(normalize(&Kind::Email, "Ann@X.io", None), "ann@x.io");
+        assert_eq!(normalize(&Kind::Name, "  Ann   LEE ", None), "ann lee");
+        assert_eq!(
+            normalize(&Kind::CreditCard, "4111 1111-1111 1111", None),
+            "4111111111111111"
+        );
+        assert_eq!(
+            normalize(&Kind::Phone, "(415) 555-0100", Some("+14155550100")),
+            "+14155550100"
+        );
+        assert_eq!(normalize(&Kind::Literal, "[EMAIL_1]", None), "[EMAIL_1]");
+    }
+
+    #[test]
+    fn random_session_ids_differ() {
+        assert_ne!(SessionId::random(), SessionId::random());
+        assert_eq!(SessionId::random().as_str().len(), 32);
+    }
+}

@@ -1,0 +1,203 @@
+//! CSV with a header row, recognised inside text so column names act as key hints.
+//!
+//! Only what is needed to find cells: a comma, semicolon or tab delimiter, RFC 4180 quoting
+//! (`""` inside quoted cells), CRLF or LF line ends. Tokens contain no delimiter or quote, so
+//! replacing text inside a cell keeps the document valid CSV.
+
+use std::ops::Range;
+
+/// A recognised CSV document: its delimiter and header names' ranges.
+#[derive(Debug)]
+pub(super) struct Csv {
+    delimiter: u8,
+    headers: Vec<Range<usize>>,
+    body_start: usize,
+}
+
+impl Csv {
+    /// Recognises `text` as CSV when its first line is a header of at least two short,
+    /// identifier-like names and the next line has the same number of cells.
+    pub(super) fn parse(text: &str) -> Option<Csv> {
+        let first_nl = memchr::memchr(b'\n', text.as_bytes())?;
+        let header_line = text[..first_nl].trim_end_matches('\r');
+        let delimiter = [b',', b'\t', b';']
+            .into_iter()
+            .max_by_key(|d| memchr::memchr_iter(*d, header_line.as_bytes()).count())?;
+        let headers: Vec<Range<usize>> = cells(header_line, 0, delimiter).map(|(r, _)| r).collect();
+        if headers.len() < 2 || !headers.iter().all(|r| is_header_name(&text[r.clone()])) {
+            return None;
+        }
+        let body_start = first_nl + 1;
+        let second = next_record(text, body_start, delimiter)?;
+        if second.len() != headers.len() {
+            return None;
+        }
+        Some(Csv {
+            delimiter,
+            headers,
+            body_start,
+        })
+    }
+
+    /// Calls `f(cell range, header name)` for each non-empty body cell.
+    pub(super) fn for_each_cell<'t>(
+        &self,
+        text: &'t str,
+        mut f: impl FnMut(Range<usize>, &'t str),
+    ) {
+        let mut at = self.body_start;
+        while at < text.len() {
+            let Some(record) = next_record(text, at, self.delimiter) else {
+                break;
+            };
+            let mut end = at;
+            for (i, (range, record_end)) in record.into_iter().enumerate() {
+                end = record_end;
+                if range.is_empty() {
+                    continue;
+                }
+                let header = self
+                    .headers
+                    .get(i)
+                    .map(|h| text[h.clone()].trim_matches('"'))
+                    .unwrap_or("");
+                f(range, header);
+            }
+            if end <= at {
+                break;
+            }
+            at = end;
+        }
+    }
+}
+
+fn is_header_name(name: &str) -> bool {
+    let name = name.trim().trim_matches('"');
+    !name.is_empty()
+        && name.len() <= 48
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | ' ' | '-' | '.'))
+        && name.chars().any(char::is_alphabetic)
+}
+
+/// Cells of one line without quoting across lines (for the header).
+fn cells(
+    line: &str,
+    base: usize,
+    delimiter: u8,
+) -> impl Iterator<Item = (Range<usize>, usize)> + '_ {
+    let mut start = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let end = match memchr::memchr(delimiter, &line.as_bytes()[start..]) {
+            Some(off) => start + off,
+            None => {
+                done = true;
+                line.len()
+            }
+        };
+        let cell = (base + start..base + end, base + end + 1);
+        start = end + 1;
+        Some(cell)
+    })
+}
+
+/// The cells of the record that starts at `at`: (content range without quotes, offset after the
+/// cell's delimiter or line end). `None` at a quote that never closes.
+fn next_record(text: &str, at: usize, delimiter: u8) -> Option<Vec<(Range<usize>, usize)>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = at;
+    loop {
+        let (content, mut after) = if bytes.get(i) == Some(&b'"') {
+            let mut j = i + 1;
+            loop {
+                j += memchr::memchr(b'"', &bytes[j..])?;
+                if bytes.get(j + 1) == Some(&b'"') {
+                    j += 2;
+                    continue;
+                }
+                break;
+            }
+            (i + 1..j, j + 1)
+        } else {
+            let end = bytes[i..]
+                .iter()
+                .position(|&b| b == delimiter || b == b'\n')
+                .map_or(bytes.len(), |off| i + off);
+            let content_end = if end > i && bytes[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
+            (i..content_end, end)
+        };
+        if after < bytes.len() && bytes[after] == b'\r' {
+            after += 1;
+        }
+        match bytes.get(after) {
+            Some(&b) if b == delimiter => {
+                out.push((content, after + 1));
+                i = after + 1;
+            }
+            Some(b'\n') => {
+                out.push((content, after + 1));
+                return Some(out);
+            }
+            None => {
+                out.push((content, bytes.len()));
+                return Some(out);
+            }
+            // Text after a closing quote that is not a delimiter: not CSV as we know it.
+            Some(_) => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells_of(text: &str) -> Vec<(String, String)> {
+        let csv = Csv::parse(text).expect("csv");
+        let mut out = Vec::new();
+        csv.for_each_cell(text, |r, h| out.push((h.to_string(), text[r].to_string())));
+        out
+    }
+
+    #[test]
+    fn reads_cells_with_headers() {
+        let text = "name,email\r\nAnn Lee,ann@x.io\n\"Lee, Bo\",\"b\"\"o@x.io\"\n";
+        assert_eq!(
+            cells_of(text),
+            vec![
+                ("name".into(), "Ann Lee".into()),
+                ("email".into(), "ann@x.io".into()),
+                ("name".into(), "Lee, Bo".into()),
+                ("email".into(), "b\"\"o@x.io".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn prose_is_not_csv() {
+        assert!(Csv::parse("Hello, how are you?\nFine, thanks.").is_none());
+        assert!(Csv::parse("one line, no body").is_none());
+        assert!(Csv::parse("a,b\n1,2,3").is_none());
+    }
+
+    #[test]
+    fn tab_separated() {
+        assert_eq!(
+            cells_of("first_name\tphone\nAnn\t555\n"),
+            vec![
+                ("first_name".into(), "Ann".into()),
+                ("phone".into(), "555".into())
+            ]
+        );
+    }
+}
