@@ -178,13 +178,15 @@ fn read_lines<T: for<'de> Deserialize<'de>>(
                 });
             }
         };
-        if let Some(want) = &sel.source_contains {
-            if !source_of(&record).contains(want.as_str()) {
-                continue;
-            }
+        if sel
+            .source_contains
+            .as_ref()
+            .is_some_and(|want| !source_of(&record).contains(want.as_str()))
+        {
+            continue;
         }
         kept += 1;
-        if sel.every > 1 && (kept - 1) % sel.every != 0 {
+        if sel.every > 1 && !(kept - 1).is_multiple_of(sel.every) {
             continue;
         }
         out.push(record);
