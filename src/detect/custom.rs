@@ -82,10 +82,10 @@ impl CustomRecognizer {
         if self.context.is_empty() {
             return true;
         }
-        if let Some(key) = cx.key {
-            if self.json_keys.iter().any(|k| k.eq_ignore_ascii_case(key)) {
-                return true;
-            }
+        if let Some(key) = cx.key
+            && self.json_keys.iter().any(|k| k.eq_ignore_ascii_case(key))
+        {
+            return true;
         }
         let mut from = start.saturating_sub(CONTEXT_WINDOW);
         while !text.is_char_boundary(from) {

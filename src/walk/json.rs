@@ -437,7 +437,9 @@ pub(crate) fn encode_into(s: &str, out: &mut String) {
 mod tests {
     use super::*;
 
-    fn strings(doc: &str) -> Vec<(String, bool, Option<String>, Option<String>, String)> {
+    type Visited = (String, bool, Option<String>, Option<String>, String);
+
+    fn strings(doc: &str) -> Vec<Visited> {
         let mut out = Vec::new();
         for_each_string(doc, |lit, pos| {
             out.push((
