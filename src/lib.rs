@@ -12,6 +12,7 @@ pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod sensitive;
+pub mod testdata;
 pub mod token;
 pub mod vault;
 pub mod walk;
