@@ -235,7 +235,7 @@ pub fn prose(seed: u64, bytes: usize) -> Generated {
             }
             since = 0;
         } else {
-            text.push_str(*rng.pick(FILLER));
+            text.push_str(rng.pick::<&str>(FILLER));
             text.push(' ');
             if rng.below(5) == 0 {
                 text.push('\n');
@@ -351,7 +351,7 @@ pub fn clean_text(seed: u64, bytes: usize) -> Generated {
     while text.len() < bytes {
         if rng.below(2) == 0 {
             for _ in 0..1 + rng.below(6) {
-                text.push_str(*rng.pick(CODE));
+                text.push_str(rng.pick::<&str>(CODE));
                 text.push('\n');
             }
         } else {
