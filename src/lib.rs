@@ -12,6 +12,7 @@ pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod sensitive;
+pub mod session_file;
 pub mod testdata;
 pub mod token;
 pub mod vault;
