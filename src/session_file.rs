@@ -100,7 +100,7 @@ pub enum SessionFileError {
     #[error("unsupported session file version {0} (this build reads version {VERSION})")]
     UnsupportedVersion(u8),
     /// Authentication failed: another key wrote it, or it was modified.
-    #[error("cannot decrypt the session file: wrong {KEY_ENV}, or the file was modified")]
+    #[error("cannot decrypt: wrong {KEY_ENV}, or the file was modified")]
     Decrypt,
     /// It decrypted, but the table inside is not valid.
     #[error("the session file is corrupt: {0}")]
