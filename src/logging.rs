@@ -4,6 +4,8 @@
 //! `MCP_VEIL_LOG` (an `EnvFilter` directive such as `debug` or `mcp_veil=trace`); the default is
 //! `warn`. Log events carry counts, formats and token names, never values.
 
+use std::io::IsTerminal;
+
 use tracing_subscriber::EnvFilter;
 
 /// The variable that sets the log filter.
@@ -24,6 +26,7 @@ pub(crate) fn init(verbose: u8) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(true)
         .try_init()
         .map_err(|e| anyhow::anyhow!("cannot install the logger: {e}"))
