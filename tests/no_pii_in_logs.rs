@@ -191,7 +191,9 @@ fn wrong_key_and_bad_config_errors_hold_no_values() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("bad.yaml:"), "{err}");
     assert_eq!(
-        err.lines().filter(|l| l.starts_with("mcp-veil: error")).count(),
+        err.lines()
+            .filter(|l| l.starts_with("mcp-veil: error"))
+            .count(),
         1,
         "{err}"
     );

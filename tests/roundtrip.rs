@@ -110,10 +110,8 @@ fn must_vanish(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(map) => {
             for (k, v) in map {
-                if k == "full_name" {
-                    if let Value::String(s) = v {
-                        out.push(s.clone());
-                    }
+                if let (true, Value::String(s)) = (k == "full_name", v) {
+                    out.push(s.clone());
                 }
                 must_vanish(v, out);
             }
