@@ -233,7 +233,7 @@ impl<'d> ValueScanner<'d> {
 
     fn csv_pieces(&mut self, text: &str, csv: &csv::Csv) -> Vec<Piece> {
         let mut pieces = Vec::new();
-        csv.for_each_cell(text, |range, header| {
+        let stopped = csv.for_each_cell(text, |range, header| {
             let cx = FindContext::with_key(header);
             for (r, slot) in self.detect(&text[range.clone()], &cx) {
                 pieces.push(Piece {
@@ -242,6 +242,16 @@ impl<'d> ValueScanner<'d> {
                 });
             }
         });
+        // A record that is not CSV as we know it ends the table, not the scan: the rest is
+        // plain text and must still be searched (fail closed).
+        if stopped < text.len() {
+            for (r, slot) in self.detect(&text[stopped..], &FindContext::default()) {
+                pieces.push(Piece {
+                    range: stopped + r.start..stopped + r.end,
+                    content: Content::Slot(slot),
+                });
+            }
+        }
         pieces
     }
 
@@ -410,6 +420,10 @@ fn write_pieces<R: AsRef<str>>(
         out.push_str(&doc[last..piece.range.start]);
         match &piece.content {
             Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
+            // A text document that is itself JSON: the piece is raw text, not a literal.
+            Content::Embedded { json, pieces } if !json_doc => {
+                write_pieces(&doc[piece.range.clone()], pieces, *json, replacements, out)?;
+            }
             content => {
                 debug_assert!(json_doc);
                 let lit = &doc[piece.range.clone()];
@@ -512,6 +526,29 @@ mod tests {
         assert_eq!(v["cc"][0], "x [EMAIL_1] y");
         let body: serde_json::Value = serde_json::from_str(v["body"].as_str().unwrap()).unwrap();
         assert_eq!(body["a"], "Ann \\ Lee");
+    }
+
+    #[test]
+    fn text_that_is_json_keeps_its_braces() {
+        // Regression: a text document that is a JSON object was written as if it were one
+        // string literal (its outer braces dropped) and hit a debug assertion.
+        let d = Detector::with_defaults();
+        let doc = r#"{"author": "Bo Ek", "note": "]"}"#;
+        let f = scan_text(&d, doc, &FindContext::default());
+        assert_eq!(f.slots.len(), 1);
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(out, r#"{"author": "[NAME_1]", "note": "]"}"#);
+    }
+
+    #[test]
+    fn csv_after_a_malformed_record_is_still_scanned() {
+        // Regression: CSV reading stopped at a record with text after a closing quote and the
+        // rest of the document was never searched, so a forged token passed through.
+        let d = Detector::with_defaults();
+        let doc = "name,email\nAnn,a@x.io\n\"Lee\"x,b\nrest,[NAME_1]\n";
+        let f = scan_text(&d, doc, &FindContext::default());
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert!(out.contains("rest,[LITERAL_1]"), "{out}");
     }
 
     #[test]
