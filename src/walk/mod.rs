@@ -155,15 +155,8 @@ impl<'d> ValueScanner<'d> {
             };
             let decoded;
             let text: &str = if lit.escaped {
-                match json::decode(doc, lit) {
-                    Ok(s) => {
-                        decoded = s;
-                        &decoded
-                    }
-                    // The lexer accepted it, so only a lone surrogate gets here: leave the
-                    // literal as it is rather than guess.
-                    Err(_) => return,
-                }
+                decoded = json::decode(doc, lit);
+                &decoded
             } else {
                 lit.raw(doc)
             };
@@ -287,9 +280,32 @@ pub fn scan_tokens_json(doc: &str) -> Result<Findings<FoundTokenAt>, WalkError> 
     })
 }
 
-/// Scans text for tokens to restore.
+/// Scans text for tokens to restore. Text that is a JSON document is scanned with its
+/// structure, as [`scan_text`] does inbound, so restored values are escaped and the document
+/// stays valid JSON.
 pub fn scan_tokens_text(text: &str) -> Findings<FoundTokenAt> {
     let mut slots = Vec::new();
+    if looks_like_json(text) {
+        if let Ok(inner) = token_json_pieces(text, "", &mut slots, 1) {
+            let pieces = if inner.is_empty() {
+                inner
+            } else {
+                vec![Piece {
+                    range: 0..text.len(),
+                    content: Content::Embedded {
+                        json: true,
+                        pieces: inner,
+                    },
+                }]
+            };
+            return Findings {
+                pieces,
+                json: false,
+                slots,
+            };
+        }
+        slots.clear();
+    }
     let pieces = token_text_pieces(text, "", &mut slots);
     Findings {
         pieces,
@@ -327,13 +343,8 @@ fn token_json_pieces(
         }
         let decoded;
         let text: &str = if lit.escaped {
-            match json::decode(doc, lit) {
-                Ok(s) => {
-                    decoded = s;
-                    &decoded
-                }
-                Err(_) => return,
-            }
+            decoded = json::decode(doc, lit);
+            &decoded
         } else {
             raw
         };
@@ -424,33 +435,34 @@ fn write_pieces<R: AsRef<str>>(
             Content::Embedded { json, pieces } if !json_doc => {
                 write_pieces(&doc[piece.range.clone()], pieces, *json, replacements, out)?;
             }
-            content => {
+            // Spans in a literal: splice the replacements into the raw literal, so every other
+            // byte (escapes included) is copied as it was and nothing is decoded or re-encoded.
+            Content::Spans(spans) => {
                 debug_assert!(json_doc);
-                let lit = &doc[piece.range.clone()];
-                let decoded: Cow<'_, str> = if lit.contains('\\') {
-                    Cow::Owned(serde_json::from_str::<String>(lit).map_err(|_| JsonError {
-                        offset: piece.range.start,
-                        what: "a valid string",
-                    })?)
-                } else {
-                    Cow::Borrowed(&lit[1..lit.len() - 1])
-                };
-                let mut inner = String::with_capacity(decoded.len() + 16);
-                match content {
-                    Content::Spans(spans) => {
-                        let mut at = 0;
-                        for (range, slot) in spans {
-                            inner.push_str(&decoded[at..range.start]);
-                            inner.push_str(replacements[*slot].as_ref());
-                            at = range.end;
-                        }
-                        inner.push_str(&decoded[at..]);
-                    }
-                    Content::Embedded { json, pieces } => {
-                        write_pieces(&decoded, pieces, *json, replacements, &mut inner)?;
-                    }
-                    Content::Slot(_) => unreachable!("handled above"),
+                let body = &doc[piece.range.start + 1..piece.range.end - 1];
+                let mut offsets = json::RawOffsets::new(body);
+                let mut at = 0;
+                out.push('"');
+                for (range, slot) in spans {
+                    let start = offsets.raw(range.start);
+                    out.push_str(&body[at..start]);
+                    json::encode_body_into(replacements[*slot].as_ref(), out);
+                    at = offsets.raw(range.end);
                 }
+                out.push_str(&body[at..]);
+                out.push('"');
+            }
+            Content::Embedded { json, pieces } => {
+                debug_assert!(json_doc);
+                // Decoded exactly as the scan decoded it, so the inner pieces' offsets hold.
+                let body = &doc[piece.range.start + 1..piece.range.end - 1];
+                let decoded: Cow<'_, str> = if memchr::memchr(b'\\', body.as_bytes()).is_some() {
+                    Cow::Owned(json::decode_body(body))
+                } else {
+                    Cow::Borrowed(body)
+                };
+                let mut inner = String::with_capacity(decoded.len() + decoded.len() / 8 + 16);
+                write_pieces(&decoded, pieces, *json, replacements, &mut inner)?;
                 json::encode_into(&inner, out);
             }
         }
@@ -526,6 +538,46 @@ mod tests {
         assert_eq!(v["cc"][0], "x [EMAIL_1] y");
         let body: serde_json::Value = serde_json::from_str(v["body"].as_str().unwrap()).unwrap();
         assert_eq!(body["a"], "Ann \\ Lee");
+    }
+
+    #[test]
+    fn escapes_outside_replaced_spans_are_kept_exactly() {
+        let doc = r#"{"a":"caf\u00e9 \ud83d\ude00 [EMAIL_1]\n\/x","b":"[NAME_1]"}"#;
+        let f = scan_tokens_json(doc).unwrap();
+        let out = apply(doc, &f, &["Zo\u{e9} \"Q\"", "\\"]).unwrap();
+        assert_eq!(
+            out,
+            r#"{"a":"caf\u00e9 \ud83d\ude00 Zoé \"Q\"\n\/x","b":"\\"}"#
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["a"], "café 😀 Zoé \"Q\"\n/x");
+    }
+
+    #[test]
+    fn literals_with_lone_surrogates_are_still_scanned() {
+        // Regression (found by fuzzing): a literal holding a lone surrogate escape was skipped,
+        // so a forged token beside it reached the model untouched.
+        let d = Detector::with_defaults();
+        let doc = r#"{"note":"[EMAIL_1]\ud83d\uee00"}"#;
+        let f = scan_json(&d, doc).unwrap();
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(out, r#"{"note":"[LITERAL_1]\ud83d\uee00"}"#);
+        let back = scan_tokens_json(&out).unwrap();
+        assert_eq!(apply(&out, &back, &["[EMAIL_1]"]).unwrap(), doc);
+    }
+
+    #[test]
+    fn restoring_text_that_is_json_escapes_values() {
+        // Regression (found by fuzzing): text that is a JSON document was tokenized with its
+        // structure but restored as plain text, writing a raw newline into a JSON string.
+        let doc = r#"{"author": "[NAME_1]", "n": 1}"#;
+        let f = scan_tokens_text(doc);
+        let out = apply(doc, &f, &["Bo\n \"Ek\""]).unwrap();
+        assert_eq!(out, r#"{"author": "Bo\n \"Ek\"", "n": 1}"#);
+        assert_eq!(f.slots[0].path, "author");
+        // Not JSON: plain replacement.
+        let f = scan_tokens_text("{[NAME_1]");
+        assert_eq!(apply("{[NAME_1]", &f, &["Bo\n"]).unwrap(), "{Bo\n");
     }
 
     #[test]
