@@ -115,7 +115,10 @@ mod tests {
     fn unknown_keys_are_errors_with_location() {
         let err = Config::parse("detect:\n  emial: true\n", Path::new("x.yaml")).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.starts_with("x.yaml:2:3: unknown field `emial`"), "{msg}");
+        assert!(
+            msg.starts_with("x.yaml:2:3: unknown field `emial`"),
+            "{msg}"
+        );
     }
 
     #[test]
