@@ -441,13 +441,6 @@ pub(crate) fn decode_body(raw: &str) -> String {
     out
 }
 
-/// Appends `s` as a JSON string literal, quotes included.
-pub(crate) fn encode_into(s: &str, out: &mut String) {
-    out.push('"');
-    encode_body_into(s, out);
-    out.push('"');
-}
-
 /// Appends `s` escaped for the inside of a JSON string literal (no quotes).
 pub(crate) fn encode_body_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
@@ -687,8 +680,9 @@ mod tests {
     #[test]
     fn encode_round_trips() {
         for s in ["plain", "q\"uote", "back\\slash", "new\nline\u{1}", "é😀"] {
-            let mut out = String::new();
-            encode_into(s, &mut out);
+            let mut out = String::from("\"");
+            encode_body_into(s, &mut out);
+            out.push('"');
             assert_eq!(serde_json::from_str::<String>(&out).unwrap(), s);
         }
     }

@@ -429,46 +429,85 @@ fn write_pieces<R: AsRef<str>>(
     let mut last = 0;
     for piece in pieces {
         out.push_str(&doc[last..piece.range.start]);
-        match &piece.content {
-            Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
-            // A text document that is itself JSON: the piece is raw text, not a literal.
-            Content::Embedded { json, pieces } if !json_doc => {
-                write_pieces(&doc[piece.range.clone()], pieces, *json, replacements, out)?;
-            }
-            // Spans in a literal: splice the replacements into the raw literal, so every other
-            // byte (escapes included) is copied as it was and nothing is decoded or re-encoded.
-            Content::Spans(spans) => {
-                debug_assert!(json_doc);
-                let body = &doc[piece.range.start + 1..piece.range.end - 1];
-                let mut offsets = json::RawOffsets::new(body);
-                let mut at = 0;
-                out.push('"');
-                for (range, slot) in spans {
-                    let start = offsets.raw(range.start);
-                    out.push_str(&body[at..start]);
-                    json::encode_body_into(replacements[*slot].as_ref(), out);
-                    at = offsets.raw(range.end);
-                }
-                out.push_str(&body[at..]);
-                out.push('"');
-            }
-            Content::Embedded { json, pieces } => {
-                debug_assert!(json_doc);
-                // Decoded exactly as the scan decoded it, so the inner pieces' offsets hold.
-                let body = &doc[piece.range.start + 1..piece.range.end - 1];
-                let decoded: Cow<'_, str> = if memchr::memchr(b'\\', body.as_bytes()).is_some() {
-                    Cow::Owned(json::decode_body(body))
-                } else {
-                    Cow::Borrowed(body)
-                };
-                let mut inner = String::with_capacity(decoded.len() + decoded.len() / 8 + 16);
-                write_pieces(&decoded, pieces, *json, replacements, &mut inner)?;
-                json::encode_into(&inner, out);
-            }
-        }
+        write_piece(
+            &doc[piece.range.clone()],
+            &piece.content,
+            json_doc,
+            replacements,
+            out,
+        )?;
         last = piece.range.end;
     }
     out.push_str(&doc[last..]);
+    Ok(())
+}
+
+/// Writes one piece whose text (a literal with its quotes, in a JSON document) is `text`.
+///
+/// Inside a literal everything is spliced into the raw (escaped) body: bytes outside the
+/// replaced ranges, escapes included, are copied as they were, and only the replacements are
+/// encoded. So a literal is never decoded and re-encoded as a whole, and a document keeps its
+/// exact bytes apart from what was replaced.
+fn write_piece<R: AsRef<str>>(
+    text: &str,
+    content: &Content,
+    json_doc: bool,
+    replacements: &[R],
+    out: &mut String,
+) -> Result<(), WalkError> {
+    match content {
+        Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
+        // A text document that is itself JSON: the piece is raw text, not a literal.
+        Content::Embedded { json, pieces } if !json_doc => {
+            write_pieces(text, pieces, *json, replacements, out)?;
+        }
+        Content::Spans(spans) => {
+            let body = &text[1..text.len() - 1];
+            let mut offsets = json::RawOffsets::new(body);
+            let mut at = 0;
+            out.push('"');
+            for (range, slot) in spans {
+                let start = offsets.raw(range.start);
+                out.push_str(&body[at..start]);
+                json::encode_body_into(replacements[*slot].as_ref(), out);
+                at = offsets.raw(range.end);
+            }
+            out.push_str(&body[at..]);
+            out.push('"');
+        }
+        // A document inside a literal: inner pieces are ranges of the decoded literal. Each is
+        // decoded on its own (as the scan decoded it), written, and encoded back in place.
+        Content::Embedded { json, pieces } => {
+            let body = &text[1..text.len() - 1];
+            let mut offsets = json::RawOffsets::new(body);
+            let mut at = 0;
+            let mut piece_out = String::new();
+            out.push('"');
+            for piece in pieces {
+                let start = offsets.raw(piece.range.start);
+                let end = offsets.raw(piece.range.end);
+                out.push_str(&body[at..start]);
+                let raw = &body[start..end];
+                let decoded: Cow<'_, str> = if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
+                    Cow::Owned(json::decode_body(raw))
+                } else {
+                    Cow::Borrowed(raw)
+                };
+                piece_out.clear();
+                write_piece(
+                    &decoded,
+                    &piece.content,
+                    *json,
+                    replacements,
+                    &mut piece_out,
+                )?;
+                json::encode_body_into(&piece_out, out);
+                at = end;
+            }
+            out.push_str(&body[at..]);
+            out.push('"');
+        }
+    }
     Ok(())
 }
 
@@ -578,6 +617,24 @@ mod tests {
         // Not JSON: plain replacement.
         let f = scan_tokens_text("{[NAME_1]");
         assert_eq!(apply("{[NAME_1]", &f, &["Bo\n"]).unwrap(), "{Bo\n");
+    }
+
+    #[test]
+    fn embedded_documents_keep_their_bytes_outside_replacements() {
+        // Outer-level escapes (`\n`, `\/`, `\u00e9`) outside the replaced inner literal stay
+        // exactly as they were; the replacement is encoded for both levels.
+        let doc = r#"{"t":"{\"a\":\"[EMAIL_1]\",\n\"b\":\"caf\\u00e9 \/ \u00e9\"}","n":[1.0]}"#;
+        let f = scan_tokens_json(doc).unwrap();
+        assert_eq!(f.slots.len(), 1);
+        let out = apply(doc, &f, &["Q\"z"]).unwrap();
+        assert_eq!(
+            out,
+            r#"{"t":"{\"a\":\"Q\\\"z\",\n\"b\":\"caf\\u00e9 \/ \u00e9\"}","n":[1.0]}"#
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let inner: serde_json::Value = serde_json::from_str(v["t"].as_str().unwrap()).unwrap();
+        assert_eq!(inner["a"], "Q\"z");
+        assert_eq!(inner["b"], "caf\u{e9} / \u{e9}");
     }
 
     #[test]
