@@ -174,6 +174,11 @@ fn main() -> ExitCode {
             continue;
         }
         let seeds = corpus(&root.join("corpus").join(name));
+        if seeds.is_empty() {
+            eprintln!("{name}: no corpus in corpus/{name}/: nothing to replay or mutate");
+            failed = true;
+            continue;
+        }
         let mut crashes = 0;
         for (path, input) in &seeds {
             if !run_one(*check, input) {
