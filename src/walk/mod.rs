@@ -10,11 +10,13 @@
 //!    applies policy);
 //! 3. [`apply`] writes the document with the replacements.
 //!
-//! JSON is rewritten in place (see [`json`]): only string literals that hold something are
-//! decoded and re-encoded, every other byte is copied, and a document with no findings is
-//! returned borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return
-//! JSON as text) or CSV with a header row are rewritten with their own structure, so key and
-//! column names act as hints and the result stays valid JSON or CSV.
+//! JSON is rewritten in place (see `json`): literals are decoded only to be scanned; the
+//! replacements are spliced into the raw (escaped) literal and encoded on their own, so every other
+//! byte, escapes included, is copied exactly, and a document with no findings is returned
+//! borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return JSON as
+//! text) or CSV with a header row are rewritten with their own structure, so key and column names
+//! act as hints and the result stays valid JSON or CSV. A literal holding a lone surrogate escape
+//! is scanned with U+FFFD in its place, never skipped.
 //!
 //! Replacement happens in one pass per string: a restored value that happens to look like a token
 //! is written as text and never expanded again.
