@@ -130,10 +130,20 @@ pub fn scan_text(detector: &Detector, text: &str, cx: &FindContext<'_>) -> Findi
     }
 }
 
+/// Object keys this scan found nothing in. An array of records repeats the same few keys
+/// thousands of times; a key is scanned with no context, and the detector is a pure function of
+/// the text (and the embedding depth), so a key seen clean before is clean again. Keys are
+/// compared exactly; only short keys are remembered, and only a few (a linear scan of at most
+/// 64 entries, most rejected on length, costs less than one detector call).
+const CLEAN_KEY_MAX_LEN: usize = 64;
+const CLEAN_KEYS: usize = 64;
+
 struct ValueScanner<'d> {
     detector: &'d Detector,
     slots: Vec<FoundValue>,
     spans: Vec<Span>,
+    /// Clean keys, per embedding depth.
+    clean_keys: Vec<(usize, Box<str>)>,
 }
 
 impl<'d> ValueScanner<'d> {
@@ -142,7 +152,26 @@ impl<'d> ValueScanner<'d> {
             detector,
             slots: Vec::new(),
             spans: Vec::with_capacity(8),
+            clean_keys: Vec::new(),
         }
+    }
+
+    /// [`Self::string_content`] for an object key, skipping keys already found clean.
+    fn key_content(&mut self, key: &str, depth: usize) -> Option<Content> {
+        let cacheable = key.len() <= CLEAN_KEY_MAX_LEN;
+        if cacheable
+            && self
+                .clean_keys
+                .iter()
+                .any(|(d, k)| *d == depth && k.as_ref() == key)
+        {
+            return None;
+        }
+        let content = self.string_content(key, &FindContext::default(), depth);
+        if content.is_none() && cacheable && self.clean_keys.len() < CLEAN_KEYS {
+            self.clean_keys.push((depth, key.into()));
+        }
+        content
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
@@ -162,7 +191,12 @@ impl<'d> ValueScanner<'d> {
             } else {
                 lit.raw(doc)
             };
-            if let Some(content) = self.string_content(text, &cx, depth) {
+            let content = if lit.is_key {
+                self.key_content(text, depth)
+            } else {
+                self.string_content(text, &cx, depth)
+            };
+            if let Some(content) = content {
                 pieces.push(Piece {
                     range: lit.start..lit.end,
                     content,
@@ -637,6 +671,20 @@ mod tests {
         let inner: serde_json::Value = serde_json::from_str(v["t"].as_str().unwrap()).unwrap();
         assert_eq!(inner["a"], "Q\"z");
         assert_eq!(inner["b"], "caf\u{e9} / \u{e9}");
+    }
+
+    #[test]
+    fn repeated_keys_are_scanned_until_found_clean() {
+        // Keys found clean are remembered; a key holding something is found every time.
+        let d = Detector::with_defaults();
+        let doc = r#"[{"id":1,"[EMAIL_1]":2},{"id":3,"[EMAIL_1]":4},{"id":5,"x":{"[EMAIL_1]":6}}]"#;
+        let f = scan_json(&d, doc).unwrap();
+        assert_eq!(f.slots.len(), 3);
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(
+            out,
+            r#"[{"id":1,"[LITERAL_1]":2},{"id":3,"[LITERAL_2]":4},{"id":5,"x":{"[LITERAL_3]":6}}]"#
+        );
     }
 
     #[test]
