@@ -79,12 +79,16 @@ impl Config {
             let (line, column) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
             // The first line of the rendered message says what was wrong; the rest is a
             // snippet of the file, which the location already points at.
-            let message = e
-                .to_string()
-                .lines()
-                .next()
-                .unwrap_or("invalid configuration")
+            let rendered = e.to_string();
+            let first = rendered.lines().next().unwrap_or("invalid configuration");
+            // serde-saphyr repeats the location ("error: line 2 column 3: ..."); the path prefix
+            // already carries it.
+            let message = first
                 .trim()
+                .trim_start_matches("error: ")
+                .split_once(": ")
+                .filter(|(loc, _)| loc.starts_with("line ") && loc.contains(" column "))
+                .map_or(first.trim(), |(_, rest)| rest)
                 .to_string();
             ConfigError::Invalid {
                 path: path.to_path_buf(),
@@ -111,8 +115,10 @@ mod tests {
     fn unknown_keys_are_errors_with_location() {
         let err = Config::parse("detect:\n  emial: true\n", Path::new("x.yaml")).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.starts_with("x.yaml:2:"), "{msg}");
-        assert!(msg.contains("emial"), "{msg}");
+        assert!(
+            msg.starts_with("x.yaml:2:3: unknown field `emial`"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub mod detect;
 pub mod engine;
 pub mod eval;
 pub mod sensitive;
+pub mod session_file;
+pub mod testdata;
 pub mod token;
 pub mod vault;
 pub mod walk;

@@ -1,1 +1,12 @@
-fn main() {}
+//! The `mcp-veil` command. Parsing lives in [`cli`], each subcommand in [`commands`], exit codes
+//! in [`exit`]; this file only wires them together.
+
+mod cli;
+mod commands;
+mod exit;
+mod logging;
+
+fn main() -> std::process::ExitCode {
+    let cli = cli::parse();
+    exit::report(commands::run(cli))
+}

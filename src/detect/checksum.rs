@@ -34,7 +34,7 @@ pub(super) fn luhn_valid(s: &str) -> bool {
         sum += v;
         count += 1;
     }
-    count >= 2 && sum % 10 == 0
+    count >= 2 && sum.is_multiple_of(10)
 }
 
 /// Whether `s` (letters and digits; others ignored) passes ISO 7064 mod 97-10 after moving the

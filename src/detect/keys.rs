@@ -188,6 +188,57 @@ pub(crate) fn fold_key(key: &str, buf: &mut [u8; 40]) -> Option<usize> {
     Some(n)
 }
 
+/// Which lists a folded key is on. Built once: a JSON document asks for the hint of every value's
+/// key, so one hash lookup replaces ~140 string comparisons per value.
+#[derive(Clone, Copy, Default)]
+struct Listed {
+    strong_name: bool,
+    not_person: bool,
+    people: bool,
+}
+
+/// FNV-1a: keys are short and the table is fixed, so SipHash's DoS resistance buys nothing
+/// here and costs a third of the lookup.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type KeyTable = std::collections::HashMap<&'static str, Listed, std::hash::BuildHasherDefault<Fnv>>;
+
+fn listed(folded: &str) -> Listed {
+    static TABLE: std::sync::OnceLock<KeyTable> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = KeyTable::default();
+        for k in STRONG_NAME_KEYS {
+            t.entry(k).or_default().strong_name = true;
+        }
+        for k in NOT_PERSON_KEYS {
+            t.entry(k).or_default().not_person = true;
+        }
+        for k in PEOPLE_CONTAINERS {
+            t.entry(k).or_default().people = true;
+        }
+        t
+    });
+    table.get(folded).copied().unwrap_or_default()
+}
+
 /// What `key` says about its values, if anything.
 pub fn key_hint(key: &str) -> Option<KeyHint> {
     let mut buf = [0u8; 40];
@@ -196,10 +247,11 @@ pub fn key_hint(key: &str) -> Option<KeyHint> {
     if folded == "name" {
         return Some(KeyHint::PersonName { strong: false });
     }
-    if STRONG_NAME_KEYS.contains(&folded) {
+    let on = listed(folded);
+    if on.strong_name {
         return Some(KeyHint::PersonName { strong: true });
     }
-    if NOT_PERSON_KEYS.contains(&folded) || folded.ends_with("company") {
+    if on.not_person || folded.ends_with("company") {
         return Some(KeyHint::NotPerson);
     }
     if folded.contains("email") || folded == "mail" {
@@ -217,7 +269,7 @@ pub(crate) fn is_people_container(key: &str) -> bool {
     let Some(n) = fold_key(key, &mut buf) else {
         return false;
     };
-    std::str::from_utf8(&buf[..n]).is_ok_and(|k| PEOPLE_CONTAINERS.contains(&k))
+    std::str::from_utf8(&buf[..n]).is_ok_and(|k| listed(k).people)
 }
 
 #[cfg(test)]

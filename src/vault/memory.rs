@@ -4,6 +4,10 @@
 //! `Mutex` guards the table (one message at a time mints into it, so that lock is uncontended in
 //! practice and keeps the two indexes consistent). Idle sessions expire after the TTL: every
 //! call checks, at most once per quarter TTL, for tables idle longer than that and drops them.
+//!
+//! A session's table can be taken out ([`MemoryVault::export_session`]) and put back
+//! ([`MemoryVault::import_session`]) whole, so a front end that outlives the process (the CLI's
+//! encrypted session file) keeps the same numbering across runs.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +31,18 @@ pub struct MemoryVault {
     cap: usize,
     started: Instant,
     last_sweep_ms: AtomicU64,
+}
+
+/// One entry of an exported session table: the entry and the normal form it is matched by.
+///
+/// Both the value and the match key are raw PII; the caller stores them encrypted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportedEntry {
+    /// The token, its value as first seen, origin and creation time.
+    pub entry: Entry,
+    /// The normal form that later occurrences are compared by (see [`normalize`]); kept because
+    /// a recognizer's canonical form (a phone's E.164) cannot be recomputed from the value alone.
+    pub match_key: Sensitive<String>,
 }
 
 #[derive(Debug)]
@@ -181,6 +197,104 @@ impl MemoryVault {
     }
 }
 
+impl MemoryVault {
+    /// Every entry of one session's table, ordered by kind name, then number. Empty for an
+    /// unknown session.
+    pub fn export_session(&self, session: &SessionId) -> Vec<ExportedEntry> {
+        let Some(table) = self.sessions.get(session).map(|t| t.clone()) else {
+            return Vec::new();
+        };
+        let table = table.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kinds: Vec<(&Kind, &KindTable)> = table.by_kind.iter().collect();
+        kinds.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        let mut out = Vec::with_capacity(table.len);
+        for (kind, kind_table) in kinds {
+            let mut keys: Vec<Option<&str>> = vec![None; kind_table.entries.len()];
+            for (key, &n) in &kind_table.by_value {
+                if let Some(slot) = keys.get_mut((n as usize).wrapping_sub(1)) {
+                    *slot = Some(key);
+                }
+            }
+            for (i, (stored, key)) in kind_table.entries.iter().zip(keys).enumerate() {
+                let value = stored.value.expose();
+                let key =
+                    key.map_or_else(|| normalize(kind, value, None), std::borrow::Cow::Borrowed);
+                out.push(ExportedEntry {
+                    entry: Entry {
+                        token: Token::new(kind.clone(), i as u32 + 1),
+                        value: Sensitive::new(value.to_string()),
+                        origin: stored.origin.clone(),
+                        created: stored.created,
+                    },
+                    match_key: Sensitive::new(key.into_owned()),
+                });
+            }
+        }
+        out
+    }
+
+    /// Replaces one session's table with `entries` (as produced by
+    /// [`MemoryVault::export_session`], in any order).
+    ///
+    /// Each kind's numbers must run 1..=N without gaps and each match key may appear once per
+    /// kind; otherwise the table is left untouched and the error is [`VaultError::Corrupt`].
+    /// More entries than the session cap is [`VaultError::SessionFull`].
+    pub fn import_session(
+        &self,
+        session: &SessionId,
+        entries: Vec<ExportedEntry>,
+    ) -> Result<(), VaultError> {
+        if entries.len() > self.cap {
+            return Err(VaultError::SessionFull {
+                session: session.clone(),
+                cap: self.cap,
+            });
+        }
+        let mut grouped: HashMap<Kind, Vec<ExportedEntry>> = HashMap::new();
+        for e in entries {
+            grouped
+                .entry(e.entry.token.kind.clone())
+                .or_default()
+                .push(e);
+        }
+        let mut by_kind = HashMap::with_capacity(grouped.len());
+        let mut len = 0;
+        for (kind, mut list) in grouped {
+            list.sort_by_key(|e| e.entry.token.n);
+            let mut kind_table = KindTable::default();
+            for (i, e) in list.into_iter().enumerate() {
+                if e.entry.token.n as usize != i + 1 {
+                    return Err(VaultError::Corrupt(format!(
+                        "{kind} tokens are not numbered 1..N without gaps"
+                    )));
+                }
+                let key = e.match_key.into_inner().into_boxed_str();
+                if kind_table.by_value.insert(key, e.entry.token.n).is_some() {
+                    return Err(VaultError::Corrupt(format!(
+                        "{} shares its match key with an earlier {kind} token",
+                        e.entry.token
+                    )));
+                }
+                kind_table.entries.push(Stored {
+                    value: Sensitive::new(e.entry.value.into_inner().into_boxed_str()),
+                    origin: e.entry.origin,
+                    created: e.entry.created,
+                });
+                len += 1;
+            }
+            by_kind.insert(kind, kind_table);
+        }
+        let table = Table {
+            by_kind,
+            len,
+            last_used: Instant::now(),
+        };
+        self.sessions
+            .insert(session.clone(), Arc::new(Mutex::new(table)));
+        Ok(())
+    }
+}
+
 impl Default for MemoryVault {
     fn default() -> Self {
         let config = super::VaultConfig::default();
@@ -277,6 +391,72 @@ mod tests {
         let err = v.mint_now(&s, "x", &[req(&e, "c@x.io")]).unwrap_err();
         assert!(err.to_string().contains("maximum of 2"));
         assert!(!err.to_string().contains("c@x.io"));
+    }
+
+    #[test]
+    fn export_then_import_keeps_numbering_and_canonical_keys() {
+        let v = MemoryVault::default();
+        let s = SessionId::new("s");
+        let (e, p) = (Kind::Email, Kind::Phone);
+        let phone = MintRequest {
+            kind: &p,
+            value: "(415) 555-0100",
+            canonical: Some("+14155550100"),
+        };
+        v.mint_now(&s, "crm", &[req(&e, "a@x.io"), phone, req(&e, "b@x.io")])
+            .unwrap();
+        let exported = v.export_session(&s);
+        let shown: Vec<String> = exported.iter().map(|x| x.entry.token.to_string()).collect();
+        assert_eq!(shown, ["[EMAIL_1]", "[EMAIL_2]", "[PHONE_1]"]);
+        assert_eq!(exported[2].match_key.expose(), "+14155550100");
+
+        let w = MemoryVault::default();
+        let t = SessionId::new("t");
+        let mut reversed = exported.clone();
+        reversed.reverse();
+        w.import_session(&t, reversed).unwrap();
+        assert_eq!(w.export_session(&t), exported);
+        // The same values get the same tokens; a phone in another format matches by its E.164.
+        let again = MintRequest {
+            kind: &p,
+            value: "+1 415 555 0100",
+            canonical: Some("+14155550100"),
+        };
+        let tokens = w
+            .mint_now(&t, "crm", &[again, req(&e, "B@X.io"), req(&e, "c@x.io")])
+            .unwrap();
+        let shown: Vec<String> = tokens.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["[PHONE_1]", "[EMAIL_2]", "[EMAIL_3]"]);
+        let back = w.resolve_now(&t, &tokens);
+        assert_eq!(back[0].as_ref().unwrap().value.expose(), "(415) 555-0100");
+        assert_eq!(&*back[0].as_ref().unwrap().origin, "crm");
+        assert!(w.export_session(&SessionId::new("none")).is_empty());
+    }
+
+    #[test]
+    fn import_rejects_gaps_duplicates_and_overflow() {
+        let v = MemoryVault::default();
+        let s = SessionId::new("s");
+        let e = Kind::Email;
+        v.mint_now(&s, "x", &[req(&e, "a@x.io"), req(&e, "b@x.io")])
+            .unwrap();
+        let good = v.export_session(&s);
+
+        let mut gap = good.clone();
+        gap.remove(0);
+        let err = v.import_session(&SessionId::new("g"), gap).unwrap_err();
+        assert!(matches!(err, VaultError::Corrupt(_)), "{err}");
+
+        let mut dup = good.clone();
+        dup[1].match_key = dup[0].match_key.clone();
+        let err = v.import_session(&SessionId::new("d"), dup).unwrap_err();
+        assert!(matches!(err, VaultError::Corrupt(_)));
+        assert!(!err.to_string().contains("a@x.io"), "{err}");
+        assert_eq!(v.session_count(), 1);
+
+        let small = MemoryVault::new(Duration::from_secs(60), 1);
+        let err = small.import_session(&s, good).unwrap_err();
+        assert!(matches!(err, VaultError::SessionFull { cap: 1, .. }));
     }
 
     #[test]

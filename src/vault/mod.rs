@@ -20,7 +20,7 @@ use std::time::SystemTime;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 
-pub use memory::MemoryVault;
+pub use memory::{ExportedEntry, MemoryVault};
 
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;

@@ -39,16 +39,19 @@ impl Csv {
         })
     }
 
-    /// Calls `f(cell range, header name)` for each non-empty body cell.
+    /// Calls `f(cell range, header name)` for each non-empty body cell. Returns the offset
+    /// where reading stopped: `text.len()` when every record was read, or the start of the
+    /// first record that is not CSV as we know it (an unclosed quote, text after a closing
+    /// quote), which the caller must still scan as plain text.
     pub(super) fn for_each_cell<'t>(
         &self,
         text: &'t str,
         mut f: impl FnMut(Range<usize>, &'t str),
-    ) {
+    ) -> usize {
         let mut at = self.body_start;
         while at < text.len() {
             let Some(record) = next_record(text, at, self.delimiter) else {
-                break;
+                return at;
             };
             let mut end = at;
             for (i, (range, record_end)) in record.into_iter().enumerate() {
@@ -64,10 +67,11 @@ impl Csv {
                 f(range, header);
             }
             if end <= at {
-                break;
+                return at;
             }
             at = end;
         }
+        text.len()
     }
 }
 
@@ -165,7 +169,10 @@ mod tests {
     fn cells_of(text: &str) -> Vec<(String, String)> {
         let csv = Csv::parse(text).expect("csv");
         let mut out = Vec::new();
-        csv.for_each_cell(text, |r, h| out.push((h.to_string(), text[r].to_string())));
+        assert_eq!(
+            csv.for_each_cell(text, |r, h| out.push((h.to_string(), text[r].to_string()))),
+            text.len()
+        );
         out
     }
 
@@ -188,6 +195,16 @@ mod tests {
         assert!(Csv::parse("Hello, how are you?\nFine, thanks.").is_none());
         assert!(Csv::parse("one line, no body").is_none());
         assert!(Csv::parse("a,b\n1,2,3").is_none());
+    }
+
+    #[test]
+    fn reports_where_a_malformed_record_stops_reading() {
+        let text = "name,email\nAnn,a@x.io\n\"Lee\"x,b@x.io\nrest,[NAME_1]\n";
+        let csv = Csv::parse(text).unwrap();
+        let mut cells = 0;
+        let stop = csv.for_each_cell(text, |_, _| cells += 1);
+        assert_eq!(cells, 2);
+        assert_eq!(&text[stop..], "\"Lee\"x,b@x.io\nrest,[NAME_1]\n");
     }
 
     #[test]

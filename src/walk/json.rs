@@ -395,20 +395,60 @@ fn lex_scalar(bytes: &[u8], start: usize) -> Result<usize, JsonError> {
     Ok(i)
 }
 
-/// Decodes a literal's body (with escapes) into a `String`.
-pub(crate) fn decode(doc: &str, lit: StrLit) -> Result<String, JsonError> {
-    serde_json::from_str(&doc[lit.start..lit.end]).map_err(|_| JsonError {
-        offset: lit.start,
-        what: "a valid string (unpaired surrogate?)",
-    })
+/// Decodes a literal's body (with escapes) into a `String`. A lone surrogate escape (which the
+/// JSON grammar allows but no `String` can hold) becomes U+FFFD, three bytes like
+/// [`RawOffsets`] counts it, so the literal is still scanned: skipping it would let a forged
+/// token or a value through untouched.
+pub(crate) fn decode(doc: &str, lit: StrLit) -> String {
+    decode_body(lit.raw(doc))
 }
 
-/// Appends `s` as a JSON string literal, quotes included.
-pub(crate) fn encode_into(s: &str, out: &mut String) {
-    out.push('"');
+/// Decodes a validated literal body; see [`decode`].
+pub(crate) fn decode_body(raw: &str) -> String {
+    let r = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len());
+    let mut i = 0;
+    while i < r.len() {
+        let run = memchr::memchr(b'\\', &r[i..]).unwrap_or(r.len() - i);
+        out.push_str(&raw[i..i + run]);
+        i += run;
+        if i >= r.len() {
+            break;
+        }
+        let (raw_len, _) = escape_lengths(&r[i..]);
+        match r.get(i + 1) {
+            Some(b'n') => out.push('\n'),
+            Some(b't') => out.push('\t'),
+            Some(b'r') => out.push('\r'),
+            Some(b'b') => out.push('\u{8}'),
+            Some(b'f') => out.push('\u{c}'),
+            Some(b'u') if raw_len == 12 => {
+                let hi = u32::from(hex4(&r[i + 2..i + 6]));
+                let lo = u32::from(hex4(&r[i + 8..i + 12]));
+                let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+            }
+            Some(b'u') if raw_len == 6 => {
+                let unit = u32::from(hex4(&r[i + 2..i + 6]));
+                out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+            }
+            // `\"`, `\\`, `\/`.
+            Some(&c) => out.push(char::from(c)),
+            None => {}
+        }
+        i += raw_len;
+    }
+    out
+}
+
+/// Appends `s` escaped for the inside of a JSON string literal (no quotes).
+pub(crate) fn encode_body_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
         let escape: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
@@ -417,8 +457,7 @@ pub(crate) fn encode_into(s: &str, out: &mut String) {
             b'\t' => Some("\\t"),
             0x08 => Some("\\b"),
             0x0c => Some("\\f"),
-            0..=0x1f => None,
-            _ => continue,
+            _ => None,
         };
         out.push_str(&s[last..i]);
         match escape {
@@ -430,14 +469,83 @@ pub(crate) fn encode_into(s: &str, out: &mut String) {
         last = i + 1;
     }
     out.push_str(&s[last..]);
-    out.push('"');
+}
+
+/// Maps offsets in a literal's decoded text to offsets in its raw (escaped) body, so a span
+/// found in the decoded text can be replaced in the raw body and every other byte, escapes
+/// included, is copied exactly. Offsets must be asked for in increasing order and lie on
+/// character boundaries of the decoded text.
+#[derive(Debug)]
+pub(crate) struct RawOffsets<'a> {
+    raw: &'a [u8],
+    raw_at: usize,
+    decoded_at: usize,
+}
+
+impl<'a> RawOffsets<'a> {
+    /// A map over a literal's raw body (between the quotes).
+    pub(crate) fn new(raw_body: &'a str) -> Self {
+        RawOffsets {
+            raw: raw_body.as_bytes(),
+            raw_at: 0,
+            decoded_at: 0,
+        }
+    }
+
+    /// The raw offset of decoded offset `target`.
+    pub(crate) fn raw(&mut self, target: usize) -> usize {
+        while self.decoded_at < target && self.raw_at < self.raw.len() {
+            let r = &self.raw[self.raw_at..];
+            let (raw_len, decoded_len) = if r[0] == b'\\' {
+                escape_lengths(r)
+            } else {
+                // A run of plain bytes decodes to itself.
+                let run = memchr::memchr(b'\\', r).unwrap_or(r.len());
+                let n = run.min(target - self.decoded_at);
+                (n, n)
+            };
+            self.raw_at += raw_len;
+            self.decoded_at += decoded_len;
+        }
+        self.raw_at
+    }
+}
+
+/// The raw and decoded byte lengths of the escape at the start of `r` (the lexer has
+/// validated it).
+fn escape_lengths(r: &[u8]) -> (usize, usize) {
+    if r.get(1) != Some(&b'u') || r.len() < 6 {
+        return (2, 1);
+    }
+    let unit = hex4(&r[2..6]);
+    if (0xD800..0xDC00).contains(&unit) && r.len() >= 12 && r[6] == b'\\' && r[7] == b'u' {
+        let low = hex4(&r[8..12]);
+        if (0xDC00..0xE000).contains(&low) {
+            return (12, 4);
+        }
+    }
+    let len = char::from_u32(u32::from(unit)).map_or(3, char::len_utf8);
+    (6, len)
+}
+
+fn hex4(h: &[u8]) -> u16 {
+    h.iter().fold(0u16, |acc, &b| {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => b.wrapping_sub(b'A').wrapping_add(10),
+        };
+        (acc << 4) | u16::from(d & 0xf)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn strings(doc: &str) -> Vec<(String, bool, Option<String>, Option<String>, String)> {
+    type Visited = (String, bool, Option<String>, Option<String>, String);
+
+    fn strings(doc: &str) -> Vec<Visited> {
         let mut out = Vec::new();
         for_each_string(doc, |lit, pos| {
             out.push((
@@ -491,7 +599,7 @@ mod tests {
         for_each_string(doc, |lit, _| seen.push(lit)).unwrap();
         assert_eq!(seen.len(), 1);
         assert!(seen[0].escaped);
-        assert_eq!(decode(doc, seen[0]).unwrap(), "a\"bé");
+        assert_eq!(decode(doc, seen[0]), "a\"bé");
     }
 
     #[test]
@@ -531,10 +639,50 @@ mod tests {
     }
 
     #[test]
+    fn raw_offsets_follow_escapes() {
+        // decoded: a " é 😀 b  (bytes: a=0, "=1, é=2..4, 😀=4..8, b=8)
+        let raw = r#"a\"\u00e9\ud83d\ude00b"#;
+        let mut m = RawOffsets::new(raw);
+        assert_eq!(m.raw(0), 0);
+        assert_eq!(m.raw(1), 1);
+        assert_eq!(m.raw(2), 3);
+        assert_eq!(m.raw(4), 9);
+        assert_eq!(m.raw(8), 21);
+        assert_eq!(m.raw(9), 22);
+        let mut m = RawOffsets::new("plain text");
+        assert_eq!(m.raw(6), 6);
+        assert_eq!(m.raw(10), 10);
+    }
+
+    #[test]
+    fn decodes_like_serde_and_lone_surrogates_lossily() {
+        for body in [
+            r#"plain"#,
+            r#"a\"b\\c\/d\b\f\n\r\t"#,
+            r#"\u00e9\u20AC\ud83d\ude00x"#,
+            r#"\u0000\u001f"#,
+        ] {
+            let lit = format!("\"{body}\"");
+            let serde: String = serde_json::from_str(&lit).unwrap();
+            assert_eq!(decode_body(body), serde, "{body}");
+        }
+        assert_eq!(
+            decode_body(r#"a\ud83d\uee00b\udc00"#),
+            "a\u{FFFD}\u{ee00}b\u{FFFD}"
+        );
+        // The lossy text has the lengths RawOffsets counts.
+        let body = r#"[X_1]\ud83d\uee00[Y_2]"#;
+        let decoded = decode_body(body);
+        let at = decoded.find("[Y_2]").unwrap();
+        assert_eq!(&body[RawOffsets::new(body).raw(at)..], "[Y_2]");
+    }
+
+    #[test]
     fn encode_round_trips() {
         for s in ["plain", "q\"uote", "back\\slash", "new\nline\u{1}", "é😀"] {
-            let mut out = String::new();
-            encode_into(s, &mut out);
+            let mut out = String::from("\"");
+            encode_body_into(s, &mut out);
+            out.push('"');
             assert_eq!(serde_json::from_str::<String>(&out).unwrap(), s);
         }
     }

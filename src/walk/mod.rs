@@ -10,11 +10,13 @@
 //!    applies policy);
 //! 3. [`apply`] writes the document with the replacements.
 //!
-//! JSON is rewritten in place (see [`json`]): only string literals that hold something are
-//! decoded and re-encoded, every other byte is copied, and a document with no findings is
-//! returned borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return
-//! JSON as text) or CSV with a header row are rewritten with their own structure, so key and
-//! column names act as hints and the result stays valid JSON or CSV.
+//! JSON is rewritten in place (see `json`): literals are decoded only to be scanned; the
+//! replacements are spliced into the raw (escaped) literal and encoded on their own, so every other
+//! byte, escapes included, is copied exactly, and a document with no findings is returned
+//! borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return JSON as
+//! text) or CSV with a header row are rewritten with their own structure, so key and column names
+//! act as hints and the result stays valid JSON or CSV. A literal holding a lone surrogate escape
+//! is scanned with U+FFFD in its place, never skipped.
 //!
 //! Replacement happens in one pass per string: a restored value that happens to look like a token
 //! is written as text and never expanded again.
@@ -128,10 +130,20 @@ pub fn scan_text(detector: &Detector, text: &str, cx: &FindContext<'_>) -> Findi
     }
 }
 
+/// Object keys this scan found nothing in. An array of records repeats the same few keys
+/// thousands of times; a key is scanned with no context, and the detector is a pure function of
+/// the text (and the embedding depth), so a key seen clean before is clean again. Keys are
+/// compared exactly; only short keys are remembered, and only a few (a linear scan of at most
+/// 64 entries, most rejected on length, costs less than one detector call).
+const CLEAN_KEY_MAX_LEN: usize = 64;
+const CLEAN_KEYS: usize = 64;
+
 struct ValueScanner<'d> {
     detector: &'d Detector,
     slots: Vec<FoundValue>,
     spans: Vec<Span>,
+    /// Clean keys, per embedding depth.
+    clean_keys: Vec<(usize, Box<str>)>,
 }
 
 impl<'d> ValueScanner<'d> {
@@ -140,7 +152,26 @@ impl<'d> ValueScanner<'d> {
             detector,
             slots: Vec::new(),
             spans: Vec::with_capacity(8),
+            clean_keys: Vec::new(),
         }
+    }
+
+    /// [`Self::string_content`] for an object key, skipping keys already found clean.
+    fn key_content(&mut self, key: &str, depth: usize) -> Option<Content> {
+        let cacheable = key.len() <= CLEAN_KEY_MAX_LEN;
+        if cacheable
+            && self
+                .clean_keys
+                .iter()
+                .any(|(d, k)| *d == depth && k.as_ref() == key)
+        {
+            return None;
+        }
+        let content = self.string_content(key, &FindContext::default(), depth);
+        if content.is_none() && cacheable && self.clean_keys.len() < CLEAN_KEYS {
+            self.clean_keys.push((depth, key.into()));
+        }
+        content
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
@@ -155,19 +186,17 @@ impl<'d> ValueScanner<'d> {
             };
             let decoded;
             let text: &str = if lit.escaped {
-                match json::decode(doc, lit) {
-                    Ok(s) => {
-                        decoded = s;
-                        &decoded
-                    }
-                    // The lexer accepted it, so only a lone surrogate gets here: leave the
-                    // literal as it is rather than guess.
-                    Err(_) => return,
-                }
+                decoded = json::decode(doc, lit);
+                &decoded
             } else {
                 lit.raw(doc)
             };
-            if let Some(content) = self.string_content(text, &cx, depth) {
+            let content = if lit.is_key {
+                self.key_content(text, depth)
+            } else {
+                self.string_content(text, &cx, depth)
+            };
+            if let Some(content) = content {
                 pieces.push(Piece {
                     range: lit.start..lit.end,
                     content,
@@ -233,7 +262,7 @@ impl<'d> ValueScanner<'d> {
 
     fn csv_pieces(&mut self, text: &str, csv: &csv::Csv) -> Vec<Piece> {
         let mut pieces = Vec::new();
-        csv.for_each_cell(text, |range, header| {
+        let stopped = csv.for_each_cell(text, |range, header| {
             let cx = FindContext::with_key(header);
             for (r, slot) in self.detect(&text[range.clone()], &cx) {
                 pieces.push(Piece {
@@ -242,6 +271,16 @@ impl<'d> ValueScanner<'d> {
                 });
             }
         });
+        // A record that is not CSV as we know it ends the table, not the scan: the rest is
+        // plain text and must still be searched (fail closed).
+        if stopped < text.len() {
+            for (r, slot) in self.detect(&text[stopped..], &FindContext::default()) {
+                pieces.push(Piece {
+                    range: stopped + r.start..stopped + r.end,
+                    content: Content::Slot(slot),
+                });
+            }
+        }
         pieces
     }
 
@@ -277,9 +316,32 @@ pub fn scan_tokens_json(doc: &str) -> Result<Findings<FoundTokenAt>, WalkError> 
     })
 }
 
-/// Scans text for tokens to restore.
+/// Scans text for tokens to restore. Text that is a JSON document is scanned with its
+/// structure, as [`scan_text`] does inbound, so restored values are escaped and the document
+/// stays valid JSON.
 pub fn scan_tokens_text(text: &str) -> Findings<FoundTokenAt> {
     let mut slots = Vec::new();
+    if looks_like_json(text) {
+        if let Ok(inner) = token_json_pieces(text, "", &mut slots, 1) {
+            let pieces = if inner.is_empty() {
+                inner
+            } else {
+                vec![Piece {
+                    range: 0..text.len(),
+                    content: Content::Embedded {
+                        json: true,
+                        pieces: inner,
+                    },
+                }]
+            };
+            return Findings {
+                pieces,
+                json: false,
+                slots,
+            };
+        }
+        slots.clear();
+    }
     let pieces = token_text_pieces(text, "", &mut slots);
     Findings {
         pieces,
@@ -317,13 +379,8 @@ fn token_json_pieces(
         }
         let decoded;
         let text: &str = if lit.escaped {
-            match json::decode(doc, lit) {
-                Ok(s) => {
-                    decoded = s;
-                    &decoded
-                }
-                Err(_) => return,
-            }
+            decoded = json::decode(doc, lit);
+            &decoded
         } else {
             raw
         };
@@ -408,41 +465,85 @@ fn write_pieces<R: AsRef<str>>(
     let mut last = 0;
     for piece in pieces {
         out.push_str(&doc[last..piece.range.start]);
-        match &piece.content {
-            Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
-            content => {
-                debug_assert!(json_doc);
-                let lit = &doc[piece.range.clone()];
-                let decoded: Cow<'_, str> = if lit.contains('\\') {
-                    Cow::Owned(serde_json::from_str::<String>(lit).map_err(|_| JsonError {
-                        offset: piece.range.start,
-                        what: "a valid string",
-                    })?)
-                } else {
-                    Cow::Borrowed(&lit[1..lit.len() - 1])
-                };
-                let mut inner = String::with_capacity(decoded.len() + 16);
-                match content {
-                    Content::Spans(spans) => {
-                        let mut at = 0;
-                        for (range, slot) in spans {
-                            inner.push_str(&decoded[at..range.start]);
-                            inner.push_str(replacements[*slot].as_ref());
-                            at = range.end;
-                        }
-                        inner.push_str(&decoded[at..]);
-                    }
-                    Content::Embedded { json, pieces } => {
-                        write_pieces(&decoded, pieces, *json, replacements, &mut inner)?;
-                    }
-                    Content::Slot(_) => unreachable!("handled above"),
-                }
-                json::encode_into(&inner, out);
-            }
-        }
+        write_piece(
+            &doc[piece.range.clone()],
+            &piece.content,
+            json_doc,
+            replacements,
+            out,
+        )?;
         last = piece.range.end;
     }
     out.push_str(&doc[last..]);
+    Ok(())
+}
+
+/// Writes one piece whose text (a literal with its quotes, in a JSON document) is `text`.
+///
+/// Inside a literal everything is spliced into the raw (escaped) body: bytes outside the
+/// replaced ranges, escapes included, are copied as they were, and only the replacements are
+/// encoded. So a literal is never decoded and re-encoded as a whole, and a document keeps its
+/// exact bytes apart from what was replaced.
+fn write_piece<R: AsRef<str>>(
+    text: &str,
+    content: &Content,
+    json_doc: bool,
+    replacements: &[R],
+    out: &mut String,
+) -> Result<(), WalkError> {
+    match content {
+        Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
+        // A text document that is itself JSON: the piece is raw text, not a literal.
+        Content::Embedded { json, pieces } if !json_doc => {
+            write_pieces(text, pieces, *json, replacements, out)?;
+        }
+        Content::Spans(spans) => {
+            let body = &text[1..text.len() - 1];
+            let mut offsets = json::RawOffsets::new(body);
+            let mut at = 0;
+            out.push('"');
+            for (range, slot) in spans {
+                let start = offsets.raw(range.start);
+                out.push_str(&body[at..start]);
+                json::encode_body_into(replacements[*slot].as_ref(), out);
+                at = offsets.raw(range.end);
+            }
+            out.push_str(&body[at..]);
+            out.push('"');
+        }
+        // A document inside a literal: inner pieces are ranges of the decoded literal. Each is
+        // decoded on its own (as the scan decoded it), written, and encoded back in place.
+        Content::Embedded { json, pieces } => {
+            let body = &text[1..text.len() - 1];
+            let mut offsets = json::RawOffsets::new(body);
+            let mut at = 0;
+            let mut piece_out = String::new();
+            out.push('"');
+            for piece in pieces {
+                let start = offsets.raw(piece.range.start);
+                let end = offsets.raw(piece.range.end);
+                out.push_str(&body[at..start]);
+                let raw = &body[start..end];
+                let decoded: Cow<'_, str> = if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
+                    Cow::Owned(json::decode_body(raw))
+                } else {
+                    Cow::Borrowed(raw)
+                };
+                piece_out.clear();
+                write_piece(
+                    &decoded,
+                    &piece.content,
+                    *json,
+                    replacements,
+                    &mut piece_out,
+                )?;
+                json::encode_body_into(&piece_out, out);
+                at = end;
+            }
+            out.push_str(&body[at..]);
+            out.push('"');
+        }
+    }
     Ok(())
 }
 
@@ -512,6 +613,101 @@ mod tests {
         assert_eq!(v["cc"][0], "x [EMAIL_1] y");
         let body: serde_json::Value = serde_json::from_str(v["body"].as_str().unwrap()).unwrap();
         assert_eq!(body["a"], "Ann \\ Lee");
+    }
+
+    #[test]
+    fn escapes_outside_replaced_spans_are_kept_exactly() {
+        let doc = r#"{"a":"caf\u00e9 \ud83d\ude00 [EMAIL_1]\n\/x","b":"[NAME_1]"}"#;
+        let f = scan_tokens_json(doc).unwrap();
+        let out = apply(doc, &f, &["Zo\u{e9} \"Q\"", "\\"]).unwrap();
+        assert_eq!(
+            out,
+            r#"{"a":"caf\u00e9 \ud83d\ude00 Zoé \"Q\"\n\/x","b":"\\"}"#
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["a"], "café 😀 Zoé \"Q\"\n/x");
+    }
+
+    #[test]
+    fn literals_with_lone_surrogates_are_still_scanned() {
+        // Regression (found by fuzzing): a literal holding a lone surrogate escape was skipped,
+        // so a forged token beside it reached the model untouched.
+        let d = Detector::with_defaults();
+        let doc = r#"{"note":"[EMAIL_1]\ud83d\uee00"}"#;
+        let f = scan_json(&d, doc).unwrap();
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(out, r#"{"note":"[LITERAL_1]\ud83d\uee00"}"#);
+        let back = scan_tokens_json(&out).unwrap();
+        assert_eq!(apply(&out, &back, &["[EMAIL_1]"]).unwrap(), doc);
+    }
+
+    #[test]
+    fn restoring_text_that_is_json_escapes_values() {
+        // Regression (found by fuzzing): text that is a JSON document was tokenized with its
+        // structure but restored as plain text, writing a raw newline into a JSON string.
+        let doc = r#"{"author": "[NAME_1]", "n": 1}"#;
+        let f = scan_tokens_text(doc);
+        let out = apply(doc, &f, &["Bo\n \"Ek\""]).unwrap();
+        assert_eq!(out, r#"{"author": "Bo\n \"Ek\"", "n": 1}"#);
+        assert_eq!(f.slots[0].path, "author");
+        // Not JSON: plain replacement.
+        let f = scan_tokens_text("{[NAME_1]");
+        assert_eq!(apply("{[NAME_1]", &f, &["Bo\n"]).unwrap(), "{Bo\n");
+    }
+
+    #[test]
+    fn embedded_documents_keep_their_bytes_outside_replacements() {
+        // Outer-level escapes (`\n`, `\/`, `\u00e9`) outside the replaced inner literal stay
+        // exactly as they were; the replacement is encoded for both levels.
+        let doc = r#"{"t":"{\"a\":\"[EMAIL_1]\",\n\"b\":\"caf\\u00e9 \/ \u00e9\"}","n":[1.0]}"#;
+        let f = scan_tokens_json(doc).unwrap();
+        assert_eq!(f.slots.len(), 1);
+        let out = apply(doc, &f, &["Q\"z"]).unwrap();
+        assert_eq!(
+            out,
+            r#"{"t":"{\"a\":\"Q\\\"z\",\n\"b\":\"caf\\u00e9 \/ \u00e9\"}","n":[1.0]}"#
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let inner: serde_json::Value = serde_json::from_str(v["t"].as_str().unwrap()).unwrap();
+        assert_eq!(inner["a"], "Q\"z");
+        assert_eq!(inner["b"], "caf\u{e9} / \u{e9}");
+    }
+
+    #[test]
+    fn repeated_keys_are_scanned_until_found_clean() {
+        // Keys found clean are remembered; a key holding something is found every time.
+        let d = Detector::with_defaults();
+        let doc = r#"[{"id":1,"[EMAIL_1]":2},{"id":3,"[EMAIL_1]":4},{"id":5,"x":{"[EMAIL_1]":6}}]"#;
+        let f = scan_json(&d, doc).unwrap();
+        assert_eq!(f.slots.len(), 3);
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(
+            out,
+            r#"[{"id":1,"[LITERAL_1]":2},{"id":3,"[LITERAL_2]":4},{"id":5,"x":{"[LITERAL_3]":6}}]"#
+        );
+    }
+
+    #[test]
+    fn text_that_is_json_keeps_its_braces() {
+        // Regression: a text document that is a JSON object was written as if it were one
+        // string literal (its outer braces dropped) and hit a debug assertion.
+        let d = Detector::with_defaults();
+        let doc = r#"{"author": "Bo Ek", "note": "]"}"#;
+        let f = scan_text(&d, doc, &FindContext::default());
+        assert_eq!(f.slots.len(), 1);
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(out, r#"{"author": "[NAME_1]", "note": "]"}"#);
+    }
+
+    #[test]
+    fn csv_after_a_malformed_record_is_still_scanned() {
+        // Regression: CSV reading stopped at a record with text after a closing quote and the
+        // rest of the document was never searched, so a forged token passed through.
+        let d = Detector::with_defaults();
+        let doc = "name,email\nAnn,a@x.io\n\"Lee\"x,b\nrest,[NAME_1]\n";
+        let f = scan_text(&d, doc, &FindContext::default());
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert!(out.contains("rest,[LITERAL_1]"), "{out}");
     }
 
     #[test]

@@ -27,6 +27,6 @@ impl NameFinder {
     /// Whether `value` is on the allow list (never tokenized).
     pub fn is_allowed(&self, value: &str) -> bool {
         let v = value.to_lowercase();
-        self.allow.iter().any(|a| *a == v)
+        self.allow.contains(&v)
     }
 }

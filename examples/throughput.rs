@@ -1,0 +1,133 @@
+//! Engine throughput by on-CPU time, for machines shared with other work.
+//!
+//! Run: `cargo run --release --example throughput [SECONDS_PER_WORKLOAD]` (default 2).
+//!
+//! The criterion bench (`cargo bench --bench engine`) measures wall-clock time, which on a loaded
+//! machine counts the time this thread waited for a core. This example runs the same workloads
+//! (same generators, same sizes) in a loop and divides the bytes by the thread's on-CPU time from
+//! `/proc/thread-self/schedstat` (Linux), next to the wall-clock figure. Single thread.
+
+// The report is this example's output; stdout is not an MCP wire here.
+#![allow(clippy::print_stdout)]
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::executor::block_on;
+use mcp_veil::detect::Kind;
+use mcp_veil::testdata;
+use mcp_veil::vault::{MemoryVault, MintRequest, SessionId};
+use mcp_veil::{Detector, Engine, walk};
+
+const MB: usize = 1 << 20;
+
+/// Nanoseconds this thread has run on a CPU.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+fn measure(name: &str, bytes: usize, budget: Duration, mut f: impl FnMut()) {
+    f(); // warm up
+    let (wall0, cpu0) = (Instant::now(), cpu_ns());
+    let mut n = 0u64;
+    while wall0.elapsed() < budget || n < 3 {
+        f();
+        n += 1;
+    }
+    let wall = wall0.elapsed().as_secs_f64();
+    let total = (bytes as u64 * n) as f64 / MB as f64;
+    let cpu = match (cpu0, cpu_ns()) {
+        (Some(a), Some(b)) if b > a => format!("{:>10.1}", total / ((b - a) as f64 / 1e9)),
+        _ => format!("{:>10}", "n/a"),
+    };
+    let per_call_us = wall / n as f64 * 1e6;
+    println!(
+        "{name:<34} {:>9} {:>10.1} {cpu} {per_call_us:>12.1}",
+        bytes,
+        total / wall
+    );
+}
+
+fn main() {
+    let secs: f64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
+    let budget = Duration::from_secs_f64(secs);
+    let vault = Arc::new(MemoryVault::default());
+    let engine = Engine::new(Arc::new(Detector::with_defaults()), vault.clone());
+    let s = SessionId::new("throughput");
+
+    println!(
+        "{:<34} {:>9} {:>10} {:>10} {:>12}",
+        "workload", "bytes", "MiB/s wall", "MiB/s CPU", "µs/call wall"
+    );
+    let prose = testdata::prose(1, MB).text;
+    measure("prose: tokenize_text", prose.len(), budget, || {
+        black_box(block_on(engine.tokenize_text(&s, "x", &prose)).unwrap());
+    });
+    let crm = testdata::crm_json(2, MB).text;
+    measure("json_tool_result: tokenize_json", crm.len(), budget, || {
+        black_box(block_on(engine.tokenize_json(&s, "x", &crm)).unwrap());
+    });
+    measure("json_scan: scan_json", crm.len(), budget, || {
+        black_box(walk::scan_json(engine.detector(), &crm).unwrap());
+    });
+    let clean = testdata::clean_text(3, MB).text;
+    measure("clean_text: tokenize_text", clean.len(), budget, || {
+        black_box(block_on(engine.tokenize_text(&s, "x", &clean)).unwrap());
+    });
+    let result = testdata::mcp_tool_result(4, 10 * 1024).text;
+    measure("latency_10kb: tokenize_json", result.len(), budget, || {
+        black_box(block_on(engine.tokenize_json(&s, "x", &result)).unwrap());
+    });
+    let args = arguments(&vault, &s);
+    measure("rehydrate: rehydrate_json", args.len(), budget, || {
+        black_box(block_on(engine.rehydrate_json(&s, &args)).unwrap());
+    });
+}
+
+/// Tool-call arguments (~64 KB) whose strings hold tokens minted in the session (as in the
+/// criterion bench).
+fn arguments(vault: &MemoryVault, session: &SessionId) -> String {
+    let mut rng = testdata::Rng::new(5);
+    let (email, phone, name) = (Kind::Email, Kind::Phone, Kind::Name);
+    let mut values = Vec::new();
+    for _ in 0..200 {
+        let n = testdata::full_name(&mut rng);
+        values.push((&email, testdata::email_for(&mut rng, &n)));
+        values.push((&phone, testdata::phone(&mut rng)));
+        values.push((&name, n));
+    }
+    let requests: Vec<MintRequest<'_>> = values
+        .iter()
+        .map(|(kind, value)| MintRequest {
+            kind,
+            value,
+            canonical: None,
+        })
+        .collect();
+    let tokens: Vec<String> = vault
+        .mint_now(session, "bench", &requests)
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let mut messages = Vec::new();
+    while serde_json::to_string(&messages).unwrap().len() < 64 * 1024 {
+        let i = messages.len() % (tokens.len() / 3);
+        messages.push(serde_json::json!({
+            "to": tokens[3 * i],
+            "cc": [tokens[(3 * i + 3) % tokens.len()]],
+            "subject": "Follow-up on the renewal",
+            "body": format!(
+                "Hi {}, as discussed please call {} before Friday. Regards, the account team.",
+                tokens[3 * i + 2], tokens[3 * i + 1]
+            ),
+            "priority": 2,
+        }));
+    }
+    serde_json::json!({"name": "send_batch", "arguments": {"messages": messages}}).to_string()
+}

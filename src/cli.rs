@@ -1,0 +1,173 @@
+//! Command-line types (clap) and their resolution into what the commands run with.
+//!
+//! Each subcommand is one variant of [`Command`] with its own `Args` struct, so adding one
+//! (`proxy`, `demo`, `serve` ...) is a variant here and a module in `commands/`. Options every
+//! command takes (`--config`, `-v`) are global and resolved once by [`Global::settings`].
+
+use std::path::{Path, PathBuf};
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+use mcp_veil::config::Config;
+
+use crate::exit::{Failure, usage};
+
+/// mcp-veil: a privacy layer for the Model Context Protocol.
+///
+/// Finds personal data in tool results and replaces each value with a token such as
+/// [EMAIL_1] before a model sees it, and puts the values back into tool-call arguments.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-veil", version, propagate_version = true)]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 runtime error, 2 usage or configuration error.\n\
+Logging goes to stderr: -v/-vv/-vvv or MCP_VEIL_LOG=<filter> (default warn). Logs never contain values."
+)]
+pub(crate) struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub(crate) global: Global,
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub(crate) struct Global {
+    /// Configuration file (YAML); the documented defaults are `rules/default.yaml`.
+    #[arg(long, short = 'c', global = true, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); overrides MCP_VEIL_LOG.
+    #[arg(long, short = 'v', global = true, action = ArgAction::Count)]
+    pub(crate) verbose: u8,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Print the values found in JSON Lines {"text": ...} or plain text (shows raw values).
+    ///
+    /// A developer tool for tuning and evaluating detection: unlike every other command it prints
+    /// the values it finds, in clear, on stdout. Do not run it over production data you would
+    /// not paste into a terminal.
+    ///
+    /// Input: JSON Lines with a string field "text" (other fields are ignored), one
+    /// {"spans":[{"start":S,"end":E,"kind":"EMAIL","text":"..."}]} line out per line in; or any
+    /// other text, reported as one line for the whole input. Offsets count Unicode scalar values
+    /// (characters), not bytes.
+    Detect(DetectArgs),
+    /// Replace personal data in text or JSON with tokens (format detected automatically).
+    ///
+    /// JSON (one document or JSON Lines) keeps its structure, key order and number spelling;
+    /// other text is tokenized as text, with embedded JSON and CSV followed. With --session the
+    /// values are kept, encrypted, in FILE so `restore` can put them back; an existing FILE is
+    /// reused, so the same value keeps its token across runs. The key comes from
+    /// MCP_VEIL_SESSION_KEY: 64 hex digits (openssl rand -hex 32) or a passphrase of at least
+    /// 16 characters (stretched with PBKDF2-HMAC-SHA256).
+    Redact(RedactArgs),
+    /// Put the values back in place of the tokens minted by `redact --session FILE`.
+    ///
+    /// A token the session never minted is an error (exit 1), named in the message.
+    Restore(RestoreArgs),
+}
+
+/// `mcp-veil detect`.
+#[derive(Debug, Args)]
+pub(crate) struct DetectArgs {
+    /// Input file; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    pub(crate) input: Option<PathBuf>,
+}
+
+/// `mcp-veil redact`.
+#[derive(Debug, Args)]
+pub(crate) struct RedactArgs {
+    /// Encrypted session file to reuse and update (created if missing).
+    #[arg(long, short = 's', value_name = "FILE")]
+    pub(crate) session: Option<PathBuf>,
+    /// Input file; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    pub(crate) input: Option<PathBuf>,
+}
+
+/// `mcp-veil restore`.
+#[derive(Debug, Args)]
+pub(crate) struct RestoreArgs {
+    /// Encrypted session file written by `redact --session`.
+    #[arg(long, short = 's', value_name = "FILE")]
+    pub(crate) session: PathBuf,
+    /// Input file; `-` or nothing reads stdin.
+    #[arg(value_name = "FILE")]
+    pub(crate) input: Option<PathBuf>,
+}
+
+/// Parses the command line; on a usage error prints it and exits with code 2 (help and
+/// version exit 0).
+pub(crate) fn parse() -> Cli {
+    Cli::try_parse().unwrap_or_else(|e| e.exit())
+}
+
+/// What every command runs with, resolved from [`Global`].
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// The loaded configuration (the embedded default without `--config`).
+    pub(crate) config: Config,
+    /// Where it came from, for messages.
+    pub(crate) config_source: PathBuf,
+}
+
+impl Global {
+    /// Loads the configuration. Errors are usage errors and name file, line and column.
+    pub(crate) fn settings(&self) -> Result<Settings, Failure> {
+        match &self.config {
+            Some(path) => Ok(Settings {
+                config: Config::load(path).map_err(usage)?,
+                config_source: path.clone(),
+            }),
+            None => Ok(Settings {
+                config: Config::embedded_default(),
+                config_source: PathBuf::from("<default>"),
+            }),
+        }
+    }
+}
+
+/// `None` for stdin (no path or `-`).
+pub(crate) fn input_path(input: &Option<PathBuf>) -> Option<&Path> {
+    input.as_deref().filter(|p| *p != Path::new("-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn config_is_global() {
+        let cli =
+            Cli::try_parse_from(["mcp-veil", "redact", "--config", "x.yaml", "-vv", "in.txt"])
+                .unwrap();
+        assert_eq!(cli.global.config.as_deref(), Some(Path::new("x.yaml")));
+        assert_eq!(cli.global.verbose, 2);
+        let Command::Redact(a) = cli.command else {
+            panic!("redact expected");
+        };
+        assert_eq!(input_path(&a.input), Some(Path::new("in.txt")));
+        let cli = Cli::try_parse_from(["mcp-veil", "detect", "-"]).unwrap();
+        let Command::Detect(a) = cli.command else {
+            panic!("detect expected");
+        };
+        assert_eq!(input_path(&a.input), None);
+    }
+
+    #[test]
+    fn restore_needs_a_session() {
+        let err = Cli::try_parse_from(["mcp-veil", "restore"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+    }
+}

@@ -1,0 +1,39 @@
+//! Reading the input (a file or stdin) and writing the output (stdout, buffered).
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, anyhow};
+
+/// Reads the whole input as UTF-8. `None` reads stdin.
+pub(super) fn read_input(path: Option<&Path>) -> anyhow::Result<String> {
+    let (name, bytes) = match path {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?,
+        ),
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut buf)
+                .context("<stdin>: cannot read")?;
+            ("<stdin>".to_string(), buf)
+        }
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow!(
+            "{name}: input is not valid UTF-8 (at byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Writes `text` to stdout and flushes. A broken pipe surfaces as an `io::Error` that the exit
+/// code mapping treats as success.
+pub(super) fn write_output(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")
+}

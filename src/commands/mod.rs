@@ -1,0 +1,50 @@
+//! One module per subcommand, and what they share (input, output, format sniffing, the session
+//! file). [`run`] resolves the global options once and dispatches.
+
+mod detect;
+mod format;
+mod io;
+mod redact;
+mod restore;
+mod session;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_veil::Detector;
+use mcp_veil::vault::MemoryVault;
+
+use crate::cli::{Cli, Command, Settings};
+use crate::exit::{Failure, usage};
+use crate::logging;
+
+/// The origin recorded with tokens the CLI mints.
+const ORIGIN: &str = "cli";
+
+/// Runs the parsed command line.
+pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
+    logging::init(cli.global.verbose).map_err(usage)?;
+    let settings = cli.global.settings()?;
+    tracing::debug!(config = %settings.config_source.display(), "configuration loaded");
+    match cli.command {
+        Command::Detect(args) => detect::run(&settings, &args),
+        Command::Redact(args) => redact::run(&settings, &args),
+        Command::Restore(args) => restore::run(&settings, &args),
+    }
+}
+
+/// Compiles the detector; a bad `detect:` section is a configuration error naming the file.
+fn detector(settings: &Settings) -> Result<Arc<Detector>, Failure> {
+    Detector::new(&settings.config.detect)
+        .map(Arc::new)
+        .map_err(|e| usage(anyhow::anyhow!("{}: {e}", settings.config_source.display())))
+}
+
+/// An in-process vault with the configured TTL and per-session cap.
+fn vault(settings: &Settings) -> Arc<MemoryVault> {
+    let v = &settings.config.vault;
+    Arc::new(MemoryVault::new(
+        Duration::from_secs(v.ttl_seconds),
+        v.max_entries_per_session,
+    ))
+}

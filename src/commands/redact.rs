@@ -1,0 +1,87 @@
+//! `mcp-veil redact`: tokenize text, JSON or JSON Lines from a file or stdin to stdout.
+
+use futures::executor::block_on;
+use mcp_veil::Engine;
+use mcp_veil::engine::{EngineError, Tokenized};
+use mcp_veil::vault::SessionId;
+use mcp_veil::walk::WalkError;
+
+use super::format::{Format, lines_with_ends, sniff};
+use super::io::{read_input, write_output};
+use super::session::SessionStore;
+use crate::cli::{RedactArgs, Settings, input_path};
+use crate::exit::Failure;
+
+pub(super) fn run(settings: &Settings, args: &RedactArgs) -> Result<(), Failure> {
+    let detector = super::detector(settings)?;
+    let vault = super::vault(settings);
+    let store = match &args.session {
+        Some(path) => Some(SessionStore::open(path, &vault, true)?),
+        None => None,
+    };
+    let session = store
+        .as_ref()
+        .map_or_else(SessionId::random, |s| s.session.clone());
+    if store.is_none() {
+        tracing::info!("no --session: the tokens written cannot be restored later");
+    }
+    let input = read_input(input_path(&args.input))?;
+    let engine = Engine::new(detector, vault.clone());
+    let output = block_on(redact(&engine, &session, &input))?;
+    // Save before writing: output whose tokens cannot be restored is worse than none.
+    if let Some(store) = &store {
+        store.save(&vault)?;
+    }
+    write_output(&output)?;
+    Ok(())
+}
+
+/// Tokenizes `input` in the format it is in.
+async fn redact(engine: &Engine, session: &SessionId, input: &str) -> Result<String, EngineError> {
+    let format = sniff(input);
+    let mut values = 0;
+    let out = match format {
+        Format::Json => match engine.tokenize_json(session, super::ORIGIN, input).await {
+            Ok(t) => counted(t, &mut values),
+            // Our lexer and serde disagree (a lone surrogate): fall back to text.
+            Err(EngineError::Walk(WalkError::Json(_))) => counted(
+                engine.tokenize_text(session, super::ORIGIN, input).await?,
+                &mut values,
+            ),
+            Err(e) => return Err(e),
+        },
+        Format::JsonLines => {
+            let mut out = String::with_capacity(input.len() + input.len() / 8);
+            for (line, end) in lines_with_ends(input) {
+                if line.trim_ascii().is_empty() {
+                    out.push_str(line);
+                } else {
+                    let t = match engine.tokenize_json(session, super::ORIGIN, line).await {
+                        Err(EngineError::Walk(WalkError::Json(_))) => {
+                            engine.tokenize_text(session, super::ORIGIN, line).await?
+                        }
+                        other => other?,
+                    };
+                    out.push_str(&counted(t, &mut values));
+                }
+                out.push_str(end);
+            }
+            out
+        }
+        Format::Text => counted(
+            engine.tokenize_text(session, super::ORIGIN, input).await?,
+            &mut values,
+        ),
+    };
+    tracing::info!(?format, values, bytes = input.len(), "redacted");
+    Ok(out)
+}
+
+fn counted(t: Tokenized<'_>, values: &mut usize) -> String {
+    *values += t.found.len();
+    if tracing::enabled!(tracing::Level::TRACE) {
+        let names: Vec<String> = t.tokens.iter().map(ToString::to_string).collect();
+        tracing::trace!(tokens = %names.join(" "), "tokens written");
+    }
+    t.text.into_owned()
+}

@@ -1,0 +1,122 @@
+//! The `mcp-veil` binary's contract: output formats, exit codes, broken pipes, help text.
+
+use std::io::{Read, Write};
+use std::process::{Command, Output, Stdio};
+
+const KEY: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .args(args)
+        .env_remove("MCP_VEIL_LOG")
+        .env("MCP_VEIL_SESSION_KEY", KEY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn detect_reports_character_offsets_per_json_line() {
+    let input = "{\"text\": \"é😀 [EMAIL_1] x\", \"label\": 3}\n\n{\"text\": \"none\"}\r\n";
+    let o = run(&["detect"], input);
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o),
+        "{\"spans\":[{\"start\":3,\"end\":12,\"kind\":\"LITERAL\",\"text\":\"[EMAIL_1]\"}]}\n{\"spans\":[]}\n"
+    );
+}
+
+#[test]
+fn detect_on_plain_text_reports_the_whole_input() {
+    let o = run(&["detect", "-"], "line one\nsee [NAME_2] é\n");
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o),
+        "{\"spans\":[{\"start\":13,\"end\":21,\"kind\":\"LITERAL\",\"text\":\"[NAME_2]\"}]}\n"
+    );
+}
+
+#[test]
+fn detect_rejects_a_bad_json_line_without_quoting_it() {
+    let o = run(
+        &["detect"],
+        "{\"text\": \"ok\"}\n{\"text\": [\"secret@example.com\"]}\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("input line 2"), "{err}");
+    assert!(!err.contains("secret"), "{err}");
+}
+
+#[test]
+fn redact_keeps_json_lines_and_line_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.veil");
+    let session = session.to_str().unwrap();
+    let input = "{\"author\":\"Ann Lee\",\"n\":1.50}\r\n\n{\"author\":\"Bo Ek\"}\n";
+    let o = run(&["redact", "--session", session], input);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert_eq!(
+        out,
+        "{\"author\":\"[NAME_1]\",\"n\":1.50}\r\n\n{\"author\":\"[NAME_2]\"}\n"
+    );
+    let back = run(&["restore", "--session", session], &out);
+    assert_eq!(stdout(&back), input);
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(run(&["frobnicate"], "").status.code(), Some(2));
+    assert_eq!(run(&["restore"], "").status.code(), Some(2));
+    let help = run(&["detect", "--help"], "");
+    assert!(help.status.success());
+    assert!(stdout(&help).contains("raw values"));
+    let bad_log = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .args(["detect"])
+        .env("MCP_VEIL_LOG", "=[")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(bad_log.status.code(), Some(2));
+}
+
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    // 4 MB of output; the reader takes one byte and goes away.
+    let input = "x [NAME_1] y\n".repeat(300_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .args(["redact"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut one = [0u8; 1];
+    out.read_exact(&mut one).unwrap();
+    drop(out);
+    let status = child.wait().unwrap();
+    writer.join().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
