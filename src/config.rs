@@ -3,6 +3,9 @@
 //! ```yaml
 //! detect: ...   # which kinds, regions, name lists, custom kinds (see [`DetectConfig`])
 //! vault: ...    # backend, TTL, per-session cap (see [`VaultConfig`])
+//! flows: ...    # data-flow rules (see [`FlowsConfig`] and [`crate::policy`])
+//! tools: ...    # host-side tool policy (see [`ToolRuleConfig`])
+//! audit: ...    # audit log path, key file, rotation, fsync (see [`AuditConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -12,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
 
 /// The whole configuration.
@@ -23,6 +28,12 @@ pub struct Config {
     pub detect: DetectConfig,
     /// Vault settings.
     pub vault: VaultConfig,
+    /// Data-flow rules.
+    pub flows: FlowsConfig,
+    /// Host-side tool policy, first match wins.
+    pub tools: Vec<ToolRuleConfig>,
+    /// Audit log settings.
+    pub audit: AuditConfig,
 }
 
 /// The documented default configuration, embedded in the binary.

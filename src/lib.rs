@@ -8,9 +8,11 @@
 //! and its front ends build on it. Logs never contain raw values: types that hold them wrap them
 //! in [`Sensitive`], whose `Debug` is redacted.
 
+pub mod audit;
 pub mod config;
 pub mod detect;
 pub mod engine;
+pub mod policy;
 pub mod sensitive;
 pub mod token;
 pub mod vault;
