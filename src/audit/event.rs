@@ -210,7 +210,10 @@ mod tests {
     fn timestamps() {
         let t = Timestamp(UNIX_EPOCH + Duration::from_millis(1_796_000_000_417));
         assert_eq!(t.to_string(), "2026-11-30T00:53:20.417Z");
-        assert_eq!(Timestamp(UNIX_EPOCH).to_string(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            Timestamp(UNIX_EPOCH).to_string(),
+            "1970-01-01T00:00:00.000Z"
+        );
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
         assert!(Timestamp(leap).to_string().starts_with("2000-02-29T"));
     }

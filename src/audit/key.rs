@@ -42,7 +42,9 @@ pub enum KeyError {
         source: std::io::Error,
     },
     /// The key material is shorter than [`MIN_KEY_LEN`] bytes.
-    #[error("audit key from {0} is too short: expected at least 32 bytes (try `openssl rand -hex 32`)")]
+    #[error(
+        "audit key from {0} is too short: expected at least 32 bytes (try `openssl rand -hex 32`)"
+    )]
     TooShort(&'static str),
 }
 
@@ -134,7 +136,12 @@ impl AuditKey {
 
     /// Every fingerprint `value` could have as `kind`: one per plausible canonical form (a
     /// phone in each region), for `audit find`.
-    pub fn fingerprint_candidates(&self, kind: &Kind, value: &str, regions: &[&str]) -> Vec<String> {
+    pub fn fingerprint_candidates(
+        &self,
+        kind: &Kind,
+        value: &str,
+        regions: &[&str],
+    ) -> Vec<String> {
         let mut forms: Vec<Cow<'_, str>> = vec![normalize(kind, value, None)];
         if *kind == Kind::Phone {
             for region in regions {
@@ -223,8 +230,14 @@ mod tests {
     fn phones_fingerprint_by_e164() {
         let k = key();
         let tokenized = k.fingerprint(&Kind::Phone, "(650) 253-0000", Some("+16502530000"));
-        assert_eq!(tokenized, k.fingerprint(&Kind::Phone, "(650) 253-0000", None));
-        assert_eq!(tokenized, k.fingerprint(&Kind::Phone, "+1 650 253 0000", None));
+        assert_eq!(
+            tokenized,
+            k.fingerprint(&Kind::Phone, "(650) 253-0000", None)
+        );
+        assert_eq!(
+            tokenized,
+            k.fingerprint(&Kind::Phone, "+1 650 253 0000", None)
+        );
         assert!(
             k.fingerprint_candidates(&Kind::Phone, "650.253.0000", DEFAULT_REGIONS)
                 .contains(&tokenized)

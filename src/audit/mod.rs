@@ -38,7 +38,9 @@ use std::path::PathBuf;
 pub use config::{AuditConfig, FsyncPolicy};
 pub use event::{Direction, Event, EventKind, Item};
 pub use key::{AuditKey, KEY_ENV, KeyError};
-pub use verify::{Hit, Problem, VerifyError, VerifyOptions, VerifyReport, find_value, verify_files};
+pub use verify::{
+    Hit, Problem, VerifyError, VerifyOptions, VerifyReport, find_value, verify_files,
+};
 pub use writer::AuditLog;
 
 /// Why the audit log could not be opened or written.

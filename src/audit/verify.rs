@@ -82,7 +82,9 @@ impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Problem::Incomplete => f.write_str("incomplete line (no newline): cut short"),
-            Problem::Malformed => f.write_str("malformed line: not an audit line (edited or truncated)"),
+            Problem::Malformed => {
+                f.write_str("malformed line: not an audit line (edited or truncated)")
+            }
             Problem::BadMac => {
                 f.write_str("MAC mismatch: line edited or inserted (or written with another key)")
             }

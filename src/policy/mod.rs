@@ -64,7 +64,9 @@ use crate::detect::Kind;
 use crate::token::Token;
 
 pub use check::{CheckError, check_file, check_text};
-pub use config::{FlowAction, FlowsConfig, RawAction, RuleConfig, ToolAction, ToolRuleConfig, UnknownTokens};
+pub use config::{
+    FlowAction, FlowsConfig, RawAction, RuleConfig, ToolAction, ToolRuleConfig, UnknownTokens,
+};
 pub use glob::{GlobError, NameGlob, PathGlob};
 pub use verdict::{CallVerdict, Cause, Concern, Confirmation, Denial, Subject};
 
@@ -464,7 +466,8 @@ impl Policy {
     /// The host-side policy for one tool: the first matching `tools[]` entry, else `allow`.
     /// `deny` means: hide it from `tools/list` and refuse calls.
     pub fn tool_action(&self, server: &str, tool: &str) -> ToolAction {
-        self.tool_rule(server, tool).map_or(ToolAction::Allow, |t| t.action)
+        self.tool_rule(server, tool)
+            .map_or(ToolAction::Allow, |t| t.action)
     }
 
     /// Whether `tools/list` may show the tool (its tool action is not `deny`).

@@ -71,7 +71,12 @@ fn every_condition_must_hold() {
     let d = p.decide_token(&Kind::Name, "crm/get", "mail/send_email", "cc.1");
     assert_eq!(d.rule.as_deref(), Some("crm-to-mail"));
     // Resource origins are covered by `crm/*`.
-    let d = p.decide_token(&Kind::Email, "crm/crm://contacts/7", "mail/send_email", "to");
+    let d = p.decide_token(
+        &Kind::Email,
+        "crm/crm://contacts/7",
+        "mail/send_email",
+        "to",
+    );
     assert_eq!(d.rule.as_deref(), Some("crm-to-mail"));
 }
 
@@ -123,7 +128,9 @@ fn each_action_maps() {
 
 #[test]
 fn literal_tokens_need_an_explicit_kind() {
-    let p = policy("flows:\n  default: deny\n  rules:\n    - name: all\n      to: '*'\n      action: keep\n");
+    let p = policy(
+        "flows:\n  default: deny\n  rules:\n    - name: all\n      to: '*'\n      action: keep\n",
+    );
     // A rule without kinds does not cover LITERAL, and the default does not either.
     let d = p.decide_token(&Kind::Literal, "a/b", "c/d", "x");
     assert_eq!(d.action, Action::Restore);
@@ -166,8 +173,14 @@ fn raw_values_use_rules_with_raw_only_and_ignore_from() {
     let p = policy(
         "flows:\n  raw: deny\n  rules:\n    - name: ok\n      kinds: [PHONE]\n      to: tel/*\n      action: allow\n      raw: allow\n",
     );
-    assert_eq!(p.decide_raw(&Kind::Phone, "tel/dial", "n").action, RawAction::Allow);
-    assert_eq!(p.decide_raw(&Kind::Email, "tel/dial", "n").action, RawAction::Deny);
+    assert_eq!(
+        p.decide_raw(&Kind::Phone, "tel/dial", "n").action,
+        RawAction::Allow
+    );
+    assert_eq!(
+        p.decide_raw(&Kind::Email, "tel/dial", "n").action,
+        RawAction::Deny
+    );
 }
 
 #[test]
@@ -252,7 +265,10 @@ fn confirmations_are_one_per_call() {
     let CallVerdict::Confirm(q) = c.finish() else {
         panic!("expected a confirmation")
     };
-    assert_eq!(q.to_string(), "call shell/run? required by tool policy `shell/*`");
+    assert_eq!(
+        q.to_string(),
+        "call shell/run? required by tool policy `shell/*`"
+    );
 }
 
 #[test]
@@ -262,14 +278,22 @@ fn deny_beats_confirm_and_clean_calls_proceed() {
     c.unknown_token(&tok(Kind::Email, 5), "cmd");
     assert!(matches!(c.finish(), CallVerdict::Deny(_)));
     let mut c = p.check_call("crm", "update");
-    assert_eq!(c.token(&tok(Kind::Email, 1), "crm/get", "x").action, Action::Keep);
+    assert_eq!(
+        c.token(&tok(Kind::Email, 1), "crm/get", "x").action,
+        Action::Keep
+    );
     assert_eq!(c.finish(), CallVerdict::Proceed);
 }
 
 #[test]
 fn check_call_agrees_with_decide_token() {
     let p = policy(CRM);
-    for dest in [("mail", "send_email"), ("web", "q"), ("crm", "x"), ("mail", "draft")] {
+    for dest in [
+        ("mail", "send_email"),
+        ("web", "q"),
+        ("crm", "x"),
+        ("mail", "draft"),
+    ] {
         for kind in [Kind::Email, Kind::Name, Kind::Phone, Kind::Literal] {
             for arg in ["to", "cc.0", "body"] {
                 let joined = format!("{}/{}", dest.0, dest.1);
@@ -306,7 +330,10 @@ fn semantic_errors_have_locations() {
         .collect();
     assert_eq!(issues.len(), 5, "{shown:#?}");
     assert_eq!((issues[0].line, issues[0].column), (4, 22), "{shown:#?}");
-    assert!(issues[0].message.contains("unknown kind `EMIAL`"), "{shown:#?}");
+    assert!(
+        issues[0].message.contains("unknown kind `EMIAL`"),
+        "{shown:#?}"
+    );
     assert_eq!(issues[1].line, 5);
     assert!(issues[1].message.contains("bad `to` glob"), "{shown:#?}");
     assert_eq!(issues[2].line, 7);
@@ -323,7 +350,9 @@ fn custom_kinds_are_valid_when_defined() {
     let p = policy(yaml);
     let d = p.decide_token(&Kind::from_name("EMPLOYEE_ID"), "a/b", "hr/x", "id");
     assert_eq!(d.action, Action::Deny);
-    let issues = errors("flows:\n  rules:\n    - name: r\n      kinds: [EMPLOYEE_ID]\n      to: hr/*\n      action: deny\n");
+    let issues = errors(
+        "flows:\n  rules:\n    - name: r\n      kinds: [EMPLOYEE_ID]\n      to: hr/*\n      action: deny\n",
+    );
     assert!(issues[0].message.contains("detect.custom"), "{issues:?}");
 }
 
@@ -349,7 +378,10 @@ fn unknown_keys_and_bad_enums_are_config_errors() {
 #[test]
 fn describe_prints_normalised_rules() {
     let lines = policy(CRM).describe();
-    assert_eq!(lines[0], "flows: default keep, unknown_tokens deny, raw allow");
+    assert_eq!(
+        lines[0],
+        "flows: default keep, unknown_tokens deny, raw allow"
+    );
     assert_eq!(
         lines[1],
         "rule crm-to-mail: kinds [EMAIL, NAME], from crm/*, to mail/send_email, args [to, cc], action allow, raw deny"
