@@ -90,16 +90,18 @@ impl AuditKey {
             material.fill(0);
             return key.map(Some);
         }
-        let Some(path) = key_file else {
-            return Ok(None);
-        };
+        key_file.map(AuditKey::from_file).transpose()
+    }
+
+    /// Loads the key from a file (for example `--key-file` on the command line).
+    pub fn from_file(path: &Path) -> Result<AuditKey, KeyError> {
         let mut material = std::fs::read(path).map_err(|source| KeyError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        let key = AuditKey::derive(&material, "audit.key_file");
+        let key = AuditKey::derive(&material, "the key file");
         material.fill(0);
-        key.map(Some)
+        key
     }
 
     /// The chain MAC of one line body (which includes the previous line's MAC), 64 hex chars.
