@@ -127,6 +127,27 @@ mod tests {
     }
 
     #[test]
+    fn the_audit_key_cannot_live_in_the_yaml() {
+        let err = Config::parse("audit:\n  key: abcdef\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:2:"), "{err}");
+    }
+
+    #[test]
+    fn policy_and_audit_sections_parse() {
+        let c = Config::parse(
+            "flows:\n  default: deny\n  rules:\n    - name: r\n      to: a/b\n      action: keep\ntools:\n  - match: web/*\n    action: deny\naudit:\n  path: /tmp/a.jsonl\n  fsync: always\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap();
+        assert_eq!(c.flows.rules.len(), 1);
+        assert_eq!(c.tools.len(), 1);
+        assert_eq!(c.audit.fsync, crate::audit::FsyncPolicy::Always);
+        let d = Config::embedded_default();
+        assert!(d.audit.path.is_none() && !d.audit.required);
+        assert!(d.flows.rules.is_empty() && d.tools.is_empty());
+    }
+
+    #[test]
     fn wrong_types_are_errors() {
         let err = Config::parse("vault:\n  ttl_seconds: soon\n", Path::new("x.yaml")).unwrap_err();
         assert!(err.to_string().starts_with("x.yaml:2:"), "{err}");

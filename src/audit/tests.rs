@@ -142,7 +142,10 @@ fn an_edited_line_is_found() {
     let mut l = lines(&path);
     l[3] = l[3].replace("\"restored\"", "\"kept\"");
     put(&path, &l);
-    assert_eq!(failure(&[path.clone()]), (path, 4, Problem::BadMac));
+    assert_eq!(
+        failure(std::slice::from_ref(&path)),
+        (path, 4, Problem::BadMac)
+    );
 }
 
 #[test]
@@ -152,7 +155,7 @@ fn a_deleted_line_is_found() {
     l.remove(2);
     put(&path, &l);
     assert_eq!(
-        failure(&[path.clone()]),
+        failure(std::slice::from_ref(&path)),
         (
             path,
             3,
@@ -170,7 +173,7 @@ fn deleting_the_first_line_is_found() {
     let mut l = lines(&path);
     l.remove(0);
     put(&path, &l);
-    let (_, line, problem) = failure(&[path.clone()]);
+    let (_, line, problem) = failure(std::slice::from_ref(&path));
     assert_eq!(
         (line, problem),
         (
@@ -201,7 +204,10 @@ fn an_inserted_line_is_found() {
     let forged = l[1].replace("get_contact", "get_contacts");
     l.insert(3, forged);
     put(&path, &l);
-    assert_eq!(failure(&[path.clone()]), (path.clone(), 4, Problem::BadMac));
+    assert_eq!(
+        failure(std::slice::from_ref(&path)),
+        (path.clone(), 4, Problem::BadMac)
+    );
     // A copy of a genuine line.
     let mut l = lines(&path);
     l.remove(3);
@@ -209,7 +215,7 @@ fn an_inserted_line_is_found() {
     l.insert(3, copy);
     put(&path, &l);
     assert_eq!(
-        failure(&[path.clone()]),
+        failure(std::slice::from_ref(&path)),
         (
             path,
             4,
@@ -228,7 +234,7 @@ fn reordered_lines_are_found() {
     l.swap(2, 3);
     put(&path, &l);
     assert_eq!(
-        failure(&[path.clone()]),
+        failure(std::slice::from_ref(&path)),
         (
             path,
             3,
@@ -248,7 +254,7 @@ fn a_truncated_line_is_found() {
     l[4] = format!("{}\n", &l[4][..l[4].len() / 2]);
     put(&path, &l);
     assert_eq!(
-        failure(&[path.clone()]),
+        failure(std::slice::from_ref(&path)),
         (path.clone(), 5, Problem::Malformed)
     );
     // Cut at the end of the file (the last line loses its tail and newline).
@@ -257,7 +263,10 @@ fn a_truncated_line_is_found() {
     let cut = l[5].len() - 10;
     l[5].truncate(cut);
     put(&path, &l);
-    assert_eq!(failure(&[path.clone()]), (path, 6, Problem::Incomplete));
+    assert_eq!(
+        failure(std::slice::from_ref(&path)),
+        (path, 6, Problem::Incomplete)
+    );
 }
 
 #[test]
@@ -271,8 +280,7 @@ fn a_spliced_prev_is_found() {
     // Timestamps differ, so the lines differ and the link from line 3 to line 4 is broken.
     let (_, line, problem) = failure(&[a]);
     assert!(
-        (line == 3 && problem == Problem::BrokenLink)
-            || (line == 4 && problem == Problem::BrokenLink),
+        (line == 3 || line == 4) && problem == Problem::BrokenLink,
         "{line} {problem:?}"
     );
 }
@@ -316,12 +324,19 @@ fn find_locates_every_event_of_a_value() {
     .unwrap();
     assert_eq!(hits.iter().map(|h| h.line).collect::<Vec<_>>(), [3, 6, 9]);
     // The name, with other spacing and case.
-    let hits = find_value(&k, &[path.clone()], "bartholomew   PLANTEDNAME", None, &[]).unwrap();
+    let hits = find_value(
+        &k,
+        std::slice::from_ref(&path),
+        "bartholomew   PLANTEDNAME",
+        None,
+        &[],
+    )
+    .unwrap();
     assert_eq!(hits.len(), 3);
     // A kind filter that does not fit finds nothing; neither does another value.
     let hits = find_value(
         &k,
-        &[path.clone()],
+        std::slice::from_ref(&path),
         "alice.planted@example.com",
         Some(&Kind::Name),
         &[],
@@ -391,7 +406,7 @@ fn a_partial_last_line_is_cut_off_and_recorded_on_open() {
     put(&path, &l);
     // Verification reports it, and everything before it is intact.
     assert_eq!(
-        failure(&[path.clone()]),
+        failure(std::slice::from_ref(&path)),
         (path.clone(), 5, Problem::Incomplete)
     );
     let log = AuditLog::open(&path, key(), &config(0)).unwrap();

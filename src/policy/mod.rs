@@ -399,9 +399,12 @@ impl Policy {
         origin: &str,
         arg_path: &str,
     ) -> Decision {
+        let (origin_server, origin_name) = split(origin);
         for r in rules {
             if r.kind_matches(kind)
-                && r.from.as_ref().is_none_or(|g| g.matches_joined(origin))
+                && r.from
+                    .as_ref()
+                    .is_none_or(|g| g.matches(origin_server, origin_name))
                 && r.args_match(arg_path)
             {
                 return Decision {
