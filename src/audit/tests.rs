@@ -476,3 +476,32 @@ fn from_config_follows_required() {
         assert!(AuditLog::from_config(&optional).unwrap().is_none());
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Changing any one byte of any line (to another printable byte) is caught at that line.
+    #[test]
+    fn any_single_byte_edit_is_caught_at_its_line(
+        line_pick in 0usize..6,
+        byte_pick in proptest::prelude::any::<proptest::sample::Index>(),
+        replacement in 0x20u8..0x7f,
+    ) {
+        let (_d, path) = fresh(6);
+        let mut l = lines(&path);
+        let mut bytes = l[line_pick].clone().into_bytes();
+        // Any byte but the newline.
+        let at = byte_pick.index(bytes.len() - 1);
+        proptest::prop_assume!(bytes[at] != replacement);
+        bytes[at] = replacement;
+        l[line_pick] = String::from_utf8(bytes).unwrap();
+        put(&path, &l);
+        let (_, line, problem) = failure(std::slice::from_ref(&path));
+        proptest::prop_assert_eq!(line, line_pick as u64 + 1);
+        proptest::prop_assert!(
+            matches!(problem, Problem::BadMac | Problem::Malformed),
+            "{:?}",
+            problem
+        );
+    }
+}

@@ -27,7 +27,8 @@
 //! A glob is dotted the same way:
 //!
 //! - `*` within a segment matches any run of characters of that segment (`cc.*`, `*_email`);
-//! - a segment `**` matches any number of segments, including none (`**.email`);
+//! - a segment `**` matches any number of segments, including none (`**.email`); `**` alone
+//!   matches every path, even the empty one (a document that is not JSON);
 //! - a glob also matches every path **below** what it matches: `cc` covers `cc.0` and
 //!   `cc.0.address`, so listing an argument covers whatever it holds.
 //!
@@ -386,5 +387,43 @@ mod tests {
             Err(GlobError::DoubleStar(..))
         ));
         assert_eq!(p("a.**.**.b").to_string(), "a.**.b");
+    }
+
+    proptest::proptest! {
+        /// The piece matcher agrees with a regex built from the same glob.
+        #[test]
+        fn wild_agrees_with_a_regex(pattern in "[ab*]{0,8}", text in "[ab]{0,10}") {
+            let re = regex::Regex::new(&format!(
+                "^{}$",
+                pattern.split('*').map(regex::escape).collect::<Vec<_>>().join(".*")
+            ))
+            .unwrap();
+            proptest::prop_assert_eq!(Wild::new(&pattern).matches(&text), re.is_match(&text));
+        }
+
+        /// Path globs agree with a regex over dotted segments, descendants included.
+        #[test]
+        fn path_glob_agrees_with_a_regex(
+            pattern in proptest::collection::vec("(a|b|\\*|a\\*|\\*\\*)", 1..4),
+            path in proptest::collection::vec("(a|b|ab|ba)", 0..5),
+        ) {
+            let glob = pattern.join(".");
+            let path = path.join(".");
+            // Reference: match `.` + path, each segment introduced by its dot.
+            let mut re = String::from("^");
+            for seg in &pattern {
+                if seg == "**" {
+                    re.push_str("(?:\\.[^.]+)*");
+                } else {
+                    re.push_str("\\.");
+                    re.push_str(&seg.split('*').map(regex::escape).collect::<Vec<_>>().join("[^.]*"));
+                }
+            }
+            re.push_str("(?:\\..*)?$");
+            let re = regex::Regex::new(&re).unwrap();
+            let dotted = if path.is_empty() { String::new() } else { format!(".{path}") };
+            let want = re.is_match(&dotted);
+            proptest::prop_assert_eq!(PathGlob::new(&glob).unwrap().matches(&path), want, "{} {} {}", glob, path, re);
+        }
     }
 }

@@ -19,6 +19,30 @@
 //!   call, otherwise any confirm yields one [`Confirmation`] naming kinds, origins, destination
 //!   and rules, otherwise the call proceeds.
 //!
+//! ```
+//! use std::path::Path;
+//! use mcp_veil::config::Config;
+//! use mcp_veil::policy::{Action, CallVerdict, Policy};
+//! use mcp_veil::token::Token;
+//! use mcp_veil::Kind;
+//!
+//! let yaml = "flows:\n  rules:\n    - name: nothing-to-search\n      to: web/*\n      action: deny\n";
+//! let policy = Policy::from_config(&Config::parse(yaml, Path::new("x.yaml")).unwrap()).unwrap();
+//!
+//! // One outbound call: `web/search` with `{"q": "[EMAIL_1]"}`, where the vault says
+//! // [EMAIL_1] was minted from `crm/get_contact`.
+//! let mut call = policy.check_call("web", "search");
+//! let d = call.token(&Token::new(Kind::Email, 1), "crm/get_contact", "q");
+//! assert_eq!(d.action, Action::Deny);
+//! match call.finish() {
+//!     CallVerdict::Deny(denial) => assert_eq!(
+//!         denial.to_string(),
+//!         "call to web/search denied: [EMAIL_1] (EMAIL) from crm/get_contact in argument `q` (rule `nothing-to-search`)"
+//!     ),
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+//!
 //! # Precedence (tested in this module)
 //!
 //! 1. **Tool policy first.** The first `tools[]` entry whose `match` glob matches `server/tool`
@@ -91,6 +115,11 @@ impl Action {
             FlowAction::Deny => Action::Deny,
             FlowAction::Confirm => Action::Confirm,
         }
+    }
+
+    /// Whether a call check keeps a [`Concern`] for this action (deny and confirm do).
+    fn needs_record(self) -> bool {
+        matches!(self, Action::Deny | Action::Confirm)
     }
 
     /// A lower-case name (`restore`, `keep`, `deny`, `confirm`).
@@ -561,26 +590,30 @@ impl CallCheck<'_> {
             origin,
             arg_path,
         );
-        self.record(
-            d.action,
-            Subject::Token(token.clone()),
-            Some(Arc::from(origin)),
-            arg_path,
-            d.rule.clone().map_or(Cause::Default, Cause::Rule),
-        );
+        if d.action.needs_record() {
+            self.record(
+                d.action,
+                Subject::Token(token.clone()),
+                Some(Arc::from(origin)),
+                arg_path,
+                d.rule.clone().map_or(Cause::Default, Cause::Rule),
+            );
+        }
         d
     }
 
     /// Decides (and records) a token the session never minted.
     pub fn unknown_token(&mut self, token: &Token, arg_path: &str) -> Decision {
         let d = self.policy.decide_unknown();
-        self.record(
-            d.action,
-            Subject::Unknown(token.clone()),
-            None,
-            arg_path,
-            Cause::UnknownTokens,
-        );
+        if d.action.needs_record() {
+            self.record(
+                d.action,
+                Subject::Unknown(token.clone()),
+                None,
+                arg_path,
+                Cause::UnknownTokens,
+            );
+        }
         d
     }
 
@@ -623,15 +656,15 @@ impl CallCheck<'_> {
 
     /// The verdict for the whole call: any deny denies it; otherwise any confirm asks once.
     pub fn finish(self) -> CallVerdict {
-        let destination: Arc<str> = Arc::from(format!("{}/{}", self.server, self.tool));
+        let destination = || -> Arc<str> { Arc::from(format!("{}/{}", self.server, self.tool)) };
         if !self.denials.is_empty() {
             CallVerdict::Deny(Denial {
-                destination,
+                destination: destination(),
                 concerns: self.denials,
             })
         } else if !self.confirms.is_empty() {
             CallVerdict::Confirm(Confirmation {
-                destination,
+                destination: destination(),
                 concerns: self.confirms,
             })
         } else {
