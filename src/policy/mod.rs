@@ -348,6 +348,14 @@ impl Policy {
             };
             let from = r.from.as_ref().map(|f| name_glob(f, "from"));
             let to = name_glob(&r.to, "to");
+            if r.args.as_ref().is_some_and(Vec::is_empty) {
+                issues.push(at(
+                    &r.to.referenced,
+                    format!(
+                        "rule `{name}` has an empty `args` list: expected at least one argument path, or no `args` key for every argument"
+                    ),
+                ));
+            }
             let args = r.args.as_ref().map(|args| {
                 args.iter()
                     .filter_map(|a| {

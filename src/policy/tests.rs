@@ -345,6 +345,16 @@ fn semantic_errors_have_locations() {
 }
 
 #[test]
+fn empty_lists_are_errors() {
+    let issues = errors(
+        "flows:\n  rules:\n    - name: r\n      kinds: []\n      to: a/b\n      args: []\n      action: deny\n",
+    );
+    assert_eq!(issues.len(), 2, "{issues:?}");
+    assert!(issues[0].message.contains("empty `kinds`"));
+    assert!(issues[1].message.contains("empty `args`"));
+}
+
+#[test]
 fn custom_kinds_are_valid_when_defined() {
     let yaml = "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\nflows:\n  rules:\n    - name: r\n      kinds: [EMPLOYEE_ID]\n      to: hr/*\n      action: deny\n";
     let p = policy(yaml);
