@@ -70,6 +70,38 @@ pub struct Item<'a> {
     pub canonical: Option<&'a str>,
 }
 
+impl<'a> Item<'a> {
+    /// An inbound value and the token it was replaced by.
+    pub fn tokenized(found: &'a crate::walk::FoundValue, token: &'a Token) -> Item<'a> {
+        Item {
+            kind: &found.kind,
+            token: Some(token),
+            value: Some(&found.value),
+            canonical: found.canonical.as_deref(),
+        }
+    }
+
+    /// A vault entry (a token restored, kept, denied or confirmed outbound).
+    pub fn entry(entry: &'a crate::vault::Entry) -> Item<'a> {
+        Item {
+            kind: &entry.token.kind,
+            token: Some(&entry.token),
+            value: Some(&entry.value),
+            canonical: None,
+        }
+    }
+
+    /// A token with no value to fingerprint (an unknown token).
+    pub fn token_only(token: &'a Token) -> Item<'a> {
+        Item {
+            kind: &token.kind,
+            token: Some(token),
+            value: None,
+            canonical: None,
+        }
+    }
+}
+
 /// One audit event, as the interceptor reports it.
 #[derive(Clone, Copy, Debug)]
 pub struct Event<'a> {

@@ -505,3 +505,55 @@ proptest::proptest! {
         );
     }
 }
+
+#[test]
+fn items_from_engine_types_fingerprint_alike() {
+    use crate::vault::Entry;
+    use crate::walk::FoundValue;
+    let found = FoundValue {
+        kind: Kind::Email,
+        value: Sensitive::new("Erin.Items@Example.com".to_string()),
+        canonical: None,
+    };
+    let token = Token::new(Kind::Email, 1);
+    let entry = Entry {
+        token: token.clone(),
+        value: Sensitive::new("Erin.Items@Example.com".to_string()),
+        origin: std::sync::Arc::from("crm/get"),
+        created: std::time::SystemTime::now(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.jsonl");
+    let log = AuditLog::open(&path, key(), &config(0)).unwrap();
+    for (event, item) in [
+        (EventKind::Tokenized, Item::tokenized(&found, &token)),
+        (EventKind::Restored, Item::entry(&entry)),
+        (EventKind::UnknownToken, Item::token_only(&token)),
+    ] {
+        log.record(&Event {
+            session: "s",
+            direction: Direction::Outbound,
+            server: "mail",
+            method: "tools/call",
+            name: Some("send"),
+            request_id: None,
+            event,
+            rule: None,
+            items: &[item],
+        })
+        .unwrap();
+    }
+    drop(log);
+    let hits = find_value(
+        &key(),
+        std::slice::from_ref(&path),
+        "erin.items@example.com",
+        None,
+        &[],
+    )
+    .unwrap();
+    assert_eq!(hits.iter().map(|h| h.line).collect::<Vec<_>>(), [1, 2]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.to_lowercase().contains("erin"));
+    assert!(text.contains("\"event\":\"unknown_token\""));
+}
