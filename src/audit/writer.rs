@@ -2,7 +2,8 @@
 //!
 //! Each line is formatted in full and written with one `write_all` on a file opened for
 //! appending, so a crash leaves at worst a partial **last** line; every earlier line stays
-//! intact and verifies.
+//! intact and verifies. A write that fails part way (disk full) is cut back off at once, and
+//! the chain does not advance, so the next successful line still links to the last good one.
 //!
 //! On open the writer reads the last complete line of the log (the current file, or the newest
 //! rotated file if the current one is missing or empty), checks its MAC with the key (a log
@@ -245,7 +246,12 @@ impl Writer {
         if self.max_bytes > 0 && self.size > 0 && self.size + len > self.max_bytes {
             self.rotate()?;
         }
-        self.file.write_all(line).map_err(|e| self.io(e))?;
+        if let Err(e) = self.file.write_all(line) {
+            // A short write (disk full) must not leave half a line for the next one to follow:
+            // cut the file back to its last complete line. The chain did not advance.
+            let _ = self.file.set_len(self.size);
+            return Err(self.io(e));
+        }
         self.size += len;
         self.dirty = true;
         match self.fsync {
