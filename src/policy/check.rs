@@ -52,20 +52,20 @@ impl fmt::Display for Located<'_> {
 /// Checks a file; on success returns its compiled policy's normalised lines.
 pub fn check_file(path: &Path) -> Result<Vec<String>, CheckError> {
     let config = Config::load(path)?;
-    compile(&config, path)
+    Ok(compile(&config, path)?.describe())
 }
 
 /// Checks YAML text; `path` is used in messages only.
 pub fn check_text(text: &str, path: &Path) -> Result<Vec<String>, CheckError> {
     let config = Config::parse(text, path)?;
-    compile(&config, path)
+    Ok(compile(&config, path)?.describe())
 }
 
-fn compile(config: &Config, path: &Path) -> Result<Vec<String>, CheckError> {
-    Policy::from_config(config)
-        .map(|p| p.describe())
-        .map_err(|error| CheckError::Policy {
-            path: path.to_path_buf(),
-            error,
-        })
+/// Compiles the policy of a configuration loaded from `path`, with errors that name the file
+/// (what front ends call at startup, after [`Config::load`]).
+pub fn compile(config: &Config, path: &Path) -> Result<Policy, CheckError> {
+    Policy::from_config(config).map_err(|error| CheckError::Policy {
+        path: path.to_path_buf(),
+        error,
+    })
 }

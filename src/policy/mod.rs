@@ -8,7 +8,8 @@
 //!
 //! # The API
 //!
-//! - [`Policy::from_config`] validates and compiles the rules (every glob compiled here, once).
+//! - [`Policy::from_config`] validates and compiles the rules (every glob compiled here, once);
+//!   [`compile`] does the same with errors that name the file.
 //! - [`Policy::decide_token`]`(kind, origin, destination, arg_path)` → [`Decision`] for a token
 //!   the session minted; [`Policy::decide_unknown`] for one it never minted;
 //!   [`Policy::decide_raw`]`(kind, destination, arg_path)` → [`RawDecision`] for raw PII the
@@ -87,7 +88,7 @@ use crate::config::Config;
 use crate::detect::Kind;
 use crate::token::Token;
 
-pub use check::{CheckError, check_file, check_text};
+pub use check::{CheckError, check_file, check_text, compile};
 pub use config::{
     FlowAction, FlowsConfig, RawAction, RuleConfig, ToolAction, ToolRuleConfig, UnknownTokens,
 };
