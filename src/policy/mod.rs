@@ -77,6 +77,7 @@
 //! Globs: see [`glob`]. Configuration types: see [`config`].
 
 mod check;
+mod compile;
 pub mod config;
 pub mod glob;
 mod verdict;
@@ -281,125 +282,8 @@ impl Policy {
     ) -> Result<Policy, PolicyError> {
         let custom: Vec<&str> = custom_kinds.collect();
         let mut issues = Vec::new();
-        let mut rules = Vec::with_capacity(flows.rules.len());
-        let mut names: Vec<&str> = Vec::new();
-        for r in &flows.rules {
-            let at = |loc: &serde_saphyr::Location, message: String| Issue {
-                line: loc.line(),
-                column: loc.column(),
-                message,
-            };
-            let name = r.name.value.as_str();
-            if name.trim().is_empty() {
-                issues.push(at(
-                    &r.name.referenced,
-                    "empty rule name: expected a short unique name".into(),
-                ));
-            } else if names.contains(&name) {
-                issues.push(at(
-                    &r.name.referenced,
-                    format!("duplicate rule name `{name}`: expected every rule name to be unique"),
-                ));
-            }
-            names.push(name);
-            let kinds = r.kinds.as_ref().map(|ks| {
-                let mut out: Vec<Kind> = Vec::with_capacity(ks.len());
-                for k in ks {
-                    let n = k.value.as_str();
-                    if Kind::BUILTIN.contains(&n) || custom.contains(&n) {
-                        let kind = Kind::from_name(n);
-                        if !out.contains(&kind) {
-                            out.push(kind);
-                        }
-                    } else {
-                        issues.push(at(
-                            &k.referenced,
-                            format!(
-                                "unknown kind `{n}` in rule `{name}`: expected one of {}{}",
-                                Kind::BUILTIN.join(", "),
-                                if custom.is_empty() {
-                                    " (or a kind defined under detect.custom)".to_string()
-                                } else {
-                                    format!(", {}", custom.join(", "))
-                                }
-                            ),
-                        ));
-                    }
-                }
-                if ks.is_empty() {
-                    issues.push(Issue {
-                        line: r.name.referenced.line(),
-                        column: r.name.referenced.column(),
-                        message: format!(
-                            "rule `{name}` has an empty `kinds` list: expected at least one kind, or no `kinds` key for every kind"
-                        ),
-                    });
-                }
-                out.into_boxed_slice()
-            });
-            let mut name_glob = |s: &serde_saphyr::Spanned<String>, key: &str| {
-                NameGlob::new(&s.value)
-                    .map_err(|e| {
-                        issues.push(at(
-                            &s.referenced,
-                            format!("bad `{key}` glob in rule `{name}`: {e}"),
-                        ))
-                    })
-                    .ok()
-            };
-            let from = r.from.as_ref().map(|f| name_glob(f, "from"));
-            let to = name_glob(&r.to, "to");
-            if r.args.as_ref().is_some_and(Vec::is_empty) {
-                issues.push(at(
-                    &r.to.referenced,
-                    format!(
-                        "rule `{name}` has an empty `args` list: expected at least one argument path, or no `args` key for every argument"
-                    ),
-                ));
-            }
-            let args = r.args.as_ref().map(|args| {
-                args.iter()
-                    .filter_map(|a| {
-                        PathGlob::new(&a.value)
-                            .map_err(|e| {
-                                issues.push(at(
-                                    &a.referenced,
-                                    format!("bad `args` path in rule `{name}`: {e}"),
-                                ))
-                            })
-                            .ok()
-                    })
-                    .collect::<Box<[PathGlob]>>()
-            });
-            // `from`: absent (any origin), valid, or invalid (already reported).
-            let from = from.map_or(Some(None), |g| g.map(Some));
-            if let (Some(to), Some(from)) = (to, from) {
-                rules.push(Rule {
-                    name: Arc::from(name),
-                    kinds,
-                    from,
-                    to,
-                    args,
-                    action: r.action,
-                    raw: r.raw,
-                });
-            }
-        }
-        let mut tool_rules = Vec::with_capacity(tools.len());
-        for t in tools {
-            match NameGlob::new(&t.pattern.value) {
-                Ok(pattern) => tool_rules.push(ToolRule {
-                    pattern,
-                    source: Arc::from(t.pattern.value.as_str()),
-                    action: t.action,
-                }),
-                Err(e) => issues.push(Issue {
-                    line: t.pattern.referenced.line(),
-                    column: t.pattern.referenced.column(),
-                    message: format!("bad `match` glob in tools: {e}"),
-                }),
-            }
-        }
+        let rules = compile::rules(&flows.rules, &custom, &mut issues);
+        let tools = compile::tools(tools, &mut issues);
         if !issues.is_empty() {
             return Err(PolicyError { issues });
         }
@@ -408,7 +292,7 @@ impl Policy {
             unknown: flows.unknown_tokens,
             raw: flows.raw,
             rules: rules.into(),
-            tools: tool_rules.into(),
+            tools: tools.into(),
         })
     }
 
