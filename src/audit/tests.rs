@@ -174,16 +174,7 @@ fn deleting_the_first_line_is_found() {
     l.remove(0);
     put(&path, &l);
     let (_, line, problem) = failure(std::slice::from_ref(&path));
-    assert_eq!(
-        (line, problem),
-        (
-            1,
-            Problem::Gap {
-                expected: 1,
-                found: 2
-            }
-        )
-    );
+    assert_eq!((line, problem), (1, Problem::MissingStart { found: 2 }));
     // Unless a partial start is allowed (older rotated files removed on purpose).
     let r = verify_files(
         &key(),

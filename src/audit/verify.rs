@@ -67,6 +67,12 @@ pub enum Problem {
         /// The `seq` it has.
         found: u64,
     },
+    /// The first line of the whole set is not `seq` 1: its first lines deleted, or rotated
+    /// files not given.
+    MissingStart {
+        /// The `seq` the first line has.
+        found: u64,
+    },
     /// `seq` is not higher than the previous line's: a line inserted (copied) or reordered.
     Replay {
         /// The `seq` this line should have.
@@ -91,6 +97,10 @@ impl fmt::Display for Problem {
             Problem::Gap { expected, found } => write!(
                 f,
                 "sequence jumps from {expected} to {found}: line(s) deleted or reordered"
+            ),
+            Problem::MissingStart { found } => write!(
+                f,
+                "the chain starts at sequence {found}, not 1: its first line(s) deleted, or older rotated files not given (pass them too, or --allow-partial-start)"
             ),
             Problem::Replay { expected, found } => write!(
                 f,
@@ -170,6 +180,9 @@ pub fn verify_files(
                 None if options.allow_partial_start => (parsed.seq, None),
                 None => (1, Some(GENESIS)),
             };
+            if prev.is_none() && parsed.seq > expected {
+                return Err(fail(Problem::MissingStart { found: parsed.seq }));
+            }
             if parsed.seq > expected {
                 return Err(fail(Problem::Gap {
                     expected,
