@@ -125,10 +125,22 @@ impl AuditKey {
     /// Phones without a canonical form are brought to E.164 when they parse (see
     /// [`phone_canonical`]) so that a restored value fingerprints like the tokenized one.
     pub fn fingerprint(&self, kind: &Kind, value: &str, canonical: Option<&str>) -> String {
+        self.fingerprint_in(kind, value, canonical, DEFAULT_REGIONS)
+    }
+
+    /// [`AuditKey::fingerprint`] with the regions phones in national form are read in (set
+    /// them to `detect.phone_regions` so restored phones fingerprint like tokenized ones).
+    pub fn fingerprint_in<R: AsRef<str>>(
+        &self,
+        kind: &Kind,
+        value: &str,
+        canonical: Option<&str>,
+        regions: &[R],
+    ) -> String {
         let phone;
         let canonical = match canonical {
             None if *kind == Kind::Phone => {
-                phone = phone_canonical(value, DEFAULT_REGIONS);
+                phone = phone_canonical(value, regions);
                 phone.as_deref()
             }
             c => c,
@@ -168,7 +180,7 @@ pub const DEFAULT_REGIONS: &[&str] = &["US", "GB", "DE", "FR", "IN", "BR", "CA",
 
 /// The E.164 form of a phone number: international form first, then national form in each of
 /// `regions` in order; `None` if it is not a valid number anywhere.
-pub fn phone_canonical(value: &str, regions: &[&str]) -> Option<String> {
+pub fn phone_canonical<R: AsRef<str>>(value: &str, regions: &[R]) -> Option<String> {
     use phonenumber::{Mode, country};
     let try_parse = |region: Option<country::Id>| {
         phonenumber::parse(region, value)
@@ -181,7 +193,7 @@ pub fn phone_canonical(value: &str, regions: &[&str]) -> Option<String> {
     }
     regions
         .iter()
-        .filter_map(|r| r.parse::<country::Id>().ok())
+        .filter_map(|r| r.as_ref().parse::<country::Id>().ok())
         .find_map(|r| try_parse(Some(r)))
 }
 

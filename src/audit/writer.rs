@@ -34,6 +34,8 @@ use super::{AuditConfig, AuditError, AuditKey, FsyncPolicy};
 #[derive(Debug)]
 pub struct AuditLog {
     key: AuditKey,
+    /// Regions for phones in national form without a canonical form (see [`AuditKey::fingerprint_in`]).
+    phone_regions: Vec<String>,
     inner: Mutex<Writer>,
 }
 
@@ -59,6 +61,9 @@ impl AuditLog {
     /// - no key (`MCP_VEIL_AUDIT_KEY` unset and no `key_file`): one warning and `Ok(None)`, or
     ///   an error if required;
     /// - a key that cannot be read, or a log that cannot be opened: always an error.
+    ///
+    /// Chain [`AuditLog::with_phone_regions`] with `detect.phone_regions` when those differ
+    /// from the defaults.
     pub fn from_config(config: &AuditConfig) -> Result<Option<AuditLog>, AuditError> {
         let Some(path) = &config.path else {
             if config.required {
@@ -131,6 +136,10 @@ impl AuditLog {
         };
         let log = AuditLog {
             key,
+            phone_regions: super::key::DEFAULT_REGIONS
+                .iter()
+                .map(|r| (*r).to_string())
+                .collect(),
             inner: Mutex::new(Writer {
                 path: path.to_path_buf(),
                 file,
@@ -168,6 +177,13 @@ impl AuditLog {
         Ok(log)
     }
 
+    /// Sets the regions phones in national form are read in when an item has no canonical
+    /// form (use `detect.phone_regions`; default: its default list).
+    pub fn with_phone_regions(mut self, regions: &[String]) -> AuditLog {
+        self.phone_regions = regions.to_vec();
+        self
+    }
+
     /// The key (for fingerprints computed elsewhere).
     pub fn key(&self) -> &AuditKey {
         &self.key
@@ -188,9 +204,14 @@ impl AuditLog {
                 BodyItem {
                     kind: i.kind.as_str(),
                     token: i.token.map(ToString::to_string),
-                    fp: i
-                        .value
-                        .map(|v| self.key.fingerprint(i.kind, v.expose(), i.canonical)),
+                    fp: i.value.map(|v| {
+                        self.key.fingerprint_in(
+                            i.kind,
+                            v.expose(),
+                            i.canonical,
+                            &self.phone_regions,
+                        )
+                    }),
                 }
             })
             .collect();
