@@ -69,6 +69,59 @@ pub(crate) enum Command {
     ///
     /// A token the session never minted is an error (exit 1), named in the message.
     Restore(RestoreArgs),
+    /// Data-flow rules and tool policy.
+    #[command(subcommand)]
+    Rules(RulesCommand),
+    /// The tamper-evident audit log.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+/// `mcp-veil rules ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum RulesCommand {
+    /// Validate configuration files and print each rule in normalised form (exit 1 if invalid).
+    Check {
+        /// Files to check.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// `mcp-veil audit ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuditCommand {
+    /// Verify the HMAC chain of a log (the current file and its rotated files, in any order);
+    /// exit 1 naming the first edited, deleted, inserted or reordered line.
+    Verify {
+        /// A file holding the audit key (default: the MCP_VEIL_AUDIT_KEY environment variable).
+        #[arg(long, value_name = "FILE")]
+        key_file: Option<PathBuf>,
+        /// Accept a chain that does not start at the first line ever written.
+        #[arg(long)]
+        allow_partial_start: bool,
+        /// Log files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// List every event that involved a value, matched by its keyed fingerprint (exit 1 if none).
+    Find {
+        /// The value to look for (an email address, a phone number, a name ...).
+        #[arg(long)]
+        value: String,
+        /// Its kind (EMAIL, PHONE ...); default: every kind found in the log.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Regions for phone numbers in national form (default: the detect defaults).
+        #[arg(long = "region", value_name = "REGION")]
+        regions: Vec<String>,
+        /// A file holding the audit key (default: the MCP_VEIL_AUDIT_KEY environment variable).
+        #[arg(long, value_name = "FILE")]
+        key_file: Option<PathBuf>,
+        /// Log files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
 }
 
 /// `mcp-veil detect`.

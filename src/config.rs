@@ -3,6 +3,9 @@
 //! ```yaml
 //! detect: ...   # which kinds, regions, name lists, custom kinds (see [`DetectConfig`])
 //! vault: ...    # backend, TTL, per-session cap (see [`VaultConfig`])
+//! flows: ...    # data-flow rules (see [`FlowsConfig`] and [`crate::policy`])
+//! tools: ...    # host-side tool policy (see [`ToolRuleConfig`])
+//! audit: ...    # audit log path, key file, rotation, fsync (see [`AuditConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -12,7 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
 
 /// The whole configuration.
@@ -23,6 +28,12 @@ pub struct Config {
     pub detect: DetectConfig,
     /// Vault settings.
     pub vault: VaultConfig,
+    /// Data-flow rules.
+    pub flows: FlowsConfig,
+    /// Host-side tool policy, first match wins.
+    pub tools: Vec<ToolRuleConfig>,
+    /// Audit log settings.
+    pub audit: AuditConfig,
 }
 
 /// The documented default configuration, embedded in the binary.
@@ -119,6 +130,27 @@ mod tests {
             msg.starts_with("x.yaml:2:3: unknown field `emial`"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn the_audit_key_cannot_live_in_the_yaml() {
+        let err = Config::parse("audit:\n  key: abcdef\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:2:"), "{err}");
+    }
+
+    #[test]
+    fn policy_and_audit_sections_parse() {
+        let c = Config::parse(
+            "flows:\n  default: deny\n  rules:\n    - name: r\n      to: a/b\n      action: keep\ntools:\n  - match: web/*\n    action: deny\naudit:\n  path: /tmp/a.jsonl\n  fsync: always\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap();
+        assert_eq!(c.flows.rules.len(), 1);
+        assert_eq!(c.tools.len(), 1);
+        assert_eq!(c.audit.fsync, crate::audit::FsyncPolicy::Always);
+        let d = Config::embedded_default();
+        assert!(d.audit.path.is_none() && !d.audit.required);
+        assert!(d.flows.rules.is_empty() && d.tools.is_empty());
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! and its front ends build on it. Logs never contain raw values: types that hold them wrap them
 //! in [`Sensitive`], whose `Debug` is redacted.
 
+pub mod audit;
 pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod eval;
+pub mod policy;
 pub mod sensitive;
 pub mod session_file;
 pub mod testdata;

@@ -1,11 +1,13 @@
 //! One module per subcommand, and what they share (input, output, format sniffing, the session
 //! file). [`run`] resolves the global options once and dispatches.
 
+mod audit;
 mod detect;
 mod format;
 mod io;
 mod redact;
 mod restore;
+mod rules;
 mod session;
 
 use std::sync::Arc;
@@ -30,6 +32,8 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Command::Detect(args) => detect::run(&settings, &args),
         Command::Redact(args) => redact::run(&settings, &args),
         Command::Restore(args) => restore::run(&settings, &args),
+        Command::Rules(command) => rules::run(command),
+        Command::Audit(command) => audit::run(command),
     }
 }
 

@@ -1,0 +1,402 @@
+//! The append-only writer: chaining, rotation, crash recovery, fsync.
+//!
+//! Each line is formatted in full and written with one `write_all` on a file opened for
+//! appending, so a crash leaves at worst a partial **last** line; every earlier line stays
+//! intact and verifies. A write that fails part way (disk full) is cut back off at once, and
+//! the chain does not advance, so the next successful line still links to the last good one.
+//!
+//! On open the writer reads the last complete line of the log (the current file, or the newest
+//! rotated file if the current one is missing or empty), checks its MAC with the key (a log
+//! written with another key is refused rather than continued) and continues its chain: the next
+//! `seq` and `prev`. If the file ends in a partial line (a crash mid-write), that partial line is
+//! **cut off** (the file is truncated to the end of the last complete line) and a `recovered`
+//! event recording `dropped_bytes` is appended first, so the loss is itself in the chained log.
+//! The partial bytes are never chained, so keeping them could only make verification fail.
+//!
+//! Rotation: before a line would take the current file past `max_file_bytes`, the file is
+//! fsynced and renamed to `<name>.<N>` (N = 1, 2, ... never reused, oldest lowest) and a new file
+//! started; the chain simply continues (`seq` and `prev` run on), so `audit verify` takes the
+//! whole set of files in any order and checks them as one chain.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::event::{Body, BodyItem, Event, EventKind, GENESIS, Parsed, Timestamp, split_mac};
+use super::{AuditConfig, AuditError, AuditKey, FsyncPolicy};
+
+/// The audit log: shared by every task of a process (`Arc` it), one line per [`Event`].
+///
+/// Writes are plain blocking file appends under a mutex (microseconds into the page cache);
+/// with `fsync: always` each call also waits for the disk, so prefer `interval` on busy proxies.
+#[derive(Debug)]
+pub struct AuditLog {
+    key: AuditKey,
+    /// Regions for phones in national form without a canonical form (see [`AuditKey::fingerprint_in`]).
+    phone_regions: Vec<String>,
+    inner: Mutex<Writer>,
+}
+
+#[derive(Debug)]
+struct Writer {
+    path: PathBuf,
+    file: File,
+    size: u64,
+    seq: u64,
+    prev: String,
+    next_rotation: u64,
+    max_bytes: u64,
+    fsync: FsyncPolicy,
+    interval: Duration,
+    last_sync: Instant,
+    dirty: bool,
+}
+
+impl AuditLog {
+    /// Opens the log described by `config` if it can, following `audit.required`:
+    ///
+    /// - no `path`: `Ok(None)` (audit off), or an error if required;
+    /// - no key (`MCP_VEIL_AUDIT_KEY` unset and no `key_file`): one warning and `Ok(None)`, or
+    ///   an error if required;
+    /// - a key that cannot be read, or a log that cannot be opened: always an error.
+    ///
+    /// Chain [`AuditLog::with_phone_regions`] with `detect.phone_regions` when those differ
+    /// from the defaults.
+    pub fn from_config(config: &AuditConfig) -> Result<Option<AuditLog>, AuditError> {
+        let Some(path) = &config.path else {
+            if config.required {
+                return Err(AuditError::NoPath);
+            }
+            return Ok(None);
+        };
+        let Some(key) = AuditKey::load(config.key_file.as_deref())? else {
+            if config.required {
+                return Err(AuditError::NoKey);
+            }
+            tracing::warn!(
+                "audit log disabled: no audit key (set {} or audit.key_file)",
+                super::KEY_ENV
+            );
+            return Ok(None);
+        };
+        AuditLog::open(path, key, config).map(Some)
+    }
+
+    /// Opens (or creates) the log at `path`, continuing its chain.
+    pub fn open(path: &Path, key: AuditKey, config: &AuditConfig) -> Result<AuditLog, AuditError> {
+        let io = |source| AuditError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let rotated = rotated_files(path).map_err(io)?;
+        let next_rotation = rotated.last().map_or(1, |(n, _)| n + 1);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let (good_len, last) = last_complete_line(&mut file, len).map_err(io)?;
+        let dropped = len - good_len;
+        if dropped > 0 {
+            file.set_len(good_len).map_err(io)?;
+        }
+        let last = match last {
+            Some(line) => Some((path.to_path_buf(), line)),
+            None => match rotated.last() {
+                Some((_, p)) => {
+                    let mut f = File::open(p).map_err(|source| AuditError::Io {
+                        path: p.clone(),
+                        source,
+                    })?;
+                    let len = f
+                        .metadata()
+                        .map_err(|source| AuditError::Io {
+                            path: p.clone(),
+                            source,
+                        })?
+                        .len();
+                    last_complete_line(&mut f, len)
+                        .map_err(|source| AuditError::Io {
+                            path: p.clone(),
+                            source,
+                        })?
+                        .1
+                        .map(|l| (p.clone(), l))
+                }
+                None => None,
+            },
+        };
+        let (seq, prev) = match last {
+            None => (0, GENESIS.to_string()),
+            Some((p, line)) => chain_tail(&key, &line).ok_or(AuditError::Corrupt { path: p })?,
+        };
+        let log = AuditLog {
+            key,
+            phone_regions: super::key::DEFAULT_REGIONS
+                .iter()
+                .map(|r| (*r).to_string())
+                .collect(),
+            inner: Mutex::new(Writer {
+                path: path.to_path_buf(),
+                file,
+                size: good_len,
+                seq,
+                prev,
+                next_rotation,
+                max_bytes: config.max_file_bytes,
+                fsync: config.fsync,
+                interval: Duration::from_millis(config.fsync_interval_ms),
+                last_sync: Instant::now(),
+                dirty: false,
+            }),
+        };
+        if dropped > 0 {
+            tracing::warn!(
+                dropped_bytes = dropped,
+                "audit log ended in a partial line (crash?); cut it off and recorded the loss"
+            );
+            log.write(
+                &Event {
+                    session: "",
+                    direction: super::Direction::Inbound,
+                    server: "",
+                    method: "",
+                    name: None,
+                    request_id: None,
+                    event: EventKind::Recovered,
+                    rule: None,
+                    items: &[],
+                },
+                Some(dropped),
+            )?;
+        }
+        Ok(log)
+    }
+
+    /// Sets the regions phones in national form are read in when an item has no canonical
+    /// form (use `detect.phone_regions`; default: its default list).
+    pub fn with_phone_regions(mut self, regions: &[String]) -> AuditLog {
+        self.phone_regions = regions.to_vec();
+        self
+    }
+
+    /// The key (for fingerprints computed elsewhere).
+    pub fn key(&self) -> &AuditKey {
+        &self.key
+    }
+
+    /// Appends one event. Values in `event.items` are fingerprinted, never written.
+    pub fn record(&self, event: &Event<'_>) -> Result<(), AuditError> {
+        self.write(event, None)
+    }
+
+    fn write(&self, event: &Event<'_>, dropped: Option<u64>) -> Result<(), AuditError> {
+        let mut kinds = std::collections::BTreeMap::new();
+        let items: Vec<BodyItem<'_>> = event
+            .items
+            .iter()
+            .map(|i| {
+                *kinds.entry(i.kind.as_str()).or_insert(0u32) += 1;
+                BodyItem {
+                    kind: i.kind.as_str(),
+                    token: i.token.map(ToString::to_string),
+                    fp: i.value.map(|v| {
+                        self.key.fingerprint_in(
+                            i.kind,
+                            v.expose(),
+                            i.canonical,
+                            &self.phone_regions,
+                        )
+                    }),
+                }
+            })
+            .collect();
+        let ts = Timestamp(SystemTime::now()).to_string();
+        let recovered = event.event == EventKind::Recovered;
+        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let body = Body {
+            v: 1,
+            seq: w.seq + 1,
+            ts: &ts,
+            session: (!recovered).then_some(event.session),
+            dir: (!recovered).then_some(event.direction),
+            server: (!recovered).then_some(event.server),
+            method: (!recovered).then_some(event.method),
+            name: event.name,
+            id: event.request_id,
+            event: event.event,
+            rule: event.rule,
+            kinds,
+            items,
+            dropped_bytes: dropped,
+            prev: &w.prev,
+        };
+        let mut line = serde_json::to_string(&body).map_err(AuditError::Encode)?;
+        line.pop(); // the closing brace: the MAC goes last
+        let mac = self.key.chain_mac(line.as_bytes());
+        line.push_str(super::event::MAC_SEP);
+        line.push_str(&mac);
+        line.push_str("\"}\n");
+        w.append(line.as_bytes())?;
+        w.seq += 1;
+        w.prev = mac;
+        Ok(())
+    }
+
+    /// Fsyncs the current file now (for example before a planned shutdown).
+    pub fn sync(&self) -> Result<(), AuditError> {
+        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        w.sync()
+    }
+}
+
+impl Writer {
+    fn io(&self, source: std::io::Error) -> AuditError {
+        AuditError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn append(&mut self, line: &[u8]) -> Result<(), AuditError> {
+        let len = line.len() as u64;
+        if self.max_bytes > 0 && self.size > 0 && self.size + len > self.max_bytes {
+            self.rotate()?;
+        }
+        if let Err(e) = self.file.write_all(line) {
+            // A short write (disk full) must not leave half a line for the next one to follow:
+            // cut the file back to its last complete line. The chain did not advance.
+            let _ = self.file.set_len(self.size);
+            return Err(self.io(e));
+        }
+        self.size += len;
+        self.dirty = true;
+        match self.fsync {
+            FsyncPolicy::Always => self.sync()?,
+            FsyncPolicy::Interval if self.last_sync.elapsed() >= self.interval => self.sync()?,
+            FsyncPolicy::Interval | FsyncPolicy::Never => {}
+        }
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), AuditError> {
+        if self.dirty {
+            self.file.sync_data().map_err(|e| self.io(e))?;
+            self.dirty = false;
+        }
+        self.last_sync = Instant::now();
+        Ok(())
+    }
+
+    fn rotate(&mut self) -> Result<(), AuditError> {
+        self.sync()?;
+        let target = numbered(&self.path, self.next_rotation);
+        std::fs::rename(&self.path, &target).map_err(|e| self.io(e))?;
+        self.next_rotation += 1;
+        self.file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| self.io(e))?;
+        self.size = 0;
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Ok(d) = File::open(dir)
+        {
+            // Make the rename durable; failure here loses nothing already written.
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        if self.dirty {
+            let _ = self.file.sync_data();
+        }
+    }
+}
+
+/// `path` with `.N` appended to its file name.
+pub(crate) fn numbered(path: &Path, n: u64) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{n}"));
+    path.with_file_name(name)
+}
+
+/// The rotated files of `path` (`<name>.<N>`), sorted by N.
+pub(crate) fn rotated_files(path: &Path) -> std::io::Result<Vec<(u64, PathBuf)>> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(base) = path.file_name().and_then(|n| n.to_str()) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        if let Some(n) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(base))
+            .and_then(|r| r.strip_prefix('.'))
+            .and_then(|r| r.parse::<u64>().ok())
+        {
+            out.push((n, entry.path()));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Finds the end of the last complete line and that line, reading backwards from `len`.
+/// Returns `(length up to and including the last '\n', last complete line)`.
+fn last_complete_line(file: &mut File, len: u64) -> std::io::Result<(u64, Option<String>)> {
+    let mut window: u64 = 64 * 1024;
+    loop {
+        let start = len.saturating_sub(window);
+        let mut buf = vec![0u8; (len - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut buf)?;
+        let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') else {
+            if start == 0 {
+                return Ok((0, None));
+            }
+            window *= 4;
+            continue;
+        };
+        let good_len = start + last_nl as u64 + 1;
+        match buf[..last_nl].iter().rposition(|&b| b == b'\n') {
+            Some(prev_nl) => {
+                let line = String::from_utf8_lossy(&buf[prev_nl + 1..last_nl]).into_owned();
+                return Ok((good_len, Some(line)));
+            }
+            None if start == 0 => {
+                let line = String::from_utf8_lossy(&buf[..last_nl]).into_owned();
+                return Ok((good_len, Some(line)));
+            }
+            None => window *= 4,
+        }
+    }
+}
+
+/// The `(seq, mac)` to continue from, if `line` is a valid line under `key`.
+fn chain_tail(key: &AuditKey, line: &str) -> Option<(u64, String)> {
+    let (body, mac) = split_mac(line)?;
+    if key.chain_mac(body.as_bytes()) != mac {
+        return None;
+    }
+    let parsed: Parsed = serde_json::from_str(&format!("{body}}}")).ok()?;
+    Some((parsed.seq, mac.to_string()))
+}

@@ -1,0 +1,92 @@
+//! `mcp-veil audit verify|find`: check the log's chain; find the events that involved a value.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use mcp_veil::Kind;
+use mcp_veil::audit::{self, AuditKey, VerifyError, VerifyOptions};
+
+use crate::cli::AuditCommand;
+use crate::exit::{Failure, usage};
+
+pub(super) fn run(command: AuditCommand) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match command {
+        AuditCommand::Verify {
+            key_file,
+            allow_partial_start,
+            files,
+        } => {
+            let key = load_key(key_file)?;
+            match audit::verify_files(
+                &key,
+                &files,
+                VerifyOptions {
+                    allow_partial_start,
+                },
+            ) {
+                Ok(r) => {
+                    writeln!(
+                        out,
+                        "ok: {} lines in {} file(s), seq {}..{}, head {}",
+                        r.lines,
+                        r.files.len(),
+                        r.first_seq,
+                        r.last_seq,
+                        r.last_mac
+                    )?;
+                    Ok(())
+                }
+                Err(e @ VerifyError::Tampered { .. }) => {
+                    Err(Failure::Runtime(anyhow::anyhow!("tampered: {e}")))
+                }
+                Err(e) => Err(usage(e)),
+            }
+        }
+        AuditCommand::Find {
+            value,
+            kind,
+            regions,
+            key_file,
+            files,
+        } => {
+            let key = load_key(key_file)?;
+            let kind = match kind {
+                Some(k) if Kind::is_valid_name(&k) => Some(Kind::from_name(&k)),
+                Some(k) => {
+                    return Err(usage(anyhow::anyhow!(
+                        "invalid kind `{k}`: expected a name like EMAIL or PHONE"
+                    )));
+                }
+                None => None,
+            };
+            let regions: Vec<&str> = if regions.is_empty() {
+                audit::key::DEFAULT_REGIONS.to_vec()
+            } else {
+                regions.iter().map(String::as_str).collect()
+            };
+            let hits = audit::find_value(&key, &files, &value, kind.as_ref(), &regions)?;
+            for h in &hits {
+                writeln!(out, "{}:{}: {}", h.file.display(), h.line, h.text)?;
+            }
+            if hits.is_empty() {
+                return Err(Failure::Runtime(anyhow::anyhow!(
+                    "no event in the log involves this value"
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn load_key(key_file: Option<PathBuf>) -> Result<AuditKey, Failure> {
+    if let Some(path) = key_file {
+        return AuditKey::from_file(&path).map_err(usage);
+    }
+    AuditKey::load(None).map_err(usage)?.ok_or_else(|| {
+        usage(anyhow::anyhow!(
+            "no audit key: set {} or pass --key-file",
+            audit::KEY_ENV
+        ))
+    })
+}
