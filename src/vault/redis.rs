@@ -1,0 +1,709 @@
+//! The Redis vault: session tables shared by several `mcp-veil serve` replicas.
+//!
+//! Any replica can mint and resolve tokens for any session, and all of them agree: one value has
+//! one token and one token one value, whichever replicas mint at the same moment. Redis never
+//! holds a raw value or a plain hash of one (see [`VaultKey`]).
+//!
+//! # Key layout
+//!
+//! Each session owns three hashes. The `{…}` hash tag keeps them on one cluster slot, so the
+//! scripts below may touch all three atomically (on Redis Cluster too):
+//!
+//! | key                   | field                      | value                                  |
+//! |-----------------------|----------------------------|----------------------------------------|
+//! | `veil:{session}:fp`   | fingerprint (32 raw bytes) | the token's number (`3`)               |
+//! | `veil:{session}:tok`  | token without brackets (`EMAIL_3`) | the sealed entry (below)       |
+//! | `veil:{session}:n`    | kind name (`EMAIL`)        | the last number minted for that kind   |
+//! |                       | `#key`                     | the key-check value of the vault key   |
+//!
+//! The fingerprint is `HMAC-SHA256` of kind and normal form ([`super::normalize`]) under a key
+//! derived from `MCP_VEIL_VAULT_KEY`. A sealed entry is `1 ‖ nonce(12) ‖ AES-256-GCM(created ms ‖
+//! origin length ‖ origin ‖ value) ‖ tag(16)`, with the session and token as associated data, so
+//! an entry moved to another token or session does not open. Session ids are used verbatim (Redis
+//! keys are binary-safe; the three suffixes end in different letters, so no two sessions' keys
+//! can collide).
+//!
+//! Every call on a session (mint, resolve) renews `EXPIRE ttl_seconds` on all three keys, so a
+//! session disappears `ttl_seconds` after its last use; [`VaultBackend::end_session`] deletes
+//! them at once. The per-session cap (`max_entries_per_session`) is checked inside the mint
+//! script against `HLEN veil:{session}:tok`.
+//!
+//! # Minting under concurrency
+//!
+//! One Lua script (`MINT`, sent with `EVALSHA`, reloaded automatically after `NOSCRIPT`) does
+//! the whole decision for a batch atomically. For each item (fingerprint, kind, wanted number,
+//! sealed entry) it:
+//!
+//! 1. returns the existing number if the fingerprint is known;
+//! 2. otherwise, if the wanted number is the kind's counter + 1 and the session is under its
+//!    cap, stores counter, fingerprint → number and token → entry, and returns the number;
+//! 3. otherwise returns minus the kind's current counter ("not minted, the counter is c").
+//!
+//! Because the entry's ciphertext is bound to its token, it can only be sealed once the number is
+//! known, so a batch with new values costs two round trips: a look-up (every item with wanted
+//! number 0, which mints nothing and reports the counters), then a commit of the unknown items
+//! numbered from the reported counters. If another replica minted into the same session in
+//! between, the script rejects the stale numbers (rule 3) and the client renumbers and retries
+//! from the fresh counters (bounded attempts, jittered). A batch whose values are all known costs
+//! one round trip. Redis runs scripts one at a time, so no two values can ever take one number
+//! and no value can get two: the bijection holds by construction, not by timing.
+//!
+//! # Failure and durability
+//!
+//! - **Fail closed.** Every public call has one deadline ([`RedisOptions::timeout`], 2 s by
+//!   default) covering connection, retries and replies; when Redis cannot be reached in time the
+//!   call returns [`VaultError::Unavailable`] (it never hangs and carries no values). Connection
+//!   errors inside the deadline are retried, so a short Redis restart is invisible.
+//! - **Recovery.** The connection is a [`ConnectionManager`], which reconnects by itself; once
+//!   Redis answers again calls succeed with no action needed. A script lost by a restart is
+//!   reloaded on `NOSCRIPT`.
+//! - **Acknowledged means written.** A token is returned only after the script that stored both
+//!   directions has run. Whether that write survives a Redis crash is Redis's persistence: use
+//!   `appendonly yes` with `appendfsync always` for no loss of acknowledged mappings
+//!   (`everysec` may lose the last second; RDB snapshots alone may lose minutes; asynchronous
+//!   replicas may lose the tail on failover). A session whose table is lost while the model still
+//!   holds its tokens loses its restores (unknown tokens) and restarts numbering at 1, so an old
+//!   token could then name a new value: run Redis with AOF.
+//! - **Wrong key.** A replica started with another `MCP_VEIL_VAULT_KEY` gets
+//!   [`VaultError::Corrupt`] on mint (the session's `#key` check value differs) and on resolve
+//!   (the entry fails authentication); it never mints duplicate tokens.
+//!
+//! Retrying a mint is safe: a commit that ran but whose reply was lost is seen as "known" on the
+//! retry.
+
+use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::future::Future;
+use std::hash::BuildHasher;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::{Client, ErrorKind, RedisError, RedisResult, Script, ServerErrorKind};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use tokio::sync::OnceCell;
+use tokio::time::Instant;
+
+use super::key::{Fingerprint, VaultKey};
+use super::{Entry, MintRequest, SessionId, VaultBackend, VaultConfig, VaultError, normalize};
+use crate::detect::Kind;
+use crate::token::Token;
+
+/// The mint script; see the module docs for its rules.
+const MINT_LUA: &str = r#"
+-- KEYS: fp, tok, n. ARGV: ttl, cap, key check, then per item: fingerprint, kind, wanted n
+-- (0 = look up only), sealed entry. Returns one integer per item: n > 0 is the item's token,
+-- -c (or 0) means not minted and the kind's counter is c.
+local ttl, cap, check = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local function touch()
+  for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
+end
+local stored = redis.call('HGET', KEYS[3], '#key')
+if stored and stored ~= check then
+  touch()
+  return redis.error_reply('VEILKEY session was written with another vault key')
+end
+local out, size = {}, nil
+for i = 4, #ARGV, 4 do
+  local fp, kind, want = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local n = redis.call('HGET', KEYS[1], fp)
+  if n then
+    out[#out + 1] = tonumber(n)
+  else
+    local last = tonumber(redis.call('HGET', KEYS[3], kind) or '0')
+    if want ~= last + 1 then
+      out[#out + 1] = -last
+    else
+      size = size or redis.call('HLEN', KEYS[2])
+      if size >= cap then
+        touch()
+        return redis.error_reply('VEILFULL session is full')
+      end
+      if not stored then
+        redis.call('HSET', KEYS[3], '#key', check)
+        stored = check
+      end
+      redis.call('HSET', KEYS[3], kind, want)
+      redis.call('HSET', KEYS[1], fp, want)
+      redis.call('HSET', KEYS[2], kind .. '_' .. want, ARGV[i + 3])
+      size = size + 1
+      out[#out + 1] = want
+    end
+  end
+end
+touch()
+return out
+"#;
+
+/// The resolve script: the sealed entries of the given tokens, renewing the session's TTL.
+const RESOLVE_LUA: &str = r#"
+-- KEYS: fp, tok, n. ARGV: ttl, then token fields (EMAIL_3). Returns one entry or nil per field.
+local out = {}
+for i = 2, #ARGV do
+  out[#out + 1] = redis.call('HGET', KEYS[2], ARGV[i])
+end
+for k = 1, 3 do redis.call('EXPIRE', KEYS[k], tonumber(ARGV[1])) end
+return out
+"#;
+
+/// Pause between retries of a call that failed on a connection error.
+const RETRY_PAUSE: Duration = Duration::from_millis(50);
+
+/// Time limits and retry bounds of the Redis vault.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RedisOptions {
+    /// The most one public call (mint, resolve, end) may take, retries included.
+    pub timeout: Duration,
+    /// The most one connection attempt may take.
+    pub connect_timeout: Duration,
+    /// The most commit attempts one mint makes while other replicas keep taking its numbers.
+    pub max_mint_attempts: u32,
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        RedisOptions {
+            timeout: Duration::from_secs(2),
+            connect_timeout: Duration::from_millis(500),
+            max_mint_attempts: 64,
+        }
+    }
+}
+
+impl RedisOptions {
+    /// Sets the per-call deadline.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the connection attempt limit.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+}
+
+/// The Redis backend. Share it behind an `Arc`; it holds one multiplexed, self-reconnecting
+/// connection, opened on first use.
+pub struct RedisVault {
+    client: Client,
+    manager: OnceCell<ConnectionManager>,
+    key: VaultKey,
+    ttl_seconds: u64,
+    cap: usize,
+    options: RedisOptions,
+    mint_script: Script,
+    resolve_script: Script,
+}
+
+impl RedisVault {
+    /// A vault on the Redis at `url` (`redis://host:port/db`). Does not connect yet (a replica
+    /// may start before Redis); see [`RedisVault::check`].
+    pub fn new(
+        url: &str,
+        key: VaultKey,
+        ttl: Duration,
+        cap: usize,
+    ) -> Result<RedisVault, VaultError> {
+        // The URL may carry a password: errors never repeat it.
+        let client = Client::open(url).map_err(|e| {
+            VaultError::Config(format!(
+                "vault.url is not a usable Redis URL (expected redis://host:port/db): {}",
+                e.category()
+            ))
+        })?;
+        let ttl_seconds = ttl.as_secs();
+        if ttl_seconds == 0 {
+            return Err(VaultError::Config(
+                "vault.ttl_seconds must be at least 1 for the redis backend".into(),
+            ));
+        }
+        Ok(RedisVault {
+            client,
+            manager: OnceCell::new(),
+            key,
+            ttl_seconds,
+            cap,
+            options: RedisOptions::default(),
+            mint_script: Script::new(MINT_LUA),
+            resolve_script: Script::new(RESOLVE_LUA),
+        })
+    }
+
+    /// The vault the `vault:` section describes, with its key from `MCP_VEIL_VAULT_KEY`.
+    pub fn from_config(config: &VaultConfig) -> Result<RedisVault, VaultError> {
+        let url = config.url.as_deref().ok_or_else(|| {
+            VaultError::Config("vault.backend is redis but vault.url is not set".into())
+        })?;
+        let key = VaultKey::from_env()?;
+        RedisVault::new(
+            url,
+            key,
+            Duration::from_secs(config.ttl_seconds),
+            config.max_entries_per_session,
+        )
+    }
+
+    /// Replaces the time limits.
+    pub fn with_options(mut self, options: RedisOptions) -> RedisVault {
+        self.options = options;
+        self
+    }
+
+    /// Checks that Redis answers (`PING`) within the deadline; for start-up and health probes.
+    pub async fn check(&self) -> Result<(), VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let _: String = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::cmd("PING").query_async(&mut conn).await
+            })
+            .await
+            .map_err(|e| self.map_error(e, None))?;
+        Ok(())
+    }
+
+    async fn connection(&self) -> Result<ConnectionManager, VaultError> {
+        self.manager
+            .get_or_try_init(|| async {
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(self.options.connect_timeout))
+                    .set_response_timeout(Some(self.options.timeout))
+                    .set_number_of_retries(1)
+                    .set_min_delay(Duration::from_millis(20))
+                    .set_max_delay(Duration::from_millis(200));
+                ConnectionManager::new_lazy_with_config(self.client.clone(), config)
+                    .map_err(|e| VaultError::Unavailable(format!("redis: {e}")))
+            })
+            .await
+            .cloned()
+    }
+
+    /// Runs `op` until it succeeds, fails for a reason other than the connection, or the
+    /// deadline passes.
+    async fn with_retry<T, F, Fut>(&self, deadline: Instant, mut op: F) -> Result<T, Failure>
+    where
+        F: FnMut(ConnectionManager) -> Fut,
+        Fut: Future<Output = RedisResult<T>>,
+    {
+        let conn = match tokio::time::timeout_at(deadline, self.connection()).await {
+            Ok(conn) => conn.map_err(Failure::Vault)?,
+            Err(_) => return Err(Failure::Deadline(None)),
+        };
+        loop {
+            match tokio::time::timeout_at(deadline, op(conn.clone())).await {
+                Err(_) => return Err(Failure::Deadline(None)),
+                Ok(Ok(value)) => return Ok(value),
+                Ok(Err(e)) if is_transient(&e) => {
+                    if Instant::now() + RETRY_PAUSE >= deadline {
+                        return Err(Failure::Deadline(Some(e)));
+                    }
+                    tracing::debug!(error = %e, "redis vault: retrying after a connection error");
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+                Ok(Err(e)) => return Err(Failure::Redis(e)),
+            }
+        }
+    }
+
+    fn map_error(&self, failure: Failure, session: Option<&SessionId>) -> VaultError {
+        match failure {
+            Failure::Vault(e) => e,
+            Failure::Deadline(last) => VaultError::Unavailable(match last {
+                Some(e) => format!(
+                    "redis did not answer within {:?} (last error: {e})",
+                    self.options.timeout
+                ),
+                None => format!("redis did not answer within {:?}", self.options.timeout),
+            }),
+            Failure::Redis(e) => match (e.code(), session) {
+                (Some("VEILFULL"), Some(session)) => VaultError::SessionFull {
+                    session: session.clone(),
+                    cap: self.cap,
+                },
+                (Some("VEILKEY"), Some(session)) => VaultError::Corrupt(format!(
+                    "session {session} was written with another {}",
+                    super::key::KEY_ENV
+                )),
+                _ => VaultError::Unavailable(format!("redis: {e}")),
+            },
+        }
+    }
+
+    async fn mint_batch(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        requests: &[MintRequest<'_>],
+    ) -> Result<Vec<Token>, VaultError> {
+        if requests.is_empty() {
+            return Ok(Vec::new());
+        }
+        let deadline = Instant::now() + self.options.timeout;
+        let keys = SessionKeys::new(session);
+
+        // One item per distinct value; `slots[i]` is the item of request i.
+        let mut items: Vec<Item<'_>> = Vec::with_capacity(requests.len());
+        let mut by_fp: HashMap<Fingerprint, usize> = HashMap::with_capacity(requests.len());
+        let mut slots = Vec::with_capacity(requests.len());
+        for req in requests {
+            let fp = self
+                .key
+                .fingerprint(req.kind, &normalize(req.kind, req.value, req.canonical));
+            let next = items.len();
+            let at = *by_fp.entry(fp).or_insert(next);
+            if at == next {
+                items.push(Item {
+                    fp,
+                    kind: req.kind,
+                    value: req.value,
+                    n: None,
+                });
+            }
+            slots.push(at);
+        }
+
+        // Round 1 looks every item up; later rounds commit the unknown ones.
+        let mut pending: Vec<usize> = (0..items.len()).collect();
+        let mut commits: Vec<(u32, Vec<u8>)> = Vec::new();
+        let mut attempt = 0;
+        loop {
+            let reply = self
+                .run_mint(&keys, &items, &pending, &commits, deadline)
+                .await
+                .map_err(|f| self.map_error(f, Some(session)))?;
+            if reply.len() != pending.len() {
+                return Err(VaultError::Corrupt(format!(
+                    "redis answered {} results for {} values",
+                    reply.len(),
+                    pending.len()
+                )));
+            }
+            // The kind counters as the script left them (see the module docs).
+            let mut counters: HashMap<&Kind, u32> = HashMap::new();
+            let mut unknown = Vec::new();
+            for (&i, &r) in pending.iter().zip(&reply) {
+                let n = u32::try_from(r.unsigned_abs()).map_err(|_| {
+                    VaultError::Corrupt(format!("redis answered an out-of-range number {r}"))
+                })?;
+                if r > 0 {
+                    items[i].n = Some(n);
+                } else {
+                    unknown.push(i);
+                }
+                let c = counters.entry(items[i].kind).or_insert(0);
+                *c = (*c).max(n);
+            }
+            if unknown.is_empty() {
+                break;
+            }
+            attempt += 1;
+            if attempt > self.options.max_mint_attempts {
+                return Err(VaultError::Unavailable(format!(
+                    "could not mint into session {session} after {} attempts: other replicas \
+                     kept taking the numbers",
+                    self.options.max_mint_attempts
+                )));
+            }
+            if attempt > 2 {
+                // Several replicas are racing on this session: spread them out.
+                let jitter = RandomState::new().hash_one(attempt) % (u64::from(attempt) * 2);
+                tokio::time::sleep(Duration::from_millis(jitter)).await;
+            }
+            commits.clear();
+            let now = SystemTime::now();
+            for &i in &unknown {
+                let item = &items[i];
+                let c = counters
+                    .get_mut(item.kind)
+                    .expect("every pending kind has a counter");
+                *c = c.checked_add(1).ok_or_else(|| {
+                    VaultError::Corrupt(format!("kind {} ran out of numbers", item.kind.as_str()))
+                })?;
+                let field = token_field(item.kind, *c);
+                let sealed = self.key.seal(session, &field, origin, now, item.value)?;
+                commits.push((*c, sealed));
+            }
+            pending = unknown;
+        }
+        Ok(slots
+            .into_iter()
+            .map(|i| {
+                Token::new(
+                    items[i].kind.clone(),
+                    items[i].n.expect("every item resolved"),
+                )
+            })
+            .collect())
+    }
+
+    /// One call of the mint script for `pending` items; with `commits` empty it only looks up.
+    async fn run_mint(
+        &self,
+        keys: &SessionKeys,
+        items: &[Item<'_>],
+        pending: &[usize],
+        commits: &[(u32, Vec<u8>)],
+        deadline: Instant,
+    ) -> Result<Vec<i64>, Failure> {
+        let mut inv = self.mint_script.prepare_invoke();
+        inv.key(&keys.fp[..])
+            .key(&keys.tok[..])
+            .key(&keys.n[..])
+            .arg(self.ttl_seconds)
+            .arg(self.cap)
+            .arg(self.key.check_value());
+        for (at, &i) in pending.iter().enumerate() {
+            let (want, sealed) = match commits.get(at) {
+                Some((want, sealed)) => (*want, &sealed[..]),
+                None => (0, &[][..]),
+            };
+            inv.arg(&items[i].fp[..])
+                .arg(items[i].kind.as_str())
+                .arg(want)
+                .arg(sealed);
+        }
+        let inv = &inv;
+        self.with_retry(deadline, |mut conn| async move {
+            inv.invoke_async(&mut conn).await
+        })
+        .await
+    }
+
+    async fn resolve_batch(
+        &self,
+        session: &SessionId,
+        tokens: &[Token],
+    ) -> Result<Vec<Option<Entry>>, VaultError> {
+        if tokens.is_empty() {
+            return Ok(Vec::new());
+        }
+        let deadline = Instant::now() + self.options.timeout;
+        let keys = SessionKeys::new(session);
+        let fields: Vec<String> = tokens.iter().map(|t| token_field(&t.kind, t.n)).collect();
+        let mut inv = self.resolve_script.prepare_invoke();
+        inv.key(&keys.fp[..])
+            .key(&keys.tok[..])
+            .key(&keys.n[..])
+            .arg(self.ttl_seconds);
+        for field in &fields {
+            inv.arg(field.as_str());
+        }
+        let inv = &inv;
+        let reply: Vec<Option<Vec<u8>>> = self
+            .with_retry(deadline, |mut conn| async move {
+                inv.invoke_async(&mut conn).await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        if reply.len() != tokens.len() {
+            return Err(VaultError::Corrupt(format!(
+                "redis answered {} entries for {} tokens",
+                reply.len(),
+                tokens.len()
+            )));
+        }
+        let mut origins: HashMap<String, Arc<str>> = HashMap::new();
+        tokens
+            .iter()
+            .zip(&fields)
+            .zip(reply)
+            .map(|((token, field), sealed)| {
+                let Some(sealed) = sealed else {
+                    return Ok(None);
+                };
+                let opened = self.key.open(session, field, &sealed)?;
+                let origin = origins
+                    .entry(opened.origin)
+                    .or_insert_with_key(|o| Arc::from(o.as_str()))
+                    .clone();
+                Ok(Some(Entry {
+                    token: token.clone(),
+                    value: opened.value,
+                    origin,
+                    created: opened.created,
+                }))
+            })
+            .collect()
+    }
+
+    async fn end(&self, session: &SessionId) -> Result<(), VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let keys = &SessionKeys::new(session);
+        let _: i64 = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::cmd("DEL")
+                    .arg(&keys.fp[..])
+                    .arg(&keys.tok[..])
+                    .arg(&keys.n[..])
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        Ok(())
+    }
+}
+
+impl fmt::Debug for RedisVault {
+    /// Shows limits only: the URL may hold a password and the key is secret.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisVault")
+            .field("ttl_seconds", &self.ttl_seconds)
+            .field("cap", &self.cap)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl VaultBackend for RedisVault {
+    fn mint<'a>(
+        &'a self,
+        session: &'a SessionId,
+        origin: &'a str,
+        requests: &'a [MintRequest<'a>],
+    ) -> BoxFuture<'a, Result<Vec<Token>, VaultError>> {
+        self.mint_batch(session, origin, requests).boxed()
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        session: &'a SessionId,
+        tokens: &'a [Token],
+    ) -> BoxFuture<'a, Result<Vec<Option<Entry>>, VaultError>> {
+        self.resolve_batch(session, tokens).boxed()
+    }
+
+    fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>> {
+        self.end(session).boxed()
+    }
+}
+
+/// Why a Redis call failed, before it becomes a [`VaultError`].
+enum Failure {
+    /// No answer before the deadline; the last connection error, if any.
+    Deadline(Option<RedisError>),
+    /// Redis answered with an error.
+    Redis(RedisError),
+    /// Failed before reaching Redis.
+    Vault(VaultError),
+}
+
+/// One distinct value of a mint batch.
+struct Item<'r> {
+    fp: Fingerprint,
+    kind: &'r Kind,
+    /// The surface form of its first request (the one restored).
+    value: &'r str,
+    n: Option<u32>,
+}
+
+/// The three keys of one session.
+struct SessionKeys {
+    fp: Vec<u8>,
+    tok: Vec<u8>,
+    n: Vec<u8>,
+}
+
+impl SessionKeys {
+    fn new(session: &SessionId) -> SessionKeys {
+        let key = |suffix: &str| format!("veil:{{{}}}:{suffix}", session.as_str()).into_bytes();
+        SessionKeys {
+            fp: key("fp"),
+            tok: key("tok"),
+            n: key("n"),
+        }
+    }
+}
+
+/// A token as a hash field: `EMAIL_3`.
+fn token_field(kind: &Kind, n: u32) -> String {
+    format!("{}_{n}", kind.as_str())
+}
+
+/// Errors that mean "Redis could not be reached right now"; retried within the deadline.
+fn is_transient(e: &RedisError) -> bool {
+    e.is_io_error()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_timeout()
+        || matches!(
+            e.kind(),
+            ErrorKind::Server(
+                ServerErrorKind::BusyLoading
+                    | ServerErrorKind::TryAgain
+                    | ServerErrorKind::MasterDown
+            )
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> VaultKey {
+        VaultKey::from_bytes(&[9; 32])
+    }
+
+    #[test]
+    fn session_keys_share_a_hash_tag() {
+        let k = SessionKeys::new(&SessionId::new("abc"));
+        assert_eq!(k.fp, b"veil:{abc}:fp");
+        assert_eq!(k.tok, b"veil:{abc}:tok");
+        assert_eq!(k.n, b"veil:{abc}:n");
+    }
+
+    #[test]
+    fn bad_urls_are_config_errors_without_the_url() {
+        let err =
+            RedisVault::new("http://user:hunter2@x", key(), Duration::from_secs(9), 5).unwrap_err();
+        assert!(matches!(err, VaultError::Config(_)), "{err}");
+        assert!(!err.to_string().contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn zero_ttl_is_rejected() {
+        let err = RedisVault::new("redis://127.0.0.1:1/0", key(), Duration::ZERO, 5).unwrap_err();
+        assert!(err.to_string().contains("ttl_seconds"), "{err}");
+    }
+
+    #[test]
+    fn debug_shows_no_url_or_key() {
+        let v = RedisVault::new(
+            "redis://:hunter2@127.0.0.1:1/0",
+            key(),
+            Duration::from_secs(9),
+            5,
+        )
+        .unwrap();
+        let shown = format!("{v:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("ttl_seconds: 9"), "{shown}");
+    }
+
+    #[tokio::test]
+    async fn unreachable_redis_fails_closed_within_the_deadline() {
+        // Port 1 on loopback: nothing listens, connections are refused at once.
+        let v = RedisVault::new("redis://127.0.0.1:1/0", key(), Duration::from_secs(9), 5)
+            .unwrap()
+            .with_options(RedisOptions::default().timeout(Duration::from_millis(300)));
+        let started = std::time::Instant::now();
+        let kind = Kind::Email;
+        let req = [MintRequest {
+            kind: &kind,
+            value: "ann@x.io",
+            canonical: None,
+        }];
+        let err = v.mint(&SessionId::new("s"), "o", &req).await.unwrap_err();
+        assert!(matches!(err, VaultError::Unavailable(_)), "{err}");
+        assert!(!err.to_string().contains("ann"), "{err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
