@@ -113,7 +113,10 @@ async fn main() {
     let warm = SessionId::random();
     for _ in 0..50 {
         let v = fresh(5);
-        vault.mint(&warm, "bench", &requests(&email, &v)).await.unwrap();
+        vault
+            .mint(&warm, "bench", &requests(&email, &v))
+            .await
+            .unwrap();
     }
 
     println!("redis vault batch latency ({url})");
@@ -145,7 +148,10 @@ async fn main() {
                 let mut mixed = values[..size / 2].to_vec();
                 mixed.extend(fresh(size - size / 2));
                 let t = Instant::now();
-                vault.mint(&session, "bench", &requests(&email, &mixed)).await.unwrap();
+                vault
+                    .mint(&session, "bench", &requests(&email, &mixed))
+                    .await
+                    .unwrap();
                 mixed_times.push(t.elapsed());
             }
         }

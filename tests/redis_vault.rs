@@ -648,3 +648,35 @@ fn key_from_env_child() {
         .unwrap();
     eprintln!("CHILD MINTED {}", t[0]);
 }
+
+#[tokio::test]
+async fn the_redis_password_comes_from_outside_the_config() {
+    let server = RedisServer::start_with(&["--requirepass", "s3cret-pw"]);
+    let mut config = VaultConfig {
+        backend: BackendKind::Redis,
+        url: Some(server.url()),
+        ttl_seconds: 60,
+        max_entries_per_session: 10,
+    };
+    let key = || VaultKey::from_hex(KEY_A).unwrap();
+    let e = Kind::Email;
+    let s = SessionId::new("pw");
+
+    let good = RedisVault::from_parts(&config, key(), Some("s3cret-pw")).unwrap();
+    good.check().await.unwrap();
+    let t = good.mint(&s, "o", &[req(&e, "a@x.io")]).await.unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_1]"]);
+
+    let bad = RedisVault::from_parts(&config, key(), Some("wrong"))
+        .unwrap()
+        .with_options(RedisOptions::default().timeout(Duration::from_millis(500)));
+    let err = bad.mint(&s, "o", &[req(&e, "a@x.io")]).await.unwrap_err();
+    assert!(matches!(err, VaultError::Unavailable(_)), "{err}");
+    assert!(!err.to_string().contains("wrong"), "{err}");
+
+    config.url = Some(server.url().replace("redis://", "redis://:s3cret-pw@"));
+    let err = RedisVault::from_parts(&config, key(), None).unwrap_err();
+    assert!(matches!(err, VaultError::Config(_)), "{err}");
+    assert!(err.to_string().contains(vault::REDIS_PASSWORD_ENV), "{err}");
+    assert!(!err.to_string().contains("s3cret"), "{err}");
+}

@@ -25,7 +25,7 @@ use serde::Deserialize;
 
 pub use self::key::{KEY_ENV, VaultKey};
 pub use self::memory::MemoryVault;
-pub use self::redis::{RedisOptions, RedisVault};
+pub use self::redis::{REDIS_PASSWORD_ENV, RedisOptions, RedisVault};
 
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;

@@ -80,11 +80,15 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use ::redis::{Client, ErrorKind, RedisError, RedisResult, Script, ServerErrorKind};
+use ::redis::{
+    Client, ConnectionInfo, ErrorKind, IntoConnectionInfo, RedisError, RedisResult, Script,
+    ServerErrorKind,
+};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio::sync::OnceCell;
 use tokio::time::Instant;
+use zeroize::Zeroizing;
 
 use super::key::{Fingerprint, VaultKey};
 use super::{Entry, MintRequest, SessionId, VaultBackend, VaultConfig, VaultError, normalize};
@@ -148,6 +152,9 @@ for k = 1, 3 do redis.call('EXPIRE', KEYS[k], tonumber(ARGV[1])) end
 return out
 "#;
 
+/// The environment variable that holds the Redis password, when Redis requires one.
+pub const REDIS_PASSWORD_ENV: &str = "MCP_VEIL_REDIS_PASSWORD";
+
 /// Pause between retries of a call that failed on a connection error.
 const RETRY_PAUSE: Duration = Duration::from_millis(50);
 
@@ -201,27 +208,76 @@ pub struct RedisVault {
 }
 
 impl RedisVault {
-    /// A vault on the Redis at `url` (`redis://host:port/db`). Does not connect yet (a replica
-    /// may start before Redis); see [`RedisVault::check`].
+    /// A vault on the Redis at `url` (`redis://[user:password@]host:port/db`). Does not connect
+    /// yet (a replica may start before Redis); see [`RedisVault::check`].
     pub fn new(
         url: &str,
         key: VaultKey,
         ttl: Duration,
         cap: usize,
     ) -> Result<RedisVault, VaultError> {
-        // The URL may carry a password: errors never repeat it.
-        let client = Client::open(url).map_err(|e| {
-            VaultError::Config(format!(
-                "vault.url is not a usable Redis URL (expected redis://host:port/db): {}",
-                e.category()
-            ))
-        })?;
+        RedisVault::build(parse_url(url)?, key, ttl, cap)
+    }
+
+    /// The vault the `vault:` section describes, with its key from `MCP_VEIL_VAULT_KEY` and the
+    /// Redis password, if any, from [`REDIS_PASSWORD_ENV`].
+    pub fn from_config(config: &VaultConfig) -> Result<RedisVault, VaultError> {
+        require_url(config)?;
+        let key = VaultKey::from_env()?;
+        let password = match std::env::var(REDIS_PASSWORD_ENV) {
+            Ok(p) => Some(Zeroizing::new(p)),
+            Err(std::env::VarError::NotPresent) => None,
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(VaultError::Config(format!(
+                    "{REDIS_PASSWORD_ENV} is not valid text"
+                )));
+            }
+        };
+        RedisVault::from_parts(config, key, password.as_deref().map(String::as_str))
+    }
+
+    /// [`RedisVault::from_config`] with the key and password given rather than read from the
+    /// environment. Secrets never come from the YAML: a `vault.url` that carries a password is
+    /// an error.
+    pub fn from_parts(
+        config: &VaultConfig,
+        key: VaultKey,
+        password: Option<&str>,
+    ) -> Result<RedisVault, VaultError> {
+        let mut info = parse_url(require_url(config)?)?;
+        if info.redis_settings().password().is_some() {
+            return Err(VaultError::Config(format!(
+                "vault.url must not contain a password (secrets stay out of the configuration \
+                 file); set {REDIS_PASSWORD_ENV} instead"
+            )));
+        }
+        if let Some(password) = password {
+            let settings = info.redis_settings().clone().set_password(password);
+            info = info.set_redis_settings(settings);
+        }
+        RedisVault::build(
+            info,
+            key,
+            Duration::from_secs(config.ttl_seconds),
+            config.max_entries_per_session,
+        )
+    }
+
+    fn build(
+        info: ConnectionInfo,
+        key: VaultKey,
+        ttl: Duration,
+        cap: usize,
+    ) -> Result<RedisVault, VaultError> {
         let ttl_seconds = ttl.as_secs();
         if ttl_seconds == 0 {
             return Err(VaultError::Config(
                 "vault.ttl_seconds must be at least 1 for the redis backend".into(),
             ));
         }
+        let client = Client::open(info).map_err(|e| {
+            VaultError::Config(format!("vault.url is not usable: {}", e.category()))
+        })?;
         Ok(RedisVault {
             client,
             manager: OnceCell::new(),
@@ -232,20 +288,6 @@ impl RedisVault {
             mint_script: Script::new(MINT_LUA),
             resolve_script: Script::new(RESOLVE_LUA),
         })
-    }
-
-    /// The vault the `vault:` section describes, with its key from `MCP_VEIL_VAULT_KEY`.
-    pub fn from_config(config: &VaultConfig) -> Result<RedisVault, VaultError> {
-        let url = config.url.as_deref().ok_or_else(|| {
-            VaultError::Config("vault.backend is redis but vault.url is not set".into())
-        })?;
-        let key = VaultKey::from_env()?;
-        RedisVault::new(
-            url,
-            key,
-            Duration::from_secs(config.ttl_seconds),
-            config.max_entries_per_session,
-        )
     }
 
     /// Replaces the time limits.
@@ -617,6 +659,23 @@ impl SessionKeys {
             n: key("n"),
         }
     }
+}
+
+fn require_url(config: &VaultConfig) -> Result<&str, VaultError> {
+    config
+        .url
+        .as_deref()
+        .ok_or_else(|| VaultError::Config("vault.backend is redis but vault.url is not set".into()))
+}
+
+/// Parses a Redis URL. The URL may carry a password: errors never repeat it.
+fn parse_url(url: &str) -> Result<ConnectionInfo, VaultError> {
+    url.into_connection_info().map_err(|e| {
+        VaultError::Config(format!(
+            "vault.url is not a usable Redis URL (expected redis://host:port/db): {}",
+            e.category()
+        ))
+    })
 }
 
 /// A token as a hash field: `EMAIL_3`.

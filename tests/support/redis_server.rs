@@ -13,34 +13,36 @@ pub(crate) struct RedisServer {
     child: Option<Child>,
     port: u16,
     dir: tempfile::TempDir,
-    persistent: bool,
+    extra: Vec<String>,
 }
 
 impl RedisServer {
     /// A server that keeps nothing on disk (`--save '' --appendonly no`).
     pub(crate) fn start() -> RedisServer {
-        RedisServer::launch(false)
+        RedisServer::start_with(&[])
     }
 
     /// A server with an append-only file fsynced on every write, so data survives
     /// [`RedisServer::stop`] + [`RedisServer::restart`] (the directory is kept).
     #[allow(dead_code)]
     pub(crate) fn start_persistent() -> RedisServer {
-        RedisServer::launch(true)
+        RedisServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"])
     }
 
-    fn launch(persistent: bool) -> RedisServer {
+    /// A server with extra configuration arguments (they override the defaults).
+    pub(crate) fn start_with(extra: &[&str]) -> RedisServer {
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         let dir = tempfile::tempdir().expect("temp dir for redis-server");
         let mut last = String::new();
         for _ in 0..5 {
             let port = free_port();
-            match spawn(port, dir.path(), persistent) {
+            match spawn(port, dir.path(), &extra) {
                 Ok(child) => {
                     return RedisServer {
                         child: Some(child),
                         port,
                         dir,
-                        persistent,
+                        extra,
                     };
                 }
                 Err(e) => last = e,
@@ -64,8 +66,7 @@ impl RedisServer {
     #[allow(dead_code)]
     pub(crate) fn restart(&mut self) {
         self.kill();
-        let child =
-            spawn(self.port, self.dir.path(), self.persistent).expect("redis-server restarts");
+        let child = spawn(self.port, self.dir.path(), &self.extra).expect("redis-server restarts");
         self.child = Some(child);
     }
 
@@ -84,7 +85,7 @@ impl Drop for RedisServer {
 }
 
 /// Starts `redis-server` on `port` with its files in `dir` and waits until it answers.
-fn spawn(port: u16, dir: &Path, persistent: bool) -> Result<Child, String> {
+fn spawn(port: u16, dir: &Path, extra: &[String]) -> Result<Child, String> {
     let mut cmd = Command::new("redis-server");
     cmd.arg("--port")
         .arg(port.to_string())
@@ -97,12 +98,9 @@ fn spawn(port: u16, dir: &Path, persistent: bool) -> Result<Child, String> {
         .arg("--logfile")
         .arg(dir.join("redis.log"))
         .arg("--daemonize")
-        .arg("no");
-    if persistent {
-        cmd.args(["--appendonly", "yes", "--appendfsync", "always"]);
-    } else {
-        cmd.args(["--appendonly", "no"]);
-    }
+        .arg("no")
+        .args(["--appendonly", "no"])
+        .args(extra);
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -134,6 +132,7 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
+/// True once the server answers; an authentication error also counts as up.
 fn ping(port: u16) -> bool {
     let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
         return false;
@@ -142,5 +141,5 @@ fn ping(port: u16) -> bool {
     let mut buf = [0u8; 16];
     s.write_all(b"PING\r\n").is_ok()
         && s.read(&mut buf)
-            .is_ok_and(|n| buf[..n].starts_with(b"+PONG"))
+            .is_ok_and(|n| buf[..n].starts_with(b"+PONG") || buf[..n].starts_with(b"-NOAUTH"))
 }
