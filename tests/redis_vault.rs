@@ -680,3 +680,108 @@ async fn the_redis_password_comes_from_outside_the_config() {
     assert!(err.to_string().contains(vault::REDIS_PASSWORD_ENV), "{err}");
     assert!(!err.to_string().contains("s3cret"), "{err}");
 }
+
+/// Script calls (EVALSHA + EVAL) Redis has run since the last `CONFIG RESETSTAT`.
+async fn script_calls(conn: &mut redis::aio::MultiplexedConnection) -> u64 {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(conn)
+        .await
+        .unwrap();
+    info.lines()
+        .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
+        .filter_map(|l| {
+            l.split("calls=")
+                .nth(1)?
+                .split(',')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
+}
+
+#[tokio::test]
+async fn a_batch_costs_one_round_trip_unless_another_replica_minted_meanwhile() {
+    let server = RedisServer::start();
+    let a = vault(&server);
+    let b = vault(&server);
+    let e = Kind::Email;
+    // Load both scripts on the server first (a NOSCRIPT reply counts as a call).
+    let w = a
+        .mint(&SessionId::new("warm"), "o", &[req(&e, "w@x.io")])
+        .await
+        .unwrap();
+    a.resolve(&SessionId::new("warm"), &w).await.unwrap();
+    let mut conn = raw_conn(&server).await;
+    let s = SessionId::new("trips");
+    let mut total = 0;
+    let _: () = redis::cmd("CONFIG")
+        .arg("RESETSTAT")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+
+    let t = a
+        .mint(&s, "o", &[req(&e, "1@x.io"), req(&e, "2@x.io")])
+        .await
+        .unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_1]", "[EMAIL_2]"]);
+    total += 1;
+    assert_eq!(
+        script_calls(&mut conn).await,
+        total,
+        "new values, new session"
+    );
+
+    let t = a
+        .mint(
+            &s,
+            "o",
+            &[req(&e, "3@x.io"), req(&e, "1@x.io"), req(&e, "4@x.io")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_3]", "[EMAIL_1]", "[EMAIL_4]"]);
+    total += 1;
+    assert_eq!(script_calls(&mut conn).await, total, "known and new values");
+
+    // Replica B has never seen the session: its guess (counter 0) is refused once.
+    let t = b
+        .mint(&s, "o", &[req(&e, "2@x.io"), req(&e, "5@x.io")])
+        .await
+        .unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_2]", "[EMAIL_5]"]);
+    total += 2;
+    assert_eq!(script_calls(&mut conn).await, total, "cold replica");
+
+    // A's counter is now stale by one: one refusal, then the commit.
+    let t = a.mint(&s, "o", &[req(&e, "6@x.io")]).await.unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_6]"]);
+    total += 2;
+    assert_eq!(script_calls(&mut conn).await, total, "stale replica");
+
+    // Warm again: one call for new, known and resolve.
+    let t = a.mint(&s, "o", &[req(&e, "7@x.io")]).await.unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_7]"]);
+    total += 1;
+    assert_eq!(
+        script_calls(&mut conn).await,
+        total,
+        "warm replica, new value"
+    );
+    let t = a
+        .mint(&s, "o", &[req(&e, "5@x.io"), req(&e, "7@x.io")])
+        .await
+        .unwrap();
+    assert_eq!(shown(&t), ["[EMAIL_5]", "[EMAIL_7]"]);
+    total += 1;
+    assert_eq!(
+        script_calls(&mut conn).await,
+        total,
+        "warm replica, known values"
+    );
+    a.resolve(&s, &t).await.unwrap();
+    total += 1;
+    assert_eq!(script_calls(&mut conn).await, total, "resolve");
+}

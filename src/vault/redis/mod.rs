@@ -90,6 +90,9 @@ use tokio::sync::OnceCell;
 use tokio::time::Instant;
 use zeroize::Zeroizing;
 
+mod hints;
+
+use self::hints::Hints;
 use super::key::{Fingerprint, VaultKey};
 use super::{Entry, MintRequest, SessionId, VaultBackend, VaultConfig, VaultError, normalize};
 use crate::detect::Kind;
@@ -168,6 +171,9 @@ pub struct RedisOptions {
     pub connect_timeout: Duration,
     /// The most commit attempts one mint makes while other replicas keep taking its numbers.
     pub max_mint_attempts: u32,
+    /// How many fingerprints (plus sessions) this replica remembers to mint in one round trip
+    /// (about 80 bytes each; 0 turns the hints off). See the module docs.
+    pub hint_capacity: usize,
 }
 
 impl Default for RedisOptions {
@@ -176,6 +182,7 @@ impl Default for RedisOptions {
             timeout: Duration::from_secs(2),
             connect_timeout: Duration::from_millis(500),
             max_mint_attempts: 64,
+            hint_capacity: 200_000,
         }
     }
 }
@@ -192,6 +199,12 @@ impl RedisOptions {
         self.connect_timeout = timeout;
         self
     }
+
+    /// Sets how many fingerprints the replica remembers (0: none).
+    pub fn hint_capacity(mut self, capacity: usize) -> Self {
+        self.hint_capacity = capacity;
+        self
+    }
 }
 
 /// The Redis backend. Share it behind an `Arc`; it holds one multiplexed, self-reconnecting
@@ -203,6 +216,7 @@ pub struct RedisVault {
     ttl_seconds: u64,
     cap: usize,
     options: RedisOptions,
+    hints: Hints,
     mint_script: Script,
     resolve_script: Script,
 }
@@ -284,6 +298,10 @@ impl RedisVault {
             key,
             ttl_seconds,
             cap,
+            hints: Hints::new(
+                RedisOptions::default().hint_capacity,
+                Duration::from_secs(ttl_seconds),
+            ),
             options: RedisOptions::default(),
             mint_script: Script::new(MINT_LUA),
             resolve_script: Script::new(RESOLVE_LUA),
@@ -292,6 +310,7 @@ impl RedisVault {
 
     /// Replaces the time limits.
     pub fn with_options(mut self, options: RedisOptions) -> RedisVault {
+        self.hints = Hints::new(options.hint_capacity, Duration::from_secs(self.ttl_seconds));
         self.options = options;
         self
     }
@@ -408,36 +427,66 @@ impl RedisVault {
             slots.push(at);
         }
 
-        // Round 1 looks every item up; later rounds commit the unknown ones.
-        let mut pending: Vec<usize> = (0..items.len()).collect();
-        let mut commits: Vec<(u32, Vec<u8>)> = Vec::new();
+        // The first call looks up what this replica has seen and commits the rest, numbered
+        // from the counters it remembers; later calls renumber what the script refused.
+        let guess = self.hints.guess(session, items.iter().map(|it| &it.fp));
+        let mut counters: HashMap<&Kind, u32> = HashMap::new();
+        for item in &items {
+            counters
+                .entry(item.kind)
+                .or_insert_with(|| guess.counter(item.kind));
+        }
+        let first: Vec<usize> = (0..items.len())
+            .filter(|&i| guess.known[i].is_none())
+            .collect();
+        let mut plan: Vec<Planned> = (0..items.len())
+            .filter(|&i| guess.known[i].is_some())
+            .map(|item| Planned {
+                item,
+                want: 0,
+                sealed: Vec::new(),
+            })
+            .collect();
+        plan.extend(self.number(session, origin, &items, &first, &counters)?);
         let mut attempt = 0;
         loop {
             let reply = self
-                .run_mint(&keys, &items, &pending, &commits, deadline)
+                .run_mint(&keys, &items, &plan, deadline)
                 .await
                 .map_err(|f| self.map_error(f, Some(session)))?;
-            if reply.len() != pending.len() {
+            if reply.len() != plan.len() {
                 return Err(VaultError::Corrupt(format!(
                     "redis answered {} results for {} values",
                     reply.len(),
-                    pending.len()
+                    plan.len()
                 )));
             }
-            // The kind counters as the script left them (see the module docs).
-            let mut counters: HashMap<&Kind, u32> = HashMap::new();
+            // What the reply says of the counters: exactly, from commits and refusals; a lower
+            // bound from values already known (see the module docs).
+            let mut exact: HashMap<&Kind, u32> = HashMap::new();
+            let mut lower: HashMap<&Kind, u32> = HashMap::new();
             let mut unknown = Vec::new();
-            for (&i, &r) in pending.iter().zip(&reply) {
+            for (p, &r) in plan.iter().zip(&reply) {
                 let n = u32::try_from(r.unsigned_abs()).map_err(|_| {
                     VaultError::Corrupt(format!("redis answered an out-of-range number {r}"))
                 })?;
-                if r > 0 {
-                    items[i].n = Some(n);
+                let kind = items[p.item].kind;
+                let seen = if r > 0 {
+                    items[p.item].n = Some(n);
+                    if p.want == n { &mut exact } else { &mut lower }
                 } else {
-                    unknown.push(i);
-                }
-                let c = counters.entry(items[i].kind).or_insert(0);
+                    unknown.push(p.item);
+                    &mut exact
+                };
+                let c = seen.entry(kind).or_insert(0);
                 *c = (*c).max(n);
+            }
+            for (kind, c) in counters.iter_mut() {
+                if let Some(&e) = exact.get(kind) {
+                    *c = e;
+                } else if let Some(&l) = lower.get(kind) {
+                    *c = (*c).max(l);
+                }
             }
             if unknown.is_empty() {
                 break;
@@ -455,22 +504,15 @@ impl RedisVault {
                 let jitter = RandomState::new().hash_one(attempt) % (u64::from(attempt) * 2);
                 tokio::time::sleep(Duration::from_millis(jitter)).await;
             }
-            commits.clear();
-            let now = SystemTime::now();
-            for &i in &unknown {
-                let item = &items[i];
-                let c = counters
-                    .get_mut(item.kind)
-                    .expect("every pending kind has a counter");
-                *c = c.checked_add(1).ok_or_else(|| {
-                    VaultError::Corrupt(format!("kind {} ran out of numbers", item.kind.as_str()))
-                })?;
-                let field = token_field(item.kind, *c);
-                let sealed = self.key.seal(session, &field, origin, now, item.value)?;
-                commits.push((*c, sealed));
-            }
-            pending = unknown;
+            plan = self.number(session, origin, &items, &unknown, &counters)?;
         }
+        self.hints.learn(
+            session,
+            counters.into_iter(),
+            items
+                .iter()
+                .map(|it| (it.fp, it.n.expect("every item resolved"))),
+        );
         Ok(slots
             .into_iter()
             .map(|i| {
@@ -482,13 +524,44 @@ impl RedisVault {
             .collect())
     }
 
-    /// One call of the mint script for `pending` items; with `commits` empty it only looks up.
+    /// Numbers `which` items from the kind counters (in order) and seals them for those tokens.
+    fn number(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        items: &[Item<'_>],
+        which: &[usize],
+        counters: &HashMap<&Kind, u32>,
+    ) -> Result<Vec<Planned>, VaultError> {
+        let mut next: HashMap<&Kind, u32> = HashMap::new();
+        let now = SystemTime::now();
+        which
+            .iter()
+            .map(|&i| {
+                let item = &items[i];
+                let c = next
+                    .entry(item.kind)
+                    .or_insert_with(|| counters.get(item.kind).copied().unwrap_or(0));
+                *c = c.checked_add(1).ok_or_else(|| {
+                    VaultError::Corrupt(format!("kind {} ran out of numbers", item.kind.as_str()))
+                })?;
+                let field = token_field(item.kind, *c);
+                let sealed = self.key.seal(session, &field, origin, now, item.value)?;
+                Ok(Planned {
+                    item: i,
+                    want: *c,
+                    sealed,
+                })
+            })
+            .collect()
+    }
+
+    /// One call of the mint script; items planned with `want` 0 are only looked up.
     async fn run_mint(
         &self,
         keys: &SessionKeys,
         items: &[Item<'_>],
-        pending: &[usize],
-        commits: &[(u32, Vec<u8>)],
+        plan: &[Planned],
         deadline: Instant,
     ) -> Result<Vec<i64>, Failure> {
         let mut inv = self.mint_script.prepare_invoke();
@@ -498,15 +571,12 @@ impl RedisVault {
             .arg(self.ttl_seconds)
             .arg(self.cap)
             .arg(self.key.check_value());
-        for (at, &i) in pending.iter().enumerate() {
-            let (want, sealed) = match commits.get(at) {
-                Some((want, sealed)) => (*want, &sealed[..]),
-                None => (0, &[][..]),
-            };
-            inv.arg(&items[i].fp[..])
-                .arg(items[i].kind.as_str())
-                .arg(want)
-                .arg(sealed);
+        for p in plan {
+            let item = &items[p.item];
+            inv.arg(&item.fp[..])
+                .arg(item.kind.as_str())
+                .arg(p.want)
+                .arg(&p.sealed[..]);
         }
         let inv = &inv;
         self.with_retry(deadline, |mut conn| async move {
@@ -573,6 +643,7 @@ impl RedisVault {
     }
 
     async fn end(&self, session: &SessionId) -> Result<(), VaultError> {
+        self.hints.forget(session);
         let deadline = Instant::now() + self.options.timeout;
         let keys = &SessionKeys::new(session);
         let _: i64 = self
@@ -641,6 +712,16 @@ struct Item<'r> {
     /// The surface form of its first request (the one restored).
     value: &'r str,
     n: Option<u32>,
+}
+
+/// One item of a mint script call.
+struct Planned {
+    /// Index into the batch's items.
+    item: usize,
+    /// The number to mint it as; 0 to look it up only.
+    want: u32,
+    /// Its entry sealed for that number (empty for a look-up).
+    sealed: Vec<u8>,
 }
 
 /// The three keys of one session.
