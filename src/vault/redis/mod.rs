@@ -39,15 +39,38 @@
 //!    cap, stores counter, fingerprint → number and token → entry, and returns the number;
 //! 3. otherwise returns minus the kind's current counter ("not minted, the counter is c").
 //!
-//! Because the entry's ciphertext is bound to its token, it can only be sealed once the number is
-//! known, so a batch with new values costs two round trips: a look-up (every item with wanted
-//! number 0, which mints nothing and reports the counters), then a commit of the unknown items
-//! numbered from the reported counters. If another replica minted into the same session in
-//! between, the script rejects the stale numbers (rule 3) and the client renumbers and retries
-//! from the fresh counters (bounded attempts, jittered). A batch whose values are all known costs
-//! one round trip. Redis runs scripts one at a time, so no two values can ever take one number
-//! and no value can get two: the bijection holds by construction, not by timing.
+//! Redis runs scripts one at a time, so no two values can ever take one number and no value can
+//! get two: the bijection holds by construction, not by timing.
 //!
+//! Because an entry's ciphertext is bound to its token, the client must know a value's number
+//! before it can seal it. Each replica therefore keeps *hints* ([`hints`]): per session, the kind
+//! counters and the fingerprints it has already seen. A batch's first script call looks up the
+//! remembered values (wanted number 0) and commits the others numbered from the remembered
+//! counters, so a replica that has the latest state mints any batch in **one round trip**. If
+//! another replica minted into the session since (or the session expired), the script refuses the
+//! stale numbers (rule 3), its reply carries the current counters, and the client renumbers and
+//! commits the refused items: two round trips, more only while replicas keep racing on the same
+//! session (bounded by [`RedisOptions::max_mint_attempts`], with jitter). Hints are never
+//! trusted, only checked, so a stale one costs time, never correctness.
+//!
+//! Resolve is one script call too (`HGET` per token plus the TTL renewal).
+//!
+//! # Configuration
+//!
+//! ```yaml
+//! vault:
+//!   backend: redis
+//!   url: redis://10.0.0.5:6379/0    # no password here: secrets stay out of the file
+//!   ttl_seconds: 86400
+//!   max_entries_per_session: 100000
+//! ```
+//!
+//! The key comes from `MCP_VEIL_VAULT_KEY` (64 hex characters, the same on every replica) and
+//! the Redis password, if Redis requires one, from [`REDIS_PASSWORD_ENV`]. A missing or malformed
+//! key, a password inside `vault.url` or a missing `url` is a [`VaultError::Config`] at start-up.
+//! [`super::from_config`] builds the backend without connecting; [`RedisVault::check`] probes
+//! Redis.
+
 //! # Failure and durability
 //!
 //! - **Fail closed.** Every public call has one deadline ([`RedisOptions::timeout`], 2 s by
