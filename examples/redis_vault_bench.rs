@@ -10,7 +10,9 @@
 //! Without `MCP_VEIL_BENCH_REDIS_URL` it starts its own `redis-server` on a free loopback port
 //! (no persistence), so the figures are loopback round trips plus sealing, fingerprints and the
 //! Lua script. Each scenario runs one batch at a time on one session and prints the median, p99
-//! and mean of the whole `mint`/`resolve` call.
+//! and mean of the whole `mint`/`resolve` call. "after another replica" measures a batch whose
+//! replica's hints are stale (a second replica minted into the session just before), which costs
+//! a second script call.
 
 #![allow(clippy::print_stdout)]
 
@@ -89,13 +91,19 @@ async fn main() {
             (Some(s), url)
         }
     };
-    let vault = RedisVault::new(
-        &url,
-        VaultKey::from_bytes(&[42; 32]),
-        Duration::from_secs(600),
-        1_000_000,
-    )
-    .expect("vault");
+    let replica = || {
+        RedisVault::new(
+            &url,
+            VaultKey::from_bytes(&[42; 32]),
+            Duration::from_secs(600),
+            1_000_000,
+        )
+        .expect("vault")
+    };
+    let vault = replica();
+    // A second replica, for batches that arrive after another replica minted into the session.
+    let other = replica();
+    other.check().await.expect("redis answers");
     vault.check().await.expect("redis answers");
     let email = Kind::Email;
     let run = std::process::id();
@@ -126,6 +134,7 @@ async fn main() {
         let mut known_times = Vec::with_capacity(iterations);
         let mut resolve_times = Vec::with_capacity(iterations);
         let mut mixed_times = Vec::with_capacity(iterations);
+        let mut stale_times = Vec::with_capacity(iterations);
         for _ in 0..iterations {
             let values = fresh(size);
             let batch = requests(&email, &values);
@@ -143,6 +152,21 @@ async fn main() {
             resolve_times.push(t.elapsed());
             assert!(entries.iter().all(Option::is_some));
 
+            // The other replica mints first, so this replica's counters are stale: the first
+            // script call is refused and the batch is committed by a second one.
+            let other_values = fresh(1);
+            other
+                .mint(&session, "bench", &requests(&email, &other_values))
+                .await
+                .unwrap();
+            let values = fresh(size);
+            let t = Instant::now();
+            vault
+                .mint(&session, "bench", &requests(&email, &values))
+                .await
+                .unwrap();
+            stale_times.push(t.elapsed());
+
             if size > 1 {
                 // Half known, half new: the common shape of a follow-up message.
                 let mut mixed = values[..size / 2].to_vec();
@@ -157,6 +181,10 @@ async fn main() {
         }
         report(&format!("mint {size} new value(s)"), new_times);
         report(&format!("mint {size} known value(s)"), known_times);
+        report(
+            &format!("mint {size} new, after another replica"),
+            stale_times,
+        );
         if !mixed_times.is_empty() {
             report(&format!("mint {size} values, half new"), mixed_times);
         }
