@@ -37,7 +37,10 @@
 //! 1. returns the existing number if the fingerprint is known;
 //! 2. otherwise, if the wanted number is the kind's counter + 1 and the session is under its
 //!    cap, stores counter, fingerprint → number and token → entry, and returns the number;
-//! 3. otherwise returns minus the kind's current counter ("not minted, the counter is c").
+//! 3. otherwise returns 0 (not minted).
+//!
+//! After the items the reply lists each kind's counter as the script left it, so every reply
+//! tells the client the session's current numbering.
 //!
 //! Redis runs scripts one at a time, so no two values can ever take one number and no value can
 //! get two: the bijection holds by construction, not by timing.
@@ -124,8 +127,8 @@ use crate::token::Token;
 /// The mint script; see the module docs for its rules.
 const MINT_LUA: &str = r#"
 -- KEYS: fp, tok, n. ARGV: ttl, cap, key check, then per item: fingerprint, kind, wanted n
--- (0 = look up only), sealed entry. Returns one integer per item: n > 0 is the item's token,
--- -c (or 0) means not minted and the kind's counter is c.
+-- (0 = look up only), sealed entry. Returns one integer per item (n > 0: the item's token;
+-- 0: not minted), then the final counter of each kind in the order the kinds first appear.
 local ttl, cap, check = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local function touch()
   for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
@@ -135,16 +138,20 @@ if stored and stored ~= check then
   touch()
   return redis.error_reply('VEILKEY session was written with another vault key')
 end
-local out, size = {}, nil
+local out, size, kinds, order = {}, nil, {}, {}
 for i = 4, #ARGV, 4 do
   local fp, kind, want = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  if not kinds[kind] then
+    kinds[kind] = true
+    order[#order + 1] = kind
+  end
   local n = redis.call('HGET', KEYS[1], fp)
   if n then
     out[#out + 1] = tonumber(n)
   else
     local last = tonumber(redis.call('HGET', KEYS[3], kind) or '0')
     if want ~= last + 1 then
-      out[#out + 1] = -last
+      out[#out + 1] = 0
     else
       size = size or redis.call('HLEN', KEYS[2])
       if size >= cap then
@@ -162,6 +169,9 @@ for i = 4, #ARGV, 4 do
       out[#out + 1] = want
     end
   end
+end
+for _, kind in ipairs(order) do
+  out[#out + 1] = tonumber(redis.call('HGET', KEYS[3], kind) or '0')
 end
 touch()
 return out
@@ -331,7 +341,7 @@ impl RedisVault {
         })
     }
 
-    /// Replaces the time limits.
+    /// Replaces the options (time limits, retry bound, hint capacity).
     pub fn with_options(mut self, options: RedisOptions) -> RedisVault {
         self.hints = Hints::new(options.hint_capacity, Duration::from_secs(self.ttl_seconds));
         self.options = options;
@@ -477,39 +487,36 @@ impl RedisVault {
                 .run_mint(&keys, &items, &plan, deadline)
                 .await
                 .map_err(|f| self.map_error(f, Some(session)))?;
-            if reply.len() != plan.len() {
+            // One result per item, then the counter of each kind in order of first appearance.
+            let mut kinds: Vec<&Kind> = Vec::new();
+            for p in &plan {
+                if !kinds.contains(&items[p.item].kind) {
+                    kinds.push(items[p.item].kind);
+                }
+            }
+            if reply.len() != plan.len() + kinds.len() {
                 return Err(VaultError::Corrupt(format!(
-                    "redis answered {} results for {} values",
+                    "redis answered {} results for {} values of {} kinds",
                     reply.len(),
-                    plan.len()
+                    plan.len(),
+                    kinds.len()
                 )));
             }
-            // What the reply says of the counters: exactly, from commits and refusals; a lower
-            // bound from values already known (see the module docs).
-            let mut exact: HashMap<&Kind, u32> = HashMap::new();
-            let mut lower: HashMap<&Kind, u32> = HashMap::new();
-            let mut unknown = Vec::new();
-            for (p, &r) in plan.iter().zip(&reply) {
-                let n = u32::try_from(r.unsigned_abs()).map_err(|_| {
+            let number = |r: i64| {
+                u32::try_from(r).map_err(|_| {
                     VaultError::Corrupt(format!("redis answered an out-of-range number {r}"))
-                })?;
-                let kind = items[p.item].kind;
-                let seen = if r > 0 {
-                    items[p.item].n = Some(n);
-                    if p.want == n { &mut exact } else { &mut lower }
-                } else {
-                    unknown.push(p.item);
-                    &mut exact
-                };
-                let c = seen.entry(kind).or_insert(0);
-                *c = (*c).max(n);
-            }
-            for (kind, c) in counters.iter_mut() {
-                if let Some(&e) = exact.get(kind) {
-                    *c = e;
-                } else if let Some(&l) = lower.get(kind) {
-                    *c = (*c).max(l);
+                })
+            };
+            let (results, tail) = reply.split_at(plan.len());
+            let mut unknown = Vec::new();
+            for (p, &r) in plan.iter().zip(results) {
+                match number(r)? {
+                    0 => unknown.push(p.item),
+                    n => items[p.item].n = Some(n),
                 }
+            }
+            for (kind, &c) in kinds.iter().zip(tail) {
+                counters.insert(kind, number(c)?);
             }
             if unknown.is_empty() {
                 break;
