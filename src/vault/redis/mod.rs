@@ -876,4 +876,53 @@ mod tests {
             started.elapsed()
         );
     }
+
+    #[tokio::test]
+    async fn a_silent_server_cannot_hang_a_call() {
+        // Accepts connections and never answers, like a stalled Redis or a black-holed route.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                open.push(socket);
+            }
+        });
+        let v = RedisVault::new(
+            &format!("redis://127.0.0.1:{port}/0"),
+            key(),
+            Duration::from_secs(9),
+            5,
+        )
+        .unwrap()
+        .with_options(RedisOptions::default().timeout(Duration::from_millis(400)));
+        let kind = Kind::Email;
+        let req = [MintRequest {
+            kind: &kind,
+            value: "ann@x.io",
+            canonical: None,
+        }];
+        for _ in 0..2 {
+            let started = std::time::Instant::now();
+            let err = v.mint(&SessionId::new("s"), "o", &req).await.unwrap_err();
+            assert!(matches!(err, VaultError::Unavailable(_)), "{err}");
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "{:?}",
+                started.elapsed()
+            );
+            let started = std::time::Instant::now();
+            let err = v
+                .resolve(&SessionId::new("s"), &[Token::new(Kind::Email, 1)])
+                .await
+                .unwrap_err();
+            assert!(matches!(err, VaultError::Unavailable(_)), "{err}");
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "{:?}",
+                started.elapsed()
+            );
+        }
+        held.abort();
+    }
 }
