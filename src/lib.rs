@@ -11,6 +11,7 @@
 pub mod config;
 pub mod detect;
 pub mod engine;
+pub mod mcp;
 pub mod sensitive;
 pub mod token;
 pub mod vault;

@@ -1,0 +1,1 @@
+//! stdio proxy (placeholder during development).
