@@ -17,6 +17,7 @@ mod envelope;
 pub mod flow;
 pub mod gateway;
 pub mod interceptor;
+pub mod launch;
 mod schema;
 pub mod stdio;
 
