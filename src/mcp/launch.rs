@@ -52,7 +52,10 @@ pub fn run(args: ProxyArgs) -> Result<(), ProxyError> {
         .enable_all()
         .build()
         .map_err(ProxyError::Host)?;
-    runtime.block_on(run_async(args))
+    let result = runtime.block_on(run_async(args));
+    // A read of the process's stdin may still be blocked in the pool: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    result
 }
 
 /// Runs `mcp-veil proxy` on the current runtime.

@@ -81,9 +81,9 @@ pub enum ProxyError {
 /// (`npx -y @modelcontextprotocol/server-memory@1` → `server-memory`). The result is
 /// normalised to `[A-Za-z0-9_-]`.
 pub fn server_name(command: &str, args: &[String]) -> String {
-    const LAUNCHERS: [&str; 14] = [
-        "node", "python", "python3", "npx", "uvx", "uv", "deno", "bun", "bunx", "docker", "sh",
-        "bash", "pipx", "java",
+    const LAUNCHERS: [&str; 12] = [
+        "node", "python", "python3", "npx", "uvx", "uv", "deno", "bun", "bunx", "docker", "pipx",
+        "java",
     ];
     let stem = |s: &str| -> String {
         let base = s.rsplit(['/', '\\']).next().unwrap_or(s);

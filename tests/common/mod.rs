@@ -71,13 +71,19 @@ pub(crate) fn write_config(dir: &Path, yaml: &str) -> PathBuf {
 
 /// Asserts none of `raw` appears in `haystack` (checked also JSON-escaped).
 pub(crate) fn assert_absent(haystack: &str, raw: &[&str], what: &str) {
-    for value in raw {
+    for (i, value) in raw.iter().enumerate() {
         let escaped = serde_json::to_string(value).unwrap();
         let escaped = &escaped[1..escaped.len() - 1];
-        assert!(
-            !haystack.contains(value) && !haystack.contains(escaped),
-            "a raw value leaked into {what}"
-        );
+        let at = haystack.find(value).or_else(|| haystack.find(escaped));
+        // The message names the value's index and the text before it, never the value.
+        if let Some(at) = at {
+            let mut start = at.saturating_sub(120);
+            while !haystack.is_char_boundary(start) {
+                start += 1;
+            }
+            let before = &haystack[start..at];
+            panic!("raw value #{i} leaked into {what}, after: {before:?}");
+        }
     }
 }
 
