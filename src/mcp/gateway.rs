@@ -246,13 +246,13 @@ where
             match envelope::split_batch(&line) {
                 Ok(items) => {
                     for item in items {
-                        gw.clone().from_host(item.get().to_string()).await;
+                        gw.clone().host_message(item.get().to_string()).await;
                     }
                 }
                 Err(_) => gw.reply(envelope::error_response(None, -32700, "parse error")),
             }
         } else {
-            gw.clone().from_host(line.clone()).await;
+            gw.clone().host_message(line.clone()).await;
         }
     };
 
@@ -546,7 +546,7 @@ impl Gateway {
     }
 
     /// One message (not a batch) from the host.
-    async fn from_host(self: Arc<Self>, text: String) {
+    async fn host_message(self: Arc<Self>, text: String) {
         let Ok(env) = Envelope::parse(&text) else {
             self.reply(envelope::error_response(None, -32700, "parse error"));
             return;
@@ -571,7 +571,8 @@ impl Gateway {
                     return;
                 }
                 if let Some(request_id) = cancelled {
-                    if let Some((idx, _)) = lock(&self.host_routes).remove(&request_id) {
+                    let route = lock(&self.host_routes).remove(&request_id);
+                    if let Some((idx, _)) = route {
                         self.send_to_upstream(idx, &text).await;
                     }
                     return;
@@ -837,11 +838,11 @@ impl Gateway {
             if envelope::is_batch(&forward) {
                 if let Ok(items) = envelope::split_batch(&forward) {
                     for item in items {
-                        self.from_upstream(idx, item.get());
+                        self.upstream_message(idx, item.get());
                     }
                 }
             } else {
-                self.from_upstream(idx, &forward);
+                self.upstream_message(idx, &forward);
             }
         }
         // The server is gone.
@@ -871,7 +872,7 @@ impl Gateway {
     }
 
     /// One message (not a batch) from upstream `idx`, already through the interceptor.
-    fn from_upstream(&self, idx: usize, text: &str) {
+    fn upstream_message(&self, idx: usize, text: &str) {
         let Ok(env) = Envelope::parse(text) else {
             return;
         };
