@@ -604,7 +604,10 @@ impl Interceptor {
     }
 
     fn remember_server_request(&self, server: &str, id: &str, request: ServerRequest) {
-        let mut pending = self.server_requests.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = self
+            .server_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if pending.len() >= MAX_PENDING {
             tracing::warn!("{MAX_PENDING} server requests never answered: forgetting them");
             pending.clear();
