@@ -64,8 +64,8 @@
 //! If tokenizing fails (vault full, backend down), the host gets a JSON-RPC error for that
 //! request instead of the result; a failed log notification is dropped; a server response whose
 //! request the interceptor never saw is tokenized as a whole rather than passed on. A message
-//! that is not JSON is not forwarded: the sender gets a parse error. Errors and logs name
-//! tokens and counts, never values.
+//! that is not JSON is not forwarded: a server's is dropped, the host gets a parse error.
+//! Errors and logs name tokens and counts, never values.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -393,9 +393,14 @@ impl Interceptor {
 
     async fn one_from_server<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
         let Ok(env) = Envelope::parse(text) else {
-            // Not JSON: it cannot be scanned, so it is not forwarded.
-            tracing::warn!(server, "dropped a message that is not JSON");
-            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+            // Not JSON (often a server logging to stdout): it cannot be scanned, so it is
+            // dropped. Its text may hold anything, so the log names only its length.
+            tracing::warn!(
+                server,
+                bytes = text.len(),
+                "dropped a server message that is not JSON"
+            );
+            return Outcome::default();
         };
         match (env.method.as_deref(), env.id_key()) {
             (Some("sampling/createMessage"), Some(id)) => {
