@@ -21,7 +21,7 @@
 //! # Start-up and failures
 //!
 //! Each upstream is started and initialized by the gateway before the host is served (as a
-//! client that supports sampling and elicitation, not roots: servers then use their own
+//! client that supports sampling and elicitation (form and URL), not roots: servers then use their own
 //! arguments for roots). A server that fails to start or to initialize, or dies later, is
 //! reported on stderr; its tools answer with `isError` results naming it, its pending requests
 //! get errors, and the other servers keep working. When the host closes stdin every upstream's
@@ -387,7 +387,7 @@ impl Gateway {
         }
         let params = json!({
             "protocolVersion": PROPOSED_VERSION,
-            "capabilities": {"sampling": {}, "elicitation": {}},
+            "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}},
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
         match self.request(idx, "initialize", params).await {
