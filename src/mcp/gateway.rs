@@ -20,9 +20,9 @@
 //!
 //! # Start-up and failures
 //!
-//! Each upstream is started and initialized by the gateway before the host is served (as a
-//! client that supports sampling and elicitation (form and URL), not roots: servers then use their own
-//! arguments for roots). A server that fails to start or to initialize, or dies later, is
+//! Each upstream is started and initialized by the gateway before the host is served, as a
+//! client that supports sampling and elicitation (form and URL) but not roots, so servers use
+//! their own arguments for roots. A server that fails to start or to initialize, or dies later, is
 //! reported on stderr; its tools answer with `isError` results naming it, its pending requests
 //! get errors, and the other servers keep working. When the host closes stdin every upstream's
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
