@@ -32,7 +32,7 @@
 //! Inbound (server → host), tokenized before the host sees it, with the origin recorded on each
 //! minted token:
 //! - `tools/call` results (`content[]` text, embedded resource text, `structuredContent`):
-//!   origin `server/tool`;
+//!   origin `server/tool`; `tasks/result` (a task-augmented call's result): `server/tasks/result`;
 //! - `resources/read` results: `server/uri`; `prompts/get` results: `server/prompt-name`;
 //! - JSON-RPC error `message`/`data` of any response: `server/<tool, uri, prompt or method>`;
 //! - `notifications/message` (logging): `server/log`;
@@ -348,6 +348,8 @@ impl Interceptor {
                 None => HostRequest::PromptsGet("?".into()),
             },
             "tools/list" => HostRequest::ToolsList,
+            // A task-augmented `tools/call` delivers its `CallToolResult` here.
+            "tasks/result" => HostRequest::ToolsCall("tasks/result".into()),
             other => HostRequest::Other(other.into()),
         };
         self.remember_host_request(server, id, pending);

@@ -539,3 +539,19 @@ fn the_stateless_lifecycle_needs_no_initialize() {
     ));
     assert_eq!(v["result"]["content"][0]["text"], emp(1));
 }
+
+#[test]
+fn task_results_are_tokenized_like_tool_results() {
+    let i = interceptor();
+    host(
+        &i,
+        r#"{"jsonrpc":"2.0","id":8,"method":"tasks/result","params":{"taskId":"t1"}}"#,
+    );
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"EMP-123456"},{"type":"image","data":"EMP-000001","mimeType":"image/png"}]}}"#,
+    ));
+    assert_eq!(v["result"]["content"][0]["text"], emp(1));
+    assert_eq!(v["result"]["content"][1]["data"], "EMP-000001");
+    assert_eq!(origin_of(&i, &emp(1)), "crm/tasks/result");
+}
