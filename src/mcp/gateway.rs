@@ -27,7 +27,8 @@
 //! get errors, and the other servers keep working. When the host closes stdin every upstream's
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
-//! Batches from the host are handled item by item (each answered on its own).
+//! Batches from the host are handled item by item (each answered on its own). `tasks/*` is not
+//! routed, so the `tasks` capability is not announced.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -818,6 +819,10 @@ impl Gateway {
                     version = v;
                 }
             }
+        }
+        // Task ids belong to one server and the gateway does not route `tasks/*`.
+        if let Some(map) = capabilities.as_object_mut() {
+            map.remove("tasks");
         }
         (capabilities, version)
     }
