@@ -39,9 +39,9 @@
 //! - `sampling/createMessage` requests (their messages go to the host's model):
 //!   `server/sampling`;
 //! - `tools/list` results: string constraints in `outputSchema` are relaxed (see
-//!   [`super::schema`]) so tokenized `structuredContent` validates.
+//!   `super::schema`) so tokenized `structuredContent` validates.
 //!
-//! Base64 `data` (image, audio) and `blob` members are never scanned (see [`super::blobs`]).
+//! Base64 `data` (image, audio) and `blob` members are never scanned (see `super::blobs`).
 //! Values this interceptor restored to a server are tokenized again wherever they come back in
 //! an inbound member, even where the detector would not find them (see `super::echo`).
 //!
