@@ -4,9 +4,10 @@
 //! outbound member (a `tools/call`'s `arguments`, `resources/read` / `prompts/get` params, the
 //! host's reply to `sampling/createMessage` or `elicitation/create`) as an [`Occurrence`]: the
 //! token, its vault entry (kind, origin, first seen), the destination (`server/tool`) and the
-//! JSON path of the string that holds it. A [`FlowPolicy`] answers each with a [`Decision`]. The interceptor applies the answers: a
-//! restored token becomes its value, a kept one stays as text, and one denial stops the whole
-//! message (the host gets an error naming the token, never its value).
+//! JSON path of the string that holds it. A [`FlowPolicy`] answers each with a [`Decision`].
+//! The interceptor applies the answers: a restored token becomes its value, a kept one stays as
+//! text, and one denial stops the whole message (the host gets an error naming the token, never
+//! its value).
 //!
 //! [`RestoreKnown`] is the built-in policy: restore every token this session minted; a token it
 //! never minted denies the call, or stays as text with `pass_unknown` (two stacked layers).
