@@ -69,6 +69,13 @@ pub(crate) enum Command {
     ///
     /// A token the session never minted is an error (exit 1), named in the message.
     Restore(RestoreArgs),
+    /// Run MCP stdio server(s) behind the layer: tokenize what they return, restore what the
+    /// model sends them.
+    ///
+    /// `mcp-veil proxy [--name NAME] [--] CMD [ARGS...]` runs one server; `mcp-veil proxy
+    /// --config F` with a `servers:` section runs them all behind one gateway, with one token
+    /// session across them. Speaks MCP on stdin/stdout; logs go to stderr.
+    Proxy(mcp_veil::mcp::launch::ProxyArgs),
     /// Data-flow rules and tool policy.
     #[command(subcommand)]
     Rules(RulesCommand),

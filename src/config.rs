@@ -6,17 +6,21 @@
 //! flows: ...    # data-flow rules (see [`FlowsConfig`] and [`crate::policy`])
 //! tools: ...    # host-side tool policy (see [`ToolRuleConfig`])
 //! audit: ...    # audit log path, key file, rotation, fsync (see [`AuditConfig`])
+//! servers: ...  # name -> {command, args, env}: stdio servers behind one gateway
+//!               # (see [`ServerCommand`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
 //! documents every key with its default.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::mcp::stdio::ServerCommand;
 use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
 
@@ -34,6 +38,8 @@ pub struct Config {
     pub tools: Vec<ToolRuleConfig>,
     /// Audit log settings.
     pub audit: AuditConfig,
+    /// Upstream stdio servers for `mcp-veil proxy --config F` (the gateway), by name.
+    pub servers: BTreeMap<String, ServerCommand>,
 }
 
 /// The documented default configuration, embedded in the binary.
@@ -151,6 +157,21 @@ mod tests {
         let d = Config::embedded_default();
         assert!(d.audit.path.is_none() && !d.audit.required);
         assert!(d.flows.rules.is_empty() && d.tools.is_empty());
+    }
+
+    #[test]
+    fn servers_parse_and_reject_unknown_keys() {
+        let c = Config::parse(
+            "servers:\n  fs:\n    command: node\n    args: [a.js, /tmp]\n    env: {DEBUG: '1'}\n  mem:\n    command: mem\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap();
+        assert_eq!(c.servers["fs"].args, ["a.js", "/tmp"]);
+        assert_eq!(c.servers["fs"].env["DEBUG"], "1");
+        assert!(c.servers["mem"].args.is_empty());
+        let err =
+            Config::parse("servers:\n  fs:\n    cmd: node\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
     }
 
     #[test]

@@ -102,6 +102,19 @@ impl Engine {
         self.finish_tokenize(session, origin, doc, findings).await
     }
 
+    /// Tokenizes a JSON document in place, leaving alone the string values `skip` selects
+    /// (binary blobs). Used by the MCP interceptor.
+    pub(crate) async fn tokenize_json_except<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        doc: &'a str,
+        skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
+    ) -> Result<Tokenized<'a>, EngineError> {
+        let findings = walk::scan_json_except(&self.detector, doc, skip)?;
+        self.finish_tokenize(session, origin, doc, findings).await
+    }
+
     /// Tokenizes text (JSON or CSV inside it keep their structure).
     pub async fn tokenize_text<'a>(
         &self,

@@ -13,6 +13,7 @@ pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod eval;
+pub mod mcp;
 pub mod policy;
 pub mod sensitive;
 pub mod session_file;

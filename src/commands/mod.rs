@@ -32,6 +32,12 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Command::Detect(args) => detect::run(&settings, &args),
         Command::Redact(args) => redact::run(&settings, &args),
         Command::Restore(args) => restore::run(&settings, &args),
+        Command::Proxy(args) => {
+            mcp_veil::mcp::launch::run(args, settings.config).map_err(|e| match e {
+                mcp_veil::mcp::stdio::ProxyError::Config(_) => usage(e),
+                e => Failure::Runtime(e.into()),
+            })
+        }
         Command::Rules(command) => rules::run(command),
         Command::Audit(command) => audit::run(command),
     }

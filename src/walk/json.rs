@@ -72,6 +72,15 @@ enum Expect {
     CommaOrClose,
 }
 
+/// One step of a path: an object key (raw, escapes not decoded) or an array index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Segment<'s> {
+    /// An object key.
+    Key(&'s str),
+    /// An array index.
+    Index(usize),
+}
+
 /// The structural position of a literal, handed to the visitor.
 #[derive(Debug)]
 pub(crate) struct Position<'s> {
@@ -101,6 +110,15 @@ impl<'s> Position<'s> {
                 }
             }
         }
+    }
+
+    /// The segments of the current value's path, outermost first, without allocating.
+    pub(crate) fn segments(&self) -> impl Iterator<Item = Segment<'s>> + '_ {
+        self.frames.iter().filter_map(|frame| match frame {
+            Frame::Object { key: Some(k), .. } => Some(Segment::Key(k.raw(self.doc))),
+            Frame::Array { index, .. } => Some(Segment::Index(*index)),
+            Frame::Object { key: None, .. } => None,
+        })
     }
 
     /// The dotted path of the current value (`to`, `recipients.0`, `message.cc`).

@@ -109,7 +109,18 @@ pub enum WalkError {
 
 /// Scans a JSON document for values to tokenize.
 pub fn scan_json(detector: &Detector, doc: &str) -> Result<Findings<FoundValue>, WalkError> {
+    scan_json_except(detector, doc, &|_| false)
+}
+
+/// Scans a JSON document for values to tokenize, leaving alone the top-level string values for
+/// which `skip` says yes (binary blobs the MCP layer knows are not text).
+pub(crate) fn scan_json_except(
+    detector: &Detector,
+    doc: &str,
+    skip: &dyn Fn(&json::Position<'_>) -> bool,
+) -> Result<Findings<FoundValue>, WalkError> {
     let mut scanner = ValueScanner::new(detector);
+    scanner.skip = skip;
     let pieces = scanner.json_pieces(doc, 0)?;
     Ok(Findings {
         pieces,
@@ -144,6 +155,8 @@ struct ValueScanner<'d> {
     spans: Vec<Span>,
     /// Clean keys, per embedding depth.
     clean_keys: Vec<(usize, Box<str>)>,
+    /// Top-level string values to leave alone.
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 }
 
 impl<'d> ValueScanner<'d> {
@@ -153,6 +166,7 @@ impl<'d> ValueScanner<'d> {
             slots: Vec::new(),
             spans: Vec::with_capacity(8),
             clean_keys: Vec::new(),
+            skip: &|_| false,
         }
     }
 
@@ -177,7 +191,7 @@ impl<'d> ValueScanner<'d> {
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
         let mut pieces = Vec::new();
         json::for_each_string(doc, |lit, pos| {
-            if lit.end - lit.start <= 2 {
+            if lit.end - lit.start <= 2 || (depth == 0 && !lit.is_key && (self.skip)(pos)) {
                 return;
             }
             let cx = FindContext {

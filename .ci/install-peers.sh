@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the MCP peers the end-to-end tests run against, at pinned versions (idempotent):
+#   - npm: server-filesystem, server-everything, server-memory into ./node_modules
+#     (versions pinned in package.json / package-lock.json);
+#   - PyPI: the `mcp` Python SDK into ./.venv.
+# Tests call node_modules/.bin/... and .venv/bin/python directly, never npx.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MCP_PY_VERSION=2.3.0
+
+if [ ! -x node_modules/.bin/mcp-server-filesystem ] \
+   || [ ! -x node_modules/.bin/mcp-server-everything ] \
+   || [ ! -x node_modules/.bin/mcp-server-memory ]; then
+  if [ -f package-lock.json ]; then
+    npm ci --no-audit --no-fund --loglevel=error
+  else
+    npm install --no-audit --no-fund --loglevel=error
+  fi
+fi
+
+if ! .venv/bin/python -c "import mcp, importlib.metadata as m; assert m.version('mcp') == '${MCP_PY_VERSION}'" 2>/dev/null; then
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check "mcp==${MCP_PY_VERSION}"
+fi
+echo "peers installed: $(ls node_modules/.bin | grep -c mcp-server) npm servers, python mcp ${MCP_PY_VERSION}"

@@ -1,0 +1,686 @@
+//! The interceptor: one JSON-RPC message in, what to forward and what to answer out.
+//!
+//! Every front end (stdio proxy, gateway, rmcp transport, HTTP) feeds raw message text to
+//! [`Interceptor::from_host`] or [`Interceptor::from_server`] and acts on the [`Outcome`]:
+//! `forward` goes on in the same direction, `reply` goes back to the sender (a denied call, a
+//! withheld result). Single messages and batches are both accepted.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use mcp_veil::mcp::Interceptor;
+//! use mcp_veil::vault::{MemoryVault, SessionId};
+//! use mcp_veil::{Detector, Engine};
+//!
+//! let engine = Engine::new(Arc::new(Detector::with_defaults()), Arc::new(MemoryVault::default()));
+//! let veil = Interceptor::new(engine, SessionId::random());
+//! futures::executor::block_on(async {
+//!     // Host → server: nothing to restore, so the text is forwarded byte for byte.
+//!     let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get","arguments":{}}}"#;
+//!     let out = veil.from_host("crm", call).await;
+//!     assert_eq!(out.forward.as_deref(), Some(call));
+//!     // Server → host: the result is tokenized (here a token-shaped string the server sent,
+//!     // which becomes a fresh `[LITERAL_1]` so the model never sees a token it was not given).
+//!     let result = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"see [EMAIL_1]"}]}}"#;
+//!     let out = veil.from_server("crm", result).await;
+//!     assert!(out.forward.unwrap().contains("see [LITERAL_1]"));
+//!     assert!(out.reply.is_none());
+//! });
+//! ```
+//!
+//! # What changes
+//!
+//! Inbound (server → host), tokenized before the host sees it, with the origin recorded on each
+//! minted token:
+//! - `tools/call` results (`content[]` text, embedded resource text, `structuredContent`):
+//!   origin `server/tool`; `tasks/result` (a task-augmented call's result): `server/tasks/result`;
+//! - `resources/read` results: `server/uri` (the URI as the host wrote it, so tokens rather than
+//!   values); `prompts/get` results: `server/prompt-name`;
+//! - JSON-RPC error `message`/`data` of any response: `server/<tool, uri, prompt or method>`;
+//! - `notifications/message` (logging): `server/log`;
+//! - `sampling/createMessage` requests (their messages go to the host's model):
+//!   `server/sampling`;
+//! - `tools/list` results: string constraints in `outputSchema` are relaxed (see
+//!   `super::schema`) so tokenized `structuredContent` validates.
+//!
+//! Base64 `data` (image, audio) and `blob` members are never scanned (see `super::blobs`).
+//! Values this interceptor restored to a server are tokenized again wherever they come back in
+//! an inbound member, even where the detector would not find them (see `super::echo`).
+//!
+//! Outbound (host → server), rehydrated: `tools/call` `arguments`, `resources/read` and
+//! `prompts/get` params (a URI from a tokenized resource link, a prompt argument), and the
+//! host's replies to `sampling/createMessage` and `elicitation/create`. Each token occurrence
+//! goes through the [`FlowPolicy`] (see [`super::flow`]); by default a token this session never
+//! minted stops the message: for a `tools/call` the host gets a `CallToolResult` with
+//! `isError: true` naming the token, for a read or prompt a JSON-RPC error naming it.
+//!
+//! Everything else (initialize and `server/discover`, ping, cancellation, progress, lists,
+//! subscriptions, elicitation requests, unknown methods) is forwarded byte for byte, and so is
+//! any message the layer does not change.
+//!
+//! # Correlation
+//!
+//! Responses carry only an id, so the interceptor remembers, per server and per direction, the
+//! method of each request it forwarded (`id: 0` from the host and `id: 0` from the server are
+//! different requests). An entry lives until its response (or the host's cancellation); at most
+//! 65,536 per direction are kept, and a response whose request was forgotten is tokenized whole.
+//!
+//! # Fail closed
+//!
+//! If tokenizing fails (vault full, backend down), the host gets a JSON-RPC error for that
+//! request instead of the result; a failed log notification is dropped; a server response whose
+//! request the interceptor never saw is tokenized as a whole rather than passed on. A message
+//! that is not JSON is not forwarded: a server's is dropped, the host gets a parse error.
+//! Errors and logs name tokens and counts, never values.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::blobs::{self, Patterns};
+use super::echo::EchoGuard;
+use super::envelope::{self, Envelope};
+use super::flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
+use super::schema;
+use crate::engine::{Engine, EngineError};
+use crate::vault::SessionId;
+use crate::walk;
+
+/// The most outstanding requests remembered per direction. Past it the table is cleared: a
+/// response whose request was forgotten is tokenized whole, so forgetting is safe.
+const MAX_PENDING: usize = 65_536;
+
+/// JSON-RPC code for a message that is not JSON.
+const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC code for parameters the layer refuses to forward.
+const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC code for the layer's own failures (tokenizing, vault).
+const INTERNAL_ERROR: i64 = -32603;
+
+/// What to do with one message (or batch).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Outcome<'a> {
+    /// Send this on in the message's direction (borrowed: unchanged, byte for byte).
+    pub forward: Option<Cow<'a, str>>,
+    /// Send this back to the sender (e.g. a denied call's result).
+    pub reply: Option<String>,
+}
+
+impl<'a> Outcome<'a> {
+    fn forward(text: Cow<'a, str>) -> Self {
+        Outcome {
+            forward: Some(text),
+            reply: None,
+        }
+    }
+
+    fn reply(text: String) -> Self {
+        Outcome {
+            forward: None,
+            reply: Some(text),
+        }
+    }
+}
+
+/// A host request awaiting the server's response.
+#[derive(Debug, Clone)]
+enum HostRequest {
+    /// `tools/call` of this tool.
+    ToolsCall(Box<str>),
+    /// `resources/read` of this URI.
+    ResourcesRead(Box<str>),
+    /// `prompts/get` of this prompt.
+    PromptsGet(Box<str>),
+    /// `tools/list`.
+    ToolsList,
+    /// Any other method: its result passes untouched.
+    Other(Box<str>),
+}
+
+/// A server request awaiting the host's response.
+#[derive(Debug, Clone, Copy)]
+enum ServerRequest {
+    /// `sampling/createMessage`.
+    Sampling,
+    /// `elicitation/create`.
+    Elicitation,
+}
+
+type PendingKey = (Box<str>, Box<str>);
+
+/// The MCP interceptor for one vault session. Share it (`Arc`) between both directions and, in a
+/// gateway, between every upstream server.
+#[derive(Debug)]
+pub struct Interceptor {
+    engine: Engine,
+    session: SessionId,
+    policy: Arc<dyn FlowPolicy>,
+    /// (server, id) of host requests → what was asked.
+    host_requests: Mutex<HashMap<PendingKey, HostRequest>>,
+    /// (server, id) of server requests → what was asked.
+    server_requests: Mutex<HashMap<PendingKey, ServerRequest>>,
+    /// Values restored to servers, tokenized again when they come back.
+    echo: EchoGuard,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ReadParams<'a> {
+    #[serde(borrow)]
+    uri: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct NamedParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct CancelParams<'a> {
+    #[serde(borrow, rename = "requestId")]
+    request_id: &'a RawValue,
+}
+
+/// The result of rehydrating one outbound member.
+enum Restored<'a> {
+    /// The whole message, rewritten (or borrowed when it held no tokens).
+    Done(Cow<'a, str>),
+    /// The policy refused it; the reason names tokens, never values.
+    Denied(String),
+}
+
+impl Interceptor {
+    /// An interceptor over `engine` for one session, restoring every token the session minted
+    /// and refusing calls that carry a token it never minted.
+    pub fn new(engine: Engine, session: SessionId) -> Interceptor {
+        Interceptor {
+            engine,
+            session,
+            policy: Arc::new(RestoreKnown::default()),
+            host_requests: Mutex::new(HashMap::new()),
+            server_requests: Mutex::new(HashMap::new()),
+            echo: EchoGuard::default(),
+        }
+    }
+
+    /// Replaces the data-flow policy (e.g. [`RestoreKnown`] with `pass_unknown` for a second,
+    /// stacked layer, or the rules of `flows:`).
+    pub fn with_policy(mut self, policy: Arc<dyn FlowPolicy>) -> Interceptor {
+        self.policy = policy;
+        self
+    }
+
+    /// The vault session.
+    pub fn session(&self) -> &SessionId {
+        &self.session
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// A message (or batch) from the host, on its way to `server`.
+    pub async fn from_host<'a>(&self, server: &str, msg: &'a str) -> Outcome<'a> {
+        if envelope::is_batch(msg) {
+            return self.batch(server, msg, true).await;
+        }
+        self.one_from_host(server, msg).await
+    }
+
+    /// A message (or batch) from `server`, on its way to the host.
+    pub async fn from_server<'a>(&self, server: &str, msg: &'a str) -> Outcome<'a> {
+        if envelope::is_batch(msg) {
+            return self.batch(server, msg, false).await;
+        }
+        self.one_from_server(server, msg).await
+    }
+
+    async fn batch<'a>(&self, server: &str, msg: &'a str, from_host: bool) -> Outcome<'a> {
+        let Ok(items) = envelope::split_batch(msg) else {
+            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+        };
+        let mut forwards: Vec<Cow<'a, str>> = Vec::with_capacity(items.len());
+        let mut replies: Vec<Cow<'a, str>> = Vec::new();
+        let mut changed = false;
+        for item in items {
+            let outcome = if from_host {
+                self.one_from_host(server, item.get()).await
+            } else {
+                self.one_from_server(server, item.get()).await
+            };
+            match outcome.forward {
+                Some(f) => {
+                    changed |= matches!(f, Cow::Owned(_));
+                    forwards.push(f);
+                }
+                None => changed = true,
+            }
+            if let Some(r) = outcome.reply {
+                replies.push(Cow::Owned(r));
+            }
+        }
+        let forward = if changed {
+            envelope::join_batch(&forwards).map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(msg))
+        };
+        Outcome {
+            forward,
+            reply: envelope::join_batch(&replies),
+        }
+    }
+
+    async fn one_from_host<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
+        let Ok(env) = Envelope::parse(text) else {
+            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+        };
+        match (env.method.as_deref(), env.id_key()) {
+            (Some(method), Some(id)) => self.host_request(server, method, id, &env, text).await,
+            (Some("notifications/cancelled"), None) => {
+                if let Some(params) = env.params
+                    && let Ok(p) = serde_json::from_str::<CancelParams<'_>>(params.get())
+                {
+                    self.take_host_request(server, p.request_id.get().trim());
+                }
+                Outcome::forward(Cow::Borrowed(text))
+            }
+            (None, Some(id)) => self.host_response(server, id, &env, text).await,
+            _ => Outcome::forward(Cow::Borrowed(text)),
+        }
+    }
+
+    async fn host_request<'a>(
+        &self,
+        server: &str,
+        method: &str,
+        id: &str,
+        env: &Envelope<'a>,
+        text: &'a str,
+    ) -> Outcome<'a> {
+        let params = env.params.map(RawValue::get);
+        let pending = match method {
+            "tools/call" => {
+                let Some(call) =
+                    params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p).ok())
+                else {
+                    // Malformed: the server will say so; there is nothing to rehydrate.
+                    self.remember_host_request(server, id, HostRequest::ToolsCall("?".into()));
+                    return Outcome::forward(Cow::Borrowed(text));
+                };
+                let forward = match call.arguments {
+                    Some(args) => {
+                        let destination = format!("{server}/{}", call.name);
+                        match self.restore(text, args.get(), &destination).await {
+                            Ok(Restored::Done(t)) => t,
+                            Ok(Restored::Denied(reason)) => {
+                                tracing::warn!(destination, "tools/call not forwarded: {reason}");
+                                let message =
+                                    format!("mcp-veil: this call was not forwarded: {reason}");
+                                return Outcome::reply(envelope::result_response(
+                                    id,
+                                    &envelope::tool_error_result(&message),
+                                ));
+                            }
+                            Err(e) => {
+                                tracing::error!(destination, "cannot rehydrate arguments: {e}");
+                                return Outcome::reply(envelope::error_response(
+                                    Some(id),
+                                    INTERNAL_ERROR,
+                                    &format!("mcp-veil: cannot restore the arguments: {e}"),
+                                ));
+                            }
+                        }
+                    }
+                    None => Cow::Borrowed(text),
+                };
+                self.remember_host_request(server, id, HostRequest::ToolsCall(call.name.into()));
+                return Outcome::forward(forward);
+            }
+            "resources/read" | "prompts/get" => {
+                let pending = if method == "resources/read" {
+                    match params.and_then(|p| serde_json::from_str::<ReadParams>(p).ok()) {
+                        Some(p) => HostRequest::ResourcesRead(p.uri.into()),
+                        None => HostRequest::ResourcesRead("?".into()),
+                    }
+                } else {
+                    match params.and_then(|p| serde_json::from_str::<NamedParams>(p).ok()) {
+                        Some(p) => HostRequest::PromptsGet(p.name.into()),
+                        None => HostRequest::PromptsGet("?".into()),
+                    }
+                };
+                // A URI or prompt argument the model wrote may hold tokens (a tokenized
+                // resource link): restore them too, under the same policy.
+                let forward = match env.params {
+                    Some(p) => {
+                        let destination = format!("{server}/{method}");
+                        match self.restore(text, p.get(), &destination).await {
+                            Ok(Restored::Done(t)) => t,
+                            Ok(Restored::Denied(reason)) => {
+                                tracing::warn!(destination, "request not forwarded: {reason}");
+                                return Outcome::reply(envelope::error_response(
+                                    Some(id),
+                                    INVALID_PARAMS,
+                                    &format!("mcp-veil: this request was not forwarded: {reason}"),
+                                ));
+                            }
+                            Err(e) => {
+                                return Outcome::reply(envelope::error_response(
+                                    Some(id),
+                                    INTERNAL_ERROR,
+                                    &format!("mcp-veil: cannot restore the parameters: {e}"),
+                                ));
+                            }
+                        }
+                    }
+                    None => Cow::Borrowed(text),
+                };
+                self.remember_host_request(server, id, pending);
+                return Outcome::forward(forward);
+            }
+            "tools/list" => HostRequest::ToolsList,
+            // A task-augmented `tools/call` delivers its `CallToolResult` here.
+            "tasks/result" => HostRequest::ToolsCall("tasks/result".into()),
+            other => HostRequest::Other(other.into()),
+        };
+        self.remember_host_request(server, id, pending);
+        Outcome::forward(Cow::Borrowed(text))
+    }
+
+    async fn host_response<'a>(
+        &self,
+        server: &str,
+        id: &str,
+        env: &Envelope<'a>,
+        text: &'a str,
+    ) -> Outcome<'a> {
+        let pending = self
+            .server_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(Box::from(server), Box::from(id)));
+        let (Some(request), Some(result)) = (pending, env.result) else {
+            return Outcome::forward(Cow::Borrowed(text));
+        };
+        let destination = match request {
+            ServerRequest::Sampling => format!("{server}/sampling"),
+            ServerRequest::Elicitation => format!("{server}/elicitation"),
+        };
+        match self.restore(text, result.get(), &destination).await {
+            Ok(Restored::Done(t)) => Outcome::forward(t),
+            Ok(Restored::Denied(reason)) => {
+                tracing::warn!(destination, "reply not forwarded: {reason}");
+                Outcome::forward(Cow::Owned(envelope::error_response(
+                    Some(id),
+                    INTERNAL_ERROR,
+                    &format!("mcp-veil: the client's reply was withheld: {reason}"),
+                )))
+            }
+            Err(e) => Outcome::forward(Cow::Owned(envelope::error_response(
+                Some(id),
+                INTERNAL_ERROR,
+                &format!("mcp-veil: cannot restore the client's reply: {e}"),
+            ))),
+        }
+    }
+
+    async fn one_from_server<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
+        let Ok(env) = Envelope::parse(text) else {
+            // Not JSON (often a server logging to stdout): it cannot be scanned, so it is
+            // dropped. Its text may hold anything, so the log names only its length.
+            tracing::warn!(
+                server,
+                bytes = text.len(),
+                "dropped a server message that is not JSON"
+            );
+            return Outcome::default();
+        };
+        match (env.method.as_deref(), env.id_key()) {
+            (Some("sampling/createMessage"), Some(id)) => {
+                let Some(params) = env.params else {
+                    return Outcome::forward(Cow::Borrowed(text));
+                };
+                let origin = format!("{server}/sampling");
+                match self
+                    .tokenize(&origin, text, params.get(), blobs::MESSAGES)
+                    .await
+                {
+                    Ok(t) => {
+                        self.remember_server_request(server, id, ServerRequest::Sampling);
+                        Outcome::forward(t)
+                    }
+                    Err(e) => {
+                        tracing::error!(server, "sampling request withheld: {e}");
+                        Outcome::reply(envelope::error_response(
+                            Some(id),
+                            INTERNAL_ERROR,
+                            &format!("mcp-veil: the request could not be tokenized: {e}"),
+                        ))
+                    }
+                }
+            }
+            (Some("elicitation/create"), Some(id)) => {
+                self.remember_server_request(server, id, ServerRequest::Elicitation);
+                Outcome::forward(Cow::Borrowed(text))
+            }
+            (Some("notifications/message"), None) => {
+                let Some(params) = env.params else {
+                    return Outcome::forward(Cow::Borrowed(text));
+                };
+                let origin = format!("{server}/log");
+                match self
+                    .tokenize(&origin, text, params.get(), blobs::NONE)
+                    .await
+                {
+                    Ok(t) => Outcome::forward(t),
+                    Err(e) => {
+                        tracing::error!(server, "log notification dropped: {e}");
+                        Outcome::default()
+                    }
+                }
+            }
+            (Some(_), _) => Outcome::forward(Cow::Borrowed(text)),
+            (None, id) => self.server_response(server, id, &env, text).await,
+        }
+    }
+
+    async fn server_response<'a>(
+        &self,
+        server: &str,
+        id: Option<&str>,
+        env: &Envelope<'a>,
+        text: &'a str,
+    ) -> Outcome<'a> {
+        let pending = id.and_then(|id| self.take_host_request(server, id));
+        let subject = match &pending {
+            Some(HostRequest::ToolsCall(s) | HostRequest::ResourcesRead(s))
+            | Some(HostRequest::PromptsGet(s) | HostRequest::Other(s)) => &**s,
+            Some(HostRequest::ToolsList) => "tools/list",
+            None => "",
+        };
+        let origin = if subject.is_empty() {
+            server.to_string()
+        } else {
+            format!("{server}/{subject}")
+        };
+        let (part, patterns): (&str, Patterns) = match (env.error, env.result, &pending) {
+            (Some(error), _, _) => (error.get(), blobs::NONE),
+            (None, Some(result), Some(HostRequest::ToolsCall(_))) => {
+                (result.get(), blobs::CALL_RESULT)
+            }
+            (None, Some(result), Some(HostRequest::ResourcesRead(_))) => {
+                (result.get(), blobs::READ_RESULT)
+            }
+            (None, Some(result), Some(HostRequest::PromptsGet(_))) => {
+                (result.get(), blobs::MESSAGES)
+            }
+            (None, Some(result), Some(HostRequest::ToolsList)) => {
+                return match schema::relax_tools_list(result.get()) {
+                    Some(relaxed) => {
+                        Outcome::forward(Cow::Owned(envelope::splice(text, result.get(), &relaxed)))
+                    }
+                    None => Outcome::forward(Cow::Borrowed(text)),
+                };
+            }
+            (None, Some(_), Some(HostRequest::Other(_))) => {
+                return Outcome::forward(Cow::Borrowed(text));
+            }
+            (None, Some(result), None) => {
+                // A response to a request this layer never saw: scan all of it (fail closed).
+                tracing::warn!(
+                    server,
+                    "response to an unknown request id: tokenizing it whole"
+                );
+                (result.get(), blobs::UNKNOWN)
+            }
+            (None, None, _) => return Outcome::forward(Cow::Borrowed(text)),
+        };
+        match self.tokenize(&origin, text, part, patterns).await {
+            Ok(t) => Outcome::forward(t),
+            Err(e) => {
+                tracing::error!(server, subject, "result withheld: {e}");
+                Outcome::forward(Cow::Owned(envelope::error_response(
+                    id,
+                    INTERNAL_ERROR,
+                    &format!(
+                        "mcp-veil: the result was withheld because it could not be tokenized: {e}"
+                    ),
+                )))
+            }
+        }
+    }
+
+    /// Tokenizes `part` (a member of `whole`) and returns `whole` rewritten, or borrowed when
+    /// nothing was found.
+    async fn tokenize<'a>(
+        &self,
+        origin: &str,
+        whole: &'a str,
+        part: &'a str,
+        patterns: Patterns,
+    ) -> Result<Cow<'a, str>, EngineError> {
+        let skip = |pos: &walk::json::Position<'_>| blobs::is_binary(patterns, pos);
+        let t = self
+            .engine
+            .tokenize_json_except(&self.session, origin, part, &skip)
+            .await?;
+        if !t.tokens.is_empty() {
+            tracing::debug!(origin, tokens = t.tokens.len(), "tokenized");
+        }
+        let member = match self.echo.apply(&t.text) {
+            Some(guarded) => {
+                tracing::debug!(origin, "re-tokenized values echoed by the server");
+                Cow::Owned(guarded)
+            }
+            None => t.text,
+        };
+        Ok(match member {
+            Cow::Borrowed(_) => Cow::Borrowed(whole),
+            Cow::Owned(new) => Cow::Owned(envelope::splice(whole, part, &new)),
+        })
+    }
+
+    /// Rehydrates `part` (a member of `whole`) for `destination`, asking the policy about each
+    /// token occurrence.
+    async fn restore<'a>(
+        &self,
+        whole: &'a str,
+        part: &'a str,
+        destination: &str,
+    ) -> Result<Restored<'a>, EngineError> {
+        if memchr::memchr(b'[', part.as_bytes()).is_none() {
+            return Ok(Restored::Done(Cow::Borrowed(whole)));
+        }
+        let resolved = self.engine.resolve_json(&self.session, part).await?;
+        if resolved.findings.is_empty() {
+            return Ok(Restored::Done(Cow::Borrowed(whole)));
+        }
+        let mut replacements: Vec<Cow<'_, str>> = Vec::with_capacity(resolved.entries.len());
+        let mut denials: Vec<String> = Vec::new();
+        let mut restored = 0usize;
+        for (slot, entry) in resolved.findings.slots.iter().zip(&resolved.entries) {
+            let occurrence = Occurrence {
+                token: &slot.token,
+                entry: entry.as_ref(),
+                destination,
+                path: &slot.path,
+            };
+            match (self.policy.decide(&occurrence), entry) {
+                (Decision::Restore, Some(entry)) => {
+                    restored += 1;
+                    replacements.push(Cow::Borrowed(entry.value.expose().as_str()));
+                }
+                (Decision::Deny { reason }, _) => {
+                    if !denials.contains(&reason) {
+                        denials.push(reason);
+                    }
+                    replacements.push(Cow::Borrowed(""));
+                }
+                _ => replacements.push(Cow::Owned(slot.token.to_string())),
+            }
+        }
+        if !denials.is_empty() {
+            return Ok(Restored::Denied(denials.join("; ")));
+        }
+        if restored == 0 {
+            return Ok(Restored::Done(Cow::Borrowed(whole)));
+        }
+        for ((slot, entry), replacement) in resolved
+            .findings
+            .slots
+            .iter()
+            .zip(&resolved.entries)
+            .zip(&replacements)
+        {
+            if let (Some(entry), Cow::Borrowed(_)) = (entry, replacement) {
+                self.echo.remember(entry.value.expose(), &slot.token);
+            }
+        }
+        let new = walk::apply(part, &resolved.findings, &replacements)?;
+        tracing::debug!(destination, tokens = restored, "rehydrated");
+        Ok(Restored::Done(Cow::Owned(envelope::splice(
+            whole, part, &new,
+        ))))
+    }
+
+    fn remember_host_request(&self, server: &str, id: &str, request: HostRequest) {
+        let mut pending = self.host_requests.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.len() >= MAX_PENDING {
+            tracing::warn!("{MAX_PENDING} host requests never answered: forgetting them");
+            pending.clear();
+        }
+        pending.insert((server.into(), id.into()), request);
+    }
+
+    fn take_host_request(&self, server: &str, id: &str) -> Option<HostRequest> {
+        self.host_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(Box::from(server), Box::from(id)))
+    }
+
+    fn remember_server_request(&self, server: &str, id: &str, request: ServerRequest) {
+        let mut pending = self
+            .server_requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if pending.len() >= MAX_PENDING {
+            tracing::warn!("{MAX_PENDING} server requests never answered: forgetting them");
+            pending.clear();
+        }
+        pending.insert((server.into(), id.into()), request);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! Relaxing tools' `outputSchema` so tokenized `structuredContent` still validates.
+//!
+//! A token is a string such as `[EMAIL_1]`. A tool whose `outputSchema` declares
+//! `{"type": "string", "format": "email"}` (or a `pattern`, an `enum`, a `maxLength` or a
+//! `minLength`) would have its tokenized result rejected by a client that validates
+//! `structuredContent`. So in every `tools/list` result, those five constraints are removed from
+//! string schemas (schemas whose `type` is or includes `"string"`, or that have no `type`; an
+//! `enum` is removed only when its values are all strings). Nothing else changes: types,
+//! `required`, object and array structure, numeric constraints and `inputSchema` are kept.
+//! The server still validates real values after outbound rehydration.
+
+use serde_json::{Map, Value};
+
+/// Constraints a token can break.
+const STRING_CONSTRAINTS: [&str; 4] = ["format", "pattern", "maxLength", "minLength"];
+/// Keywords whose value is one subschema.
+const ONE_SCHEMA: [&str; 13] = [
+    "items",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "additionalItems",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+    "additionalContents",
+];
+/// Keywords whose value is an array of subschemas.
+const SCHEMA_ARRAYS: [&str; 5] = ["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+/// Keywords whose value maps names to subschemas.
+const SCHEMA_MAPS: [&str; 5] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Relaxes the `outputSchema` of every tool in a `tools/list` result. Returns the new result
+/// text, or `None` when nothing needed to change (or the result is not a tool list).
+pub(crate) fn relax_tools_list(result: &str) -> Option<String> {
+    let mut value: Value = serde_json::from_str(result).ok()?;
+    let tools = value.get_mut("tools")?.as_array_mut()?;
+    let mut changed = false;
+    for tool in tools {
+        if let Some(schema) = tool.get_mut("outputSchema") {
+            changed |= relax(schema);
+        }
+    }
+    changed.then(|| value.to_string())
+}
+
+/// Relaxes one schema and its subschemas; returns whether anything was removed.
+fn relax(schema: &mut Value) -> bool {
+    let Some(obj) = schema.as_object_mut() else {
+        return false;
+    };
+    let mut changed = relax_node(obj);
+    for (key, sub) in obj.iter_mut() {
+        let key = key.as_str();
+        if ONE_SCHEMA.contains(&key) && sub.is_object() {
+            changed |= relax(sub);
+        }
+        if SCHEMA_ARRAYS.contains(&key)
+            && let Some(items) = sub.as_array_mut()
+        {
+            for item in items {
+                changed |= relax(item);
+            }
+        }
+        if SCHEMA_MAPS.contains(&key)
+            && let Some(map) = sub.as_object_mut()
+        {
+            for item in map.values_mut() {
+                changed |= relax(item);
+            }
+        }
+    }
+    changed
+}
+
+fn relax_node(obj: &mut Map<String, Value>) -> bool {
+    let (stringy, typed) = match obj.get("type") {
+        None => (true, false),
+        Some(Value::String(t)) => (t == "string", true),
+        Some(Value::Array(ts)) => (ts.iter().any(|t| t == "string"), true),
+        Some(_) => (false, true),
+    };
+    if !stringy {
+        return false;
+    }
+    let mut changed = false;
+    for key in STRING_CONSTRAINTS {
+        changed |= obj.remove(key).is_some();
+    }
+    let enum_is_stringy = match obj.get("enum") {
+        Some(Value::Array(values)) => typed || values.iter().all(Value::is_string),
+        _ => false,
+    };
+    if enum_is_stringy {
+        obj.remove("enum");
+        changed = true;
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn relaxes_exactly_the_string_constraints() {
+        let result = json!({"tools": [{
+            "name": "get_contact",
+            "inputSchema": {"type": "object", "properties": {"id": {"type": "string", "pattern": "^c"}}},
+            "outputSchema": {
+                "type": "object",
+                "required": ["email"],
+                "properties": {
+                    "email": {"type": "string", "format": "email", "maxLength": 64},
+                    "pattern": {"type": ["string", "null"], "pattern": "^\\+", "minLength": 3},
+                    "status": {"type": "string", "enum": ["a", "b"]},
+                    "count": {"type": "integer", "minimum": 0, "enum": [1, 2]},
+                    "tags": {"type": "array", "maxItems": 3, "items": {"type": "string", "format": "uri"}},
+                    "alt": {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}]},
+                    "ref": {"$ref": "#/$defs/e"}
+                },
+                "$defs": {"e": {"enum": ["x", "y"]}}
+            }
+        }]})
+        .to_string();
+        let out: Value = serde_json::from_str(&relax_tools_list(&result).unwrap()).unwrap();
+        let s = &out["tools"][0]["outputSchema"];
+        let p = &s["properties"];
+        assert_eq!(p["email"], json!({"type": "string"}));
+        // A property named `pattern` is a property, not a keyword: it stays.
+        assert_eq!(p["pattern"], json!({"type": ["string", "null"]}));
+        assert_eq!(p["status"], json!({"type": "string"}));
+        assert_eq!(
+            p["count"],
+            json!({"type": "integer", "minimum": 0, "enum": [1, 2]})
+        );
+        assert_eq!(
+            p["tags"],
+            json!({"type": "array", "maxItems": 3, "items": {"type": "string"}})
+        );
+        assert_eq!(p["alt"]["anyOf"][0], json!({"type": "string"}));
+        assert_eq!(s["$defs"]["e"], json!({}));
+        assert_eq!(s["required"], json!(["email"]));
+        // inputSchema is not touched.
+        assert_eq!(
+            out["tools"][0]["inputSchema"]["properties"]["id"]["pattern"],
+            "^c"
+        );
+    }
+
+    #[test]
+    fn unchanged_lists_are_left_alone() {
+        let result = r#"{"tools":[{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"number"}}}}]}"#;
+        assert!(relax_tools_list(result).is_none());
+        assert!(relax_tools_list(r#"{"tools":[{"name":"t"}]}"#).is_none());
+        assert!(relax_tools_list("not json").is_none());
+    }
+}
