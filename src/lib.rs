@@ -9,6 +9,7 @@
 //! in [`Sensitive`], whose `Debug` is redacted.
 
 pub mod config;
+pub mod demo;
 pub mod detect;
 pub mod engine;
 pub mod mcp;
