@@ -17,7 +17,12 @@ enum Command {
     /// Show the layer at work: an agent, an embedded CRM MCP server with fake contacts, and
     /// mcp-veil between them, in this process (no network). Prints what the model saw and what
     /// the server received.
-    Demo,
+    Demo {
+        /// Run only the demo CRM MCP server, speaking MCP on stdin/stdout (to try the layer
+        /// in front of it, e.g. as a child process).
+        #[arg(long)]
+        server: bool,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -29,16 +34,16 @@ fn main() -> anyhow::Result<()> {
         )
         .init();
     match Cli::parse().command {
-        Command::Demo => demo(),
+        Command::Demo { server: false } => demo(),
+        Command::Demo { server: true } => runtime()?
+            .block_on(mcp_veil::demo::serve_stdio())
+            .map_err(Into::into),
     }
 }
 
 /// `mcp-veil demo`: its transcript goes to stdout (the demo speaks no MCP on stdout).
 fn demo() -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let transcript = runtime.block_on(mcp_veil::demo::run())?;
+    let transcript = runtime()?.block_on(mcp_veil::demo::run())?;
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(transcript.render().as_bytes())
@@ -47,4 +52,10 @@ fn demo() -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => Ok(other?),
     }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
 }

@@ -6,6 +6,8 @@
 //! first one using what the model saw (`[EMAIL_1]`, `[NAME_1]`), then tries a token the session
 //! never minted. The [`Transcript`] records, step by step, what the model saw and what the
 //! server sent or received; the binary prints it. No network, no child process.
+//!
+//! [`serve_stdio`] (`mcp-veil demo --server`) runs the same CRM server alone on stdio.
 
 pub mod server;
 
@@ -153,6 +155,17 @@ fn arguments(value: Value) -> JsonObject {
     }
 }
 
+/// Serves the demo CRM on stdin/stdout until the client hangs up (`mcp-veil demo --server`),
+/// for trying the layer's other forms (`mcp-veil proxy`, `TokioChildProcess`) on it.
+pub async fn serve_stdio() -> Result<(), DemoError> {
+    let running = CrmServer::new()
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(mcp)?;
+    running.waiting().await.map_err(mcp)?;
+    Ok(())
+}
+
 /// Runs the demo with the default detection settings.
 pub async fn run() -> Result<Transcript, DemoError> {
     let veil = Veil::builder()
@@ -171,10 +184,10 @@ pub async fn run() -> Result<Transcript, DemoError> {
         }
     });
     let (client_read, client_write) = tokio::io::split(client_io);
-    let client = ()
-        .serve(veil.wrap(AsyncRwTransport::new_client(client_read, client_write)))
-        .await
-        .map_err(mcp)?;
+    let client =
+        ().serve(veil.wrap(AsyncRwTransport::new_client(client_read, client_write)))
+            .await
+            .map_err(mcp)?;
 
     let mut transcript = Transcript::default();
 
@@ -212,7 +225,9 @@ pub async fn run() -> Result<Transcript, DemoError> {
     });
     let before = crm.received().len();
     let sent = client
-        .call_tool(CallToolRequestParams::new("send_email").with_arguments(arguments(wrote.clone())))
+        .call_tool(
+            CallToolRequestParams::new("send_email").with_arguments(arguments(wrote.clone())),
+        )
         .await
         .map_err(mcp)?;
     let received = crm.received();
@@ -282,7 +297,10 @@ mod tests {
         assert!(model.contains("[NAME_1]"), "{model}");
         // The email went out with the real name in its body.
         assert!(server.contains("Hi Ada Whitfield, your order has shipped."));
-        assert!(model.contains("[EMAIL_99] is not a token of this session"), "{model}");
+        assert!(
+            model.contains("[EMAIL_99] is not a token of this session"),
+            "{model}"
+        );
         assert!(server.contains("nothing: the layer refused the call"));
     }
 }

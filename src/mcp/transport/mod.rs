@@ -287,9 +287,12 @@ struct Outbound {
 }
 
 /// Runs a client message through the interceptor.
-async fn outbound(shared: &Shared, server: &str, item: ToServer) -> Result<Outbound, TransportError> {
-    let text =
-        serde_json::to_string(&item).map_err(|e| TransportError::Encode(category(&e)))?;
+async fn outbound(
+    shared: &Shared,
+    server: &str,
+    item: ToServer,
+) -> Result<Outbound, TransportError> {
+    let text = serde_json::to_string(&item).map_err(|e| TransportError::Encode(category(&e)))?;
     let outcome = shared.interceptor.from_host(server, &text).await;
     let forward = match outcome.forward {
         None => None,
