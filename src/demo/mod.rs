@@ -110,8 +110,8 @@ impl Transcript {
             }
         }
         out.push_str(
-            "\n[model] blocks are what the model held; [server] blocks are what the server sent\n\
-             and received.\n",
+            "\nBlocks marked [model] are what the model held; blocks marked [server] are what the\n\
+             server sent and received.\n",
         );
         out
     }

@@ -73,7 +73,7 @@ type ToClient = ServerJsonRpcMessage;
 /// Work for the task that owns the wrapped transport.
 enum Command {
     /// Send this (already rehydrated) message and report the wrapped transport's result.
-    Send(ToServer, oneshot::Sender<Result<(), TransportError>>),
+    Send(Box<ToServer>, oneshot::Sender<Result<(), TransportError>>),
     /// Close the wrapped transport and stop.
     Close(oneshot::Sender<Result<(), TransportError>>),
 }
@@ -81,7 +81,7 @@ enum Command {
 /// What the client receives.
 enum Inbound {
     /// A tokenized server message or a local reply.
-    Message(ToClient),
+    Message(Box<ToClient>),
     /// The wrapped transport ended.
     Eof,
 }
@@ -228,13 +228,13 @@ where
             let routed = outbound(&shared, &name, item).await?;
             if let Some(reply) = routed.reply {
                 replies
-                    .send(Inbound::Message(reply))
+                    .send(Inbound::Message(Box::new(reply)))
                     .map_err(|_| TransportError::Closed)?;
             }
             if let Some(message) = routed.forward {
                 let (done, result) = oneshot::channel();
                 commands
-                    .send(Command::Send(message, done))
+                    .send(Command::Send(Box::new(message), done))
                     .await
                     .map_err(|_| TransportError::Closed)?;
                 result.await.map_err(|_| TransportError::Closed)??;
@@ -252,7 +252,7 @@ where
             return None;
         }
         match inbound.recv().await {
-            Some(Inbound::Message(message)) => Some(message),
+            Some(Inbound::Message(message)) => Some(*message),
             Some(Inbound::Eof) | None => {
                 *eof = true;
                 None
@@ -390,6 +390,10 @@ fn withheld(item: &ToClient) -> Incoming {
 }
 
 /// What woke the task.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "lives on the stack for one turn of the loop; boxing would allocate per message"
+)]
 enum Event {
     Command(Option<Command>),
     Received(Option<ToClient>),
@@ -413,7 +417,7 @@ async fn work<T>(
         };
         match event {
             Event::Command(Some(Command::Send(message, done))) => {
-                let sending = inner.send(message);
+                let sending = inner.send(*message);
                 tokio::spawn(async move {
                     let result = sending
                         .await
@@ -449,7 +453,7 @@ async fn work<T>(
                 }
                 if let Some(message) = routed.deliver {
                     // The client may be gone while the transport still sends; keep going.
-                    let _ = inbound.send(Inbound::Message(message));
+                    let _ = inbound.send(Inbound::Message(Box::new(message)));
                 }
             }
             Event::Received(None) => {
