@@ -3,6 +3,8 @@
 //! ```yaml
 //! detect: ...   # which kinds, regions, name lists, custom kinds (see [`DetectConfig`])
 //! vault: ...    # backend, TTL, per-session cap (see [`VaultConfig`])
+//! servers: ...  # name -> {command, args, env}: stdio servers behind one gateway
+//!               # (see [`ServerCommand`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -12,7 +14,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use std::collections::BTreeMap;
+
 use crate::detect::DetectConfig;
+use crate::mcp::stdio::ServerCommand;
 use crate::vault::VaultConfig;
 
 /// The whole configuration.
@@ -23,6 +28,8 @@ pub struct Config {
     pub detect: DetectConfig,
     /// Vault settings.
     pub vault: VaultConfig,
+    /// Upstream stdio servers for `mcp-veil proxy --config F` (the gateway), by name.
+    pub servers: BTreeMap<String, ServerCommand>,
 }
 
 /// The documented default configuration, embedded in the binary.
@@ -113,6 +120,21 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with("x.yaml:2:"), "{msg}");
         assert!(msg.contains("emial"), "{msg}");
+    }
+
+    #[test]
+    fn servers_parse_and_reject_unknown_keys() {
+        let c = Config::parse(
+            "servers:\n  fs:\n    command: node\n    args: [a.js, /tmp]\n    env: {DEBUG: '1'}\n  mem:\n    command: mem\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap();
+        assert_eq!(c.servers["fs"].args, ["a.js", "/tmp"]);
+        assert_eq!(c.servers["fs"].env["DEBUG"], "1");
+        assert!(c.servers["mem"].args.is_empty());
+        let err =
+            Config::parse("servers:\n  fs:\n    cmd: node\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
     }
 
     #[test]

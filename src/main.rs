@@ -1,10 +1,11 @@
-//! The `mcp-veil` command line.
+//! The `mcp-veil` command: a thin wrapper over the library.
 
 use std::io::Write as _;
+use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mcp-veil: a privacy layer for MCP.
+/// A privacy layer for the Model Context Protocol.
 #[derive(Debug, Parser)]
 #[command(name = "mcp-veil", version, about)]
 struct Cli {
@@ -14,6 +15,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run MCP stdio server(s) behind the layer: tokenize what they return, restore what the
+    /// model sends them.
+    Proxy(mcp_veil::mcp::launch::ProxyArgs),
     /// Show the layer at work: an agent, an embedded CRM MCP server with fake contacts, and
     /// mcp-veil between them, in this process (no network). Prints what the model saw and what
     /// the server received.
@@ -25,7 +29,8 @@ enum Command {
     },
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
+    let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -33,11 +38,19 @@ fn main() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    match Cli::parse().command {
+    let result: anyhow::Result<()> = match cli.command {
+        Command::Proxy(args) => mcp_veil::mcp::launch::run(args).map_err(Into::into),
         Command::Demo { server: false } => demo(),
-        Command::Demo { server: true } => runtime()?
-            .block_on(mcp_veil::demo::serve_stdio())
-            .map_err(Into::into),
+        Command::Demo { server: true } => runtime()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| Ok(rt.block_on(mcp_veil::demo::serve_stdio())?)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-veil: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -1,1 +1,968 @@
-//! gateway (placeholder during development).
+//! `mcp-veil proxy --config F` with `servers:`: several stdio servers behind one session.
+//!
+//! The gateway is one MCP server to the host and one MCP client to each upstream. Every message
+//! to or from an upstream goes through the same [`Interceptor`], so there is ONE vault session:
+//! a token minted from server A's result restores in a call to server B.
+//!
+//! # What the host sees
+//!
+//! - Tools and prompts as `{server}__{name}`, normalised to `[A-Za-z0-9_-]` and cut to 64
+//!   characters. Two names that collide after that are a start-up error naming both origins
+//!   (at run time, after a `list_changed`, the later one is dropped with an error on stderr).
+//! - `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: every live
+//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page.
+//! - Calls routed by name; `resources/read` and (un)subscribe by the URI's last listing (or the
+//!   only server with resources); `completion/complete` by its `ref`.
+//! - `initialize` answered by the gateway: merged capabilities, and the older of the host's and
+//!   the upstreams' protocol versions. `server/discover` is fanned out and merged the same way.
+//! - Notifications from every upstream; server → host requests (sampling, elicitation, roots)
+//!   with ids remapped so two servers' `id: 0` cannot collide.
+//!
+//! # Start-up and failures
+//!
+//! Each upstream is started and initialized by the gateway before the host is served (as a
+//! client that supports sampling and elicitation, not roots: servers then use their own
+//! arguments for roots). A server that fails to start or to initialize, or dies later, is
+//! reported on stderr; its tools answer with `isError` results naming it, its pending requests
+//! get errors, and the other servers keep working. When the host closes stdin every upstream's
+//! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
+//!
+//! Batches from the host are handled item by item (each answered on its own).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::process::Child;
+use tokio::sync::{mpsc, oneshot};
+
+use super::envelope::{self, Envelope};
+use super::interceptor::Interceptor;
+use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+
+/// The longest exposed tool or prompt name.
+pub const MAX_NAME_LEN: usize = 64;
+/// Separator between server and tool in exposed names.
+pub const SEPARATOR: &str = "__";
+/// The protocol version the gateway proposes to upstreams.
+const PROPOSED_VERSION: &str = "2025-11-25";
+/// How long the gateway waits for an upstream's answer to its own requests.
+const OWN_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most pages followed in one list.
+const MAX_PAGES: usize = 1000;
+
+/// The exposed name of `name` on `server`.
+pub fn exposed_name(server: &str, name: &str) -> String {
+    let mut out = normalize_name(&format!("{server}{SEPARATOR}{name}"));
+    out.truncate(MAX_NAME_LEN);
+    out
+}
+
+#[derive(Debug, Clone)]
+enum Status {
+    Starting,
+    Ready {
+        capabilities: Value,
+        version: String,
+    },
+    Failed(String),
+}
+
+#[derive(Debug)]
+struct Upstream {
+    name: String,
+    to_server: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    status: Mutex<Status>,
+}
+
+impl Upstream {
+    fn status(&self) -> Status {
+        self.status
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn set_status(&self, status: Status) {
+        *self.status.lock().unwrap_or_else(|e| e.into_inner()) = status;
+    }
+
+    fn send(&self, line: String) -> bool {
+        match &*self.to_server.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(tx) => tx.send(line).is_ok(),
+            None => false,
+        }
+    }
+
+    fn is_ready(&self) -> bool {
+        matches!(self.status(), Status::Ready { .. })
+    }
+
+    /// Why calls to this server fail, when they do.
+    fn unavailable(&self) -> Option<String> {
+        match self.status() {
+            Status::Ready { .. } => None,
+            Status::Starting => Some(format!("server `{}` is still starting", self.name)),
+            Status::Failed(why) => Some(format!("server `{}` is not available: {why}", self.name)),
+        }
+    }
+}
+
+/// Exposed name → (upstream index, the server's own name).
+type Routes = HashMap<String, (usize, String)>;
+
+#[derive(Debug)]
+struct Gateway {
+    interceptor: Arc<Interceptor>,
+    upstreams: Vec<Arc<Upstream>>,
+    to_host: mpsc::UnboundedSender<String>,
+    next_id: AtomicU64,
+    /// The gateway's own requests awaiting an answer, by id text → (upstream, waiter).
+    own: Mutex<HashMap<String, (usize, oneshot::Sender<String>)>>,
+    /// Server → host requests, by the id the host sees → (upstream, original id text).
+    server_requests: Mutex<HashMap<String, (usize, String)>>,
+    /// Host requests forwarded to an upstream, by id text → (upstream, is a tool call).
+    host_routes: Mutex<HashMap<String, (usize, bool)>>,
+    tools: Mutex<Routes>,
+    prompts: Mutex<Routes>,
+    /// The host has gone: upstreams exiting now is expected.
+    closing: std::sync::atomic::AtomicBool,
+    resources: Mutex<HashMap<String, usize>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs the gateway on the process's stdin/stdout.
+pub async fn run(
+    interceptor: Arc<Interceptor>,
+    servers: &BTreeMap<String, ServerCommand>,
+) -> Result<(), ProxyError> {
+    relay(
+        interceptor,
+        servers,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await
+}
+
+/// Runs the gateway between `host_in`/`host_out` and the configured servers.
+pub async fn relay<R, W>(
+    interceptor: Arc<Interceptor>,
+    servers: &BTreeMap<String, ServerCommand>,
+    host_in: R,
+    host_out: W,
+) -> Result<(), ProxyError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    if servers.is_empty() {
+        return Err(ProxyError::Config("the `servers:` section is empty".into()));
+    }
+    let mut names: HashMap<String, &str> = HashMap::new();
+    for configured in servers.keys() {
+        let name = normalize_name(configured);
+        if let Some(other) = names.insert(name.clone(), configured) {
+            return Err(ProxyError::Config(format!(
+                "servers `{other}` and `{configured}` both normalise to `{name}`"
+            )));
+        }
+    }
+    let (to_host, host_rx) = mpsc::unbounded_channel::<String>();
+    let host_writer = tokio::spawn(stdio::write_lines(host_out, host_rx));
+    let upstreams: Vec<Arc<Upstream>> = servers
+        .keys()
+        .map(|configured| {
+            Arc::new(Upstream {
+                name: normalize_name(configured),
+                to_server: Mutex::new(None),
+                status: Mutex::new(Status::Starting),
+            })
+        })
+        .collect();
+    let gw = Arc::new(Gateway {
+        interceptor,
+        upstreams,
+        to_host,
+        next_id: AtomicU64::new(1),
+        own: Mutex::new(HashMap::new()),
+        server_requests: Mutex::new(HashMap::new()),
+        host_routes: Mutex::new(HashMap::new()),
+        tools: Mutex::new(HashMap::new()),
+        prompts: Mutex::new(HashMap::new()),
+        resources: Mutex::new(HashMap::new()),
+        closing: std::sync::atomic::AtomicBool::new(false),
+    });
+
+    let mut children: Vec<Child> = Vec::new();
+    let mut writers = Vec::new();
+    for (idx, command) in servers.values().enumerate() {
+        let upstream = gw.upstreams[idx].clone();
+        match stdio::spawn(&upstream.name, command) {
+            Ok(Spawned {
+                child,
+                stdin,
+                stdout,
+            }) => {
+                let (tx, rx) = mpsc::unbounded_channel::<String>();
+                *lock(&upstream.to_server) = Some(tx);
+                writers.push(tokio::spawn(stdio::write_lines(stdin, rx)));
+                tokio::spawn(gw.clone().read_upstream(idx, stdout));
+                children.push(child);
+            }
+            Err(e) => {
+                eprintln!("mcp-veil: {e}");
+                upstream.set_status(Status::Failed(format!("it failed to start ({e})")));
+            }
+        }
+    }
+
+    futures::future::join_all((0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx))).await;
+    let (tools, prompts) = futures::join!(
+        gw.refresh(ListKind::Tools, true),
+        gw.refresh(ListKind::Prompts, true)
+    );
+    if let Err(e) = tools.and(prompts) {
+        return Err(ProxyError::Config(e));
+    }
+
+    // Host → upstreams until the host closes stdin.
+    let mut reader = BufReader::new(host_in);
+    let mut line = String::new();
+    let result = loop {
+        match stdio::read_message(&mut reader, &mut line).await {
+            Ok(Some(())) => {}
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(ProxyError::Host(e)),
+        }
+        if envelope::is_batch(&line) {
+            match envelope::split_batch(&line) {
+                Ok(items) => {
+                    for item in items {
+                        gw.clone().host_message(item.get().to_string()).await;
+                    }
+                }
+                Err(_) => gw.reply(envelope::error_response(None, -32700, "parse error")),
+            }
+        } else {
+            gw.clone().host_message(line.clone()).await;
+        }
+    };
+
+    // Shut down: close every upstream's stdin, give them time, then kill.
+    gw.closing.store(true, Ordering::Relaxed);
+    for upstream in &gw.upstreams {
+        lock(&upstream.to_server).take();
+    }
+    for writer in writers {
+        let _ = writer.await;
+    }
+    for mut child in children {
+        if tokio::time::timeout(GRACE, child.wait()).await.is_err() {
+            let _ = child.kill().await;
+        }
+    }
+    drop(gw);
+    let _ = host_writer.await;
+    result
+}
+
+/// What became of a message sent toward an upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// It went to the server.
+    Forwarded,
+    /// The interceptor answered the host itself (a denied call).
+    Answered,
+    /// The server is not running.
+    NotRunning,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+impl ListKind {
+    fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools/list",
+            ListKind::Prompts => "prompts/list",
+            ListKind::Resources => "resources/list",
+            ListKind::Templates => "resources/templates/list",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+            ListKind::Templates => "resourceTemplates",
+        }
+    }
+
+    fn capability(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources | ListKind::Templates => "resources",
+        }
+    }
+}
+
+impl Gateway {
+    fn reply(&self, line: String) {
+        let _ = self.to_host.send(line);
+    }
+
+    /// Sends `line` from the host to upstream `idx` through the interceptor.
+    async fn send_to_upstream(&self, idx: usize, line: &str) -> Sent {
+        let upstream = &self.upstreams[idx];
+        let outcome = self.interceptor.from_host(&upstream.name, line).await;
+        let answered = outcome.reply.is_some();
+        if let Some(reply) = outcome.reply {
+            self.reply(reply);
+        }
+        match outcome.forward {
+            Some(f) => {
+                if upstream.send(f.into_owned()) {
+                    Sent::Forwarded
+                } else {
+                    Sent::NotRunning
+                }
+            }
+            None if answered => Sent::Answered,
+            None => Sent::Forwarded,
+        }
+    }
+
+    /// The gateway's own request to upstream `idx`: the result, or an error message.
+    async fn request(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = format!("\"mcp-veil-{n}\"");
+        let (tx, rx) = oneshot::channel();
+        lock(&self.own).insert(id.clone(), (idx, tx));
+        let msg = json!({"jsonrpc": "2.0", "id": format!("mcp-veil-{n}"), "method": method, "params": params});
+        let name = &self.upstreams[idx].name;
+        if self.send_to_upstream(idx, &msg.to_string()).await != Sent::Forwarded {
+            lock(&self.own).remove(&id);
+            return Err(format!("server `{name}` is not running"));
+        }
+        let answer = match tokio::time::timeout(OWN_TIMEOUT, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => return Err(format!("server `{name}` exited")),
+            Err(_) => {
+                lock(&self.own).remove(&id);
+                return Err(format!("server `{name}` did not answer {method} in time"));
+            }
+        };
+        let mut v: Value = serde_json::from_str(&answer).map_err(|e| e.to_string())?;
+        if let Some(error) = v.get("error") {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("error");
+            return Err(format!(
+                "server `{name}` answered {method} with an error: {message}"
+            ));
+        }
+        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+    }
+
+    async fn initialize_upstream(&self, idx: usize) {
+        let upstream = &self.upstreams[idx];
+        if !matches!(upstream.status(), Status::Starting) {
+            return;
+        }
+        let params = json!({
+            "protocolVersion": PROPOSED_VERSION,
+            "capabilities": {"sampling": {}, "elicitation": {}},
+            "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
+        });
+        match self.request(idx, "initialize", params).await {
+            Ok(result) => {
+                let version = result
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(PROPOSED_VERSION)
+                    .to_string();
+                let capabilities = result.get("capabilities").cloned().unwrap_or(json!({}));
+                upstream.set_status(Status::Ready {
+                    capabilities,
+                    version,
+                });
+                let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+                self.send_to_upstream(idx, initialized).await;
+            }
+            Err(e) => {
+                eprintln!(
+                    "mcp-veil: server `{}` failed to initialize: {e}",
+                    upstream.name
+                );
+                upstream.set_status(Status::Failed(format!("it failed to initialize ({e})")));
+            }
+        }
+    }
+
+    fn has_capability(&self, idx: usize, capability: &str) -> bool {
+        match self.upstreams[idx].status() {
+            Status::Ready { capabilities, .. } => capabilities.get(capability).is_some(),
+            _ => false,
+        }
+    }
+
+    /// Every live upstream's complete list of `kind`, with the upstream's index.
+    async fn list_all(&self, kind: ListKind) -> Vec<(usize, Vec<Value>)> {
+        let lists = (0..self.upstreams.len())
+            .filter(|&idx| self.has_capability(idx, kind.capability()))
+            .map(|idx| async move {
+                let mut items = Vec::new();
+                let mut cursor: Option<String> = None;
+                for _ in 0..MAX_PAGES {
+                    let params = match &cursor {
+                        Some(c) => json!({"cursor": c}),
+                        None => json!({}),
+                    };
+                    match self.request(idx, kind.method(), params).await {
+                        Ok(mut result) => {
+                            if let Some(Value::Array(page)) = result.get_mut(kind.key()) {
+                                items.append(page);
+                            }
+                            cursor = result
+                                .get("nextCursor")
+                                .and_then(Value::as_str)
+                                .map(str::to_string);
+                            if cursor.is_none() {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::error!("{e}");
+                            break;
+                        }
+                    }
+                }
+                (idx, items)
+            });
+        futures::future::join_all(lists).await
+    }
+
+    /// Re-lists tools or prompts, rebuilds the routes and returns the exposed list. At start-up
+    /// (`strict`) a name collision is an error; later, the second name is dropped.
+    async fn refresh(&self, kind: ListKind, strict: bool) -> Result<Vec<Value>, String> {
+        let lists = self.list_all(kind).await;
+        let mut routes: Routes = HashMap::new();
+        let mut exposed = Vec::new();
+        for (idx, items) in lists {
+            let server = &self.upstreams[idx].name;
+            for mut item in items {
+                let Some(name) = item.get("name").and_then(Value::as_str).map(str::to_string)
+                else {
+                    continue;
+                };
+                let public = exposed_name(server, &name);
+                if let Some((other_idx, other)) = routes.get(&public) {
+                    let message = format!(
+                        "{} name `{public}` is exposed by both `{}/{other}` and `{server}/{name}`",
+                        kind.key().trim_end_matches('s'),
+                        self.upstreams[*other_idx].name
+                    );
+                    if strict {
+                        return Err(message);
+                    }
+                    tracing::error!("{message}; the second is not exposed");
+                    continue;
+                }
+                item["name"] = Value::String(public.clone());
+                routes.insert(public, (idx, name));
+                exposed.push(item);
+            }
+        }
+        let table = if kind == ListKind::Tools {
+            &self.tools
+        } else {
+            &self.prompts
+        };
+        *lock(table) = routes;
+        Ok(exposed)
+    }
+
+    /// Resources and templates from every server; read/subscribe route by the URIs seen here.
+    async fn list_resources(&self, kind: ListKind) -> Vec<Value> {
+        let lists = self.list_all(kind).await;
+        let mut out = Vec::new();
+        let mut routes = lock(&self.resources);
+        for (idx, items) in lists {
+            for item in items {
+                if let Some(uri) = item.get("uri").and_then(Value::as_str) {
+                    routes.insert(uri.to_string(), idx);
+                }
+                out.push(item);
+            }
+        }
+        out
+    }
+
+    /// A tool or prompt's route, or why there is none.
+    fn route(&self, table: &Mutex<Routes>, name: &str) -> Result<(usize, String), String> {
+        if let Some((idx, original)) = lock(table).get(name).cloned() {
+            return match self.upstreams[idx].unavailable() {
+                None => Ok((idx, original)),
+                Some(why) => Err(why),
+            };
+        }
+        for upstream in &self.upstreams {
+            if name.starts_with(&format!("{}{SEPARATOR}", upstream.name))
+                && let Some(why) = upstream.unavailable()
+            {
+                return Err(why);
+            }
+        }
+        Err(format!("unknown name `{name}`"))
+    }
+
+    fn resource_route(&self, uri: &str) -> Result<usize, String> {
+        if let Some(&idx) = lock(&self.resources).get(uri) {
+            return self.upstreams[idx].unavailable().map_or(Ok(idx), Err);
+        }
+        let with_resources: Vec<usize> = (0..self.upstreams.len())
+            .filter(|&idx| self.has_capability(idx, "resources"))
+            .collect();
+        match with_resources.as_slice() {
+            [idx] => Ok(*idx),
+            _ => Err("unknown resource: list resources first".to_string()),
+        }
+    }
+
+    /// One message (not a batch) from the host.
+    async fn host_message(self: Arc<Self>, text: String) {
+        let Ok(env) = Envelope::parse(&text) else {
+            self.reply(envelope::error_response(None, -32700, "parse error"));
+            return;
+        };
+        let id = env.id_key().map(str::to_string);
+        match (env.method.as_deref(), id) {
+            (Some(method), Some(id)) => {
+                let method = method.to_string();
+                let params = env.params.map(|p| p.get().to_string());
+                drop(env);
+                self.host_request(method, id, params, text).await;
+            }
+            (Some(method), None) => {
+                let cancelled = match (method, env.params) {
+                    ("notifications/cancelled", Some(p)) => serde_json::from_str::<Value>(p.get())
+                        .ok()
+                        .and_then(|v| v.get("requestId").map(Value::to_string)),
+                    _ => None,
+                };
+                if method == "notifications/initialized" {
+                    // The gateway initialized every upstream itself.
+                    return;
+                }
+                if let Some(request_id) = cancelled {
+                    let route = lock(&self.host_routes).remove(&request_id);
+                    if let Some((idx, _)) = route {
+                        self.send_to_upstream(idx, &text).await;
+                    }
+                    return;
+                }
+                for idx in 0..self.upstreams.len() {
+                    if self.upstreams[idx].is_ready() {
+                        self.send_to_upstream(idx, &text).await;
+                    }
+                }
+            }
+            (None, Some(id)) => {
+                // The host answers a server's request: give it back its own id.
+                let Some((idx, original)) = lock(&self.server_requests).remove(&id) else {
+                    tracing::warn!("a response to an unknown request was dropped");
+                    return;
+                };
+                let restored = match env.id {
+                    Some(raw) => envelope::splice(&text, raw.get(), &original),
+                    None => return,
+                };
+                self.send_to_upstream(idx, &restored).await;
+            }
+            (None, None) => {}
+        }
+    }
+
+    async fn host_request(
+        self: Arc<Self>,
+        method: String,
+        id: String,
+        params: Option<String>,
+        text: String,
+    ) {
+        let params_value: Value = params
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p).ok())
+            .unwrap_or(Value::Null);
+        match method.as_str() {
+            "initialize" => {
+                let requested = params_value
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or(PROPOSED_VERSION);
+                let (capabilities, version) = self.merged(requested);
+                let result = json!({
+                    "protocolVersion": version,
+                    "capabilities": capabilities,
+                    "serverInfo": {"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")},
+                });
+                self.reply(envelope::result_response(&id, &result.to_string()));
+            }
+            "ping" => self.reply(envelope::result_response(&id, "{}")),
+            "server/discover" => {
+                tokio::spawn(async move {
+                    let answers = futures::future::join_all(
+                        (0..self.upstreams.len())
+                            .filter(|&i| self.upstreams[i].is_ready())
+                            .map(|i| self.request(i, "server/discover", params_value.clone())),
+                    )
+                    .await;
+                    let mut first_error = None;
+                    let mut merged: Option<Value> = None;
+                    for answer in answers {
+                        match answer {
+                            Ok(result) => match &mut merged {
+                                None => merged = Some(result),
+                                Some(m) => merge_into(m, &result),
+                            },
+                            Err(e) => {
+                                first_error.get_or_insert(e);
+                            }
+                        }
+                    }
+                    match merged {
+                        Some(mut result) => {
+                            result["serverInfo"] = json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
+                            self.reply(envelope::result_response(&id, &result.to_string()));
+                        }
+                        None => self.reply(envelope::error_response(
+                            Some(&id),
+                            -32601,
+                            &first_error.unwrap_or_else(|| "no server is running".into()),
+                        )),
+                    }
+                });
+            }
+            "tools/list" | "prompts/list" => {
+                tokio::spawn(async move {
+                    let kind = if method == "tools/list" {
+                        ListKind::Tools
+                    } else {
+                        ListKind::Prompts
+                    };
+                    let items = self.refresh(kind, false).await.unwrap_or_default();
+                    let result = json!({ kind.key(): items });
+                    self.reply(envelope::result_response(&id, &result.to_string()));
+                });
+            }
+            "resources/list" | "resources/templates/list" => {
+                tokio::spawn(async move {
+                    let kind = if method == "resources/list" {
+                        ListKind::Resources
+                    } else {
+                        ListKind::Templates
+                    };
+                    let items = self.list_resources(kind).await;
+                    let result = json!({ kind.key(): items });
+                    self.reply(envelope::result_response(&id, &result.to_string()));
+                });
+            }
+            "logging/setLevel" => {
+                tokio::spawn(async move {
+                    let all = (0..self.upstreams.len())
+                        .filter(|&i| self.has_capability(i, "logging"))
+                        .map(|i| self.request(i, "logging/setLevel", params_value.clone()));
+                    futures::future::join_all(all).await;
+                    self.reply(envelope::result_response(&id, "{}"));
+                });
+            }
+            "tools/call" => {
+                let name = params_value
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                match self.route(&self.tools, name) {
+                    Ok((idx, original)) => {
+                        let Some(msg) = with_param(&text, "name", &original) else {
+                            return self.invalid(&id);
+                        };
+                        self.forward_request(idx, id, &msg, true).await;
+                    }
+                    Err(why) => self.reply(envelope::result_response(
+                        &id,
+                        &envelope::tool_error_result(&format!("mcp-veil gateway: {why}")),
+                    )),
+                }
+            }
+            "prompts/get" => {
+                let name = params_value
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                match self.route(&self.prompts, name) {
+                    Ok((idx, original)) => match with_param(&text, "name", &original) {
+                        Some(msg) => self.forward_request(idx, id, &msg, false).await,
+                        None => self.invalid(&id),
+                    },
+                    Err(why) => self.error(&id, -32602, &why),
+                }
+            }
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                let uri = params_value
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                match self.resource_route(uri) {
+                    Ok(idx) => self.forward_request(idx, id, &text, false).await,
+                    Err(why) => self.error(&id, -32602, &why),
+                }
+            }
+            "completion/complete" => {
+                let reference = params_value.get("ref").cloned().unwrap_or(Value::Null);
+                let routed = match reference.get("type").and_then(Value::as_str) {
+                    Some("ref/prompt") => {
+                        let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
+                        self.route(&self.prompts, name).and_then(|(idx, original)| {
+                            let mut new_ref = reference.clone();
+                            new_ref["name"] = Value::String(original);
+                            with_param(&text, "ref", &new_ref)
+                                .map(|msg| (idx, msg))
+                                .ok_or_else(|| "invalid params".to_string())
+                        })
+                    }
+                    Some("ref/resource") => {
+                        let uri = reference.get("uri").and_then(Value::as_str).unwrap_or("");
+                        self.resource_route(uri).map(|idx| (idx, text.clone()))
+                    }
+                    _ => Err("unsupported completion reference".to_string()),
+                };
+                match routed {
+                    Ok((idx, msg)) => self.forward_request(idx, id, &msg, false).await,
+                    Err(why) => self.error(&id, -32602, &why),
+                }
+            }
+            other => self.error(
+                &id,
+                -32601,
+                &format!("method `{other}` is not supported by the mcp-veil gateway"),
+            ),
+        }
+    }
+
+    fn error(&self, id: &str, code: i64, message: &str) {
+        self.reply(envelope::error_response(
+            Some(id),
+            code,
+            &format!("mcp-veil gateway: {message}"),
+        ));
+    }
+
+    fn invalid(&self, id: &str) {
+        self.error(id, -32602, "invalid params");
+    }
+
+    async fn forward_request(&self, idx: usize, id: String, msg: &str, tool: bool) {
+        lock(&self.host_routes).insert(id.clone(), (idx, tool));
+        let sent = self.send_to_upstream(idx, msg).await;
+        if sent != Sent::Forwarded {
+            lock(&self.host_routes).remove(&id);
+        }
+        if sent == Sent::NotRunning {
+            let why = self.upstreams[idx]
+                .unavailable()
+                .unwrap_or_else(|| format!("server `{}` is not running", self.upstreams[idx].name));
+            self.fail_host_request(&id, tool, &why);
+        }
+    }
+
+    fn fail_host_request(&self, id: &str, tool: bool, why: &str) {
+        let why = format!("mcp-veil gateway: {why}");
+        if tool {
+            self.reply(envelope::result_response(
+                id,
+                &envelope::tool_error_result(&why),
+            ));
+        } else {
+            self.reply(envelope::error_response(Some(id), -32603, &why));
+        }
+    }
+
+    /// Merged capabilities of ready upstreams and the version to announce.
+    fn merged(&self, requested: &str) -> (Value, String) {
+        let mut capabilities = json!({});
+        let mut version = requested.to_string();
+        for upstream in &self.upstreams {
+            if let Status::Ready {
+                capabilities: c,
+                version: v,
+            } = upstream.status()
+            {
+                merge_into(&mut capabilities, &c);
+                if v < version {
+                    version = v;
+                }
+            }
+        }
+        (capabilities, version)
+    }
+
+    /// Reads upstream `idx` until it exits.
+    async fn read_upstream(self: Arc<Self>, idx: usize, stdout: tokio::process::ChildStdout) {
+        let name = self.upstreams[idx].name.clone();
+        let mut reader = BufReader::new(stdout);
+        let mut line = String::new();
+        while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
+            let outcome = self.interceptor.from_server(&name, &line).await;
+            if let Some(reply) = outcome.reply {
+                self.upstreams[idx].send(reply);
+            }
+            let Some(forward) = outcome.forward else {
+                continue;
+            };
+            if envelope::is_batch(&forward) {
+                if let Ok(items) = envelope::split_batch(&forward) {
+                    for item in items {
+                        self.upstream_message(idx, item.get());
+                    }
+                }
+            } else {
+                self.upstream_message(idx, &forward);
+            }
+        }
+        // The server is gone.
+        let upstream = &self.upstreams[idx];
+        lock(&upstream.to_server).take();
+        upstream.set_status(Status::Failed("it exited".into()));
+        if !self.closing.load(Ordering::Relaxed) {
+            eprintln!("mcp-veil: server `{name}` exited; its tools now answer with errors");
+        }
+        // Own requests still waiting on it fail now (their senders drop).
+        lock(&self.own).retain(|_, (i, _)| *i != idx);
+        let orphans: Vec<(String, bool)> = {
+            let mut routes = lock(&self.host_routes);
+            let ids: Vec<(String, bool)> = routes
+                .iter()
+                .filter(|(_, (i, _))| *i == idx)
+                .map(|(id, (_, tool))| (id.clone(), *tool))
+                .collect();
+            for (id, _) in &ids {
+                routes.remove(id);
+            }
+            ids
+        };
+        for (id, tool) in orphans {
+            self.fail_host_request(&id, tool, &format!("server `{name}` exited"));
+        }
+    }
+
+    /// One message (not a batch) from upstream `idx`, already through the interceptor.
+    fn upstream_message(&self, idx: usize, text: &str) {
+        let Ok(env) = Envelope::parse(text) else {
+            return;
+        };
+        match (env.method.is_some(), env.id) {
+            (false, Some(id)) => {
+                let key = id.get().trim();
+                if let Some((_, tx)) = lock(&self.own).remove(key) {
+                    let _ = tx.send(text.to_string());
+                    return;
+                }
+                lock(&self.host_routes).remove(key);
+                self.reply(text.to_string());
+            }
+            (true, Some(id)) => {
+                let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+                let public = format!("\"mcp-veil-s{n}\"");
+                lock(&self.server_requests)
+                    .insert(public.clone(), (idx, id.get().trim().to_string()));
+                self.reply(envelope::splice(text, id.get(), &public));
+            }
+            (_, None) => self.reply(text.to_string()),
+        }
+    }
+}
+
+/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes.
+fn with_param(text: &str, key: &str, value: impl serde::Serialize) -> Option<String> {
+    let env = Envelope::parse(text).ok()?;
+    let params = env.params?;
+    let mut map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(params.get()).ok()?;
+    map.insert(
+        key.to_string(),
+        serde_json::value::to_raw_value(&value).ok()?,
+    );
+    let new = serde_json::to_string(&map).ok()?;
+    Some(envelope::splice(text, params.get(), &new))
+}
+
+/// Deep-merges capability objects: objects merge key by key, `true` wins over `false`, the
+/// first value wins otherwise.
+fn merge_into(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                match a.get_mut(k) {
+                    Some(existing) => merge_into(existing, v),
+                    None => {
+                        a.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (Value::Bool(a), Value::Bool(b)) => *a |= *b,
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposed_names_are_normalised_and_bounded() {
+        assert_eq!(exposed_name("fs", "read_file"), "fs__read_file");
+        assert_eq!(exposed_name("my.srv", "get thing"), "my_srv__get_thing");
+        let long = exposed_name("server", &"x".repeat(100));
+        assert_eq!(long.len(), MAX_NAME_LEN);
+        assert!(long.starts_with("server__x"));
+    }
+
+    #[test]
+    fn capabilities_merge() {
+        let mut a = json!({"tools": {"listChanged": false}, "logging": {}});
+        merge_into(
+            &mut a,
+            &json!({"tools": {"listChanged": true}, "resources": {"subscribe": true}}),
+        );
+        assert_eq!(
+            a,
+            json!({"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true}})
+        );
+    }
+
+    #[test]
+    fn params_are_replaced_keeping_the_rest() {
+        let msg = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs__read","arguments":{"n":1.50}}}"#;
+        let out = with_param(msg, "name", "read").unwrap();
+        assert_eq!(
+            out,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"n":1.50},"name":"read"}}"#
+        );
+    }
+}

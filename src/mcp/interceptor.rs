@@ -5,6 +5,28 @@
 //! `forward` goes on in the same direction, `reply` goes back to the sender (a denied call, a
 //! withheld result). Single messages and batches are both accepted.
 //!
+//! ```
+//! use std::sync::Arc;
+//! use mcp_veil::mcp::Interceptor;
+//! use mcp_veil::vault::{MemoryVault, SessionId};
+//! use mcp_veil::{Detector, Engine};
+//!
+//! let engine = Engine::new(Arc::new(Detector::with_defaults()), Arc::new(MemoryVault::default()));
+//! let veil = Interceptor::new(engine, SessionId::random());
+//! futures::executor::block_on(async {
+//!     // Host → server: nothing to restore, so the text is forwarded byte for byte.
+//!     let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get","arguments":{}}}"#;
+//!     let out = veil.from_host("crm", call).await;
+//!     assert_eq!(out.forward.as_deref(), Some(call));
+//!     // Server → host: the result is tokenized (here a token-shaped string the server sent,
+//!     // which becomes a fresh `[LITERAL_1]` so the model never sees a token it was not given).
+//!     let result = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"see [EMAIL_1]"}]}}"#;
+//!     let out = veil.from_server("crm", result).await;
+//!     assert!(out.forward.unwrap().contains("see [LITERAL_1]"));
+//!     assert!(out.reply.is_none());
+//! });
+//! ```
+//!
 //! # What changes
 //!
 //! Inbound (server → host), tokenized before the host sees it, with the origin recorded on each
@@ -34,15 +56,16 @@
 //!
 //! Responses carry only an id, so the interceptor remembers, per server and per direction, the
 //! method of each request it forwarded (`id: 0` from the host and `id: 0` from the server are
-//! different requests). An entry lives until its response (or the host's cancellation).
+//! different requests). An entry lives until its response (or the host's cancellation); at most
+//! 65,536 per direction are kept, and a response whose request was forgotten is tokenized whole.
 //!
 //! # Fail closed
 //!
 //! If tokenizing fails (vault full, backend down), the host gets a JSON-RPC error for that
 //! request instead of the result; a failed log notification is dropped; a server response whose
 //! request the interceptor never saw is tokenized as a whole rather than passed on. A message
-//! that is not JSON is not forwarded: the sender gets a parse error. Errors and logs name
-//! tokens and counts, never values.
+//! that is not JSON is not forwarded: a server's is dropped, the host gets a parse error.
+//! Errors and logs name tokens and counts, never values.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -58,6 +81,10 @@ use super::schema;
 use crate::engine::{Engine, EngineError};
 use crate::vault::SessionId;
 use crate::walk;
+
+/// The most outstanding requests remembered per direction. Past it the table is cleared: a
+/// response whose request was forgotten is tokenized whole, so forgetting is safe.
+const MAX_PENDING: usize = 65_536;
 
 /// JSON-RPC code for a message that is not JSON.
 const PARSE_ERROR: i64 = -32700;
@@ -366,9 +393,14 @@ impl Interceptor {
 
     async fn one_from_server<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
         let Ok(env) = Envelope::parse(text) else {
-            // Not JSON: it cannot be scanned, so it is not forwarded.
-            tracing::warn!(server, "dropped a message that is not JSON");
-            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+            // Not JSON (often a server logging to stdout): it cannot be scanned, so it is
+            // dropped. Its text may hold anything, so the log names only its length.
+            tracing::warn!(
+                server,
+                bytes = text.len(),
+                "dropped a server message that is not JSON"
+            );
+            return Outcome::default();
         };
         match (env.method.as_deref(), env.id_key()) {
             (Some("sampling/createMessage"), Some(id)) => {
@@ -561,10 +593,12 @@ impl Interceptor {
     }
 
     fn remember_host_request(&self, server: &str, id: &str, request: HostRequest) {
-        self.host_requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert((server.into(), id.into()), request);
+        let mut pending = self.host_requests.lock().unwrap_or_else(|e| e.into_inner());
+        if pending.len() >= MAX_PENDING {
+            tracing::warn!("{MAX_PENDING} host requests never answered: forgetting them");
+            pending.clear();
+        }
+        pending.insert((server.into(), id.into()), request);
     }
 
     fn take_host_request(&self, server: &str, id: &str) -> Option<HostRequest> {
@@ -575,10 +609,15 @@ impl Interceptor {
     }
 
     fn remember_server_request(&self, server: &str, id: &str, request: ServerRequest) {
-        self.server_requests
+        let mut pending = self
+            .server_requests
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert((server.into(), id.into()), request);
+            .unwrap_or_else(|e| e.into_inner());
+        if pending.len() >= MAX_PENDING {
+            tracing::warn!("{MAX_PENDING} server requests never answered: forgetting them");
+            pending.clear();
+        }
+        pending.insert((server.into(), id.into()), request);
     }
 }
 

@@ -18,6 +18,7 @@ mod envelope;
 pub mod flow;
 pub mod gateway;
 pub mod interceptor;
+pub mod launch;
 mod schema;
 pub mod stdio;
 pub mod transport;

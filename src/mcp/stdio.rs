@@ -1,1 +1,357 @@
-//! stdio proxy (placeholder during development).
+//! `mcp-veil proxy CMD ...`: one stdio MCP server behind the interceptor.
+//!
+//! The proxy launches `CMD` as a child with the proxy's own environment, reads newline-delimited
+//! JSON-RPC from the host on stdin and from the child on its stdout, passes every message through
+//! the [`Interceptor`], and writes what it returns: forwards go on, replies go back to the
+//! sender. The child's stderr is the proxy's stderr. Each direction is handled in order, one
+//! message at a time, so nothing is reordered.
+//!
+//! Shutdown: when the host closes stdin, the child's stdin is closed too and the child gets
+//! [`GRACE`] to exit before it is killed; the proxy then exits 0. When the child exits first,
+//! the proxy says so on stderr and returns [`ProxyError::ServerExited`] (a non-zero exit).
+//!
+//! The server's name, used in token origins (`name/tool`), is `--name` or derived from the
+//! command by [`server_name`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::mpsc;
+
+use super::interceptor::Interceptor;
+
+/// How long a server may take to exit after its stdin is closed.
+pub const GRACE: Duration = Duration::from_secs(5);
+
+/// How to start one stdio server (`servers:` entries in the configuration).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ServerCommand {
+    /// The program (looked up in `PATH`).
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables added to the proxy's environment for this server.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// Why the proxy stopped with an error. Messages name servers and commands, never values.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProxyError {
+    /// The server could not be started (not found, not executable).
+    #[error("cannot start server `{name}` (`{command}`): {source}")]
+    Spawn {
+        /// The server's name.
+        name: String,
+        /// The program.
+        command: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The server exited while the host was still connected.
+    #[error("server `{name}` exited ({status}) while the client was still connected")]
+    ServerExited {
+        /// The server's name.
+        name: String,
+        /// How it exited.
+        status: ExitStatus,
+    },
+    /// Reading from or writing to the host failed.
+    #[error("host connection: {0}")]
+    Host(std::io::Error),
+    /// A gateway configuration problem (no servers, a tool name collision).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// The server name for origins, derived from a command line.
+///
+/// The file name of the program, without extension; when the program is an interpreter or
+/// launcher (`node`, `python3`, `npx`, `uvx`, `docker` ...), the first argument that is not an
+/// option instead, with an npm scope and version dropped
+/// (`npx -y @modelcontextprotocol/server-memory@1` → `server-memory`). The result is
+/// normalised to `[A-Za-z0-9_-]`.
+pub fn server_name(command: &str, args: &[String]) -> String {
+    const LAUNCHERS: [&str; 12] = [
+        "node", "python", "python3", "npx", "uvx", "uv", "deno", "bun", "bunx", "docker", "pipx",
+        "java",
+    ];
+    let stem = |s: &str| -> String {
+        let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
+        let base = match base.rsplit_once('@') {
+            Some((name, _version)) if !name.is_empty() => name,
+            _ => base,
+        };
+        let base = base.trim_start_matches('@');
+        match base.rsplit_once('.') {
+            Some((name, ext)) if !name.is_empty() && ext.len() <= 4 => name.to_string(),
+            _ => base.to_string(),
+        }
+    };
+    let program = stem(command);
+    let chosen = if LAUNCHERS.contains(&program.as_str()) {
+        args.iter()
+            .filter(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "exec" | "tool"))
+            .map(|a| stem(a))
+            .next()
+            .unwrap_or(program)
+    } else {
+        program
+    };
+    let name = normalize_name(&chosen);
+    if name.is_empty() {
+        "server".to_string()
+    } else {
+        name
+    }
+}
+
+/// Replaces every character outside `[A-Za-z0-9_-]` by `_`.
+pub fn normalize_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A started server: the child and its pipes.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    pub(crate) child: Child,
+    pub(crate) stdin: ChildStdin,
+    pub(crate) stdout: ChildStdout,
+}
+
+/// Starts `server` with the proxy's environment plus its own `env`, stderr inherited.
+pub(crate) fn spawn(name: &str, server: &ServerCommand) -> Result<Spawned, ProxyError> {
+    let mut child = Command::new(&server.command)
+        .args(&server.args)
+        .envs(&server.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| ProxyError::Spawn {
+            name: name.to_string(),
+            command: server.command.clone(),
+            source,
+        })?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(ProxyError::Spawn {
+            name: name.to_string(),
+            command: server.command.clone(),
+            source: std::io::Error::other("no stdio pipes"),
+        });
+    };
+    Ok(Spawned {
+        child,
+        stdin,
+        stdout,
+    })
+}
+
+/// Writes each line it receives, newline-terminated and flushed, until the channel closes.
+pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
+    mut out: W,
+    mut rx: mpsc::UnboundedReceiver<String>,
+) -> std::io::Result<()> {
+    while let Some(mut line) = rx.recv().await {
+        line.push('\n');
+        out.write_all(line.as_bytes()).await?;
+        out.flush().await?;
+    }
+    out.shutdown().await.ok();
+    Ok(())
+}
+
+/// Reads newline-delimited messages; `None` at end of input. Blank lines are skipped.
+pub(crate) async fn read_message<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    buf: &mut String,
+) -> std::io::Result<Option<()>> {
+    loop {
+        buf.clear();
+        if reader.read_line(buf).await? == 0 {
+            return Ok(None);
+        }
+        let trimmed = buf.trim_end_matches(['\n', '\r']).len();
+        buf.truncate(trimmed);
+        if !buf.trim().is_empty() {
+            return Ok(Some(()));
+        }
+    }
+}
+
+/// Runs the proxy on the process's stdin/stdout until the host disconnects or the server dies.
+pub async fn run(
+    interceptor: Arc<Interceptor>,
+    name: &str,
+    server: &ServerCommand,
+) -> Result<(), ProxyError> {
+    relay(
+        interceptor,
+        name,
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    )
+    .await
+}
+
+/// Runs the proxy between `host_in`/`host_out` and a child started from `server`.
+pub async fn relay<R, W>(
+    interceptor: Arc<Interceptor>,
+    name: &str,
+    server: &ServerCommand,
+    host_in: R,
+    host_out: W,
+) -> Result<(), ProxyError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let Spawned {
+        mut child,
+        stdin,
+        stdout,
+    } = spawn(name, server)?;
+    let (to_host, host_rx) = mpsc::unbounded_channel::<String>();
+    let (to_server, server_rx) = mpsc::unbounded_channel::<String>();
+    let host_writer = tokio::spawn(write_lines(host_out, host_rx));
+    let server_writer = tokio::spawn(write_lines(stdin, server_rx));
+
+    // Server → host.
+    let from_server = {
+        let interceptor = interceptor.clone();
+        // Weak: the server's stdin closes as soon as the host side is done.
+        let (to_host, to_server) = (to_host.clone(), to_server.downgrade());
+        let name = name.to_string();
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            while let Ok(Some(())) = read_message(&mut reader, &mut line).await {
+                let outcome = interceptor.from_server(&name, &line).await;
+                if let Some(f) = outcome.forward {
+                    let _ = to_host.send(f.into_owned());
+                }
+                if let Some(r) = outcome.reply
+                    && let Some(to_server) = to_server.upgrade()
+                {
+                    let _ = to_server.send(r);
+                }
+            }
+        })
+    };
+
+    // Host → server, until the host closes stdin.
+    let from_host = {
+        let name = name.to_string();
+        async move {
+            let mut reader = BufReader::new(host_in);
+            let mut line = String::new();
+            loop {
+                match read_message(&mut reader, &mut line).await {
+                    Ok(Some(())) => {}
+                    Ok(None) => return Ok(()),
+                    Err(e) => return Err(ProxyError::Host(e)),
+                }
+                let outcome = interceptor.from_host(&name, &line).await;
+                if let Some(f) = outcome.forward {
+                    let _ = to_server.send(f.into_owned());
+                }
+                if let Some(r) = outcome.reply {
+                    let _ = to_host.send(r);
+                }
+            }
+        }
+    };
+
+    let result = tokio::select! {
+        host_done = from_host => {
+            // The host is gone (or its stdin failed): close the server's stdin, let it finish.
+            let _ = server_writer.await;
+            match tokio::time::timeout(GRACE, child.wait()).await {
+                Ok(_) => {}
+                Err(_) => {
+                    tracing::warn!(server = name, "server did not exit after stdin closed; killing it");
+                    let _ = child.kill().await;
+                }
+            }
+            let _ = from_server.await;
+            host_done
+        }
+        status = child.wait() => {
+            // Relay whatever the server wrote before it died, then report.
+            let _ = from_server.await;
+            match status {
+                Ok(status) => Err(ProxyError::ServerExited { name: name.to_string(), status }),
+                Err(e) => Err(ProxyError::Spawn {
+                    name: name.to_string(),
+                    command: server.command.clone(),
+                    source: e,
+                }),
+            }
+        }
+    };
+    // Every sender is gone once both loops ended: the host writer drains and stops.
+    let _ = host_writer.await;
+    result
+}
+
+/// Whether a path names an executable that exists (for friendlier errors in tests and the CLI).
+pub fn command_exists(command: &str) -> bool {
+    if command.contains('/') {
+        return Path::new(command).exists();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(command).is_file()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn names_come_from_the_command() {
+        assert_eq!(
+            server_name("node_modules/.bin/mcp-server-filesystem", &args(&["/tmp"])),
+            "mcp-server-filesystem"
+        );
+        assert_eq!(
+            server_name(
+                "npx",
+                &args(&["-y", "@modelcontextprotocol/server-memory@1.2"])
+            ),
+            "server-memory"
+        );
+        assert_eq!(
+            server_name("python3", &args(&["-u", "srv/weather.py"])),
+            "weather"
+        );
+        assert_eq!(
+            server_name("uvx", &args(&["mcp-server-git"])),
+            "mcp-server-git"
+        );
+        assert_eq!(server_name("/usr/bin/my server", &[]), "my_server");
+        assert_eq!(server_name("node", &[]), "node");
+    }
+}

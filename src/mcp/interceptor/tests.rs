@@ -450,7 +450,92 @@ fn batches_are_handled_item_by_item() {
 fn invalid_json_is_not_forwarded() {
     let i = interceptor();
     let out = server(&i, "{\"id\": 1, \"result\": EMP-123456");
+    assert_eq!(out, Outcome::default());
+    let out = host(&i, "nope");
     assert!(out.forward.is_none());
-    assert!(!out.reply.unwrap().contains("EMP-"));
-    assert!(host(&i, "nope").forward.is_none());
+    assert!(out.reply.unwrap().contains("-32700"));
+}
+
+/// A vault whose backend is down.
+#[derive(Debug)]
+struct DownVault;
+
+impl VaultBackend for DownVault {
+    fn mint<'a>(
+        &'a self,
+        _: &'a SessionId,
+        _: &'a str,
+        _: &'a [crate::vault::MintRequest<'a>],
+    ) -> futures::future::BoxFuture<'a, Result<Vec<Token>, crate::vault::VaultError>> {
+        Box::pin(async {
+            Err(crate::vault::VaultError::Unavailable(
+                "connection refused".into(),
+            ))
+        })
+    }
+
+    fn resolve<'a>(
+        &'a self,
+        _: &'a SessionId,
+        _: &'a [Token],
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Vec<Option<crate::vault::Entry>>, crate::vault::VaultError>,
+    > {
+        Box::pin(async {
+            Err(crate::vault::VaultError::Unavailable(
+                "connection refused".into(),
+            ))
+        })
+    }
+
+    fn end_session<'a>(
+        &'a self,
+        _: &'a SessionId,
+    ) -> futures::future::BoxFuture<'a, Result<(), crate::vault::VaultError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[test]
+fn a_vault_that_is_down_fails_closed_both_ways() {
+    let i = interceptor_with(Arc::new(DownVault));
+    // Inbound: the result is withheld.
+    call(&i, "1", "lookup");
+    let out = server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"EMP-123456"}]}}"#,
+    );
+    let v = forwarded(&out);
+    assert_eq!(v["error"]["code"], -32603);
+    assert!(!out.forward.as_deref().unwrap().contains("EMP-"));
+    // A sampling request is answered to the server, never shown to the host.
+    let out = server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"EMP-123456"}}],"maxTokens":5}}"#,
+    );
+    assert!(out.forward.is_none());
+    assert!(out.reply.unwrap().contains("-32603"));
+    // Outbound: a call with tokens is answered with an error, not forwarded.
+    let out = host(
+        &i,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","arguments":{"a":"[NAME_1]"}}}"#,
+    );
+    assert!(out.forward.is_none());
+    assert!(out.reply.unwrap().contains("connection refused"));
+}
+
+#[test]
+fn the_stateless_lifecycle_needs_no_initialize() {
+    // 2026-07-28: no initialize; every request carries its protocol version in `_meta`.
+    let i = interceptor();
+    let discover = r#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert!(matches!(host(&i, discover).forward, Some(Cow::Borrowed(s)) if s == discover));
+    let call = r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"lookup","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    assert!(matches!(host(&i, call).forward, Some(Cow::Borrowed(s)) if s == call));
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":"c","result":{"content":[{"type":"text","text":"EMP-123456"}]}}"#,
+    ));
+    assert_eq!(v["result"]["content"][0]["text"], emp(1));
 }

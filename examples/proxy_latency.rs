@@ -1,0 +1,157 @@
+//! Added latency of `mcp-veil proxy` per `tools/call`, against a direct connection.
+//!
+//! Runs `examples/echo_server.rs` directly and behind `mcp-veil proxy`, sends sequential
+//! `tools/call` requests (small and 10 KB results, each with personal values to tokenize) and
+//! prints the median and p99 round trip of each, and the difference.
+//!
+//! ```text
+//! cargo build --release --bin mcp-veil --example echo_server --example proxy_latency
+//! target/release/examples/proxy_latency [CALLS]      # default 2000 calls per case
+//! ```
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+}
+
+impl Peer {
+    fn start(program: &Path, args: &[&str]) -> Peer {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut peer = Peer {
+            child,
+            stdin,
+            stdout,
+            line: String::new(),
+        };
+        peer.round_trip(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#);
+        writeln!(
+            peer.stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        )
+        .unwrap();
+        peer
+    }
+
+    fn round_trip(&mut self, msg: &str) -> Duration {
+        let start = Instant::now();
+        writeln!(self.stdin, "{msg}").unwrap();
+        self.stdin.flush().unwrap();
+        self.line.clear();
+        self.stdout.read_line(&mut self.line).unwrap();
+        let took = start.elapsed();
+        assert!(
+            self.line.contains("\"result\""),
+            "unexpected answer: {}",
+            self.line
+        );
+        took
+    }
+
+    fn stop(self) {
+        drop(self.stdin);
+        let mut child = self.child;
+        let _ = child.wait();
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx]
+}
+
+fn measure(peer: &mut Peer, size: &str, calls: usize) -> (Duration, Duration) {
+    let msg = |id: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"lookup","arguments":{{"size":"{size}"}}}}}}"#
+        )
+    };
+    for id in 1..=calls / 10 {
+        peer.round_trip(&msg(id));
+    }
+    let mut times: Vec<Duration> = (0..calls)
+        .map(|i| peer.round_trip(&msg(100_000 + i)))
+        .collect();
+    times.sort();
+    (percentile(&times, 0.5), percentile(&times, 0.99))
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn main() {
+    let calls: usize = std::env::args()
+        .nth(1)
+        .map(|a| a.parse().expect("CALLS is a number"))
+        .unwrap_or(2000);
+    let here = std::env::current_exe().unwrap();
+    let examples = here.parent().unwrap();
+    let echo: PathBuf = examples.join("echo_server");
+    let veil: PathBuf = examples.parent().unwrap().join("mcp-veil");
+    for p in [&echo, &veil] {
+        assert!(
+            p.exists(),
+            "{} is missing: cargo build --release --bin mcp-veil --example echo_server",
+            p.display()
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("mcp-veil-latency-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("veil.yaml");
+    std::fs::write(
+        &config,
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\n",
+    )
+    .unwrap();
+
+    println!(
+        "{calls} sequential tools/call round trips per case (after {} warm-up calls)",
+        calls / 10
+    );
+    println!(
+        "{:<6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>12}",
+        "result",
+        "direct p50 us",
+        "direct p99 us",
+        "proxy p50 us",
+        "proxy p99 us",
+        "added p50",
+        "added p99"
+    );
+    for size in ["small", "10k"] {
+        let mut direct = Peer::start(&echo, &[]);
+        let (d50, d99) = measure(&mut direct, size, calls);
+        direct.stop();
+        let config = config.to_str().unwrap();
+        let echo_s = echo.to_str().unwrap();
+        let mut proxied = Peer::start(&veil, &["proxy", "--config", config, "--", echo_s]);
+        let (p50, p99) = measure(&mut proxied, size, calls);
+        proxied.stop();
+        println!(
+            "{:<6} {:>14.1} {:>14.1} {:>14.1} {:>14.1} {:>12.1} {:>12.1}",
+            size,
+            us(d50),
+            us(d99),
+            us(p50),
+            us(p99),
+            us(p50) - us(d50),
+            us(p99) - us(d99)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,108 @@
+//! `mcp-veil proxy`: command-line arguments and start-up, shared by the binary and tests.
+//!
+//! ```text
+//! mcp-veil proxy [--config F] [--name NAME] [--pass-unknown-tokens] [--] CMD [ARGS...]
+//! mcp-veil proxy --config F          # with a `servers:` section: the gateway
+//! ```
+//!
+//! With a command, one server runs behind the layer ([`super::stdio`]); without one, every server
+//! of the configuration's `servers:` section runs behind one gateway ([`super::gateway`]). Both
+//! use one vault session for the life of the process.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::flow::RestoreKnown;
+use super::interceptor::Interceptor;
+use super::stdio::{self, ProxyError, ServerCommand};
+use crate::config::Config;
+use crate::detect::Detector;
+use crate::engine::Engine;
+use crate::vault::{BackendKind, MemoryVault, SessionId};
+
+/// Arguments of `mcp-veil proxy`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ProxyArgs {
+    /// Configuration file (YAML); the embedded defaults when absent.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The server's name in token origins (`NAME/tool`); derived from CMD when absent.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Forward tokens this session never minted as text instead of refusing the call (for a
+    /// second layer stacked behind another).
+    #[arg(long)]
+    pub pass_unknown_tokens: bool,
+    /// The stdio server to run, with its arguments (everything after the first non-option, or
+    /// after `--`).
+    #[arg(
+        value_name = "CMD",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..
+    )]
+    pub command: Vec<String>,
+}
+
+/// Runs `mcp-veil proxy` to completion on a new Tokio runtime.
+pub fn run(args: ProxyArgs) -> Result<(), ProxyError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(ProxyError::Host)?;
+    let result = runtime.block_on(run_async(args));
+    // A read of the process's stdin may still be blocked in the pool: do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    result
+}
+
+/// Runs `mcp-veil proxy` on the current runtime.
+pub async fn run_async(args: ProxyArgs) -> Result<(), ProxyError> {
+    let config = match &args.config {
+        Some(path) => Config::load(path).map_err(|e| ProxyError::Config(e.to_string()))?,
+        None => Config::embedded_default(),
+    };
+    let interceptor = Arc::new(interceptor(&config, args.pass_unknown_tokens)?);
+    match args.command.split_first() {
+        Some((command, rest)) => {
+            let server = ServerCommand {
+                command: command.clone(),
+                args: rest.to_vec(),
+                env: Default::default(),
+            };
+            let name = match &args.name {
+                Some(n) => stdio::normalize_name(n),
+                None => stdio::server_name(command, rest),
+            };
+            tracing::info!(server = name, session = %interceptor.session(), "proxy starting");
+            stdio::run(interceptor, &name, &server).await
+        }
+        None if !config.servers.is_empty() => {
+            super::gateway::run(interceptor, &config.servers).await
+        }
+        None => Err(ProxyError::Config(
+            "nothing to proxy: give a server command (mcp-veil proxy -- CMD ARGS...) or a \
+             --config file with a `servers:` section"
+                .into(),
+        )),
+    }
+}
+
+/// The interceptor the configuration describes, over a fresh in-process session.
+pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, ProxyError> {
+    let detector = Detector::new(&config.detect).map_err(|e| ProxyError::Config(e.to_string()))?;
+    if config.vault.backend != BackendKind::Memory {
+        return Err(ProxyError::Config(
+            "the stdio proxy keeps its session in process: use `vault: {backend: memory}`".into(),
+        ));
+    }
+    let vault = MemoryVault::new(
+        Duration::from_secs(config.vault.ttl_seconds),
+        config.vault.max_entries_per_session,
+    );
+    let engine = Engine::new(Arc::new(detector), Arc::new(vault));
+    Ok(Interceptor::new(engine, SessionId::random())
+        .with_policy(Arc::new(RestoreKnown { pass_unknown })))
+}
