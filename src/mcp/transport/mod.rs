@@ -463,3 +463,6 @@ async fn work<T>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
