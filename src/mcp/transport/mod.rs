@@ -40,6 +40,12 @@
 //! Received messages queue without bound so a client that is busy sending (rmcp's shutdown
 //! drain) can never deadlock the task.
 //!
+//! # Cost
+//!
+//! Per message: one `serde_json` write, the interceptor's scan, and one parse only when the
+//! interceptor changed something; plus one hop through the task and a oneshot per send.
+//! `cargo bench --bench rmcp_layer` measures a tool call with and without the layer.
+//!
 //! # Fail closed
 //!
 //! A rewritten message that does not read back as an rmcp message is not delivered: an outgoing
