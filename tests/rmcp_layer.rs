@@ -295,12 +295,14 @@ async fn same_server_name_twice_stays_correct() {
     let (a, b) = (CrmServer::new(), CrmServer::new());
     let ca = over_duplex(&veil, &a).await;
     let cb = over_duplex(&veil, &b).await;
-    for client in [&ca, &cb] {
-        let listed = client
-            .call_tool(CallToolRequestParams::new("list_contacts"))
-            .await
-            .unwrap();
+    // Concurrently, so both requests (same id) are pending at once.
+    let (la, lb) = tokio::join!(
+        ca.call_tool(CallToolRequestParams::new("list_contacts")),
+        cb.call_tool(CallToolRequestParams::new("list_contacts")),
+    );
+    for listed in [la.unwrap(), lb.unwrap()] {
         assert!(text(&listed).contains("[NAME_1]"));
+        assert!(!text(&listed).contains(CONTACTS[0].name));
     }
     ca.cancel().await.unwrap();
     cb.cancel().await.unwrap();

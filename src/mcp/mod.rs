@@ -25,3 +25,4 @@ pub mod transport;
 
 pub use flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
 pub use interceptor::{Interceptor, Outcome};
+pub use transport::{Veil, VeilTransport};
