@@ -17,16 +17,21 @@ const RAW: [&str; 2] = ["EMP-123456", "maria.ortiz@example.com"];
 fn run(mode: &str, dir: &std::path::Path) -> (Value, String) {
     let log = dir.join(format!("{mode}.jsonl"));
     let everything = npm_bin("mcp-server-everything");
-    let config = write_config(
-        dir,
-        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\n",
-    );
+    let mut yaml =
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\n".to_string();
+    if mode == "gateway" {
+        yaml.push_str(&format!(
+            "servers:\n  everything:\n    command: {}\n    args: [stdio]\n",
+            everything.display()
+        ));
+    }
+    let config = write_config(dir, &yaml);
     let mut args = vec![
         mode.to_string(),
         everything.display().to_string(),
         log.display().to_string(),
     ];
-    if mode == "proxy" {
+    if mode != "direct" {
         args.push(veil().display().to_string());
         args.push(config.display().to_string());
     }
@@ -52,9 +57,23 @@ fn everything_server_behaves_the_same_through_the_proxy() {
     let dir = tempfile::tempdir().unwrap();
     let (direct, _) = run("direct", dir.path());
     let (proxied, received) = run("proxy", dir.path());
+    compare(&direct, &proxied, &received);
+}
 
+/// The same through the gateway: server → client requests (sampling, elicitation) get new ids
+/// and find their way back; progress and log notifications are forwarded.
+#[test]
+fn everything_server_behaves_the_same_through_the_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let (direct, _) = run("direct", dir.path());
+    let (proxied, received) = run("gateway", dir.path());
+    compare(&direct, &proxied, &received);
+    assert!(received.contains("everything__echo"));
+}
+
+fn compare(direct: &Value, proxied: &Value, received: &str) {
     // Nothing raw reached the client through the proxy, and no forged-token marker either.
-    assert_absent(&received, &RAW, "what the client received");
+    assert_absent(received, &RAW, "what the client received");
     assert!(
         !received.contains("[LITERAL_"),
         "the server got real values back"

@@ -20,14 +20,15 @@
 //!
 //! # Start-up and failures
 //!
-//! Each upstream is started and initialized by the gateway before the host is served (as a
-//! client that supports sampling and elicitation, not roots: servers then use their own
-//! arguments for roots). A server that fails to start or to initialize, or dies later, is
+//! Each upstream is started and initialized by the gateway before the host is served, as a
+//! client that supports sampling and elicitation (form and URL) but not roots, so servers use
+//! their own arguments for roots. A server that fails to start or to initialize, or dies later, is
 //! reported on stderr; its tools answer with `isError` results naming it, its pending requests
 //! get errors, and the other servers keep working. When the host closes stdin every upstream's
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
-//! Batches from the host are handled item by item (each answered on its own).
+//! Batches from the host are handled item by item (each answered on its own). `tasks/*` is not
+//! routed, so the `tasks` capability is not announced.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -387,7 +388,7 @@ impl Gateway {
         }
         let params = json!({
             "protocolVersion": PROPOSED_VERSION,
-            "capabilities": {"sampling": {}, "elicitation": {}},
+            "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}},
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
         match self.request(idx, "initialize", params).await {
@@ -818,6 +819,10 @@ impl Gateway {
                     version = v;
                 }
             }
+        }
+        // Task ids belong to one server and the gateway does not route `tasks/*`.
+        if let Some(map) = capabilities.as_object_mut() {
+            map.remove("tasks");
         }
         (capabilities, version)
     }

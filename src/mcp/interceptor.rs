@@ -32,16 +32,18 @@
 //! Inbound (server → host), tokenized before the host sees it, with the origin recorded on each
 //! minted token:
 //! - `tools/call` results (`content[]` text, embedded resource text, `structuredContent`):
-//!   origin `server/tool`;
+//!   origin `server/tool`; `tasks/result` (a task-augmented call's result): `server/tasks/result`;
 //! - `resources/read` results: `server/uri`; `prompts/get` results: `server/prompt-name`;
 //! - JSON-RPC error `message`/`data` of any response: `server/<tool, uri, prompt or method>`;
 //! - `notifications/message` (logging): `server/log`;
 //! - `sampling/createMessage` requests (their messages go to the host's model):
 //!   `server/sampling`;
 //! - `tools/list` results: string constraints in `outputSchema` are relaxed (see
-//!   [`super::schema`]) so tokenized `structuredContent` validates.
+//!   `super::schema`) so tokenized `structuredContent` validates.
 //!
-//! Base64 `data` (image, audio) and `blob` members are never scanned (see [`super::blobs`]).
+//! Base64 `data` (image, audio) and `blob` members are never scanned (see `super::blobs`).
+//! Values this interceptor restored to a server are tokenized again wherever they come back in
+//! an inbound member, even where the detector would not find them (see `super::echo`).
 //!
 //! Outbound (host → server), rehydrated: `tools/call` `arguments`, and the host's replies to
 //! `sampling/createMessage` and `elicitation/create`. Each token occurrence goes through the
@@ -75,6 +77,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::blobs::{self, Patterns};
+use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
 use super::flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
 use super::schema;
@@ -153,6 +156,8 @@ pub struct Interceptor {
     host_requests: Mutex<HashMap<PendingKey, HostRequest>>,
     /// (server, id) of server requests → what was asked.
     server_requests: Mutex<HashMap<PendingKey, ServerRequest>>,
+    /// Values restored to servers, tokenized again when they come back.
+    echo: EchoGuard,
 }
 
 #[derive(Deserialize)]
@@ -199,6 +204,7 @@ impl Interceptor {
             policy: Arc::new(RestoreKnown::default()),
             host_requests: Mutex::new(HashMap::new()),
             server_requests: Mutex::new(HashMap::new()),
+            echo: EchoGuard::default(),
         }
     }
 
@@ -348,6 +354,8 @@ impl Interceptor {
                 None => HostRequest::PromptsGet("?".into()),
             },
             "tools/list" => HostRequest::ToolsList,
+            // A task-augmented `tools/call` delivers its `CallToolResult` here.
+            "tasks/result" => HostRequest::ToolsCall("tasks/result".into()),
             other => HostRequest::Other(other.into()),
         };
         self.remember_host_request(server, id, pending);
@@ -534,7 +542,14 @@ impl Interceptor {
         if !t.tokens.is_empty() {
             tracing::debug!(origin, tokens = t.tokens.len(), "tokenized");
         }
-        Ok(match t.text {
+        let member = match self.echo.apply(&t.text) {
+            Some(guarded) => {
+                tracing::debug!(origin, "re-tokenized values echoed by the server");
+                Cow::Owned(guarded)
+            }
+            None => t.text,
+        };
+        Ok(match member {
             Cow::Borrowed(_) => Cow::Borrowed(whole),
             Cow::Owned(new) => Cow::Owned(envelope::splice(whole, part, &new)),
         })
@@ -584,6 +599,17 @@ impl Interceptor {
         }
         if restored == 0 {
             return Ok(Restored::Done(Cow::Borrowed(whole)));
+        }
+        for ((slot, entry), replacement) in resolved
+            .findings
+            .slots
+            .iter()
+            .zip(&resolved.entries)
+            .zip(&replacements)
+        {
+            if let (Some(entry), Cow::Borrowed(_)) = (entry, replacement) {
+                self.echo.remember(entry.value.expose(), &slot.token);
+            }
         }
         let new = walk::apply(part, &resolved.findings, &replacements)?;
         tracing::debug!(destination, tokens = restored, "rehydrated");

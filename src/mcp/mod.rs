@@ -11,9 +11,11 @@
 //!   session, their tools exposed as `{server}__{tool}`.
 //!
 //! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
-//! alone), `schema` (relaxing `outputSchema` for tokens).
+//! alone), `schema` (relaxing `outputSchema` for tokens), `echo` (values restored to a server are
+//! tokenized again when they come back, whether or not the detector recognises them).
 
 mod blobs;
+mod echo;
 mod envelope;
 pub mod flow;
 pub mod gateway;

@@ -2,7 +2,9 @@
 
 usage: everything_client.py MODE EVERYTHING_SERVER RECEIVED_LOG [VEIL CONFIG]
 
-MODE is `direct` (the client talks to the server) or `proxy` (through mcp-veil). The same
+MODE is `direct` (the client talks to the server), `proxy` (through `mcp-veil proxy -- CMD`) or
+`gateway` (through `mcp-veil proxy --config` whose `servers:` names it `everything`; tools are
+then called `everything__NAME` and reported without the prefix). The same
 script runs both ways so the test can compare results. It echoes personal values (the server
 returns them, so the proxy mints tokens), then exercises progress, sampling (the server asks the
 client's model; the callback answers by quoting what it was asked), elicitation (the callback
@@ -30,10 +32,14 @@ def text_of(result):
 
 async def main():
     mode, everything, log = sys.argv[1:4]
+    prefix = "everything__" if mode == "gateway" else ""
     if mode == "proxy":
         veil, config = sys.argv[4:6]
         script = 'exec "$0" proxy --config "$1" -- "$2" stdio | tee "$3"'
         args = ["-c", script, veil, config, everything, log]
+    elif mode == "gateway":
+        veil, config = sys.argv[4:6]
+        args = ["-c", 'exec "$0" proxy --config "$1" | tee "$2"', veil, config, log]
     else:
         args = ["-c", 'exec "$0" stdio | tee "$1"', everything, log]
     params = StdioServerParameters(command="sh", args=args)
@@ -73,40 +79,44 @@ async def main():
             logging_callback=logging,
         ) as session:
             await session.initialize()
-            tools = sorted(t.name for t in (await session.list_tools()).tools)
+            tools = sorted(t.name.removeprefix(prefix) for t in (await session.list_tools()).tools)
+
+            async def call(name, arguments, **kw):
+                return await session.call_tool(prefix + name, arguments, **kw)
+
             echo = text_of(
-                await session.call_tool("echo", {"message": f"employee {EMPLOYEE} mail {EMAIL}"})
+                await call("echo", {"message": f"employee {EMPLOYEE} mail {EMAIL}"})
             )
             # What the model would use for these values: tokens through the proxy, raw directly.
             found = TOKEN.findall(echo)
-            if mode == "proxy":
+            if mode != "direct":
                 answers["employee"] = next(t for t in found if t.startswith("[EMPLOYEE_ID_"))
                 answers["email"] = next((t for t in found if t.startswith("[EMAIL_")), EMAIL)
             else:
                 answers["employee"], answers["email"] = EMPLOYEE, EMAIL
-            image = await session.call_tool("get-tiny-image", {})
+            image = await call("get-tiny-image", {})
             image_data = [c.data for c in image.content if getattr(c, "type", "") == "image"]
             long_run = text_of(
-                await session.call_tool(
+                await call(
                     "trigger-long-running-operation",
                     {"duration": 1, "steps": 3},
                     progress_callback=progress,
                 )
             )
             sampled = text_of(
-                await session.call_tool(
+                await call(
                     "trigger-sampling-request",
                     {"prompt": f"check employee {answers['employee']}", "maxTokens": 20},
                 )
             )
-            elicited = text_of(await session.call_tool("trigger-elicitation-request", {}))
-            structured = await session.call_tool("get-structured-content", {"location": "New York"})
-            await session.call_tool("toggle-simulated-logging", {})
+            elicited = text_of(await call("trigger-elicitation-request", {}))
+            structured = await call("get-structured-content", {"location": "New York"})
+            await call("toggle-simulated-logging", {})
             for _ in range(80):
                 if seen["logs"]:
                     break
                 await asyncio.sleep(0.1)
-            await session.call_tool("toggle-simulated-logging", {})
+            await call("toggle-simulated-logging", {})
     print(
         json.dumps(
             {

@@ -539,3 +539,46 @@ fn the_stateless_lifecycle_needs_no_initialize() {
     ));
     assert_eq!(v["result"]["content"][0]["text"], emp(1));
 }
+
+#[test]
+fn task_results_are_tokenized_like_tool_results() {
+    let i = interceptor();
+    host(
+        &i,
+        r#"{"jsonrpc":"2.0","id":8,"method":"tasks/result","params":{"taskId":"t1"}}"#,
+    );
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"EMP-123456"},{"type":"image","data":"EMP-000001","mimeType":"image/png"}]}}"#,
+    ));
+    assert_eq!(v["result"]["content"][0]["text"], emp(1));
+    assert_eq!(v["result"]["content"][1]["data"], "EMP-000001");
+    assert_eq!(origin_of(&i, &emp(1)), "crm/tasks/result");
+}
+
+#[test]
+fn values_restored_to_a_server_are_tokenized_when_echoed_back() {
+    let i = interceptor();
+    call(&i, "1", "lookup");
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"full_name":"Zebulon Quarrington"}}}"#,
+    ));
+    assert_eq!(v["result"]["structuredContent"]["full_name"], "[NAME_1]");
+    let store = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"store","arguments":{"entity":"[NAME_1]"}}}"#;
+    let v = forwarded(&host(&i, store));
+    assert_eq!(v["params"]["arguments"]["entity"], "Zebulon Quarrington");
+    // The server echoes it under a key and in a sentence the detector has no reason to read as
+    // a name: it comes back as the same token all the same.
+    let out = server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"entity\":\"Zebulon Quarrington\",\"note\":\"saved Zebulon Quarrington.\"}"}]}}"#,
+    );
+    let text = out.forward.as_deref().unwrap();
+    assert!(!text.contains("Zebulon"), "{text}");
+    let v: Value = serde_json::from_str(text).unwrap();
+    let inner: Value =
+        serde_json::from_str(v["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(inner["entity"], "[NAME_1]");
+    assert_eq!(inner["note"], "saved [NAME_1].");
+}
