@@ -31,13 +31,6 @@ fn emails_detected() -> bool {
         .is_empty()
 }
 
-/// Whether the free-text name finder finds a name in a sentence (a placeholder on some branches).
-fn names_in_text_detected() -> bool {
-    !Detector::with_defaults()
-        .detect("sent to Mei Chen", &FindContext::default())
-        .is_empty()
-}
-
 fn veil() -> Veil {
     Veil::builder().server_name("crm").build().unwrap()
 }
@@ -217,14 +210,9 @@ async fn over_a_child_process() {
         )
         .await
         .unwrap();
-    // The echo proves the server got the real name; whether the client sees it tokenized again
-    // depends on the free-text name finder (a placeholder on some branches).
-    let echo = text(&sent);
-    if names_in_text_detected() {
-        assert_eq!(echo, "sent to [NAME_3]");
-    } else {
-        assert_eq!(echo, format!("sent to {}", CONTACTS[2].name));
-    }
+    // The server echoes the real name; the layer's echo guard tokenizes a restored value when
+    // it comes back, so the client sees the token again.
+    assert_eq!(text(&sent), "sent to [NAME_3]");
     let refused = client
         .call_tool(
             CallToolRequestParams::new("send_email").with_arguments(args(json!({
