@@ -98,7 +98,8 @@ enum State<T> {
     /// The task owns the wrapped transport.
     Running {
         commands: mpsc::Sender<Command>,
-        replies: mpsc::UnboundedSender<Inbound>,
+        /// Weak, so that the channel closes (and `receive` ends) if the task dies.
+        replies: mpsc::WeakUnboundedSender<Inbound>,
         inbound: mpsc::UnboundedReceiver<Inbound>,
         eof: bool,
     },
@@ -187,16 +188,17 @@ where
         {
             let (commands, command_rx) = mpsc::channel(64);
             let (replies, inbound) = mpsc::unbounded_channel();
+            let weak = replies.downgrade();
             tokio::spawn(work(
                 inner,
                 self.veil.shared.clone(),
                 self.name.clone(),
                 command_rx,
-                replies.clone(),
+                replies,
             ));
             self.state = State::Running {
                 commands,
-                replies,
+                replies: weak,
                 inbound,
                 eof: false,
             };
@@ -204,7 +206,10 @@ where
         match &self.state {
             State::Running {
                 commands, replies, ..
-            } => Ok((commands.clone(), replies.clone())),
+            } => Ok((
+                commands.clone(),
+                replies.upgrade().ok_or(TransportError::Closed)?,
+            )),
             _ => Err(TransportError::Closed),
         }
     }

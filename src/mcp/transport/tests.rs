@@ -226,3 +226,36 @@ fn withheld_messages_fail_closed() {
     let out = withheld(&note);
     assert!(out.deliver.is_none() && out.answer.is_none());
 }
+
+/// A transport whose receive panics (a bug in the wrapped transport).
+struct Panicky;
+
+impl Transport<RoleClient> for Panicky {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        _item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), std::io::Error>> + Send + 'static {
+        std::future::ready(Ok(()))
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        panic!("the wrapped transport broke");
+    }
+
+    async fn close(&mut self) -> Result<(), std::io::Error> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_dead_task_ends_receive_instead_of_hanging() {
+    let mut t = veil().wrap(Panicky);
+    let received = tokio::time::timeout(std::time::Duration::from_secs(5), t.receive())
+        .await
+        .expect("receive must not hang when the task is gone");
+    assert!(received.is_none());
+    let ping = client_msg(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+    assert!(matches!(t.send(ping).await, Err(TransportError::Closed)));
+}
