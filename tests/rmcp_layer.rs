@@ -316,3 +316,49 @@ async fn the_wrapper_gives_its_transport_back_until_used() {
     .expect("no hang");
     assert!(result.is_err());
 }
+
+#[tokio::test]
+async fn a_configured_kind_flows_both_ways() {
+    // Emails as a custom kind: what the email recognizer will do, checked independently of it.
+    let yaml = r#"
+detect:
+  email: false
+  custom:
+    - kind: MAIL
+      pattern: '[a-z.]+@example\.(com|org|net)'
+      json_keys: [email]
+"#;
+    let config = mcp_veil::config::Config::parse(yaml, std::path::Path::new("<test>")).unwrap();
+    let veil = Veil::builder()
+        .config(config)
+        .server_name("crm")
+        .build()
+        .unwrap();
+    let crm = CrmServer::new();
+    let client = over_duplex(&veil, &crm).await;
+    let listed = client
+        .call_tool(CallToolRequestParams::new("list_contacts"))
+        .await
+        .unwrap();
+    let seen: Value = serde_json::from_str(&text(&listed)).unwrap();
+    for (i, c) in CONTACTS.iter().enumerate() {
+        assert!(!text(&listed).contains(c.email));
+        assert_eq!(seen["contacts"][i]["email"], format!("[MAIL_{}]", i + 1));
+    }
+    let sent = client
+        .call_tool(
+            CallToolRequestParams::new("send_email").with_arguments(args(json!({
+                "to": "[MAIL_2]",
+                "subject": "Hello",
+                "body": "Hi [NAME_2]",
+            }))),
+        )
+        .await
+        .unwrap();
+    let got = &crm.received()[0];
+    assert_eq!(got.to, CONTACTS[1].email);
+    assert_eq!(got.body, format!("Hi {}", CONTACTS[1].name));
+    // The server echoes the address: the client sees the token again, never the value.
+    assert_eq!(text(&sent), "sent to [MAIL_2]");
+    client.cancel().await.unwrap();
+}
