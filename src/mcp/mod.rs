@@ -6,6 +6,7 @@
 //! - [`flow`]: the seam where data-flow policy decides, per outbound token occurrence, whether
 //!   its value is restored.
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
+//! - [`transport`]: the rmcp client layer, a `Transport` decorator: `veil.wrap(transport)`.
 //! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several stdio servers behind one
 //!   session, their tools exposed as `{server}__{tool}`.
 //!
@@ -22,6 +23,8 @@ pub mod interceptor;
 pub mod launch;
 mod schema;
 pub mod stdio;
+pub mod transport;
 
 pub use flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
 pub use interceptor::{Interceptor, Outcome};
+pub use transport::{Veil, VeilTransport};
