@@ -210,8 +210,10 @@ fn is_url_userinfo(before: &str) -> bool {
     }
     if before.ends_with(':') {
         let token_start = before
-            .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'')
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| c.is_whitespace() || c == '"' || c == '\'')
+            .map_or(0, |(i, c)| i + c.len_utf8());
         return before[token_start..].contains("//");
     }
     false

@@ -127,8 +127,10 @@ fn v4_at(text: &str, d: usize) -> (Option<usize>, usize) {
 fn after_version_word(text: &str, d: usize) -> bool {
     let before = text[..d].trim_end_matches([' ', ':']);
     let word_start = before
-        .rfind(|c: char| !c.is_ascii_alphabetic())
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !c.is_ascii_alphabetic())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let word = &before[word_start..];
     ["version", "ver", "v", "release", "build", "firmware", "oid"]
         .iter()
@@ -154,8 +156,11 @@ fn v6_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
         end -= 1;
     }
     // A single trailing `:` (`addr: value`) is punctuation, `::` is part of the address.
-    if b[end - 1] == b':' && b[end - 2] != b':' {
+    if end >= 2 && b[end - 1] == b':' && b[end - 2] != b':' {
         end -= 1;
+    }
+    if end <= start {
+        return None;
     }
     while start < colon && b[start] == b'.' {
         start += 1;
@@ -225,6 +230,15 @@ mod tests {
             "link 169.254.10.10 multicast 224.0.0.251 broadcast 255.255.255.255",
         ] {
             assert_eq!(find(text), Vec::<&str>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn edge_inputs_do_not_panic() {
+        for text in [
+            ":", "::", ": x", "a:", ":1", "1:", ".:.", "1.2.3.", ".1.2.3.4", "ff::ff:",
+        ] {
+            find(text);
         }
     }
 

@@ -464,6 +464,10 @@ impl Candidate {
                 return false;
             }
         }
+        // `123-45-6789` is the US SSN shape; the SSN recognizer decides about it.
+        if g == [3, 2, 4] && s[1] == b'-' && s[2] == b'-' {
+            return false;
+        }
         if s[1..].contains(&b'.') {
             // IPv4 and decimals: dotted groups must all be 2-4 digits and evenly dotted.
             if s[1..].iter().any(|&x| x != b'.')
@@ -861,6 +865,7 @@ mod tests {
             "1,234,567 units",
             "short 112 and 911",
             "+1 555 01",
+            "536-32-3065",
         ] {
             assert_eq!(found(&r, text), Vec::<String>::new(), "{text}");
         }
