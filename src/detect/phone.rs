@@ -35,8 +35,10 @@ use regex::{Regex, RegexSet, RegexSetBuilder};
 
 use super::{DetectError, FindContext, KeyHint, Kind, Recognizer, Span, key_hint};
 
-/// Fewest digits in a candidate (international `+47 02000` has 7).
+/// Fewest digits in a number confirmed by metadata (international `+47 02000` has 7).
 const MIN_DIGITS: usize = 7;
+/// Fewest digits in a grouped number taken on context alone (`call 33 93 31`).
+const MIN_CONTEXT_DIGITS: usize = 6;
 /// Most digits in a candidate, an international prefix (`00`, `011`) included.
 const MAX_DIGITS: usize = 17;
 /// Most digits the scan keeps; longer runs are dropped.
@@ -113,6 +115,20 @@ const ANTI_CUES: &[&str] = &[
     "gbp",
     "inr",
     "jpy",
+    "apt",
+    "suite",
+    "unit",
+    "room",
+    "floor",
+    "tin",
+    "ein",
+    "tax",
+    "license",
+    "licence",
+    "passport",
+    "pin",
+    "code",
+    "otp",
 ];
 
 /// The validity patterns of one set of regions: an anchored regex per number type
@@ -204,16 +220,13 @@ fn international() -> &'static HashMap<u16, Validity> {
     static TABLE: OnceLock<HashMap<u16, Validity>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let db = &*phonenumber::metadata::DATABASE;
-        let mut by_code: HashMap<u16, Vec<&phonenumber::Metadata>> = HashMap::new();
-        for meta in db.iter() {
-            by_code.entry(meta.country_code()).or_default().push(meta);
-        }
-        by_code
-            .into_iter()
-            .map(|(code, metas)| {
-                let mut metas = metas;
+        // By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id
+        // `001`.
+        (1..1000u16)
+            .filter_map(|code| {
+                let mut metas = db.by_code(&code)?;
                 metas.sort_by(|a, b| a.id().cmp(b.id()));
-                (code, Validity::new(metas.into_iter()))
+                Some((code, Validity::new(metas.into_iter())))
             })
             .collect()
     })
@@ -361,7 +374,7 @@ impl PhoneRecognizer {
         if !left_boundary_ok(bytes, start) || !right_boundary_ok(bytes, c.end) {
             return;
         }
-        if !c.shape_ok() || anti_cue_before(text, start) {
+        if !c.shape_ok(plus) || anti_cue_before(text, start) {
             return;
         }
         let end = extension_end(bytes, c.end);
@@ -382,10 +395,11 @@ impl PhoneRecognizer {
         let canonical = canonical.or_else(|| (!plus).then(|| self.national_e164(digits)).flatten());
         let bare = !plus && c.ngroups == 1 && start == c.start;
         let context = keyed || has_cue(text, start, end);
-        let accept = match &canonical {
-            Some(_) => !bare || context,
-            None => context && c.ndigits - if intl { 2 } else { 0 } <= 15,
-        };
+        let idd = digits.len() - intl_digits.len();
+        let confirmed = canonical.is_some() && c.ndigits >= MIN_DIGITS && (!bare || context);
+        let on_context =
+            context && c.ndigits - idd <= 15 && (c.ndigits >= MIN_DIGITS || c.ngroups >= 3);
+        let accept = confirmed || on_context;
         if accept {
             out.push(Span {
                 start,
@@ -450,22 +464,27 @@ struct Candidate {
 }
 
 impl Candidate {
-    /// Structural checks: not a date, an IPv4 address or a decimal number.
-    fn shape_ok(&self) -> bool {
+    /// Structural checks: not a date, an SSN, an IPv4 address or a decimal number. After a `+`
+    /// only the last two apply (`+509-22-45-3300` is not a date).
+    fn shape_ok(&self, plus: bool) -> bool {
         let n = self.ngroups;
         let g = &self.groups[..n];
         let s = &self.seps[..n];
-        // Dates: 2024-01-15, 15/01/2024, 15.01.2024 (and what follows them).
-        if n >= 3 && s[1] == s[2] && matches!(s[1], b'-' | b'/' | b'.') {
-            let ymd = g[0] == 4 && g[1] <= 2 && g[2] <= 2;
-            let dmy = g[0] <= 2 && g[1] <= 2 && g[2] == 4;
-            let continues = n > 3 && s[3] == s[1];
-            if (ymd || dmy) && !continues {
-                return false;
+        // Dates anywhere in the run: 2024-01-15, 15/01/2024, 15.01.2024.
+        for k in 0..if plus { 0 } else { n.saturating_sub(2) } {
+            let (a, b2, c) = (g[k], g[k + 1], g[k + 2]);
+            let (s1, s2) = (s[k + 1], s[k + 2]);
+            if s1 == s2 && matches!(s1, b'-' | b'/' | b'.') {
+                let ymd = a == 4 && b2 <= 2 && c <= 2;
+                let dmy = a <= 2 && b2 <= 2 && c == 4;
+                let continues = k + 3 < n && s[k + 3] == s1;
+                if (ymd || dmy) && !continues {
+                    return false;
+                }
             }
         }
         // `123-45-6789` is the US SSN shape; the SSN recognizer decides about it.
-        if g == [3, 2, 4] && s[1] == b'-' && s[2] == b'-' {
+        if !plus && g == [3, 2, 4] && s[1] == b'-' && s[2] == b'-' {
             return false;
         }
         if s[1..].contains(&b'.') {
@@ -558,7 +577,7 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
         return (None, j.max(c.end));
     }
     let resume = c.end.max(first + 1);
-    (Some(c).filter(|c| c.ndigits >= MIN_DIGITS), resume)
+    (Some(c).filter(|c| c.ndigits >= MIN_CONTEXT_DIGITS), resume)
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -689,26 +708,36 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     needle.len() <= hay.len() && hay.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Whether the word right before `start` (skipping ` `, `:`, `#`, `.`) names something else.
+/// Whether one of the two words right before `start` names something else (`order`,
+/// `tax ID number`, `Apt.`), and neither is a phone cue (`phone number` stays a phone).
 fn anti_cue_before(text: &str, start: usize) -> bool {
     let b = text.as_bytes();
     let mut i = start;
-    let mut skipped = 0;
-    while i > 0 && matches!(b[i - 1], b' ' | b':' | b'#' | b'.' | b'(' | b'\t') && skipped < 4 {
-        i -= 1;
-        skipped += 1;
+    let mut anti = false;
+    for _ in 0..2 {
+        let mut skipped = 0;
+        while i > 0
+            && matches!(b[i - 1], b' ' | b':' | b'#' | b'.' | b'(' | b'\t' | b'\'')
+            && skipped < 4
+        {
+            i -= 1;
+            skipped += 1;
+        }
+        let end = i;
+        while i > 0 && b[i - 1].is_ascii_alphabetic() && end - i < 12 {
+            i -= 1;
+        }
+        if i == end || (i > 0 && b[i - 1].is_ascii_alphabetic()) {
+            break;
+        }
+        let word = &b[i..end];
+        let is = |list: &[&str]| list.iter().any(|w| w.as_bytes().eq_ignore_ascii_case(word));
+        if is(CUES) {
+            return false;
+        }
+        anti |= is(ANTI_CUES);
     }
-    let end = i;
-    while i > 0 && b[i - 1].is_ascii_alphabetic() && end - i < 12 {
-        i -= 1;
-    }
-    if i == end || (i > 0 && b[i - 1].is_ascii_alphabetic()) {
-        return false;
-    }
-    let word = &b[i..end];
-    ANTI_CUES
-        .iter()
-        .any(|w| w.as_bytes().eq_ignore_ascii_case(word))
+    anti
 }
 
 #[cfg(test)]
