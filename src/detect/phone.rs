@@ -31,6 +31,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
 use super::{DetectError, FindContext, KeyHint, Kind, Recognizer, Span, key_hint};
@@ -135,6 +136,9 @@ const ANTI_CUES: &[&str] = &[
 /// (fixed line, mobile, toll free ...) with that type's possible lengths.
 #[derive(Debug)]
 struct Validity {
+    /// All patterns as one anchored alternation: a fast lazy-DFA test that rejects most
+    /// candidates before `set` says which type (and so which lengths) matched.
+    any: Option<Regex>,
     set: RegexSet,
     lengths: Vec<Vec<u16>>,
     min_len: usize,
@@ -182,7 +186,11 @@ impl Validity {
             .build()
             .or_else(|_| RegexSetBuilder::new(&patterns).size_limit(1 << 24).build())
             .unwrap_or_else(|_| RegexSet::empty());
+        let any = (!patterns.is_empty())
+            .then(|| union(patterns.iter().map(|p| p.as_str())))
+            .flatten();
         Validity {
+            any,
             set,
             lengths,
             min_len,
@@ -194,6 +202,9 @@ impl Validity {
     fn valid(&self, nsn: &str) -> bool {
         let len = nsn.len();
         if len < self.min_len || len > self.max_len {
+            return false;
+        }
+        if self.any.as_ref().is_some_and(|any| !any.is_match(nsn)) {
             return false;
         }
         let found = self.set.matches(nsn);
@@ -213,6 +224,17 @@ fn strip_space(pattern: &str) -> String {
 /// `^(?:pattern)$` for a metadata pattern.
 fn anchored(pattern: &str) -> String {
     format!("^(?:{})$", strip_space(pattern))
+}
+
+/// One anchored regex matching what any of `patterns` (each already anchored) matches.
+fn union<'a>(patterns: impl Iterator<Item = &'a str>) -> Option<Regex> {
+    let joined: Vec<&str> = patterns.collect();
+    regex::RegexBuilder::new(&joined.join("|"))
+        .unicode(false)
+        .size_limit(1 << 24)
+        .dfa_size_limit(1 << 22)
+        .build()
+        .ok()
 }
 
 /// Every country calling code's validity patterns, compiled once per process.
@@ -236,6 +258,8 @@ fn international() -> &'static HashMap<u16, Validity> {
 #[derive(Debug)]
 struct Region {
     code: u16,
+    /// A superset of this region's valid national-form digit strings, as a regex source.
+    shape: String,
     /// `^(?:national_prefix_for_parsing)`.
     prefix: Option<Regex>,
     /// The transform rule, with `$N` rewritten as `${N}`.
@@ -264,8 +288,45 @@ impl Region {
             }
             out
         });
+        let d = meta.descriptors();
+        let types: Vec<String> = [
+            d.fixed_line(),
+            d.mobile(),
+            d.toll_free(),
+            d.premium_rate(),
+            d.shared_cost(),
+            d.personal_number(),
+            d.voip(),
+            d.pager(),
+            d.uan(),
+            d.voicemail(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|desc| format!("(?:{})", strip_space(desc.national_number().as_str())))
+        .collect();
+        let npfp = prefix.as_ref().map(|re| {
+            let src = re.as_str();
+            src.strip_prefix("^(?:")
+                .and_then(|x| x.strip_suffix(')'))
+                .unwrap_or(src)
+                .to_string()
+        });
+        // What a national-form number of this region can look like: optional prefix, then a
+        // valid number; with a transform rule, anything after the prefix (checked exactly later).
+        let mut shape = format!(
+            "^(?:{})?(?:{})$",
+            npfp.as_deref().unwrap_or(""),
+            types.join("|")
+        );
+        if transform.is_some()
+            && let Some(p) = &npfp
+        {
+            shape = format!("{shape}|^(?:{p})[0-9]*$");
+        }
         Region {
             code: meta.country_code(),
+            shape,
             prefix,
             transform,
             validity: Validity::new(std::iter::once(meta)),
@@ -300,6 +361,10 @@ impl Region {
 #[derive(Debug)]
 pub(super) struct PhoneRecognizer {
     regions: Vec<Region>,
+    /// The cue words, ASCII case-insensitive.
+    cues: AhoCorasick,
+    /// The union of the regions' `shape`s: one fast test before the exact per-region checks.
+    national_any: Option<Regex>,
     international: &'static HashMap<u16, Validity>,
 }
 
@@ -316,7 +381,14 @@ impl PhoneRecognizer {
                 .ok_or_else(|| DetectError::UnknownRegion(region.clone()))?;
             compiled.push(Region::new(meta));
         }
+        let national_any = union(compiled.iter().map(|r| r.shape.as_str()));
+        let cues = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CUES)
+            .expect("the cue words form a valid automaton");
         Ok(PhoneRecognizer {
+            cues,
+            national_any,
             regions: compiled,
             international: international(),
         })
@@ -350,6 +422,13 @@ impl PhoneRecognizer {
 
     /// E.164 of a national-form number valid in one of the configured regions.
     fn national_e164(&self, digits: &str) -> Option<String> {
+        if self
+            .national_any
+            .as_ref()
+            .is_some_and(|any| !any.is_match(digits))
+        {
+            return None;
+        }
         self.regions
             .iter()
             .find_map(|r| r.national(digits).map(|nsn| format!("+{}{}", r.code, nsn)))
@@ -368,7 +447,7 @@ impl PhoneRecognizer {
             start -= 1;
             plus = true;
         }
-        if plus && text[..start].to_ascii_lowercase().ends_with("tel:") {
+        if plus && start >= 4 && bytes[start - 4..start].eq_ignore_ascii_case(b"tel:") {
             start -= 4;
         }
         if !left_boundary_ok(bytes, start) || !right_boundary_ok(bytes, c.end) {
@@ -387,19 +466,34 @@ impl PhoneRecognizer {
         } else {
             (false, digits)
         };
-        let canonical = if intl {
+        let bare = !plus && c.ngroups == 1 && start == c.start;
+        let mut context = None;
+        let mut context = |this: &Self| {
+            *context.get_or_insert_with(|| keyed || has_cue(&this.cues, text, start, end))
+        };
+        if bare && !context(self) {
+            // Bare digit runs are taken only with context, confirmed or not.
+            return;
+        }
+        let canonical = if c.ndigits < MIN_DIGITS {
+            None
+        } else if intl {
             self.international_e164(intl_digits)
         } else {
             None
         };
-        let canonical = canonical.or_else(|| (!plus).then(|| self.national_e164(digits)).flatten());
-        let bare = !plus && c.ngroups == 1 && start == c.start;
-        let context = keyed || has_cue(text, start, end);
+        let canonical = canonical.or_else(|| {
+            (!plus && c.ndigits >= MIN_DIGITS)
+                .then(|| self.national_e164(digits))
+                .flatten()
+        });
         let idd = digits.len() - intl_digits.len();
-        let confirmed = canonical.is_some() && c.ndigits >= MIN_DIGITS && (!bare || context);
-        let on_context =
-            context && c.ndigits - idd <= 15 && (c.ndigits >= MIN_DIGITS || c.ngroups >= 3);
-        let accept = confirmed || on_context;
+        // Confirmed by metadata (a bare run got here only with context), or taken on context.
+        let confirmed = canonical.is_some() && c.ndigits >= MIN_DIGITS;
+        let accept = confirmed
+            || (c.ndigits - idd <= 15
+                && (c.ndigits >= MIN_DIGITS || c.ngroups >= 3)
+                && context(self));
         if accept {
             out.push(Span {
                 start,
@@ -678,34 +772,12 @@ fn extension_end(b: &[u8], end: usize) -> usize {
     if j > digits_start && boundary { j } else { end }
 }
 
-/// Lower-cases the ASCII letters of up to `N` bytes of `s` into a buffer.
-fn lower_window(s: &[u8], buf: &mut [u8]) -> usize {
-    let n = s.len().min(buf.len());
-    for (d, &c) in buf.iter_mut().zip(&s[s.len() - n..]) {
-        *d = c.to_ascii_lowercase();
-    }
-    n
-}
-
 /// Whether a phone cue word stands shortly before `start` or right after `end`.
-fn has_cue(text: &str, start: usize, end: usize) -> bool {
+fn has_cue(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
-    let mut buf = [0u8; CUE_WINDOW + CUE_AFTER + 1];
     let from = start.saturating_sub(CUE_WINDOW);
-    let n = lower_window(&b[from..start], &mut buf[..CUE_WINDOW]);
     let to = (end + CUE_AFTER).min(b.len());
-    let mut after = [0u8; CUE_AFTER];
-    let m = lower_window(&b[end..to], &mut after);
-    let before = &buf[..n];
-    let after = &after[..m];
-    CUES.iter().any(|cue| {
-        let cue = cue.as_bytes();
-        contains(before, cue) || contains(after, cue)
-    })
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    needle.len() <= hay.len() && hay.windows(needle.len()).any(|w| w == needle)
+    cues.is_match(&b[from..start]) || cues.is_match(&b[end..to])
 }
 
 /// Whether one of the two words right before `start` names something else (`order`,
