@@ -186,7 +186,7 @@ fn right_free(b: &[u8], end: usize) -> bool {
     match b.get(end) {
         None => true,
         Some(&n) if n.is_ascii_alphanumeric() || n == b'_' || n >= 0x80 => false,
-        Some(&n) if matches!(n, b'.' | b'-' | b'/' | b',' | b':') => {
+        Some(b'.' | b'-' | b'/' | b',' | b':') => {
             !b.get(end + 1).is_some_and(u8::is_ascii_digit)
         }
         Some(_) => true,
@@ -301,7 +301,7 @@ fn luhn_digits(d: &[u8]) -> bool {
             x
         };
     }
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// An IBAN whose check digits start at `d` (the country code is the two bytes before).
@@ -411,7 +411,7 @@ pub(super) fn luhn_valid(s: &str) -> bool {
         sum += v;
         count += 1;
     }
-    count >= 2 && sum % 10 == 0
+    count >= 2 && sum.is_multiple_of(10)
 }
 
 /// Whether `s` (letters and digits; others ignored) passes ISO 7064 mod 97-10 after moving the

@@ -191,7 +191,7 @@ fn quoted_local_start(before: &str) -> Option<usize> {
                 let printable = inner.chars().all(|c| !c.is_control());
                 return (boundary
                     && printable
-                    && close - i + 1 <= MAX_LOCAL + 2
+                    && close - i < MAX_LOCAL + 2
                     && !inner.is_empty())
                 .then_some(i);
             }

@@ -684,7 +684,7 @@ fn left_boundary_ok(b: &[u8], start: usize) -> bool {
         return true;
     }
     let p = b[start - 1];
-    if is_word_byte(p) && !(p >= 0x80 && !is_letter_lead(b, start)) {
+    if is_word_byte(p) && (p < 0x80 || is_letter_lead(b, start)) {
         return false;
     }
     if matches!(p, b'$' | b'#' | b'%' | b'+' | b'=' | b'@' | b'\\' | b'&') {
@@ -711,7 +711,7 @@ fn left_boundary_ok(b: &[u8], start: usize) -> bool {
 fn is_letter_lead(b: &[u8], at: usize) -> bool {
     let start = b[..at]
         .iter()
-        .rposition(|&x| x < 0x80 || x >= 0xC0)
+        .rposition(|&x| !(0x80..0xC0).contains(&x))
         .unwrap_or(0);
     std::str::from_utf8(&b[start..at])
         .ok()
