@@ -150,14 +150,23 @@ impl Recognizer for NumberRecognizer {
                 run_end += 1;
             }
             let mut next = run_end;
-            if self.iban
-                && let Some(end) = iban_at(b, d)
-            {
+            let len = run_end - d;
+            let sep_next = matches!(b.get(run_end), Some(b' ' | b'-'));
+            // Cheap shape test first: an IBAN needs two letters before its check digits, a
+            // card 13+ solid digits or a first group of four, an SSN 9 solid digits or a first
+            // group of three. Most digit runs in logs and code fail all three here.
+            let iban_shape = self.iban && d >= 2 && len >= 2 && b[d - 1].is_ascii_alphabetic();
+            let number_shape = len >= 9 || (sep_next && (len == 3 || len == 4));
+            if !iban_shape && !number_shape {
+                i = next;
+                continue;
+            }
+            if iban_shape && let Some(end) = iban_at(b, d) {
                 out.push(Span::new(d - 2, end, Kind::Iban));
                 next = next.max(end);
             }
             let glued = d > 0 && is_glue(b[d - 1]);
-            if !glued {
+            if !glued && number_shape {
                 if self.cards
                     && let Some(end) = card_at(b, d)
                 {
@@ -186,9 +195,7 @@ fn right_free(b: &[u8], end: usize) -> bool {
     match b.get(end) {
         None => true,
         Some(&n) if n.is_ascii_alphanumeric() || n == b'_' || n >= 0x80 => false,
-        Some(b'.' | b'-' | b'/' | b',' | b':') => {
-            !b.get(end + 1).is_some_and(u8::is_ascii_digit)
-        }
+        Some(b'.' | b'-' | b'/' | b',' | b':') => !b.get(end + 1).is_some_and(u8::is_ascii_digit),
         Some(_) => true,
     }
 }

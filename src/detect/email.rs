@@ -189,11 +189,8 @@ fn quoted_local_start(before: &str) -> Option<usize> {
                         b' ' | b'\t' | b'\n' | b'<' | b'(' | b',' | b';' | b':' | b'['
                     );
                 let printable = inner.chars().all(|c| !c.is_control());
-                return (boundary
-                    && printable
-                    && close - i < MAX_LOCAL + 2
-                    && !inner.is_empty())
-                .then_some(i);
+                return (boundary && printable && close - i < MAX_LOCAL + 2 && !inner.is_empty())
+                    .then_some(i);
             }
         }
         if b.is_ascii_control() || close - i > MAX_LOCAL + 2 {

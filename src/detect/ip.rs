@@ -44,14 +44,28 @@ impl Recognizer for IpRecognizer {
             if colon < v6_end {
                 continue;
             }
-            if let Some((start, end)) = v6_at(b, colon) {
+            let (found, scanned_to) = v6_at(b, colon);
+            v6_end = scanned_to;
+            if let Some((start, end)) = found {
                 out.push(Span::new(start, end, Kind::IpAddress));
-                v6_end = end;
             }
         }
         let v6_to = out.len();
         let mut i = 0;
         while let Some(d) = next_digit(b, i) {
+            // Cheap shape test: a first octet of 1-3 digits followed by `.` and a digit.
+            let mut e = d;
+            while e < b.len() && b[e].is_ascii_digit() && e - d < 4 {
+                e += 1;
+            }
+            if e - d > 3 || b.get(e) != Some(&b'.') || !b.get(e + 1).is_some_and(u8::is_ascii_digit)
+            {
+                while e < b.len() && b[e].is_ascii_digit() {
+                    e += 1;
+                }
+                i = e;
+                continue;
+            }
             let (found, resume) = v4_at(text, d);
             if let Some(end) = found
                 && !out[v6_from..v6_to]
@@ -141,8 +155,9 @@ fn is_v6_byte(c: u8) -> bool {
     c.is_ascii_hexdigit() || c == b':' || c == b'.'
 }
 
-/// An IPv6 address containing the `:` at `colon`.
-fn v6_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
+/// An IPv6 address containing the `:` at `colon`, and how far the candidate token reached
+/// (colons before that need no second look).
+fn v6_at(b: &[u8], colon: usize) -> (Option<(usize, usize)>, usize) {
     let mut start = colon;
     while start > 0 && is_v6_byte(b[start - 1]) && colon - start < MAX_V6 {
         start -= 1;
@@ -151,6 +166,11 @@ fn v6_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
     while end < b.len() && is_v6_byte(b[end]) && end - start < MAX_V6 + 1 {
         end += 1;
     }
+    let scanned_to = end;
+    (v6_token(b, start, end, colon), scanned_to)
+}
+
+fn v6_token(b: &[u8], mut start: usize, mut end: usize, colon: usize) -> Option<(usize, usize)> {
     // Trailing sentence punctuation.
     while end > colon + 1 && matches!(b[end - 1], b'.') {
         end -= 1;
@@ -159,11 +179,11 @@ fn v6_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
     if end >= 2 && b[end - 1] == b':' && b[end - 2] != b':' {
         end -= 1;
     }
-    if end <= start {
-        return None;
-    }
     while start < colon && b[start] == b'.' {
         start += 1;
+    }
+    if end <= start {
+        return None;
     }
     let glued_left =
         start > 0 && (b[start - 1].is_ascii_alphanumeric() || matches!(b[start - 1], b'_' | b'-'));
@@ -172,10 +192,19 @@ fn v6_at(b: &[u8], colon: usize) -> Option<(usize, usize)> {
     if glued_left || glued_right {
         return None;
     }
-    let s = std::str::from_utf8(&b[start..end]).ok()?;
-    if s.bytes().filter(|&c| c == b':').count() < 2 || !s.bytes().any(|c| c.is_ascii_digit()) {
+    let token = &b[start..end];
+    let colons = token.iter().filter(|&&c| c == b':').count();
+    let compressed = token.windows(2).any(|w| w == b"::");
+    // Eight groups need seven colons; only `::` allows fewer (`10:30:00` is a time).
+    let groups_ok = if compressed {
+        colons >= 2
+    } else {
+        colons == 7 || (colons == 6 && token.contains(&b'.'))
+    };
+    if !groups_ok || !token.iter().any(u8::is_ascii_digit) {
         return None;
     }
+    let s = std::str::from_utf8(token).ok()?;
     let addr: Ipv6Addr = s.parse().ok()?;
     let seg = addr.segments();
     let skip = addr.is_unspecified()

@@ -520,18 +520,34 @@ impl Recognizer for PhoneRecognizer {
     }
 }
 
-/// The index of the first ASCII digit at or after `i`: eight bytes at a time.
+/// The index of the first ASCII digit at or after `i`: 32 bytes per step while there is none,
+/// then eight at a time.
 pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
-    const LO: u64 = 0x3030_3030_3030_3030;
-    const TEN: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    while i + 8 <= b.len() {
+    #[inline(always)]
+    fn digit_mask(chunk: &[u8]) -> u64 {
+        const LO: u64 = 0x3030_3030_3030_3030;
+        const TEN: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+        const HI: u64 = 0x8080_8080_8080_8080;
         let mut word = [0u8; 8];
-        word.copy_from_slice(&b[i..i + 8]);
-        // Bytes '0'..='9' become 0..=9; "some byte < 10" is the classic has-less test, and its
-        // lowest flagged byte is exact.
+        word.copy_from_slice(chunk);
+        // Bytes '0'..='9' become 0..=9; "some byte < 10" is the classic has-less test, and
+        // its lowest flagged byte is exact.
         let x = u64::from_le_bytes(word) ^ LO;
-        let t = x.wrapping_sub(TEN) & !x & HI;
+        x.wrapping_sub(TEN) & !x & HI
+    }
+    while i + 32 <= b.len() {
+        let c = &b[i..i + 32];
+        let any = digit_mask(&c[..8])
+            | digit_mask(&c[8..16])
+            | digit_mask(&c[16..24])
+            | digit_mask(&c[24..]);
+        if any != 0 {
+            break;
+        }
+        i += 32;
+    }
+    while i + 8 <= b.len() {
+        let t = digit_mask(&b[i..i + 8]);
         if t != 0 {
             return Some(i + (t.trailing_zeros() / 8) as usize);
         }
@@ -802,8 +818,17 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
         if i == end || (i > 0 && b[i - 1].is_ascii_alphabetic()) {
             break;
         }
-        let word = &b[i..end];
-        let is = |list: &[&str]| list.iter().any(|w| w.as_bytes().eq_ignore_ascii_case(word));
+        // Words are at most 12 letters: fold into a stack buffer, compare whole.
+        let mut folded = [0u8; 12];
+        let word = &mut folded[..end - i];
+        word.copy_from_slice(&b[i..end]);
+        word.make_ascii_lowercase();
+        let word = &*word;
+        let first = word[0];
+        let is = |list: &[&str]| {
+            list.iter()
+                .any(|w| w.as_bytes()[0] == first && w.as_bytes() == word)
+        };
         if is(CUES) {
             return false;
         }
