@@ -53,6 +53,14 @@ impl Recognizer for IpRecognizer {
         let v6_to = out.len();
         let mut i = 0;
         while let Some(d) = next_digit(b, i) {
+            // Digits glued to a word are not an address: skip the token.
+            if d > 0 && (b[d - 1].is_ascii_alphanumeric() || b[d - 1] == b'_') {
+                i = d + 1;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                continue;
+            }
             // Cheap shape test: a first octet of 1-3 digits followed by `.` and a digit.
             let mut e = d;
             while e < b.len() && b[e].is_ascii_digit() && e - d < 4 {

@@ -511,6 +511,15 @@ impl Recognizer for PhoneRecognizer {
         let keyed = cx.key.is_some_and(|k| key_hint(k) == Some(KeyHint::Phone));
         let mut i = 0;
         while let Some(first) = next_digit(bytes, i) {
+            // Digits glued to a word (hex ids, hashes, `v2`, `user_42`) never start a phone
+            // number: skip the whole token without scanning it.
+            if first > 0 && (bytes[first - 1].is_ascii_alphanumeric() || bytes[first - 1] == b'_') {
+                i = first + 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                continue;
+            }
             let (candidate, resume) = scan(bytes, first);
             i = resume;
             if let Some(c) = candidate {
@@ -632,13 +641,15 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
     let mut too_long = false;
     loop {
         let group_start = i;
+        let mut nd = c.ndigits;
         while i < b.len() && b[i].is_ascii_digit() {
-            if c.ndigits < BUF {
-                c.digits[c.ndigits] = b[i];
+            if nd < BUF {
+                c.digits[nd] = b[i];
             }
-            c.ndigits += 1;
+            nd += 1;
             i += 1;
         }
+        c.ndigits = nd;
         c.end = i;
         if c.ngroups < c.groups.len() {
             c.groups[c.ngroups] = (i - group_start).min(255) as u8;
