@@ -616,7 +616,7 @@ impl Candidate {
             if g.iter().any(|&l| l > 4 || l == 1) {
                 return false;
             }
-            if n == 4 && g.iter().all(|&l| l <= 3) {
+            if !plus && n == 4 && s[1..].iter().all(|&x| x == b'.') && g.iter().all(|&l| l <= 3) {
                 return false;
             }
         }
@@ -904,6 +904,7 @@ mod tests {
                 "+442079460958",
             ),
             ("+81 3-1234-5678", "+81 3-1234-5678", "+81312345678"),
+            ("NC +687 20.12.34", "+687 20.12.34", "+687201234"),
         ];
         for (text, want, e164) in cases {
             assert_eq!(
