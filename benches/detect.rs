@@ -10,6 +10,9 @@
 //! dates, times, versions, prices, UUIDs); and clean code/log text (timestamps, ids, durations,
 //! paths, hex, source lines) with no PII. Figures are MB/s of input, one thread.
 //!
+//! `DETECT_BENCH_CORPUS=DIR cargo bench --bench detect` measures the reference corpus written
+//! by `../shared/bench/gen_corpus.py --out DIR` (`prose.txt`, `clean.txt`) instead.
+//!
 //! The text is fed one line (a prose paragraph, a log line) at a time, as the engine feeds one
 //! JSON string at a time. `baseline` is the detector with all four kinds off (what remains is
 //! the always-on token-literal scan and the overlap resolver).
@@ -260,7 +263,22 @@ fn only(email: bool, phone: bool, numbers: bool, ip: bool) -> Detector {
 
 fn bench(c: &mut Criterion) {
     const SIZE: usize = 1 << 20;
-    let corpora = [("prose", prose(SIZE)), ("clean", clean(SIZE))];
+    // `DETECT_BENCH_CORPUS=DIR` measures `DIR/prose.txt` and `DIR/clean.txt` instead (the
+    // reference corpus of `../shared/bench/gen_corpus.py`).
+    let corpora = match std::env::var_os("DETECT_BENCH_CORPUS") {
+        Some(dir) => {
+            let dir = std::path::PathBuf::from(dir);
+            let read = |name: &str| {
+                std::fs::read_to_string(dir.join(name))
+                    .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()))
+            };
+            [
+                ("ref_prose", read("prose.txt")),
+                ("ref_clean", read("clean.txt")),
+            ]
+        }
+        None => [("prose", prose(SIZE)), ("clean", clean(SIZE))],
+    };
     let detectors = [
         ("email", only(true, false, false, false)),
         ("phone", only(false, true, false, false)),
