@@ -1,32 +1,942 @@
-//! Person names in free text (placeholder until the name detector lands).
+//! Person names in free text: prose, chat, email bodies, tickets, logs and JSON string values.
+//!
+//! # How it works
+//! One pass over the bytes splits the text into words. Lower-case words are skipped at the cost
+//! of finding their end (apart from name particles such as "van", greetings such as "hi", and
+//! words seen in an e-mail address of the same text), so clean text costs little. Capitalised,
+//! ALL-CAPS and caseless-script words, with the initials and particles between them, are grouped
+//! into *runs* of words separated by single spaces ("Dr. Maria del Carmen Ortiz"). Each run is
+//! judged once, on evidence:
+//!
+//! - the [gazetteer](gazetteer): how common each word is as a given name, a surname and as an
+//!   ordinary English word ("Will" is a given name but far more often a verb);
+//! - shape: titles and greetings trimmed off the front ("Dr.", "Thanks"), ordinary words trimmed
+//!   from the ends ("Yesterday Ronald Haas"), camel-case and `@`/`#`/`_`/`.`-joined words
+//!   rejected as code, mentions and addresses;
+//! - context: a title or greeting before the run ("Hi Megan"), a cue such as "by", "cc", "assigned
+//!   to" before it or "said" after it, a place cue ("in Jordan"), an organisation word inside it
+//!   ("Wells Fargo Bank") or an `&` beside it ("Johnson & Johnson");
+//! - the same message: words of an e-mail address in the text (`maria.ortiz@...`) count as names.
+//!
+//! Chinese, Japanese and Korean text has no spaces between words; [`cjk`] handles it.
+//!
+//! # Cost
+//! No allocation for text without candidates; a small vector per call otherwise. The gazetteer
+//! and the word lists are parsed once per process (see [`gazetteer`]); `README.md` beside this
+//! file has the measured figures and the known misses.
 
-use crate::detect::{FindContext, Span};
+mod cjk;
+mod gazetteer;
+mod lexicon;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use crate::detect::{FindContext, Kind, Span};
+use gazetteer::{Entry, Gazetteer};
+use lexicon::{Lexicon, ORG_PHRASES};
 
 /// Finds person names in free text and judges whole field values.
 #[derive(Debug)]
 pub struct NameFinder {
     allow: Vec<String>,
+    deny: Option<AhoCorasick>,
+    gaz: &'static Gazetteer,
+    lex: &'static Lexicon,
+}
+
+/// The shape of a word's letters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// `Maria`, `McDonald`, `O'Neil`, `Jean-Luc`.
+    Title,
+    /// `MARIA` (two letters or more).
+    Upper,
+    /// `maria`.
+    Lower,
+    /// `J.` or `J` (one capital letter).
+    Initial,
+    /// A script without case (Arabic, Hebrew, Devanagari ...).
+    Caseless,
+}
+
+/// One candidate word of a run.
+#[derive(Clone, Copy, Debug)]
+struct Tok {
+    start: usize,
+    /// End of the name part (before a possessive `'s`; after an initial's `.`).
+    end: usize,
+    shape: Shape,
+    particle: bool,
+    /// Separated from the previous word of the run by `", "` rather than a space.
+    comma_before: bool,
+    /// Followed by a possessive `'s`.
+    possessive: bool,
+}
+
+/// How strongly the words around a run say it is a person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Cue {
+    None,
+    /// "in", "at", "the": a place or organisation more likely.
+    Place,
+    /// "by", "from", "contact", "said" ...
+    Weak,
+    /// A greeting, a sign-off, an e-mail address of the same text.
+    Strong,
+    /// A title: "Dr.", "Mrs.".
+    Title,
+}
+
+/// Per-call evidence: lower-case words of e-mail local parts that are known name words.
+#[derive(Debug, Default)]
+struct Evidence {
+    words: Vec<String>,
+}
+
+impl Evidence {
+    fn collect(text: &str, gaz: &Gazetteer) -> Evidence {
+        let mut ev = Evidence::default();
+        let b = text.as_bytes();
+        for at in memchr::memchr_iter(b'@', b) {
+            let mut s = at;
+            while s > 0 && (b[s - 1].is_ascii_alphanumeric() || b"._-+".contains(&b[s - 1])) {
+                s -= 1;
+            }
+            for part in text[s..at].split(|c: char| !c.is_ascii_alphabetic()) {
+                if part.len() >= 3
+                    && ev.words.len() < 16
+                    && gaz.lookup(part).is_some_and(|e| e.name() >= 1)
+                    && !ev.has(part)
+                {
+                    ev.words.push(part.to_ascii_lowercase());
+                }
+            }
+        }
+        ev
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
+    }
+}
+
+/// Whether `c` can be part of a word: letters of any script and the combining marks used in
+/// Indic, Arabic and Hebrew names.
+fn is_word_char(c: char) -> bool {
+    c.is_alphabetic()
+        || matches!(c as u32, 0x0300..=0x036F | 0x0610..=0x061A | 0x064B..=0x065F | 0x0670
+            | 0x05B0..=0x05C7 | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0951..=0x0957
+            | 0x0981..=0x0983 | 0x09BC..=0x09D7 | 0x0A01..=0x0A51 | 0x0B01..=0x0BCD
+            | 0x0C00..=0x0D4D | 0x0E31..=0x0E4E | 0x200C | 0x200D)
+}
+
+fn char_at(text: &str, i: usize) -> Option<char> {
+    text.get(i..).and_then(|s| s.chars().next())
+}
+
+fn char_before(text: &str, i: usize) -> Option<char> {
+    text.get(..i).and_then(|s| s.chars().next_back())
+}
+
+/// The end of the word starting at `i`: letters, with `'`, `’` and `-` allowed between letters.
+fn word_end(text: &str, mut i: usize) -> usize {
+    let b = text.as_bytes();
+    let n = b.len();
+    while i < n {
+        let c = b[i];
+        if c.is_ascii_alphabetic() {
+            i += 1;
+        } else if c < 0x80 {
+            if (c == b'\'' || c == b'-') && i + 1 < n && b[i + 1].is_ascii_alphabetic() {
+                i += 1;
+            } else if c == b'-' && i + 1 < n && b[i + 1] >= 0x80 {
+                i += 1;
+            } else {
+                break;
+            }
+        } else {
+            let Some(ch) = char_at(text, i) else { break };
+            if ch == '’' && i + 3 < n && b[i + 3].is_ascii_alphabetic() {
+                i += 3;
+            } else if is_word_char(ch) && !cjk::is_cjk(ch) {
+                i += ch.len_utf8();
+            } else {
+                break;
+            }
+        }
+    }
+    i
+}
+
+fn shape_of(word: &str) -> Option<Shape> {
+    let mut chars = word.chars();
+    let first = chars.next()?;
+    if !first.is_uppercase() {
+        return Some(if first.is_lowercase() {
+            Shape::Lower
+        } else {
+            Shape::Caseless
+        });
+    }
+    if word.len() == first.len_utf8() {
+        return Some(Shape::Initial);
+    }
+    let mut upper = 0usize;
+    let mut lower = 0usize;
+    let mut prev = first;
+    let mut camel = false;
+    for c in chars {
+        if c.is_uppercase() {
+            upper += 1;
+            // McDonald, MacArthur, O'Neil, D'Angelo, Jean-Luc, DeShawn, LaToya
+            if lower > 0 && !matches!(prev, '\'' | '’' | '-') && !mc_prefix(word, c) {
+                camel = true;
+            }
+        } else if c.is_lowercase() {
+            lower += 1;
+        }
+        prev = c;
+    }
+    if lower == 0 && upper > 0 {
+        return Some(Shape::Upper);
+    }
+    if camel {
+        return None;
+    }
+    Some(Shape::Title)
+}
+
+/// Whether an inner capital follows a name prefix (`McDonald`, `MacKenzie`, `DeAndre`, `LaToya`,
+/// `DiMaggio`, `VanDyke`, `FitzGerald`).
+fn mc_prefix(word: &str, _c: char) -> bool {
+    let uppers = word.chars().filter(|c| c.is_uppercase()).count();
+    uppers == 2
+        && ["Mc", "Mac", "De", "La", "Le", "Di", "Da", "Van", "Fitz", "St", "Du"]
+            .iter()
+            .any(|p| {
+                word.starts_with(p)
+                    && word[p.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_uppercase)
+            })
+}
+
+/// Whether `b` (lower-case ASCII bytes of a short word) is a greeting or thanks that may precede
+/// a lower-case name ("hi megan", "thanks omar").
+fn is_lower_greeting(b: &[u8]) -> bool {
+    matches!(
+        b,
+        b"hi" | b"hey" | b"hello" | b"dear" | b"thanks" | b"thx" | b"cheers" | b"cc" | b"yo"
+    )
 }
 
 impl NameFinder {
     /// Builds the finder with names never to tokenize (`allow`) and always to tokenize (`deny`).
-    pub fn new(allow: &[String], _deny: &[String]) -> NameFinder {
+    pub fn new(allow: &[String], deny: &[String]) -> NameFinder {
+        let deny: Vec<&str> = deny
+            .iter()
+            .map(|d| d.trim())
+            .filter(|d| !d.is_empty())
+            .collect();
+        let deny = if deny.is_empty() {
+            None
+        } else {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&deny)
+                .ok()
+        };
         NameFinder {
-            allow: allow.iter().map(|a| a.to_lowercase()).collect(),
+            allow: allow
+                .iter()
+                .map(|a| normalize_spaces(&a.to_lowercase()))
+                .collect(),
+            deny,
+            gaz: Gazetteer::get(),
+            lex: Lexicon::get(),
         }
     }
 
     /// Appends names found in `text`.
-    pub fn find(&self, _text: &str, _cx: &FindContext<'_>, _out: &mut Vec<Span>) {}
+    pub fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        if let Some(deny) = &self.deny {
+            self.find_denied(deny, text, out);
+        }
+        if text.len() < 2 {
+            return;
+        }
+        let evidence = if memchr::memchr(b'@', text.as_bytes()).is_some() {
+            Evidence::collect(text, self.gaz)
+        } else {
+            Evidence::default()
+        };
+        let field = cx.key.is_some() || is_short_field(text);
+        let mut scan = Scan {
+            finder: self,
+            text,
+            evidence: &evidence,
+            field,
+            run: Vec::new(),
+            out,
+        };
+        scan.run_all();
+    }
+
+    /// Deny-list names, wherever they stand as whole words.
+    fn find_denied(&self, deny: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
+        for m in deny.find_iter(text) {
+            let before_ok = char_before(text, m.start()).is_none_or(|c| !c.is_alphanumeric());
+            let after_ok = char_at(text, m.end()).is_none_or(|c| !c.is_alphanumeric());
+            if before_ok && after_ok {
+                out.push(Span::new(m.start(), m.end(), Kind::Name));
+            }
+        }
+    }
 
     /// Whether `value` holds a word known as a given name or surname.
-    pub fn has_known_name_word(&self, _value: &str) -> bool {
+    pub fn has_known_name_word(&self, value: &str) -> bool {
+        let mut i = 0;
+        let b = value.as_bytes();
+        while i < b.len() {
+            let Some(c) = char_at(value, i) else { break };
+            if !is_word_char(c) {
+                i += c.len_utf8();
+                continue;
+            }
+            if cjk::is_cjk(c) {
+                let mut found = Vec::new();
+                let end = value[i..]
+                    .char_indices()
+                    .find(|(_, c)| !cjk::is_cjk(*c))
+                    .map_or(value.len(), |(j, _)| i + j);
+                cjk::find(value, i, end, self.gaz, &mut found);
+                if !found.is_empty() {
+                    return true;
+                }
+                i = end;
+                continue;
+            }
+            let end = word_end(value, i).max(i + c.len_utf8());
+            let word = &value[i..end];
+            if let Some(e) = self.gaz.lookup(word)
+                && e.name() >= 1
+                && (e.name() > e.wordiness() || e.wordiness() <= 3)
+            {
+                return true;
+            }
+            i = end;
+        }
         false
     }
 
     /// Whether `value` is on the allow list (never tokenized).
     pub fn is_allowed(&self, value: &str) -> bool {
-        let v = value.to_lowercase();
+        if self.allow.is_empty() {
+            return false;
+        }
+        let v = normalize_spaces(&value.to_lowercase());
         self.allow.iter().any(|a| *a == v)
+    }
+
+    /// The gazetteer entry of a word, with its possessive and initial's dot removed.
+    fn entry(&self, word: &str) -> Option<Entry> {
+        self.gaz.lookup(word)
+    }
+}
+
+fn normalize_spaces(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A text short enough to be one field value ("maria ortiz", "JOHN SMITH"): lower-case and
+/// ALL-CAPS words count there.
+fn is_short_field(text: &str) -> bool {
+    text.len() <= 48
+        && text.split_whitespace().count() <= 4
+        && !text.contains(['.', '!', '?', ':', '\n'])
+}
+
+/// The state of one `find` call.
+struct Scan<'a, 'o> {
+    finder: &'a NameFinder,
+    text: &'a str,
+    evidence: &'a Evidence,
+    field: bool,
+    run: Vec<Tok>,
+    out: &'o mut Vec<Span>,
+}
+
+impl Scan<'_, '_> {
+    fn run_all(&mut self) {
+        let text = self.text;
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut i = 0;
+        // End of the last lower-case greeting word ("hi"), which lets one lower-case name follow.
+        let mut greeting_end = usize::MAX;
+        while i < n {
+            let c = b[i];
+            if !c.is_ascii_alphabetic() {
+                if c < 0x80 {
+                    i += 1;
+                    continue;
+                }
+                let Some(ch) = char_at(text, i) else {
+                    i += 1;
+                    continue;
+                };
+                if cjk::is_cjk(ch) {
+                    self.flush();
+                    let end = text[i..]
+                        .char_indices()
+                        .find(|(_, c)| !cjk::is_cjk(*c))
+                        .map_or(n, |(j, _)| i + j);
+                    i = cjk::find(text, i, end, self.finder.gaz, self.out);
+                    continue;
+                }
+                if !is_word_char(ch) || !ch.is_alphabetic() {
+                    i += ch.len_utf8();
+                    continue;
+                }
+            }
+            let start = i;
+            let end = word_end(text, i);
+            i = end;
+            // Lower-case ASCII words: the common case, kept cheap.
+            if c.is_ascii_lowercase() {
+                let word = &b[start..end];
+                if word.len() <= 4 && self.is_particle_here(start, end) {
+                    self.push_particle(start, end);
+                    continue;
+                }
+                let after_greeting = greeting_end != usize::MAX
+                    && matches!(&text[greeting_end..start], " " | ", ");
+                if word.len() <= 6 && is_lower_greeting(word) {
+                    self.flush();
+                    greeting_end = end;
+                    continue;
+                }
+                let candidate = self.field
+                    || after_greeting
+                    || (!self.evidence.words.is_empty() && self.evidence.has(&text[start..end]));
+                if !candidate {
+                    self.flush();
+                    continue;
+                }
+            }
+            self.push_word(start, end);
+        }
+        self.flush();
+    }
+
+    /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
+    fn is_particle_here(&self, start: usize, end: usize) -> bool {
+        !self.run.is_empty()
+            && self.finder.lex.particles.has(&self.text[start..end])
+            && self.gap_joins(self.run.last().map_or(0, |t| t.end), start) == Some(false)
+    }
+
+    fn push_particle(&mut self, start: usize, end: usize) {
+        self.run.push(Tok {
+            start,
+            end,
+            shape: Shape::Lower,
+            particle: true,
+            comma_before: false,
+            possessive: false,
+        });
+    }
+
+    /// Whether the text between two words lets them belong to one run: `Some(false)` for a
+    /// space, `Some(true)` for `", "`, `None` for anything else.
+    fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
+        match &self.text[prev_end..start] {
+            " " | "\u{a0}" => Some(false),
+            ", " => Some(true),
+            ". " | "." => self
+                .run
+                .last()
+                .filter(|t| {
+                    t.shape == Shape::Initial || self.finder.lex.titles.has(self.word(t))
+                })
+                .map(|_| false),
+            _ => None,
+        }
+    }
+
+    fn word(&self, t: &Tok) -> &str {
+        &self.text[t.start..t.end]
+    }
+
+    fn push_word(&mut self, start: usize, mut end: usize) {
+        let text = self.text;
+        let b = text.as_bytes();
+        // Code, mentions, hashtags, paths, e-mail addresses, numbers.
+        let before = if start > 0 { b[start - 1] } else { b' ' };
+        let after = b.get(end).copied().unwrap_or(b' ');
+        let after2 = b.get(end + 1).copied().unwrap_or(b' ');
+        let joined_by_dot = before == b'.'
+            && start >= 2
+            && b[start - 2].is_ascii_alphanumeric()
+            && !self
+                .run
+                .last()
+                .is_some_and(|t| t.shape == Shape::Initial && t.end == start);
+        if b"@#_/\\$=<>{[|`~*^+%&".contains(&before)
+            || before.is_ascii_digit()
+            || joined_by_dot
+            || b"@_(/\\=[{<>".contains(&after)
+            || after.is_ascii_digit()
+            || (after == b'.' && after2.is_ascii_alphanumeric() && end - start > 1)
+            || (after == b':' && after2 == b':')
+        {
+            self.flush();
+            return;
+        }
+        let Some(mut shape) = shape_of(&text[start..end]) else {
+            self.flush();
+            return;
+        };
+        // A lone capital is an initial; take its dot.
+        if shape == Shape::Initial && after == b'.' {
+            end += 1;
+        } else if shape == Shape::Initial && after != b' ' {
+            shape = Shape::Title;
+        }
+        let mut possessive = false;
+        for suffix in ["'s", "’s", "'S"] {
+            if text[start..end].len() > suffix.len() + 1 && text[start..end].ends_with(suffix) {
+                end -= suffix.len();
+                possessive = true;
+                break;
+            }
+        }
+        let comma_before = match self.run.last() {
+            Some(last) => match self.gap_joins(last.end, start) {
+                Some(comma) if !last.possessive => comma,
+                _ => {
+                    self.flush();
+                    false
+                }
+            },
+            None => false,
+        };
+        self.run.push(Tok {
+            start,
+            end,
+            shape,
+            particle: false,
+            comma_before,
+            possessive,
+        });
+        if possessive {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.run.is_empty() {
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        self.judge_run(&run);
+        self.run = run;
+        self.run.clear();
+    }
+
+    /// Splits a run at its commas ("Smith, John" stays whole) and judges each part.
+    fn judge_run(&mut self, run: &[Tok]) {
+        let commas = run.iter().filter(|t| t.comma_before).count();
+        if commas == 0 {
+            self.judge(run);
+            return;
+        }
+        if commas == 1 && run.len() >= 2 && run[1].comma_before && self.inverted(run) {
+            let span = Span::new(run[0].start, run[run.len() - 1].end, Kind::Name);
+            self.emit(span);
+            return;
+        }
+        let mut from = 0;
+        for i in 1..=run.len() {
+            if i == run.len() || run[i].comma_before {
+                self.judge(&run[from..i]);
+                from = i;
+            }
+        }
+    }
+
+    /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
+    fn inverted(&self, run: &[Tok]) -> bool {
+        let f = self.finder;
+        let (Some(sur), Some(given)) = (f.entry(self.word(&run[0])), f.entry(self.word(&run[1])))
+        else {
+            return false;
+        };
+        let tail_ok = run[2..].iter().all(|t| t.shape == Shape::Initial);
+        let end = run[run.len() - 1].end;
+        let next = &self.text[end..];
+        let listy = next.starts_with(',')
+            || next.starts_with(" and ")
+            || next.starts_with(" &")
+            || self.text[..run[0].start].trim_end().ends_with(',');
+        tail_ok
+            && !listy
+            && sur.last >= 2
+            && sur.last > sur.first + 1
+            && sur.wordiness() <= 2
+            && given.first >= 3
+            && given.first > given.last + 1
+            && given.wordiness() <= 3
+    }
+
+    /// The word before `at`, skipping spaces and at most one `,` or `:`, and whether a sentence
+    /// boundary (or the start of the text) comes first.
+    fn prev_word(&self, at: usize) -> (Option<&str>, bool) {
+        let text = self.text;
+        let head = text[..at].trim_end_matches([' ', '\u{a0}']);
+        let head_p = head
+            .strip_suffix([',', ':', '-', '(', '"', '“'])
+            .unwrap_or(head)
+            .trim_end_matches(' ');
+        match head_p.chars().next_back() {
+            None => (None, true),
+            Some(c) if !c.is_alphabetic() => (
+                None,
+                matches!(c, '.' | '!' | '?' | '\n' | '\r' | '\t' | '>' | '|' | ';' | '*'),
+            ),
+            Some(_) => {
+                let start = head_p
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
+                    .map_or(0, |(i, c)| i + c.len_utf8());
+                (Some(&head_p[start..]), false)
+            }
+        }
+    }
+
+    /// The word right after `at`, skipping spaces and one `,`.
+    fn next_word(&self, at: usize) -> Option<&str> {
+        let rest = self.text[at..].trim_start_matches([' ', ',']);
+        let end = rest
+            .char_indices()
+            .find(|(_, c)| !c.is_alphabetic())
+            .map_or(rest.len(), |(i, _)| i);
+        (end > 0).then(|| &rest[..end])
+    }
+
+    /// Judges one comma-free part of a run.
+    fn judge(&mut self, toks: &[Tok]) {
+        let f = self.finder;
+        let lex = f.lex;
+        let mut toks = toks;
+        while toks.first().is_some_and(|t| t.particle) {
+            toks = &toks[1..];
+        }
+        while toks.last().is_some_and(|t| t.particle) {
+            toks = &toks[..toks.len() - 1];
+        }
+        if toks.is_empty() {
+            return;
+        }
+        let run_start = toks[0].start;
+        let run_end = toks[toks.len() - 1].end;
+        // Cues inside the run: titles, greetings and verbs at its front.
+        let mut cue = Cue::None;
+        let mut dropped_the = false;
+        while toks.len() > 1 {
+            let t = &toks[0];
+            let w = self.word(t);
+            if t.shape == Shape::Lower {
+                break;
+            }
+            if lex.titles.has(w) && t.shape != Shape::Initial {
+                cue = Cue::Title;
+            } else if lex.strong_before.has(w) {
+                cue = cue.max(Cue::Strong);
+            } else if lex.weak_before.has(w) {
+                cue = cue.max(Cue::Weak);
+            } else if self.is_lead_word(t, &toks[1]) {
+                dropped_the |= w.eq_ignore_ascii_case("the");
+            } else {
+                break;
+            }
+            toks = &toks[1..];
+            while toks.first().is_some_and(|t| t.particle) {
+                toks = &toks[1..];
+            }
+        }
+        // Ordinary words at the end ("Maria Office").
+        while toks.len() > 1 {
+            let t = &toks[toks.len() - 1];
+            let e = f.entry(self.word(t));
+            let wordy = e.is_some_and(|e| e.name() == 0 || e.wordiness() >= e.name() + 3)
+                && t.shape != Shape::Initial;
+            if !wordy || lex.org_place.has(self.word(t)) {
+                break;
+            }
+            toks = &toks[..toks.len() - 1];
+            while toks.last().is_some_and(|t| t.particle) {
+                toks = &toks[..toks.len() - 1];
+            }
+        }
+        if toks.is_empty() {
+            return;
+        }
+        if dropped_the {
+            return;
+        }
+        // Organisations and places.
+        if toks[1..]
+            .iter()
+            .any(|t| !t.particle && lex.org_place.has(self.word(t)))
+            || self.is_org_phrase(toks)
+        {
+            return;
+        }
+        let text = self.text;
+        let amp_before = text[..run_start].trim_end().ends_with('&');
+        let amp_after = text[run_end..].trim_start().starts_with('&');
+        if amp_before || amp_after {
+            return;
+        }
+        let (prev, sentence_start) = if toks[0].start == run_start {
+            self.prev_word(run_start)
+        } else {
+            (None, false)
+        };
+        if toks[0].start == run_start
+            && let Some(p) = prev
+        {
+            if lex.titles.has(p) {
+                cue = cue.max(Cue::Title);
+            } else if lex.strong_before.has(p) {
+                cue = cue.max(Cue::Strong);
+            } else if lex.weak_before.has(p) {
+                cue = cue.max(Cue::Weak);
+            } else if lex.place_before.has(p) && cue == Cue::None {
+                cue = Cue::Place;
+            }
+        }
+        let last = toks[toks.len() - 1];
+        let after_cue = !last.possessive
+            && self
+                .next_word(last.end)
+                .is_some_and(|w| lex.strong_after.has(w));
+        if toks.iter().any(|t| self.evidence.has(self.word(t))) {
+            cue = cue.max(Cue::Strong);
+        }
+        let core: Vec<&Tok> = toks
+            .iter()
+            .filter(|t| !t.particle && t.shape != Shape::Initial)
+            .collect();
+        let accept = match core.len() {
+            0 => false,
+            1 => self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1),
+            _ => self.multi(&core, cue),
+        };
+        if accept {
+            // A leading initial belongs to the name only when a core word follows it.
+            let start = toks[0].start;
+            let mut end = last.end;
+            if last.shape == Shape::Initial && core.len() == 1 && toks.len() > 1 {
+                // "Maria K." keeps its initial; nothing to trim.
+                end = last.end;
+            }
+            self.emit(Span::new(start, end, Kind::Name));
+        }
+    }
+
+    /// Whether the first word of a run is an ordinary word to drop ("Yesterday Ronald Haas").
+    fn is_lead_word(&self, t: &Tok, next: &Tok) -> bool {
+        let f = self.finder;
+        let w = self.word(t);
+        if t.shape == Shape::Initial || t.shape == Shape::Caseless {
+            return false;
+        }
+        if f.lex.calendar.has(w) || f.lex.not_people.has(w) {
+            return true;
+        }
+        let Some(e) = f.entry(w) else {
+            return false;
+        };
+        if e.name() == 0 {
+            return e.wordiness() > 0;
+        }
+        if e.wordiness() < e.name() {
+            return false;
+        }
+        // "Will Smith" keeps Will; "Will Maria come?" drops it.
+        let next = f.entry(self.word(next)).unwrap_or_default();
+        !(next.last >= 3 && next.last > next.first)
+    }
+
+    fn is_org_phrase(&self, toks: &[Tok]) -> bool {
+        let words: Vec<&str> = toks
+            .iter()
+            .filter(|t| !t.particle)
+            .map(|t| self.word(t))
+            .collect();
+        ORG_PHRASES.iter().any(|p| {
+            p.len() == words.len() && p.iter().zip(&words).all(|(a, b)| a.eq_ignore_ascii_case(b))
+        }) || (words.len() == 2 && {
+            // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
+            let next = self.text[toks[toks.len() - 1].end..].trim_start();
+            next.starts_with('&')
+        })
+    }
+
+    /// A single name word.
+    fn single(
+        &self,
+        t: &Tok,
+        cue: Cue,
+        after_cue: bool,
+        sentence_start: bool,
+        with_initials: bool,
+    ) -> bool {
+        let f = self.finder;
+        let w = self.word(t);
+        if w.chars().count() < 2 {
+            return false;
+        }
+        let lex = f.lex;
+        if lex.calendar.has(w) || lex.titles.has(w) {
+            return false;
+        }
+        let e = f.entry(w);
+        if lex.not_people.has(w) && cue < Cue::Title && !after_cue {
+            return false;
+        }
+        let name = e.map_or(0, |e| e.name());
+        let wordy = e.map_or(0, |e| e.wordiness()) as i32;
+        let margin = name as i32 - wordy;
+        let first = e.map_or(0, |e| e.first);
+        let last = e.map_or(0, |e| e.last);
+        match t.shape {
+            Shape::Lower => {
+                return cue >= Cue::Strong && name >= 3 && wordy <= 2
+                    || (self.field && first >= 4 && wordy == 0);
+            }
+            Shape::Upper => {
+                if !(cue >= Cue::Strong || self.field) {
+                    return false;
+                }
+            }
+            Shape::Caseless => return cue >= Cue::Title,
+            _ => {}
+        }
+        if with_initials && name >= 2 && margin >= 0 {
+            return true;
+        }
+        match cue {
+            Cue::Title => name > 0 || e.is_none() || margin >= -4,
+            Cue::Strong => (name >= 1 && margin >= -3) || e.is_none(),
+            Cue::Weak => (name >= 2 && margin >= 1) || (after_cue && name >= 1 && margin >= 0),
+            Cue::Place => name >= 4 && margin >= 4 && first >= 4 && after_cue,
+            Cue::None => {
+                (first >= 3 && margin >= 3)
+                    || (after_cue && name >= 2 && margin >= 1)
+                    || (!sentence_start && last >= 2 && wordy == 0)
+            }
+        }
+    }
+
+    /// Two or more name words (initials aside).
+    fn multi(&self, core: &[&Tok], cue: Cue) -> bool {
+        let f = self.finder;
+        let lex = f.lex;
+        let mut strong = 0;
+        let mut unknown = 0;
+        for t in core {
+            let w = self.word(t);
+            if lex.calendar.has(w) || lex.titles.has(w) {
+                return false;
+            }
+            match f.entry(w) {
+                None => {
+                    if t.shape == Shape::Lower {
+                        return false;
+                    }
+                    unknown += 1;
+                }
+                Some(e) => {
+                    let margin = e.name() as i32 - e.wordiness() as i32;
+                    if e.name() == 0 || margin <= -3 {
+                        return false;
+                    }
+                    if t.shape == Shape::Lower && (e.name() < 2 || margin < 1) {
+                        return false;
+                    }
+                    if e.name() >= 2 && margin >= 2 {
+                        strong += 1;
+                    }
+                }
+            }
+        }
+        let first = f.entry(self.word(core[0])).unwrap_or_default();
+        let last = f.entry(self.word(core[core.len() - 1])).unwrap_or_default();
+        let caseless = core.iter().all(|t| t.shape == Shape::Caseless);
+        if caseless {
+            return unknown == 0 && first.first >= 1;
+        }
+        let upper = core.iter().all(|t| t.shape == Shape::Upper);
+        if upper && !(self.field || cue >= Cue::Strong) {
+            // ALL-CAPS headings and shouting: a given name and a surname both known.
+            return unknown == 0 && first.first >= 3 && last.last >= 3 && strong >= 1;
+        }
+        strong >= 1
+            || (first.first >= 4 && last.last >= 3)
+            || (first.first >= 3 && unknown == core.len() - 1)
+            || (cue >= Cue::Weak && unknown < core.len())
+            || cue >= Cue::Strong
+    }
+
+    fn emit(&mut self, span: Span) {
+        if self.finder.is_allowed(&self.text[span.start..span.end]) {
+            return;
+        }
+        self.out.push(span);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<&str> {
+        let f = NameFinder::new(&[], &[]);
+        let mut out = Vec::new();
+        f.find(text, &FindContext::default(), &mut out);
+        out.iter().map(|s| &text[s.start..s.end]).collect()
+    }
+
+    #[test]
+    fn full_names_and_titles() {
+        assert_eq!(names("I spoke with Maria Ortiz today."), vec!["Maria Ortiz"]);
+        assert_eq!(names("Please ask Dr. Ana Souza."), vec!["Ana Souza"]);
+        assert_eq!(
+            names("Yesterday Ronald Haas called."),
+            vec!["Ronald Haas"]
+        );
+        assert_eq!(names("Signed: J. R. Tolkien"), vec!["J. R. Tolkien"]);
+    }
+
+    #[test]
+    fn common_words_alone_are_not_names() {
+        assert!(names("Will you come in May?").is_empty());
+        assert!(names("Grant access to the repo.").is_empty());
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(shape_of("McDonald"), Some(Shape::Title));
+        assert_eq!(shape_of("O'Neil"), Some(Shape::Title));
+        assert_eq!(shape_of("getUserName"), Some(Shape::Lower));
+        assert_eq!(shape_of("UserName"), None);
+        assert_eq!(shape_of("SMITH"), Some(Shape::Upper));
+        assert_eq!(shape_of("J"), Some(Shape::Initial));
     }
 }

@@ -1,0 +1,166 @@
+//! The name gazetteer: how common a word is as a given name, a surname and an English word.
+//!
+//! The table is `data/names/gazetteer.tsv` (built by `tools/build_gazetteer.py` from public-domain
+//! SSA/Census name lists, Faker's MIT locale lists and the SCOWL word lists; provenance in
+//! `data/names/README.md`), compiled into the binary with `include_str!`. It is parsed once per
+//! process into a hash map whose keys borrow from the embedded text, so start-up allocates one
+//! table and no strings, and every [`crate::detect::Detector`] shares it.
+//!
+//! Lookups fold case: ASCII words through a stack buffer (no allocation), other scripts through
+//! `str::to_lowercase`.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
+static DATA: &str = include_str!("../../../data/names/gazetteer.tsv");
+
+/// What the gazetteer knows of one lower-cased word. Scores are 0 (not at all) to 9 (very).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// How common the word is as a given name.
+    pub(crate) first: u8,
+    /// How common the word is as a surname.
+    pub(crate) last: u8,
+    /// How common the word is in lower-case English: 1 (the thousand most common) to 9 (rare);
+    /// 0 when it is not an English word.
+    pub(crate) common: u8,
+}
+
+impl Entry {
+    /// The stronger of the two name scores.
+    pub(crate) fn name(self) -> u8 {
+        self.first.max(self.last)
+    }
+
+    /// How strongly the word reads as an ordinary English word: 7 for the most common words,
+    /// 1 for rare ones, 0 for none.
+    pub(crate) fn wordiness(self) -> u8 {
+        match self.common {
+            0 => 0,
+            c => 8u8.saturating_sub(c).max(1),
+        }
+    }
+}
+
+/// A small, fast, non-cryptographic hasher (the Fx hash used by rustc); keys are public words.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut buf = [0u8; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(buf));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Table = HashMap<&'static str, Entry, BuildHasherDefault<FxHasher>>;
+
+/// The shared, parsed gazetteer.
+#[derive(Debug)]
+pub(crate) struct Gazetteer {
+    table: Table,
+}
+
+static SHARED: OnceLock<Gazetteer> = OnceLock::new();
+
+impl Gazetteer {
+    /// The process-wide gazetteer, parsed on first use.
+    pub(crate) fn get() -> &'static Gazetteer {
+        SHARED.get_or_init(Gazetteer::parse)
+    }
+
+    fn parse() -> Gazetteer {
+        let lines = DATA.lines();
+        let mut table = Table::with_capacity_and_hasher(150_000, Default::default());
+        for line in lines {
+            let Some((word, digits)) = line.split_once('\t') else {
+                continue;
+            };
+            let d = digits.as_bytes();
+            if d.len() != 3 || !d.iter().all(u8::is_ascii_digit) {
+                continue;
+            }
+            table.insert(
+                word,
+                Entry {
+                    first: d[0] - b'0',
+                    last: d[1] - b'0',
+                    common: d[2] - b'0',
+                },
+            );
+        }
+        Gazetteer { table }
+    }
+
+    /// Number of words in the table.
+    pub(crate) fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The entry for `word` in any case, if the gazetteer has it.
+    pub(crate) fn lookup(&self, word: &str) -> Option<Entry> {
+        let b = word.as_bytes();
+        if b.len() <= 32 && b.is_ascii() {
+            let mut buf = [0u8; 32];
+            for (d, s) in buf.iter_mut().zip(b) {
+                *d = s.to_ascii_lowercase();
+            }
+            let lower = std::str::from_utf8(&buf[..b.len()]).ok()?;
+            return self.table.get(lower).copied();
+        }
+        if b.len() > 96 {
+            return None;
+        }
+        if word.chars().any(char::is_uppercase) {
+            self.table.get(word.to_lowercase().as_str()).copied()
+        } else {
+            self.table.get(word).copied()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knows_names_and_words() {
+        let g = Gazetteer::get();
+        assert!(g.len() > 100_000);
+        let maria = g.lookup("Maria").unwrap();
+        assert!(maria.first >= 5);
+        let smith = g.lookup("SMITH").unwrap();
+        assert!(smith.last >= 8);
+        let will = g.lookup("will").unwrap();
+        assert!(will.first > 0 && will.wordiness() >= 6);
+        assert!(g.lookup("yesterday").unwrap().name() == 0);
+        assert!(g.lookup("Иван").unwrap().first > 0);
+        assert!(g.lookup("李").unwrap().last > 0);
+        assert!(g.lookup("zzqxw").is_none());
+    }
+}

@@ -1,0 +1,239 @@
+//! Small hand-written word lists: titles, particles, context cues and well-known non-people.
+//!
+//! These are the words whose role the gazetteer cannot know: "Dr." announces a name, "van" joins
+//! one, "Thanks," precedes one, "Street" ends a place, "Ford" is more often a company than a
+//! person. Every list is matched on lower-cased ASCII (or exact Unicode for a few entries).
+
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+use std::sync::OnceLock;
+
+use super::gazetteer::FxHasher;
+
+/// Words that announce a person's name when they stand right before it (compared lower-cased,
+/// without a trailing `.`).
+pub(crate) const TITLES: &[&str] = &[
+    "mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lady", "lord",
+    "madam", "madame", "mme", "mlle", "monsieur", "herr", "frau", "sr", "sra", "srta", "señor",
+    "señora", "dona", "doña", "rev", "reverend", "fr", "father", "sister", "brother", "capt",
+    "captain", "sgt", "sergeant", "lt", "lieutenant", "col", "colonel", "gen", "general", "cmdr",
+    "officer", "detective", "det", "judge", "justice", "senator", "sen", "rep", "gov", "governor",
+    "president", "pres", "mayor", "uncle", "aunt", "auntie", "grandma", "grandpa", "coach",
+    "nurse", "dra", "ing", "mrs.", "hon", "rabbi", "imam", "pastor", "sheikh", "dott", "sig",
+    "signor", "signora", "pan", "pani", "gospodin", "господин", "госпожа", "κ", "κύριος",
+];
+
+/// Lower-case words that join the parts of a name ("van der Berg", "del Carmen", "bin Zayed").
+pub(crate) const PARTICLES: &[&str] = &[
+    "van", "der", "den", "de", "del", "della", "la", "le", "da", "das", "do", "dos", "di", "du",
+    "von", "zu", "ter", "ten", "bin", "bint", "ibn", "al", "el", "y", "af", "av", "st",
+];
+
+/// A word right before a name that makes a single word a person: greetings, sign-offs, address
+/// lines.
+pub(crate) const STRONG_BEFORE: &[&str] = &[
+    "hi", "hello", "hey", "dear", "thanks", "thank", "thx", "ty", "cheers", "regards", "sincerely",
+    "bye", "congrats", "congratulations", "welcome", "yo", "attn", "attention", "cc", "bcc",
+    "signed", "love", "xoxo", "goodbye", "morning", "evening", "afternoon", "night",
+];
+
+/// A word right before a name that makes a known name word a person.
+pub(crate) const WEAK_BEFORE: &[&str] = &[
+    "by", "from", "with", "to", "contact", "ask", "asked", "call", "called", "tell", "told", "met",
+    "meet", "meeting", "email", "emailed", "ping", "pinged", "per", "via", "assigned", "assignee",
+    "owner", "reporter", "manager", "spoke", "loop", "dm", "named", "name", "is", "and", "&amp;",
+    "friend", "wife", "husband", "son", "daughter", "mom", "dad", "mother", "father", "boss",
+    "colleague", "partner", "brother", "sister", "cousin", "patient", "customer", "client",
+    "user", "employee", "author", "written", "signed", "approved", "reviewed", "for", "of",
+    "about", "invite", "invited", "thank", "remind", "let", "ex", "like", "as", "said", "says",
+    "pay", "paid", "ms", "mr", "feat", "ft", "vs",
+];
+
+/// A word right after a name that makes a single word a person ("Omar said").
+pub(crate) const STRONG_AFTER: &[&str] = &[
+    "said", "says", "wrote", "writes", "thinks", "thought", "noted", "notes", "confirmed",
+    "asked", "asks", "replied", "replies", "told", "mentioned", "explained", "added", "agreed",
+    "answered", "commented", "responded", "reported", "emailed", "called", "texted", "tweeted",
+    "wants", "wanted", "needs", "needed", "believes", "feels", "knows", "likes", "loves", "hates",
+    "was", "is", "has", "had", "will", "would", "can", "could", "should", "did", "does",
+    "and", "who", "himself", "herself", "jr", "sr",
+];
+
+/// Words after which a capitalised word is a place or organisation rather than a person, when
+/// nothing else says it is a person.
+pub(crate) const PLACE_BEFORE: &[&str] = &["in", "at", "near", "across", "into", "visit", "visited", "the"];
+
+/// Words that end an organisation or place name: a run containing one is not a person.
+pub(crate) const ORG_PLACE_WORDS: &[&str] = &[
+    "street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd", "drive", "ln", "ct",
+    "pl", "square", "bridge", "river", "lake", "mountain", "mt", "county", "city", "village",
+    "island", "islands", "beach", "valley", "hills", "center", "centre", "school", "university", "college",
+    "academy", "institute", "hospital", "clinic", "church", "cathedral", "bank", "inc", "llc",
+    "ltd", "plc", "gmbh", "ag", "sa", "corp", "corporation", "co", "company", "group", "holdings",
+    "foundation", "trust", "fund", "airport", "station", "hotel", "restaurant", "cafe", "bar",
+    "press", "records", "studios", "studio", "airlines", "airways", "motors", "systems",
+    "technologies", "technology", "labs", "partners", "associates", "industries", "international",
+    "enterprises", "solutions", "services", "consulting", "media", "networks", "pharmaceuticals",
+    "stadium", "arena", "museum", "library", "gallery", "theatre", "theater", "festival", "awards",
+    "league", "club", "fc", "team", "series", "week",
+    "state", "states", "republic", "kingdom", "province", "district", "region", "estate",
+    "tower", "towers", "building", "plaza", "mall", "market", "street's", "family", "brothers",
+    "sons", "llp", "pc",
+];
+
+/// Months, weekdays and holidays: never a person on their own.
+pub(crate) const CALENDAR: &[&str] = &[
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+    "sept", "oct", "nov", "dec", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
+    "christmas", "easter", "halloween", "thanksgiving", "xmas", "today", "tomorrow", "tonight",
+];
+
+/// Places and organisations whose names are also common name words; alone (or as the whole
+/// run) they are not people unless a title or greeting says so.
+pub(crate) const NOT_PEOPLE: &[&str] = &[
+    // countries, regions and cities that are also given names or surnames
+    "jordan", "chad", "georgia", "israel", "lebanon", "india", "china", "france", "kenya",
+    "chile", "cuba", "jamaica", "panama", "peru", "mali", "niger", "victoria", "florence",
+    "paris", "london", "sydney", "adelaide", "austin", "houston", "dallas", "denver", "phoenix",
+    "orlando", "charlotte", "raleigh", "tyler", "lincoln", "madison", "jackson", "washington",
+    "vienna", "berlin", "milan", "lyon", "york", "boston", "chelsea", "brooklyn", "camden",
+    "trinidad", "tobago", "virginia", "carolina", "indiana", "dakota", "montana", "nevada",
+    "alabama", "arizona", "texas", "california", "kansas", "kentucky", "louisiana", "maryland",
+    "america", "europe", "asia", "africa", "canada", "mexico", "brazil", "germany", "england",
+    "ireland", "scotland", "wales", "britain", "spain", "italy", "russia", "japan", "korea",
+    "australia", "zealand", "nigeria", "egypt", "iran", "iraq", "syria", "turkey", "greece",
+    "poland", "sweden", "norway", "denmark", "finland", "holland", "belgium", "austria",
+    "switzerland", "portugal", "argentina", "colombia", "venezuela", "pakistan", "bangladesh",
+    "vietnam", "thailand", "indonesia", "philippines", "malaysia", "singapore", "dubai",
+    "los", "angeles", "san", "francisco", "diego", "jose", "santa", "vegas", "miami", "atlanta",
+    "seattle", "portland", "chicago", "detroit", "cleveland", "nashville", "memphis", "tampa",
+    // companies and brands
+    "ford", "disney", "dell", "tesla", "boeing", "chanel", "gucci", "prada", "dior", "adidas",
+    "nike", "toyota", "honda", "nissan", "porsche", "ferrari", "lamborghini", "mercedes",
+    "chevrolet", "chevy", "lexus", "mazda", "hyundai", "kia", "samsung", "sony", "nokia",
+    "google", "amazon", "apple", "microsoft", "oracle", "intel", "cisco", "ibm", "netflix",
+    "twitter", "facebook", "instagram", "youtube", "uber", "lyft", "walmart", "target", "costco",
+    "kroger", "wendy", "wendy's", "mcdonald's", "hilton", "marriott", "hyatt", "siemens",
+    "philips", "bosch", "nestle", "heinz", "kellogg", "hershey", "mattel", "hasbro", "lego",
+    "barclays", "lloyds", "hsbc", "chase", "fargo", "schwab", "fidelity", "vanguard", "goldman",
+    "sachs", "morgan", "stanley", "merrill", "lynch", "deloitte", "accenture", "gartner", "jeep",
+    "dodge", "chrysler", "cadillac", "buick", "pontiac", "lincoln's", "harley", "davidson",
+    "royce", "rolls", "bentley", "jaguar", "mercury", "saturn", "gillette", "colgate",
+    "palmolive", "reebok", "puma", "levi", "levi's", "wrangler", "kohl's", "macy's", "dillard's",
+    "nordstrom", "tiffany", "cartier", "hermes", "hermès", "versace", "armani", "fendi",
+    "valentino", "givenchy", "lancome", "clinique", "estee", "lauder", "revlon", "maybelline",
+    // cultural and religious figures' epithets, weekdays in other languages, misc
+    "god", "jesus", "christ", "lord", "allah", "buddha", "santa's",
+];
+
+/// Companies written as two or more name words ("Wells Fargo", "Johnson & Johnson"), as
+/// lower-case word sequences.
+pub(crate) const ORG_PHRASES: &[&[&str]] = &[
+    &["wells", "fargo"],
+    &["johnson", "johnson"],
+    &["morgan", "stanley"],
+    &["goldman", "sachs"],
+    &["procter", "gamble"],
+    &["ernst", "young"],
+    &["marks", "spencer"],
+    &["dow", "jones"],
+    &["charles", "schwab"],
+    &["john", "deere"],
+    &["harley", "davidson"],
+    &["rolls", "royce"],
+    &["tommy", "hilfiger"],
+    &["calvin", "klein"],
+    &["ralph", "lauren"],
+    &["louis", "vuitton"],
+    &["hewlett", "packard"],
+    &["walt", "disney"],
+    &["ben", "jerry's"],
+    &["dolce", "gabbana"],
+    &["abercrombie", "fitch"],
+    &["barnes", "noble"],
+    &["smith", "wesson"],
+    &["lockheed", "martin"],
+    &["estee", "lauder"],
+    &["kelly", "services"],
+    &["jack", "daniels"],
+    &["jack", "daniel's"],
+    &["johnnie", "walker"],
+    &["martha", "stewart"],
+    &["paul", "mitchell"],
+    &["bank", "america"],
+    &["santa", "claus"],
+    &["st", "louis"],
+    &["san", "jose"],
+    &["new", "york"],
+    &["los", "angeles"],
+    &["costa", "rica"],
+    &["sri", "lanka"],
+    &["el", "salvador"],
+    &["puerto", "rico"],
+    &["saint", "lucia"],
+    &["santa", "barbara"],
+    &["santa", "clara"],
+    &["santa", "monica"],
+];
+
+/// A set of lower-case ASCII words, looked up in any case without allocating.
+#[derive(Debug)]
+pub(crate) struct WordSet(HashSet<&'static str, BuildHasherDefault<FxHasher>>);
+
+impl WordSet {
+    fn new(words: &[&'static str]) -> WordSet {
+        WordSet(words.iter().copied().collect())
+    }
+
+    /// Whether `word` (any case; a trailing `.` ignored) is in the set.
+    pub(crate) fn has(&self, word: &str) -> bool {
+        let word = word.strip_suffix('.').unwrap_or(word);
+        let b = word.as_bytes();
+        if b.len() > 24 || b.is_empty() {
+            return false;
+        }
+        if !b.is_ascii() {
+            return self.0.contains(word.to_lowercase().as_str());
+        }
+        let mut buf = [0u8; 24];
+        for (d, s) in buf.iter_mut().zip(b) {
+            *d = s.to_ascii_lowercase();
+        }
+        std::str::from_utf8(&buf[..b.len()]).is_ok_and(|w| self.0.contains(w))
+    }
+}
+
+/// Every list as a set, built once per process.
+#[derive(Debug)]
+pub(crate) struct Lexicon {
+    pub(crate) titles: WordSet,
+    pub(crate) particles: WordSet,
+    pub(crate) strong_before: WordSet,
+    pub(crate) weak_before: WordSet,
+    pub(crate) strong_after: WordSet,
+    pub(crate) place_before: WordSet,
+    pub(crate) org_place: WordSet,
+    pub(crate) calendar: WordSet,
+    pub(crate) not_people: WordSet,
+}
+
+static SHARED: OnceLock<Lexicon> = OnceLock::new();
+
+impl Lexicon {
+    /// The process-wide lexicon.
+    pub(crate) fn get() -> &'static Lexicon {
+        SHARED.get_or_init(|| Lexicon {
+            titles: WordSet::new(TITLES),
+            particles: WordSet::new(PARTICLES),
+            strong_before: WordSet::new(STRONG_BEFORE),
+            weak_before: WordSet::new(WEAK_BEFORE),
+            strong_after: WordSet::new(STRONG_AFTER),
+            place_before: WordSet::new(PLACE_BEFORE),
+            org_place: WordSet::new(ORG_PLACE_WORDS),
+            calendar: WordSet::new(CALENDAR),
+            not_people: WordSet::new(NOT_PEOPLE),
+        })
+    }
+}
