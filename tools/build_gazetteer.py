@@ -9,7 +9,7 @@ Inputs (see data/names/README.md for provenance and licences):
   ../shared/data/names/first_names_census1990.txt US Census 1990 first names (public domain)
   ../shared/data/names/last_names.txt             US Census 1990 surnames (public domain)
   ../shared/data/names/faker_locale_names.tsv     Faker person providers, 84 locales (MIT)
-  /usr/share/dict/scowl/english-words.NN          SCOWL word lists by size (Debian package `scowl`)
+  /usr/share/dict/scowl/{english,american}-words.NN  SCOWL word lists by size (Debian package `scowl`)
 
 Output: one line per lower-cased word, sorted, `word<TAB>FLC` with three digits:
   first   0-9, how common the word is as a given name (0: not one)
@@ -88,8 +88,8 @@ def main():
             if len(w) >= 1 and not any(c.isdigit() for c in w):
                 bump(table, w, 3)
     for size_i, size in enumerate(SCOWL_SIZES):
-        path = os.path.join(a.scowl, f'english-words.{size}')
-        for line in open(path, encoding='utf-8', errors='replace'):
+        paths = [os.path.join(a.scowl, f'{v}-words.{size}') for v in ('english', 'american')]
+        for line in (l for p in paths if os.path.exists(p) for l in open(p, encoding='utf-8', errors='replace')):
             w = line.strip()
             if not w or "'" in w or not w.islower():
                 continue

@@ -36,10 +36,10 @@ impl Entry {
     /// How strongly the word reads as an ordinary English word: 7 for the most common words,
     /// 1 for rare ones, 0 for none.
     pub(crate) fn wordiness(self) -> u8 {
-        match self.common {
-            0 => 0,
-            c => 8u8.saturating_sub(c).max(1),
-        }
+        // SCOWL sizes 10, 20, 35, 40, 50, 55, 60, 70, 80: size 35 and up already hold many
+        // words few people use ("peter", "june"), so wordiness falls off quickly.
+        const BY_TIER: [u8; 10] = [0, 7, 6, 4, 3, 2, 1, 1, 1, 1];
+        BY_TIER[usize::from(self.common.min(9))]
     }
 }
 

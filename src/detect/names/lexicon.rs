@@ -41,10 +41,12 @@ pub(crate) const STRONG_BEFORE: &[&str] = &[
 pub(crate) const WEAK_BEFORE: &[&str] = &[
     "by", "from", "with", "to", "contact", "ask", "asked", "call", "called", "tell", "told", "met",
     "meet", "meeting", "email", "emailed", "ping", "pinged", "per", "via", "assigned", "assignee",
-    "owner", "reporter", "manager", "spoke", "loop", "dm", "named", "name", "is", "and", "&amp;",
+    "owner", "reporter", "manager", "spoke", "loop", "dm", "name",
     "friend", "wife", "husband", "son", "daughter", "mom", "dad", "mother", "father", "boss",
     "colleague", "partner", "brother", "sister", "cousin", "patient", "customer", "client",
+    "named", "nicknamed", "him", "her", "early", "late", "young", "old", "poor", "dear",
     "user", "employee", "author", "written", "signed", "approved", "reviewed", "for", "of",
+    "starring", "says", "shouted", "featuring", "director", "directed", "produced", "sung",
     "about", "invite", "invited", "thank", "remind", "let", "ex", "like", "as", "said", "says",
     "pay", "paid", "ms", "mr", "feat", "ft", "vs",
 ];
@@ -56,12 +58,22 @@ pub(crate) const STRONG_AFTER: &[&str] = &[
     "answered", "commented", "responded", "reported", "emailed", "called", "texted", "tweeted",
     "wants", "wanted", "needs", "needed", "believes", "feels", "knows", "likes", "loves", "hates",
     "was", "is", "has", "had", "will", "would", "can", "could", "should", "did", "does",
-    "and", "who", "himself", "herself", "jr", "sr",
+    "who", "himself", "herself", "jr", "sr", "shouted", "yelled", "smiled", "laughed", "cried",
+    "whispered", "nodded", "sighed", "married", "joined", "left", "arrived", "signed",
 ];
 
 /// Words after which a capitalised word is a place or organisation rather than a person, when
 /// nothing else says it is a person.
 pub(crate) const PLACE_BEFORE: &[&str] = &["in", "at", "near", "across", "into", "visit", "visited", "the"];
+
+/// Street-type words: a capitalised run right after one is a street, not a person.
+pub(crate) const STREET_BEFORE: &[&str] = &[
+    "rue", "via", "rua", "calle", "avenida", "avda", "av", "ul", "ulica", "cours", "strasse",
+    "straße", "camino", "estrada", "allee", "allée", "laan", "vej", "vei", "boulevard", "bd",
+    "chemin", "route", "impasse", "quai", "piazza", "plaza", "praça", "largo", "viale", "corso",
+    "carrer", "paseo", "port", "station", "mount", "fort", "lake", "cape", "saint", "st",
+    "street", "road", "avenue", "lane", "drive", "ctra", "travessa", "estr", "r",
+];
 
 /// Words that end an organisation or place name: a run containing one is not a person.
 pub(crate) const ORG_PLACE_WORDS: &[&str] = &[
@@ -94,12 +106,12 @@ pub(crate) const CALENDAR: &[&str] = &[
 /// run) they are not people unless a title or greeting says so.
 pub(crate) const NOT_PEOPLE: &[&str] = &[
     // countries, regions and cities that are also given names or surnames
-    "jordan", "chad", "georgia", "israel", "lebanon", "india", "china", "france", "kenya",
-    "chile", "cuba", "jamaica", "panama", "peru", "mali", "niger", "victoria", "florence",
-    "paris", "london", "sydney", "adelaide", "austin", "houston", "dallas", "denver", "phoenix",
-    "orlando", "charlotte", "raleigh", "tyler", "lincoln", "madison", "jackson", "washington",
-    "vienna", "berlin", "milan", "lyon", "york", "boston", "chelsea", "brooklyn", "camden",
-    "trinidad", "tobago", "virginia", "carolina", "indiana", "dakota", "montana", "nevada",
+    "jordan", "chad", "israel", "lebanon", "china", "france", "kenya",
+    "chile", "cuba", "jamaica", "panama", "peru", "mali", "niger", "florence",
+    "london", "houston", "dallas", "denver", "phoenix",
+    "orlando", "raleigh", "washington",
+    "vienna", "berlin", "milan", "lyon", "york", "boston", "camden",
+    "trinidad", "tobago", "indiana", "nevada",
     "alabama", "arizona", "texas", "california", "kansas", "kentucky", "louisiana", "maryland",
     "america", "europe", "asia", "africa", "canada", "mexico", "brazil", "germany", "england",
     "ireland", "scotland", "wales", "britain", "spain", "italy", "russia", "japan", "korea",
@@ -122,7 +134,7 @@ pub(crate) const NOT_PEOPLE: &[&str] = &[
     "dodge", "chrysler", "cadillac", "buick", "pontiac", "lincoln's", "harley", "davidson",
     "royce", "rolls", "bentley", "jaguar", "mercury", "saturn", "gillette", "colgate",
     "palmolive", "reebok", "puma", "levi", "levi's", "wrangler", "kohl's", "macy's", "dillard's",
-    "nordstrom", "tiffany", "cartier", "hermes", "hermès", "versace", "armani", "fendi",
+    "nordstrom", "cartier", "hermes", "hermès", "versace", "armani", "fendi",
     "valentino", "givenchy", "lancome", "clinique", "estee", "lauder", "revlon", "maybelline",
     // cultural and religious figures' epithets, weekdays in other languages, misc
     "god", "jesus", "christ", "lord", "allah", "buddha", "santa's",
@@ -214,6 +226,7 @@ pub(crate) struct Lexicon {
     pub(crate) weak_before: WordSet,
     pub(crate) strong_after: WordSet,
     pub(crate) place_before: WordSet,
+    pub(crate) street_before: WordSet,
     pub(crate) org_place: WordSet,
     pub(crate) calendar: WordSet,
     pub(crate) not_people: WordSet,
@@ -231,6 +244,7 @@ impl Lexicon {
             weak_before: WordSet::new(WEAK_BEFORE),
             strong_after: WordSet::new(STRONG_AFTER),
             place_before: WordSet::new(PLACE_BEFORE),
+            street_before: WordSet::new(STREET_BEFORE),
             org_place: WordSet::new(ORG_PLACE_WORDS),
             calendar: WordSet::new(CALENDAR),
             not_people: WordSet::new(NOT_PEOPLE),

@@ -273,11 +273,13 @@ impl NameFinder {
             Evidence::default()
         };
         let field = cx.key.is_some() || is_short_field(text);
+        let lower_text = !text.bytes().any(|c| c.is_ascii_uppercase());
         let mut scan = Scan {
             finder: self,
             text,
             evidence: &evidence,
             field,
+            lower_text,
             run: Vec::new(),
             out,
         };
@@ -346,6 +348,26 @@ impl NameFinder {
     }
 }
 
+/// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
+fn is_contraction(word: &str) -> bool {
+    let Some(i) = word.find(['\'', '’']) else {
+        return false;
+    };
+    let tail = &word[i..];
+    let tail = tail.trim_start_matches(['\'', '’']);
+    matches!(tail, "m" | "ll" | "ve" | "re" | "d" | "t" | "M" | "LL" | "VE" | "RE" | "D" | "T")
+}
+
+/// Generational and academic suffixes written after a name.
+const SUFFIXES: &[&str] = &[
+    "Jr.", "Sr.", "Jr", "Sr", "PhD", "Ph.D.", "MD", "M.D.", "DVM", "DDS", "Esq.", "Esq", "III",
+    "II", "IV",
+];
+
+fn is_suffix_word(word: &str) -> bool {
+    matches!(word, "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV")
+}
+
 fn normalize_spaces(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -364,6 +386,8 @@ struct Scan<'a, 'o> {
     text: &'a str,
     evidence: &'a Evidence,
     field: bool,
+    /// The text has no capital letter at all: names are lower-case too.
+    lower_text: bool,
     run: Vec<Tok>,
     out: &'o mut Vec<Span>,
 }
@@ -418,8 +442,8 @@ impl Scan<'_, '_> {
                     greeting_end = end;
                     continue;
                 }
-                let candidate = self.field
-                    || after_greeting
+                let candidate = after_greeting
+                    || ((self.field || self.lower_text) && self.lower_candidate(start, end))
                     || (!self.evidence.words.is_empty() && self.evidence.has(&text[start..end]));
                 if !candidate {
                     self.flush();
@@ -429,6 +453,18 @@ impl Scan<'_, '_> {
             self.push_word(start, end);
         }
         self.flush();
+    }
+
+    /// In a text without capitals: whether the lower-case word at `start..end` may be part of a
+    /// name (a name word, a title, or an unknown word after a given name).
+    fn lower_candidate(&self, start: usize, end: usize) -> bool {
+        let w = &self.text[start..end];
+        match self.finder.entry(w) {
+            Some(e) => e.name() >= 1 || self.finder.lex.titles.has(w),
+            None => self.run.last().is_some_and(|t| {
+                !t.particle && self.finder.entry(self.word(t)).is_some_and(|e| e.first >= 3)
+            }),
+        }
     }
 
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
@@ -454,7 +490,7 @@ impl Scan<'_, '_> {
     fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
         match &self.text[prev_end..start] {
             " " | "\u{a0}" => Some(false),
-            ", " => Some(true),
+            ", " | " and " | ", and " => Some(true),
             ". " | "." => self
                 .run
                 .last()
@@ -484,10 +520,10 @@ impl Scan<'_, '_> {
                 .run
                 .last()
                 .is_some_and(|t| t.shape == Shape::Initial && t.end == start);
-        if b"@#_/\\$=<>{[|`~*^+%&".contains(&before)
+        if b"@#_/\\$={[|`~^+%&".contains(&before)
             || before.is_ascii_digit()
             || joined_by_dot
-            || b"@_(/\\=[{<>".contains(&after)
+            || b"@_(/\\=[{<>+".contains(&after)
             || after.is_ascii_digit()
             || (after == b'.' && after2.is_ascii_alphanumeric() && end - start > 1)
             || (after == b':' && after2 == b':')
@@ -495,15 +531,26 @@ impl Scan<'_, '_> {
             self.flush();
             return;
         }
-        let Some(mut shape) = shape_of(&text[start..end]) else {
+        let Some(shape) = shape_of(&text[start..end]) else {
             self.flush();
             return;
         };
-        // A lone capital is an initial; take its dot.
-        if shape == Shape::Initial && after == b'.' {
-            end += 1;
-        } else if shape == Shape::Initial && after != b' ' {
-            shape = Shape::Title;
+        if is_suffix_word(&text[start..end]) {
+            // "Jr.", "PhD": taken by `suffix_len` when the name before them is accepted.
+            self.flush();
+            return;
+        }
+        // A lone capital is an initial only with its dot ("J."; "N ." in tokenised text);
+        // otherwise it is the pronoun "I", a list letter or a grade.
+        if shape == Shape::Initial {
+            if after == b'.' {
+                end += 1;
+            } else if text[end..].starts_with(" . ") {
+                end += 2;
+            } else {
+                self.flush();
+                return;
+            }
         }
         let mut possessive = false;
         for suffix in ["'s", "’s", "'S"] {
@@ -513,9 +560,18 @@ impl Scan<'_, '_> {
                 break;
             }
         }
+        if is_contraction(&text[start..end]) {
+            self.flush();
+            return;
+        }
         let comma_before = match self.run.last() {
             Some(last) => match self.gap_joins(last.end, start) {
-                Some(comma) if !last.possessive => comma,
+                Some(comma)
+                    if !last.possessive
+                        && ((last.shape == Shape::Caseless) == (shape == Shape::Caseless)) =>
+                {
+                    comma
+                }
                 _ => {
                     self.flush();
                     false
@@ -550,19 +606,49 @@ impl Scan<'_, '_> {
     fn judge_run(&mut self, run: &[Tok]) {
         let commas = run.iter().filter(|t| t.comma_before).count();
         if commas == 0 {
-            self.judge(run);
+            self.judge(run, Cue::None);
             return;
         }
-        if commas == 1 && run.len() >= 2 && run[1].comma_before && self.inverted(run) {
+        if commas == 1
+            && run.len() >= 2
+            && run[1].comma_before
+            && self.text[run[0].end..run[1].start].starts_with(',')
+            && self.inverted(run)
+        {
             let span = Span::new(run[0].start, run[run.len() - 1].end, Kind::Name);
             self.emit(span);
             return;
         }
+        // A list ("Maslow, Anthony and Perry"): a firm's name when "The" leads it or "office"
+        // follows it; otherwise people when one item is, so weaker items count as people too.
+        let before = self.text[..run[0].start].trim_end();
+        let after = self.text[run[run.len() - 1].end..].trim_start();
+        let firm = before.ends_with("The")
+            || before.ends_with("the")
+            || ["office", "law", "LLP", "&"]
+                .iter()
+                .any(|w| after.starts_with(w))
+            || after.bytes().next().is_some_and(|c| c.is_ascii_digit());
+        if firm {
+            return;
+        }
+        let mut parts = Vec::new();
         let mut from = 0;
         for i in 1..=run.len() {
             if i == run.len() || run[i].comma_before {
-                self.judge(&run[from..i]);
+                parts.push((from, i));
                 from = i;
+            }
+        }
+        let mut rejected = Vec::new();
+        for &(a, b) in &parts {
+            if !self.judge(&run[a..b], Cue::None) {
+                rejected.push((a, b));
+            }
+        }
+        if rejected.len() < parts.len() {
+            for (a, b) in rejected {
+                self.judge(&run[a..b], Cue::Strong);
             }
         }
     }
@@ -627,29 +713,32 @@ impl Scan<'_, '_> {
         (end > 0).then(|| &rest[..end])
     }
 
-    /// Judges one comma-free part of a run.
-    fn judge(&mut self, toks: &[Tok]) {
+    /// Judges one comma-free part of a run, starting from cue `given`; whether it was a name.
+    fn judge(&mut self, toks: &[Tok], given: Cue) -> bool {
         let f = self.finder;
         let lex = f.lex;
         let mut toks = toks;
-        while toks.first().is_some_and(|t| t.particle) {
+        while toks
+            .first()
+            .is_some_and(|t| t.particle || self.word(t) == "I.")
+        {
             toks = &toks[1..];
         }
         while toks.last().is_some_and(|t| t.particle) {
             toks = &toks[..toks.len() - 1];
         }
         if toks.is_empty() {
-            return;
+            return false;
         }
         let run_start = toks[0].start;
         let run_end = toks[toks.len() - 1].end;
         // Cues inside the run: titles, greetings and verbs at its front.
-        let mut cue = Cue::None;
+        let mut cue = given;
         let mut dropped_the = false;
         while toks.len() > 1 {
             let t = &toks[0];
             let w = self.word(t);
-            if t.shape == Shape::Lower {
+            if t.shape == Shape::Lower && !self.lower_text {
                 break;
             }
             if lex.titles.has(w) && t.shape != Shape::Initial {
@@ -664,16 +753,20 @@ impl Scan<'_, '_> {
                 break;
             }
             toks = &toks[1..];
-            while toks.first().is_some_and(|t| t.particle) {
-                toks = &toks[1..];
+            if cue < Cue::Title {
+                while toks.first().is_some_and(|t| t.particle) {
+                    toks = &toks[1..];
+                }
             }
         }
         // Ordinary words at the end ("Maria Office").
-        while toks.len() > 1 {
+        while toks.len() > 1 && !toks[toks.len() - 2].particle {
             let t = &toks[toks.len() - 1];
             let e = f.entry(self.word(t));
-            let wordy = e.is_some_and(|e| e.name() == 0 || e.wordiness() >= e.name() + 3)
-                && t.shape != Shape::Initial;
+            let slack = if t.shape == Shape::Lower { 0 } else { 3 };
+            let wordy = e.is_some_and(|e| {
+                e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + slack)
+            }) && t.shape != Shape::Initial;
             if !wordy || lex.org_place.has(self.word(t)) {
                 break;
             }
@@ -683,10 +776,7 @@ impl Scan<'_, '_> {
             }
         }
         if toks.is_empty() {
-            return;
-        }
-        if dropped_the {
-            return;
+            return false;
         }
         // Organisations and places.
         if toks[1..]
@@ -694,13 +784,13 @@ impl Scan<'_, '_> {
             .any(|t| !t.particle && lex.org_place.has(self.word(t)))
             || self.is_org_phrase(toks)
         {
-            return;
+            return false;
         }
         let text = self.text;
         let amp_before = text[..run_start].trim_end().ends_with('&');
         let amp_after = text[run_end..].trim_start().starts_with('&');
         if amp_before || amp_after {
-            return;
+            return false;
         }
         let (prev, sentence_start) = if toks[0].start == run_start {
             self.prev_word(run_start)
@@ -716,17 +806,58 @@ impl Scan<'_, '_> {
                 cue = cue.max(Cue::Strong);
             } else if lex.weak_before.has(p) {
                 cue = cue.max(Cue::Weak);
+            } else if lex.street_before.has(p) && cue < Cue::Title {
+                return false;
+            } else if p.eq_ignore_ascii_case("in") {
+                // "loop in X", "bring in X"; otherwise a place ("in Jordan")
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                let pp = self.prev_word(at).0;
+                if pp.is_some_and(|w| ["loop", "bring", "brought", "looped"].contains(&w)) {
+                    cue = cue.max(Cue::Weak);
+                } else if cue == Cue::None {
+                    cue = Cue::Place;
+                }
             } else if lex.place_before.has(p) && cue == Cue::None {
                 cue = Cue::Place;
+            } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
+                // "my name is X", "her maiden name is X"
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                if self.prev_word(at).0.is_some_and(|w| w.eq_ignore_ascii_case("name")) {
+                    cue = cue.max(Cue::Strong);
+                }
             }
         }
+        if dropped_the && cue == Cue::None {
+            cue = Cue::Place;
+        }
+        // Street addresses: a number right before or after the run.
+        let num_before = text[..toks[0].start]
+            .trim_end_matches(' ')
+            .bytes()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit());
+        let num_after = text[toks[toks.len() - 1].end..]
+            .trim_start_matches([' ', ','])
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit());
+        if (num_before || num_after) && cue < Cue::Strong {
+            return false;
+        }
         let last = toks[toks.len() - 1];
+        let rest = &text[last.end..];
         let after_cue = !last.possessive
-            && self
+            && (self
                 .next_word(last.end)
-                .is_some_and(|w| lex.strong_after.has(w));
+                .is_some_and(|w| lex.strong_after.has(w))
+                // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
+                || (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
+                || (sentence_start && rest.starts_with(", ")));
         if toks.iter().any(|t| self.evidence.has(self.word(t))) {
             cue = cue.max(Cue::Strong);
+        }
+        if last.possessive && toks.len() == 1 {
+            cue = cue.max(Cue::Weak);
         }
         let core: Vec<&Tok> = toks
             .iter()
@@ -740,13 +871,28 @@ impl Scan<'_, '_> {
         if accept {
             // A leading initial belongs to the name only when a core word follows it.
             let start = toks[0].start;
-            let mut end = last.end;
-            if last.shape == Shape::Initial && core.len() == 1 && toks.len() > 1 {
-                // "Maria K." keeps its initial; nothing to trim.
-                end = last.end;
-            }
+            let end = last.end + self.suffix_len(last.end);
             self.emit(Span::new(start, end, Kind::Name));
         }
+        accept
+    }
+
+    /// The length of a generational or academic suffix right after a name (" Jr.", ", PhD").
+    fn suffix_len(&self, end: usize) -> usize {
+        let rest = &self.text[end..];
+        let body = rest.strip_prefix(", ").or_else(|| rest.strip_prefix(' '));
+        let Some(body) = body else { return 0 };
+        for suffix in SUFFIXES {
+            if let Some(after) = body.strip_prefix(suffix)
+                && after
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric())
+            {
+                return rest.len() - after.len();
+            }
+        }
+        0
     }
 
     /// Whether the first word of a run is an ordinary word to drop ("Yesterday Ronald Haas").
@@ -756,21 +902,21 @@ impl Scan<'_, '_> {
         if t.shape == Shape::Initial || t.shape == Shape::Caseless {
             return false;
         }
-        if f.lex.calendar.has(w) || f.lex.not_people.has(w) {
-            return true;
-        }
         let Some(e) = f.entry(w) else {
-            return false;
+            return f.lex.calendar.has(w);
         };
         if e.name() == 0 {
-            return e.wordiness() > 0;
+            return e.wordiness() > 0 || f.lex.calendar.has(w);
         }
-        if e.wordiness() < e.name() {
+        if e.wordiness() < e.name() && !f.lex.calendar.has(w) {
             return false;
+        }
+        if t.shape == Shape::Lower {
+            return true;
         }
         // "Will Smith" keeps Will; "Will Maria come?" drops it.
         let next = f.entry(self.word(next)).unwrap_or_default();
-        !(next.last >= 3 && next.last > next.first)
+        !(next.last >= 3 && next.last + 1 >= next.first)
     }
 
     fn is_org_phrase(&self, toks: &[Tok]) -> bool {
@@ -803,11 +949,14 @@ impl Scan<'_, '_> {
             return false;
         }
         let lex = f.lex;
-        if lex.calendar.has(w) || lex.titles.has(w) {
+        if (lex.calendar.has(w) && cue < Cue::Title) || lex.titles.has(w) {
             return false;
         }
         let e = f.entry(w);
-        if lex.not_people.has(w) && cue < Cue::Title && !after_cue {
+        if t.shape == Shape::Upper && e.is_none() && w.len() <= 3 {
+            return false;
+        }
+        if lex.not_people.has(w) && cue < Cue::Strong && !after_cue {
             return false;
         }
         let name = e.map_or(0, |e| e.name());
@@ -816,12 +965,17 @@ impl Scan<'_, '_> {
         let first = e.map_or(0, |e| e.first);
         let last = e.map_or(0, |e| e.last);
         match t.shape {
-            Shape::Lower => {
+            Shape::Lower if !self.lower_text => {
                 return cue >= Cue::Strong && name >= 3 && wordy <= 2
                     || (self.field && first >= 4 && wordy == 0);
             }
+            Shape::Lower => {
+                if cue < Cue::Weak && !after_cue && !(first >= 4 && wordy == 0) {
+                    return false;
+                }
+            }
             Shape::Upper => {
-                if !(cue >= Cue::Strong || self.field) {
+                if !(cue >= Cue::Strong || (self.field && name >= 3 && margin >= 2)) {
                     return false;
                 }
             }
@@ -832,13 +986,15 @@ impl Scan<'_, '_> {
             return true;
         }
         match cue {
-            Cue::Title => name > 0 || e.is_none() || margin >= -4,
+            Cue::Title => {
+                last > 0 || (name > 0 && margin >= -2) || (e.is_none() && t.shape != Shape::Upper)
+            }
             Cue::Strong => (name >= 1 && margin >= -3) || e.is_none(),
             Cue::Weak => (name >= 2 && margin >= 1) || (after_cue && name >= 1 && margin >= 0),
-            Cue::Place => name >= 4 && margin >= 4 && first >= 4 && after_cue,
+            Cue::Place => first >= 4 && margin >= 4 && first > last,
             Cue::None => {
                 (first >= 3 && margin >= 3)
-                    || (after_cue && name >= 2 && margin >= 1)
+                    || (after_cue && first >= 3 && margin >= 1)
                     || (!sentence_start && last >= 2 && wordy == 0)
             }
         }
@@ -850,24 +1006,33 @@ impl Scan<'_, '_> {
         let lex = f.lex;
         let mut strong = 0;
         let mut unknown = 0;
-        for t in core {
+        let first = f.entry(self.word(core[0])).unwrap_or_default();
+        // A clear given name first lets a surname that is also a word follow ("Kevin Small").
+        let given_first = first.first >= 3 && first.first >= first.wordiness() + 2;
+        for (i, t) in core.iter().enumerate() {
             let w = self.word(t);
-            if lex.calendar.has(w) || lex.titles.has(w) {
+            // "April Horton" is a person; "Monday March" is not.
+            let calendar_ok = i == 0 && first.first >= 3;
+            if (lex.calendar.has(w) && !calendar_ok) || lex.titles.has(w) {
                 return false;
             }
             match f.entry(w) {
                 None => {
-                    if t.shape == Shape::Lower {
+                    if t.shape == Shape::Upper && w.len() <= 3 {
+                        return false;
+                    }
+                    if t.shape == Shape::Lower && !self.lower_text {
                         return false;
                     }
                     unknown += 1;
                 }
                 Some(e) => {
                     let margin = e.name() as i32 - e.wordiness() as i32;
-                    if e.name() == 0 || margin <= -3 {
+                    let word_surname = i == core.len() - 1 && given_first && e.last >= 2;
+                    if e.name() == 0 || (margin <= -3 && !word_surname) {
                         return false;
                     }
-                    if t.shape == Shape::Lower && (e.name() < 2 || margin < 1) {
+                    if t.shape == Shape::Lower && (e.name() < 2 || margin < 1) && cue < Cue::Title {
                         return false;
                     }
                     if e.name() >= 2 && margin >= 2 {
@@ -876,7 +1041,6 @@ impl Scan<'_, '_> {
                 }
             }
         }
-        let first = f.entry(self.word(core[0])).unwrap_or_default();
         let last = f.entry(self.word(core[core.len() - 1])).unwrap_or_default();
         let caseless = core.iter().all(|t| t.shape == Shape::Caseless);
         if caseless {
