@@ -74,17 +74,79 @@ impl Hasher for FxHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // The multiply leaves the low bits weak, and hashbrown picks buckets with them: mix the
+        // high bits down.
+        let h = self.0 ^ (self.0 >> 29);
+        h.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
     }
 }
 
 type Table = HashMap<&'static str, Entry, BuildHasherDefault<FxHasher>>;
 
+/// A two-probe bit filter over word hashes: "certainly not in the set" for most words, from
+/// one cache line of a table small enough to stay in cache.
+struct Filter {
+    bits: Vec<u64>,
+}
+
+const FILTER_BITS: u32 = 21;
+
+impl Filter {
+    fn new() -> Filter {
+        Filter {
+            bits: vec![0; 1 << (FILTER_BITS - 6)],
+        }
+    }
+
+    fn probes(h: u64) -> [usize; 2] {
+        [
+            (h >> (64 - FILTER_BITS)) as usize,
+            ((h >> 8) & ((1 << FILTER_BITS) - 1)) as usize,
+        ]
+    }
+
+    fn insert(&mut self, h: u64) {
+        for p in Self::probes(h) {
+            self.bits[p >> 6] |= 1 << (p & 63);
+        }
+    }
+
+    fn may_have(&self, h: u64) -> bool {
+        Self::probes(h)
+            .iter()
+            .all(|p| self.bits[p >> 6] & (1 << (p & 63)) != 0)
+    }
+}
+
+impl std::fmt::Debug for Filter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Filter")
+    }
+}
+
+fn word_hash(lower: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(lower);
+    h.finish()
+}
+
 /// The shared, parsed gazetteer.
 #[derive(Debug)]
 pub(crate) struct Gazetteer {
     table: Table,
+    /// Words that are given names or surnames.
+    names: Filter,
+    /// Every word in the table.
+    any: Filter,
 }
+
+/// What a lookup reports for a word that is in the table but is no name: only its being a word
+/// matters to the finder then, not how common it is.
+const PLAIN_WORD: Entry = Entry {
+    first: 0,
+    last: 0,
+    common: 1,
+};
 
 static SHARED: OnceLock<Gazetteer> = OnceLock::new();
 
@@ -95,14 +157,19 @@ impl Gazetteer {
     }
 
     fn parse() -> Gazetteer {
-        let lines = DATA.lines();
         let mut table = Table::with_capacity_and_hasher(150_000, Default::default());
-        for line in lines {
-            let Some((word, digits)) = line.split_once('\t') else {
+        let bytes = DATA.as_bytes();
+        let mut from = 0;
+        // Lines are `word<TAB>FLC`: the last four bytes of a line are fixed, so no search.
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            let line = &DATA[from..nl];
+            from = nl + 1;
+            let n = line.len();
+            if n < 5 || line.as_bytes()[n - 4] != b'\t' {
                 continue;
-            };
-            let d = digits.as_bytes();
-            if d.len() != 3 || !d.iter().all(u8::is_ascii_digit) {
+            }
+            let (word, d) = (&line[..n - 4], &line.as_bytes()[n - 3..]);
+            if !d.iter().all(u8::is_ascii_digit) {
                 continue;
             }
             table.insert(
@@ -114,7 +181,16 @@ impl Gazetteer {
                 },
             );
         }
-        Gazetteer { table }
+        let mut names = Filter::new();
+        let mut any = Filter::new();
+        for (word, e) in &table {
+            let h = word_hash(word.as_bytes());
+            any.insert(h);
+            if e.name() > 0 {
+                names.insert(h);
+            }
+        }
+        Gazetteer { table, names, any }
     }
 
     /// Number of words in the table.
@@ -130,8 +206,16 @@ impl Gazetteer {
             for (d, s) in buf.iter_mut().zip(b) {
                 *d = s.to_ascii_lowercase();
             }
-            let lower = std::str::from_utf8(&buf[..b.len()]).ok()?;
-            return self.table.get(lower).copied();
+            let lower = &buf[..b.len()];
+            let h = word_hash(lower);
+            if !self.names.may_have(h) {
+                return self.any.may_have(h).then_some(PLAIN_WORD);
+            }
+            let lower = std::str::from_utf8(lower).ok()?;
+            return self.table.get(lower).copied().filter(|e| e.name() > 0).or_else(|| {
+                // A word that only shares a filter bit with a name.
+                self.any.may_have(h).then_some(PLAIN_WORD)
+            });
         }
         if b.len() > 96 {
             return None;
@@ -159,6 +243,7 @@ mod tests {
         let will = g.lookup("will").unwrap();
         assert!(will.first > 0 && will.wordiness() >= 6);
         assert!(g.lookup("yesterday").unwrap().name() == 0);
+        assert!(g.lookup("Yesterday").unwrap().wordiness() > 0);
         assert!(g.lookup("Иван").unwrap().first > 0);
         assert!(g.lookup("李").unwrap().last > 0);
         assert!(g.lookup("zzqxw").is_none());

@@ -4,7 +4,7 @@
 //! one, "Thanks," precedes one, "Street" ends a place, "Ford" is more often a company than a
 //! person. Every list is matched on lower-cased ASCII (or exact Unicode for a few entries).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
@@ -190,64 +190,73 @@ pub(crate) const ORG_PHRASES: &[&[&str]] = &[
     &["santa", "monica"],
 ];
 
-/// A set of lower-case ASCII words, looked up in any case without allocating.
+/// Bit flags: which lists a word is on.
+pub(crate) const TITLE: u16 = 1;
+pub(crate) const PARTICLE: u16 = 1 << 1;
+pub(crate) const STRONG_BEFORE_F: u16 = 1 << 2;
+pub(crate) const WEAK_BEFORE_F: u16 = 1 << 3;
+pub(crate) const STRONG_AFTER_F: u16 = 1 << 4;
+pub(crate) const PLACE_BEFORE_F: u16 = 1 << 5;
+pub(crate) const STREET_BEFORE_F: u16 = 1 << 6;
+pub(crate) const ORG_PLACE: u16 = 1 << 7;
+pub(crate) const CALENDAR_F: u16 = 1 << 8;
+pub(crate) const NOT_PEOPLE_F: u16 = 1 << 9;
+
+/// Every list in one table (word → flags), built once per process, so one lookup tells every
+/// role of a word.
 #[derive(Debug)]
-pub(crate) struct WordSet(HashSet<&'static str, BuildHasherDefault<FxHasher>>);
-
-impl WordSet {
-    fn new(words: &[&'static str]) -> WordSet {
-        WordSet(words.iter().copied().collect())
-    }
-
-    /// Whether `word` (any case; a trailing `.` ignored) is in the set.
-    pub(crate) fn has(&self, word: &str) -> bool {
-        let word = word.strip_suffix('.').unwrap_or(word);
-        let b = word.as_bytes();
-        if b.len() > 24 || b.is_empty() {
-            return false;
-        }
-        if !b.is_ascii() {
-            return self.0.contains(word.to_lowercase().as_str());
-        }
-        let mut buf = [0u8; 24];
-        for (d, s) in buf.iter_mut().zip(b) {
-            *d = s.to_ascii_lowercase();
-        }
-        std::str::from_utf8(&buf[..b.len()]).is_ok_and(|w| self.0.contains(w))
-    }
-}
-
-/// Every list as a set, built once per process.
-#[derive(Debug)]
-pub(crate) struct Lexicon {
-    pub(crate) titles: WordSet,
-    pub(crate) particles: WordSet,
-    pub(crate) strong_before: WordSet,
-    pub(crate) weak_before: WordSet,
-    pub(crate) strong_after: WordSet,
-    pub(crate) place_before: WordSet,
-    pub(crate) street_before: WordSet,
-    pub(crate) org_place: WordSet,
-    pub(crate) calendar: WordSet,
-    pub(crate) not_people: WordSet,
-}
+pub(crate) struct Lexicon(HashMap<&'static str, u16, BuildHasherDefault<FxHasher>>);
 
 static SHARED: OnceLock<Lexicon> = OnceLock::new();
 
 impl Lexicon {
     /// The process-wide lexicon.
     pub(crate) fn get() -> &'static Lexicon {
-        SHARED.get_or_init(|| Lexicon {
-            titles: WordSet::new(TITLES),
-            particles: WordSet::new(PARTICLES),
-            strong_before: WordSet::new(STRONG_BEFORE),
-            weak_before: WordSet::new(WEAK_BEFORE),
-            strong_after: WordSet::new(STRONG_AFTER),
-            place_before: WordSet::new(PLACE_BEFORE),
-            street_before: WordSet::new(STREET_BEFORE),
-            org_place: WordSet::new(ORG_PLACE_WORDS),
-            calendar: WordSet::new(CALENDAR),
-            not_people: WordSet::new(NOT_PEOPLE),
+        SHARED.get_or_init(|| {
+            let mut map: HashMap<&'static str, u16, BuildHasherDefault<FxHasher>> =
+                HashMap::default();
+            for (list, flag) in [
+                (TITLES, TITLE),
+                (PARTICLES, PARTICLE),
+                (STRONG_BEFORE, STRONG_BEFORE_F),
+                (WEAK_BEFORE, WEAK_BEFORE_F),
+                (STRONG_AFTER, STRONG_AFTER_F),
+                (PLACE_BEFORE, PLACE_BEFORE_F),
+                (STREET_BEFORE, STREET_BEFORE_F),
+                (ORG_PLACE_WORDS, ORG_PLACE),
+                (CALENDAR, CALENDAR_F),
+                (NOT_PEOPLE, NOT_PEOPLE_F),
+            ] {
+                for w in list {
+                    *map.entry(w).or_default() |= flag;
+                }
+            }
+            Lexicon(map)
         })
+    }
+
+    /// The flags of `word` (any case; a trailing `.` ignored); 0 for words on no list.
+    pub(crate) fn flags(&self, word: &str) -> u16 {
+        let word = word.strip_suffix('.').unwrap_or(word);
+        let b = word.as_bytes();
+        if b.len() > 24 || b.is_empty() {
+            return 0;
+        }
+        if !b.is_ascii() {
+            return self.0.get(word.to_lowercase().as_str()).copied().unwrap_or(0);
+        }
+        let mut buf = [0u8; 24];
+        for (d, s) in buf.iter_mut().zip(b) {
+            *d = s.to_ascii_lowercase();
+        }
+        std::str::from_utf8(&buf[..b.len()])
+            .ok()
+            .and_then(|w| self.0.get(w).copied())
+            .unwrap_or(0)
+    }
+
+    /// Whether `word` is on the list `flag`.
+    pub(crate) fn is(&self, word: &str, flag: u16) -> bool {
+        self.flags(word) & flag != 0
     }
 }

@@ -71,6 +71,16 @@ struct Tok {
     comma_before: bool,
     /// Followed by a possessive `'s`.
     possessive: bool,
+    /// The gazetteer's entry for the word.
+    entry: Option<Entry>,
+    /// The word lists the word is on ([`lexicon`] flags).
+    flags: u16,
+}
+
+impl Tok {
+    fn is(&self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
 }
 
 /// How strongly the words around a run say it is a person.
@@ -273,7 +283,11 @@ impl NameFinder {
             Evidence::default()
         };
         let field = cx.key.is_some() || is_short_field(text);
-        let lower_text = !text.bytes().any(|c| c.is_ascii_uppercase());
+        // All lower-case prose ("hello, this is mr. chad farmer"): short, no capitals, no code.
+        let lower_text = text.len() <= 1024
+            && !text
+                .bytes()
+                .any(|c| c.is_ascii_uppercase() || b"{}();=_<>/\\[]|$#*`".contains(&c));
         let mut scan = Scan {
             finder: self,
             text,
@@ -460,9 +474,9 @@ impl Scan<'_, '_> {
     fn lower_candidate(&self, start: usize, end: usize) -> bool {
         let w = &self.text[start..end];
         match self.finder.entry(w) {
-            Some(e) => e.name() >= 1 || self.finder.lex.titles.has(w),
+            Some(e) => e.name() >= 1 || self.finder.lex.is(w, lexicon::TITLE),
             None => self.run.last().is_some_and(|t| {
-                !t.particle && self.finder.entry(self.word(t)).is_some_and(|e| e.first >= 3)
+                !t.particle && t.entry.is_some_and(|e| e.first >= 3)
             }),
         }
     }
@@ -470,7 +484,7 @@ impl Scan<'_, '_> {
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
     fn is_particle_here(&self, start: usize, end: usize) -> bool {
         !self.run.is_empty()
-            && self.finder.lex.particles.has(&self.text[start..end])
+            && self.finder.lex.is(&self.text[start..end], lexicon::PARTICLE)
             && self.gap_joins(self.run.last().map_or(0, |t| t.end), start) == Some(false)
     }
 
@@ -482,6 +496,8 @@ impl Scan<'_, '_> {
             particle: true,
             comma_before: false,
             possessive: false,
+            entry: None,
+            flags: lexicon::PARTICLE,
         });
     }
 
@@ -495,7 +511,7 @@ impl Scan<'_, '_> {
                 .run
                 .last()
                 .filter(|t| {
-                    t.shape == Shape::Initial || self.finder.lex.titles.has(self.word(t))
+                    t.shape == Shape::Initial || t.is(lexicon::TITLE)
                 })
                 .map(|_| false),
             _ => None,
@@ -579,6 +595,7 @@ impl Scan<'_, '_> {
             },
             None => false,
         };
+        let word = &text[start..end];
         self.run.push(Tok {
             start,
             end,
@@ -586,6 +603,8 @@ impl Scan<'_, '_> {
             particle: false,
             comma_before,
             possessive,
+            entry: self.finder.gaz.lookup(word.strip_suffix('.').unwrap_or(word)),
+            flags: self.finder.lex.flags(word),
         });
         if possessive {
             self.flush();
@@ -656,7 +675,7 @@ impl Scan<'_, '_> {
     /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
     fn inverted(&self, run: &[Tok]) -> bool {
         let f = self.finder;
-        let (Some(sur), Some(given)) = (f.entry(self.word(&run[0])), f.entry(self.word(&run[1])))
+        let (Some(sur), Some(given)) = (run[0].entry, run[1].entry)
         else {
             return false;
         };
@@ -741,11 +760,11 @@ impl Scan<'_, '_> {
             if t.shape == Shape::Lower && !self.lower_text {
                 break;
             }
-            if lex.titles.has(w) && t.shape != Shape::Initial {
+            if t.is(lexicon::TITLE) && t.shape != Shape::Initial {
                 cue = Cue::Title;
-            } else if lex.strong_before.has(w) {
+            } else if t.is(lexicon::STRONG_BEFORE_F) {
                 cue = cue.max(Cue::Strong);
-            } else if lex.weak_before.has(w) {
+            } else if t.is(lexicon::WEAK_BEFORE_F) {
                 cue = cue.max(Cue::Weak);
             } else if self.is_lead_word(t, &toks[1]) {
                 dropped_the |= w.eq_ignore_ascii_case("the");
@@ -762,12 +781,12 @@ impl Scan<'_, '_> {
         // Ordinary words at the end ("Maria Office").
         while toks.len() > 1 && !toks[toks.len() - 2].particle {
             let t = &toks[toks.len() - 1];
-            let e = f.entry(self.word(t));
+            let e = t.entry;
             let slack = if t.shape == Shape::Lower { 0 } else { 3 };
             let wordy = e.is_some_and(|e| {
                 e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + slack)
             }) && t.shape != Shape::Initial;
-            if !wordy || lex.org_place.has(self.word(t)) {
+            if !wordy || t.is(lexicon::ORG_PLACE) {
                 break;
             }
             toks = &toks[..toks.len() - 1];
@@ -781,7 +800,7 @@ impl Scan<'_, '_> {
         // Organisations and places.
         if toks[1..]
             .iter()
-            .any(|t| !t.particle && lex.org_place.has(self.word(t)))
+            .any(|t| !t.particle && t.is(lexicon::ORG_PLACE))
             || self.is_org_phrase(toks)
         {
             return false;
@@ -800,13 +819,14 @@ impl Scan<'_, '_> {
         if toks[0].start == run_start
             && let Some(p) = prev
         {
-            if lex.titles.has(p) {
+            let pf = lex.flags(p);
+            if pf & lexicon::TITLE != 0 {
                 cue = cue.max(Cue::Title);
-            } else if lex.strong_before.has(p) {
+            } else if pf & lexicon::STRONG_BEFORE_F != 0 {
                 cue = cue.max(Cue::Strong);
-            } else if lex.weak_before.has(p) {
+            } else if pf & lexicon::WEAK_BEFORE_F != 0 {
                 cue = cue.max(Cue::Weak);
-            } else if lex.street_before.has(p) && cue < Cue::Title {
+            } else if pf & lexicon::STREET_BEFORE_F != 0 && cue < Cue::Title {
                 return false;
             } else if p.eq_ignore_ascii_case("in") {
                 // "loop in X", "bring in X"; otherwise a place ("in Jordan")
@@ -817,7 +837,7 @@ impl Scan<'_, '_> {
                 } else if cue == Cue::None {
                     cue = Cue::Place;
                 }
-            } else if lex.place_before.has(p) && cue == Cue::None {
+            } else if pf & lexicon::PLACE_BEFORE_F != 0 && cue == Cue::None {
                 cue = Cue::Place;
             } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
                 // "my name is X", "her maiden name is X"
@@ -849,7 +869,7 @@ impl Scan<'_, '_> {
         let after_cue = !last.possessive
             && (self
                 .next_word(last.end)
-                .is_some_and(|w| lex.strong_after.has(w))
+                .is_some_and(|w| lex.is(w, lexicon::STRONG_AFTER_F))
                 // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
                 || (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
                 || (sentence_start && rest.starts_with(", ")));
@@ -902,20 +922,20 @@ impl Scan<'_, '_> {
         if t.shape == Shape::Initial || t.shape == Shape::Caseless {
             return false;
         }
-        let Some(e) = f.entry(w) else {
-            return f.lex.calendar.has(w);
+        let Some(e) = t.entry else {
+            return t.is(lexicon::CALENDAR_F);
         };
         if e.name() == 0 {
-            return e.wordiness() > 0 || f.lex.calendar.has(w);
+            return e.wordiness() > 0 || t.is(lexicon::CALENDAR_F);
         }
-        if e.wordiness() < e.name() && !f.lex.calendar.has(w) {
+        if e.wordiness() < e.name() && !t.is(lexicon::CALENDAR_F) {
             return false;
         }
         if t.shape == Shape::Lower {
             return true;
         }
         // "Will Smith" keeps Will; "Will Maria come?" drops it.
-        let next = f.entry(self.word(next)).unwrap_or_default();
+        let next = next.entry.unwrap_or_default();
         !(next.last >= 3 && next.last + 1 >= next.first)
     }
 
@@ -949,14 +969,14 @@ impl Scan<'_, '_> {
             return false;
         }
         let lex = f.lex;
-        if (lex.calendar.has(w) && cue < Cue::Title) || lex.titles.has(w) {
+        if (t.is(lexicon::CALENDAR_F) && cue < Cue::Title) || t.is(lexicon::TITLE) {
             return false;
         }
-        let e = f.entry(w);
+        let e = t.entry;
         if t.shape == Shape::Upper && e.is_none() && w.len() <= 3 {
             return false;
         }
-        if lex.not_people.has(w) && cue < Cue::Strong && !after_cue {
+        if t.is(lexicon::NOT_PEOPLE_F) && cue < Cue::Strong && !after_cue {
             return false;
         }
         let name = e.map_or(0, |e| e.name());
@@ -987,7 +1007,9 @@ impl Scan<'_, '_> {
         }
         match cue {
             Cue::Title => {
-                last > 0 || (name > 0 && margin >= -2) || (e.is_none() && t.shape != Shape::Upper)
+                (last > 0 && margin >= -4)
+                    || (name > 0 && margin >= -2)
+                    || (e.is_none() && t.shape != Shape::Upper)
             }
             Cue::Strong => (name >= 1 && margin >= -3) || e.is_none(),
             Cue::Weak => (name >= 2 && margin >= 1) || (after_cue && name >= 1 && margin >= 0),
@@ -1006,17 +1028,17 @@ impl Scan<'_, '_> {
         let lex = f.lex;
         let mut strong = 0;
         let mut unknown = 0;
-        let first = f.entry(self.word(core[0])).unwrap_or_default();
+        let first = core[0].entry.unwrap_or_default();
         // A clear given name first lets a surname that is also a word follow ("Kevin Small").
         let given_first = first.first >= 3 && first.first >= first.wordiness() + 2;
         for (i, t) in core.iter().enumerate() {
             let w = self.word(t);
             // "April Horton" is a person; "Monday March" is not.
             let calendar_ok = i == 0 && first.first >= 3;
-            if (lex.calendar.has(w) && !calendar_ok) || lex.titles.has(w) {
+            if (t.is(lexicon::CALENDAR_F) && !calendar_ok) || t.is(lexicon::TITLE) {
                 return false;
             }
-            match f.entry(w) {
+            match t.entry {
                 None => {
                     if t.shape == Shape::Upper && w.len() <= 3 {
                         return false;
@@ -1041,7 +1063,7 @@ impl Scan<'_, '_> {
                 }
             }
         }
-        let last = f.entry(self.word(core[core.len() - 1])).unwrap_or_default();
+        let last = core[core.len() - 1].entry.unwrap_or_default();
         let caseless = core.iter().all(|t| t.shape == Shape::Caseless);
         if caseless {
             return unknown == 0 && first.first >= 1;
