@@ -73,7 +73,7 @@ pub(super) fn find(
     let at = |i: usize| if i < n { chars[i].0 } else { run.len() };
     let mut i = 0;
     while i < n {
-        if !is_han(chars[i].1) || (i > 0 && !boundary_before(chars[i - 1].1)) {
+        if !is_han(chars[i].1) {
             i += 1;
             continue;
         }
@@ -104,7 +104,15 @@ pub(super) fn find(
                 {
                     continue;
                 }
-                if stop == n || boundary_after(&run[at(stop)..]) {
+                let before_ok = i == 0 || boundary_before(chars[i - 1].1);
+                let after = &run[at(stop)..];
+                // Inside running Han text both edges must look like a name's edges, unless
+                // what follows is a particle or honorific that only follows names.
+                if (stop == n && before_ok)
+                    || (before_ok && boundary_after(after))
+                    || HONORIFICS.iter().any(|h| after.starts_with(h))
+                    || after.chars().next().is_some_and(|c| "是说".contains(c))
+                {
                     found = Some(stop);
                     break 'surname;
                 }

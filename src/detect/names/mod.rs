@@ -287,7 +287,8 @@ impl NameFinder {
         let lower_text = text.len() <= 1024
             && !text
                 .bytes()
-                .any(|c| c.is_ascii_uppercase() || b"{}();=_<>/\\[]|$#*`".contains(&c));
+                .any(|c| c.is_ascii_uppercase() || b"{}();=_<>/\\[]|$#*`".contains(&c))
+            && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let mut scan = Scan {
             finder: self,
             text,
@@ -442,8 +443,10 @@ impl Scan<'_, '_> {
             let start = i;
             let end = word_end(text, i);
             i = end;
-            // Lower-case ASCII words: the common case, kept cheap.
-            if c.is_ascii_lowercase() {
+            // Lower-case words: the common case, kept cheap.
+            if c.is_ascii_lowercase()
+                || (c >= 0x80 && char_at(text, start).is_some_and(char::is_lowercase))
+            {
                 let word = &b[start..end];
                 if word.len() <= 4 && self.is_particle_here(start, end) {
                     self.push_particle(start, end);
@@ -596,6 +599,13 @@ impl Scan<'_, '_> {
             None => false,
         };
         let word = &text[start..end];
+        let bare = word.strip_suffix('.').unwrap_or(word);
+        let mut entry = self.finder.gaz.lookup(bare);
+        if entry.is_none() && bare.contains(['\'', '’']) {
+            // O'Neil → ONEIL in the census list
+            let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
+            entry = self.finder.gaz.lookup(&joined);
+        }
         self.run.push(Tok {
             start,
             end,
@@ -603,7 +613,7 @@ impl Scan<'_, '_> {
             particle: false,
             comma_before,
             possessive,
-            entry: self.finder.gaz.lookup(word.strip_suffix('.').unwrap_or(word)),
+            entry,
             flags: self.finder.lex.flags(word),
         });
         if possessive {
@@ -690,7 +700,7 @@ impl Scan<'_, '_> {
             && !listy
             && sur.last >= 2
             && sur.last > sur.first + 1
-            && sur.wordiness() <= 2
+            && sur.last >= sur.wordiness() + 2
             && given.first >= 3
             && given.first > given.last + 1
             && given.wordiness() <= 3
@@ -734,6 +744,22 @@ impl Scan<'_, '_> {
 
     /// Judges one comma-free part of a run, starting from cue `given`; whether it was a name.
     fn judge(&mut self, toks: &[Tok], given: Cue) -> bool {
+        if toks.len() > 2 && toks.iter().all(|t| t.shape == Shape::Caseless) {
+            // Scripts without case: every word is a candidate, so judge each stretch of known
+            // name words on its own ("محمد أحمد وصل اليوم").
+            let mut any = false;
+            let mut from = 0;
+            for i in 0..=toks.len() {
+                let known = i < toks.len() && toks[i].entry.is_some_and(|e| e.name() > 0);
+                if !known {
+                    if i >= from + 2 {
+                        any |= self.judge(&toks[from..i], given);
+                    }
+                    from = i + 1;
+                }
+            }
+            return any;
+        }
         let f = self.finder;
         let lex = f.lex;
         let mut toks = toks;
@@ -923,7 +949,10 @@ impl Scan<'_, '_> {
             return false;
         }
         let Some(e) = t.entry else {
-            return t.is(lexicon::CALENDAR_F);
+            // An unknown word before a clear given name: "Привет Иван", "Gracias Maria".
+            let n = next.entry.unwrap_or_default();
+            return t.is(lexicon::CALENDAR_F)
+                || (n.first >= 3 && n.first > n.last && n.first > n.wordiness());
         };
         if e.name() == 0 {
             return e.wordiness() > 0 || t.is(lexicon::CALENDAR_F);
@@ -1002,7 +1031,7 @@ impl Scan<'_, '_> {
             Shape::Caseless => return cue >= Cue::Title,
             _ => {}
         }
-        if with_initials && name >= 2 && margin >= 0 {
+        if with_initials && ((name >= 2 && margin >= 0) || e.is_none()) {
             return true;
         }
         match cue {
