@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use mcp_veil::detect::{Detector, DetectConfig, FindContext, Kind};
+use mcp_veil::detect::{DetectConfig, Detector, FindContext, Kind};
 use mcp_veil::eval::Counts;
 use serde::Deserialize;
 
@@ -91,7 +91,10 @@ fn main() -> anyhow::Result<()> {
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     println!(
         "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {:.1} |",
-        text_path.file_name().and_then(|f| f.to_str()).unwrap_or("?"),
+        text_path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or("?"),
         kind,
         exact.precision(),
         exact.recall(),
@@ -123,7 +126,10 @@ fn main() -> anyhow::Result<()> {
     if misses > 0 {
         let show = |(s, e): (usize, usize)| {
             let a = text[..s].char_indices().rev().nth(30).map_or(0, |x| x.0);
-            let b = text[e..].char_indices().nth(30).map_or(text.len(), |x| e + x.0);
+            let b = text[e..]
+                .char_indices()
+                .nth(30)
+                .map_or(text.len(), |x| e + x.0);
             format!("{}[[{}]]{}", &text[a..s], &text[s..e], &text[e..b]).replace('\n', " ")
         };
         eprintln!("-- missed (no exact prediction):");
@@ -131,7 +137,11 @@ fn main() -> anyhow::Result<()> {
             eprintln!("  {}", show(*g));
         }
         eprintln!("-- false positives (no exact gold):");
-        for p in predicted.iter().filter(|p| gold.binary_search(p).is_err()).take(misses) {
+        for p in predicted
+            .iter()
+            .filter(|p| gold.binary_search(p).is_err())
+            .take(misses)
+        {
             eprintln!("  {}", show(*p));
         }
     }

@@ -33,8 +33,8 @@ const HAN_AFTER: &str = "是说在的和了也都先女老同告问给对跟向�
 const HAN_BEFORE: &str = "和跟给对向是叫由与及请问找让把被见";
 /// Honorifics after a surname (the first characters of the multi-character ones suffice).
 const HONORIFICS: &[&str] = &[
-    "先生", "女士", "小姐", "老师", "教授", "医生", "经理", "さん", "様", "さま", "君", "氏", "先輩",
-    "씨", "님",
+    "先生", "女士", "小姐", "老师", "教授", "医生", "经理", "さん", "様", "さま", "君", "氏",
+    "先輩", "씨", "님",
 ];
 
 /// Finds names in the CJK run `text[start..end]`; returns how far the caller should skip (past
@@ -55,7 +55,10 @@ pub(super) fn find(
     // "佐藤 陽子": a run that is exactly a surname, then one space and exactly a given name.
     if run.chars().count() <= 3 && gaz.lookup(run).is_some_and(|e| e.last > 0) {
         let rest = &text[end..];
-        if let Some(after) = rest.strip_prefix(' ').or_else(|| rest.strip_prefix('\u{3000}')) {
+        if let Some(after) = rest
+            .strip_prefix(' ')
+            .or_else(|| rest.strip_prefix('\u{3000}'))
+        {
             let given_len = after
                 .char_indices()
                 .find(|(_, c)| !is_han(*c))
@@ -82,10 +85,7 @@ pub(super) fn find(
             if i + slen > n || !chars[i..i + slen].iter().all(|c| is_han(c.1)) {
                 continue;
             }
-            if !gaz
-                .lookup(&run[at(i)..at(i + slen)])
-                .is_some_and(|e| e.last > 0)
-            {
+            if !is_surname(gaz, &run[at(i)..at(i + slen)]) {
                 continue;
             }
             let tail = &run[at(i + slen)..];
@@ -98,18 +98,14 @@ pub(super) fn find(
                 if stop > n || !chars[i + slen..stop].iter().all(|c| is_han(c.1)) {
                     continue;
                 }
-                if !gaz
-                    .lookup(&run[at(i + slen)..at(stop)])
-                    .is_some_and(|e| e.first > 0)
-                {
+                if !is_given(gaz, &run[at(i + slen)..at(stop)]) {
                     continue;
                 }
                 let before_ok = i == 0 || boundary_before(chars[i - 1].1);
                 let after = &run[at(stop)..];
                 // Inside running Han text both edges must look like a name's edges, unless
                 // what follows is a particle or honorific that only follows names.
-                if (stop == n && before_ok)
-                    || (before_ok && boundary_after(after))
+                if (before_ok && (stop == n || boundary_after(after)))
                     || HONORIFICS.iter().any(|h| after.starts_with(h))
                     || after.chars().next().is_some_and(|c| "是说".contains(c))
                 {
@@ -127,6 +123,14 @@ pub(super) fn find(
         }
     }
     end
+}
+
+fn is_surname(gaz: &Gazetteer, s: &str) -> bool {
+    gaz.lookup(s).is_some_and(|e| e.last > 0)
+}
+
+fn is_given(gaz: &Gazetteer, s: &str) -> bool {
+    gaz.lookup(s).is_some_and(|e| e.first > 0)
 }
 
 fn boundary_before(c: char) -> bool {
@@ -149,12 +153,12 @@ fn find_hangul(word: &str, start: usize, gaz: &Gazetteer, out: &mut Vec<Span>) {
         return;
     }
     let at = |i: usize| if i < n { chars[i].0 } else { word.len() };
-    if !gaz.lookup(&word[..at(1)]).is_some_and(|e| e.last > 0) {
+    if !is_surname(gaz, &word[..at(1)]) {
         return;
     }
     for glen in [2usize, 1] {
         let stop = 1 + glen;
-        if stop > n || !gaz.lookup(&word[at(1)..at(stop)]).is_some_and(|e| e.first > 0) {
+        if stop > n || !is_given(gaz, &word[at(1)..at(stop)]) {
             continue;
         }
         let rest = &word[at(stop)..];
@@ -166,8 +170,32 @@ fn find_hangul(word: &str, start: usize, gaz: &Gazetteer, out: &mut Vec<Span>) {
 }
 
 const KOREAN_PARTICLES: &[&str] = &[
-    "은", "는", "이", "가", "을", "를", "의", "에게", "씨", "님", "과", "와", "도", "께서", "한테", "씨가",
-    "씨는", "씨의", "씨를", "님이", "님의", "님께", "이다", "입니다", "에게서", "하고",
+    "은",
+    "는",
+    "이",
+    "가",
+    "을",
+    "를",
+    "의",
+    "에게",
+    "씨",
+    "님",
+    "과",
+    "와",
+    "도",
+    "께서",
+    "한테",
+    "씨가",
+    "씨는",
+    "씨의",
+    "씨를",
+    "님이",
+    "님의",
+    "님께",
+    "이다",
+    "입니다",
+    "에게서",
+    "하고",
 ];
 
 #[cfg(test)]

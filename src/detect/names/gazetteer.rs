@@ -59,7 +59,9 @@ impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+            self.add(u64::from_le_bytes([
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+            ]));
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
@@ -194,6 +196,7 @@ impl Gazetteer {
     }
 
     /// Number of words in the table.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.table.len()
     }
@@ -212,10 +215,15 @@ impl Gazetteer {
                 return self.any.may_have(h).then_some(PLAIN_WORD);
             }
             let lower = std::str::from_utf8(lower).ok()?;
-            return self.table.get(lower).copied().filter(|e| e.name() > 0).or_else(|| {
-                // A word that only shares a filter bit with a name.
-                self.any.may_have(h).then_some(PLAIN_WORD)
-            });
+            return self
+                .table
+                .get(lower)
+                .copied()
+                .filter(|e| e.name() > 0)
+                .or_else(|| {
+                    // A word that only shares a filter bit with a name.
+                    self.any.may_have(h).then_some(PLAIN_WORD)
+                });
         }
         if b.len() > 96 {
             return None;
