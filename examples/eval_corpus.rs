@@ -12,6 +12,9 @@
 //! lines would be. Prints exact and overlap precision/recall for the kind, the detector's time
 //! on the file (MB/s), and optionally examples of misses and false positives.
 
+// This example is a report printer: its output is the table on stdout.
+#![allow(clippy::print_stdout)]
+
 use std::path::PathBuf;
 use std::time::Instant;
 
