@@ -87,14 +87,14 @@ type Table = HashMap<&'static str, Entry, BuildHasherDefault<FxHasher>>;
 
 /// A two-probe bit filter over word hashes: "certainly not in the set" for most words, from
 /// one cache line of a table small enough to stay in cache.
-struct Filter {
+pub(crate) struct Filter {
     bits: Vec<u64>,
 }
 
 const FILTER_BITS: u32 = 21;
 
 impl Filter {
-    fn new() -> Filter {
+    pub(crate) fn new() -> Filter {
         Filter {
             bits: vec![0; 1 << (FILTER_BITS - 6)],
         }
@@ -107,13 +107,13 @@ impl Filter {
         ]
     }
 
-    fn insert(&mut self, h: u64) {
+    pub(crate) fn insert(&mut self, h: u64) {
         for p in Self::probes(h) {
             self.bits[p >> 6] |= 1 << (p & 63);
         }
     }
 
-    fn may_have(&self, h: u64) -> bool {
+    pub(crate) fn may_have(&self, h: u64) -> bool {
         Self::probes(h)
             .iter()
             .all(|p| self.bits[p >> 6] & (1 << (p & 63)) != 0)
@@ -126,7 +126,7 @@ impl std::fmt::Debug for Filter {
     }
 }
 
-fn word_hash(lower: &[u8]) -> u64 {
+pub(crate) fn word_hash(lower: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     h.write(lower);
     h.finish()

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-use super::gazetteer::FxHasher;
+use super::gazetteer::{Filter, FxHasher, word_hash};
 
 /// Words that announce a person's name when they stand right before it (compared lower-cased,
 /// without a trailing `.`).
@@ -844,7 +844,11 @@ pub(crate) const NOT_PEOPLE_F: u16 = 1 << 9;
 /// Every list in one table (word → flags), built once per process, so one lookup tells every
 /// role of a word.
 #[derive(Debug)]
-pub(crate) struct Lexicon(HashMap<&'static str, u16, BuildHasherDefault<FxHasher>>);
+pub(crate) struct Lexicon {
+    map: HashMap<&'static str, u16, BuildHasherDefault<FxHasher>>,
+    /// Most words are on no list: the filter says so without touching the map.
+    filter: Filter,
+}
 
 static SHARED: OnceLock<Lexicon> = OnceLock::new();
 
@@ -870,7 +874,11 @@ impl Lexicon {
                     *map.entry(w).or_default() |= flag;
                 }
             }
-            Lexicon(map)
+            let mut filter = Filter::new();
+            for w in map.keys() {
+                filter.insert(word_hash(w.as_bytes()));
+            }
+            Lexicon { map, filter }
         })
     }
 
@@ -883,7 +891,7 @@ impl Lexicon {
         }
         if !b.is_ascii() {
             return self
-                .0
+                .map
                 .get(word.to_lowercase().as_str())
                 .copied()
                 .unwrap_or(0);
@@ -892,9 +900,13 @@ impl Lexicon {
         for (d, s) in buf.iter_mut().zip(b) {
             *d = s.to_ascii_lowercase();
         }
-        std::str::from_utf8(&buf[..b.len()])
+        let lower = &buf[..b.len()];
+        if !self.filter.may_have(word_hash(lower)) {
+            return 0;
+        }
+        std::str::from_utf8(lower)
             .ok()
-            .and_then(|w| self.0.get(w).copied())
+            .and_then(|w| self.map.get(w).copied())
             .unwrap_or(0)
     }
 

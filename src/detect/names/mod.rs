@@ -928,14 +928,21 @@ impl Scan<'_, '_> {
         if last.possessive && toks.len() == 1 {
             cue = cue.max(Cue::Weak);
         }
-        let core: Vec<&Tok> = toks
-            .iter()
-            .filter(|t| !t.particle && t.shape != Shape::Initial)
-            .collect();
+        // The name words proper (no particles or initials); names have at most eight.
+        let mut core_buf: [&Tok; 8] = [&toks[0]; 8];
+        let mut n_core = 0;
+        for t in toks.iter().filter(|t| !t.particle && t.shape != Shape::Initial) {
+            if n_core == core_buf.len() {
+                return false;
+            }
+            core_buf[n_core] = t;
+            n_core += 1;
+        }
+        let core = &core_buf[..n_core];
         let accept = match core.len() {
             0 => false,
             1 => self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1),
-            _ => self.multi(&core, cue),
+            _ => self.multi(core, cue),
         };
         if accept {
             // A leading initial belongs to the name only when a core word follows it.
@@ -987,14 +994,11 @@ impl Scan<'_, '_> {
     }
 
     fn is_org_phrase(&self, toks: &[Tok]) -> bool {
-        let words: Vec<&str> = toks
-            .iter()
-            .filter(|t| !t.particle)
-            .map(|t| self.word(t))
-            .collect();
+        let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
+        let n = words().count();
         ORG_PHRASES.iter().any(|p| {
-            p.len() == words.len() && p.iter().zip(&words).all(|(a, b)| a.eq_ignore_ascii_case(b))
-        }) || (words.len() == 2 && {
+            p.len() == n && p.iter().zip(words()).all(|(a, b)| a.eq_ignore_ascii_case(b))
+        }) || (n == 2 && {
             // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
             let next = self.text[toks[toks.len() - 1].end..].trim_start();
             next.starts_with('&')
