@@ -134,6 +134,9 @@ pub(crate) const STRONG_BEFORE: &[&str] = &[
     "evening",
     "afternoon",
     "night",
+    "says",
+    "starring",
+    "featuring",
 ];
 
 /// A word right before a name that makes a known name word a person.

@@ -449,7 +449,15 @@ impl Scan<'_, '_> {
                 }
             }
             let start = i;
-            let end = word_end(text, i);
+            // Plain ASCII letters first (most words); the general scan only when the word
+            // goes on with an apostrophe, a hyphen or a non-ASCII letter.
+            let mut end = i + 1;
+            while end < n && b[end].is_ascii_alphabetic() {
+                end += 1;
+            }
+            if end < n && (b[end] >= 0x80 || b[end] == b'\'' || b[end] == b'-') {
+                end = word_end(text, i);
+            }
             i = end;
             // Lower-case words: the common case, kept cheap.
             if c.is_ascii_lowercase()
@@ -466,7 +474,7 @@ impl Scan<'_, '_> {
                 }
                 let after_greeting =
                     greeting_end != usize::MAX && matches!(&text[greeting_end..start], " " | ", ");
-                if word.len() <= 6 && is_lower_greeting(word) {
+                if word.len() <= 6 && b"hdtcy".contains(&word[0]) && is_lower_greeting(word) {
                     self.flush();
                     greeting_end = end;
                     continue;
@@ -827,9 +835,13 @@ impl Scan<'_, '_> {
         while toks.len() > 1 && !toks[toks.len() - 2].particle {
             let t = &toks[toks.len() - 1];
             let e = t.entry;
-            let slack = if t.shape == Shape::Lower { 0 } else { 3 };
+            let after_given = toks[toks.len() - 2].entry.is_some_and(|p| p.first >= 3);
             let wordy = e.is_some_and(|e| {
-                e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + slack)
+                if t.shape == Shape::Lower {
+                    e.name() == 0 || (e.wordiness() >= e.name() && !(e.last >= 2 && after_given))
+                } else {
+                    e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + 3)
+                }
             }) && t.shape != Shape::Initial;
             if !wordy || t.is(lexicon::ORG_PLACE) {
                 break;
@@ -910,7 +922,7 @@ impl Scan<'_, '_> {
             .bytes()
             .next()
             .is_some_and(|c| c.is_ascii_digit());
-        if (num_before || num_after) && cue < Cue::Strong {
+        if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
             return false;
         }
         let last = toks[toks.len() - 1];
@@ -922,16 +934,39 @@ impl Scan<'_, '_> {
                 // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
                 || (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
                 || (sentence_start && rest.starts_with(", ")));
+        // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
+        let vocative = sentence_start
+            && rest.starts_with(", ")
+            && self.next_word(last.end).is_some_and(|w| {
+                [
+                    "can", "could", "would", "will", "please", "are", "do", "did", "have", "I",
+                ]
+                .contains(&w)
+            });
         if toks.iter().any(|t| self.evidence.has(self.word(t))) {
             cue = cue.max(Cue::Strong);
         }
         if last.possessive && toks.len() == 1 {
-            cue = cue.max(Cue::Weak);
+            // "Liam's address", "Mary's daughter": what people have.
+            let owned = self
+                .next_word(last.end + text[last.end..].find(' ').unwrap_or(0))
+                .is_some_and(|w| {
+                    [
+                        "address", "daughter", "son", "wife", "husband", "mother", "father",
+                        "phone", "email", "account", "birthday", "friend", "boss", "sister",
+                        "brother", "number", "car", "house", "office", "desk", "team",
+                    ]
+                    .contains(&w)
+                });
+            cue = cue.max(if owned { Cue::Strong } else { Cue::Weak });
         }
         // The name words proper (no particles or initials); names have at most eight.
         let mut core_buf: [&Tok; 8] = [&toks[0]; 8];
         let mut n_core = 0;
-        for t in toks.iter().filter(|t| !t.particle && t.shape != Shape::Initial) {
+        for t in toks
+            .iter()
+            .filter(|t| !t.particle && t.shape != Shape::Initial)
+        {
             if n_core == core_buf.len() {
                 return false;
             }
@@ -941,7 +976,10 @@ impl Scan<'_, '_> {
         let core = &core_buf[..n_core];
         let accept = match core.len() {
             0 => false,
-            1 => self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1),
+            1 => {
+                self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1)
+                    || (vocative && core[0].entry.is_none() && core[0].shape == Shape::Title)
+            }
             _ => self.multi(core, cue),
         };
         if accept {
@@ -951,6 +989,31 @@ impl Scan<'_, '_> {
             self.emit(Span::new(start, end, Kind::Name));
         }
         accept
+    }
+
+    /// Whether the run fills a line whose previous line holds a number: a city or region line
+    /// of an address block ("Suite 137\nDen Haag"). A block's first line (the addressee) stays.
+    fn in_address_block(&self, toks: &[Tok]) -> bool {
+        let text = self.text;
+        let start = toks[0].start;
+        let end = toks[toks.len() - 1].end;
+        let head = &text[..start];
+        let line_start = head.rfind('\n');
+        let Some(nl) = line_start else { return false };
+        if !head[nl + 1..]
+            .chars()
+            .all(|c| c.is_whitespace() || matches!(c, '>' | '?' | '-' | '*'))
+        {
+            return false;
+        }
+        let tail = text[end..].trim_start_matches([' ', ',', '.']);
+        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
+            return false;
+        }
+        let prev_line_start = head[..nl].rfind('\n').map_or(0, |i| i + 1);
+        head[prev_line_start..nl]
+            .bytes()
+            .any(|c| c.is_ascii_digit())
     }
 
     /// The length of a generational or academic suffix right after a name (" Jr.", ", PhD").
@@ -997,7 +1060,10 @@ impl Scan<'_, '_> {
         let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
         let n = words().count();
         ORG_PHRASES.iter().any(|p| {
-            p.len() == n && p.iter().zip(words()).all(|(a, b)| a.eq_ignore_ascii_case(b))
+            p.len() == n
+                && p.iter()
+                    .zip(words())
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
         }) || (n == 2 && {
             // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
             let next = self.text[toks[toks.len() - 1].end..].trim_start();
