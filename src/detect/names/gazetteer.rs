@@ -25,6 +25,9 @@ pub(crate) struct Entry {
     /// How common the word is in lower-case English: 1 (the thousand most common) to 9 (rare);
     /// 0 when it is not an English word.
     pub(crate) common: u8,
+    /// How well known the word is as a place: 3 country, capital or US state, 2 large city,
+    /// 1 city; 0 when it is not a place name.
+    pub(crate) place: u8,
 }
 
 impl Entry {
@@ -148,6 +151,7 @@ const PLAIN_WORD: Entry = Entry {
     first: 0,
     last: 0,
     common: 1,
+    place: 0,
 };
 
 static SHARED: OnceLock<Gazetteer> = OnceLock::new();
@@ -162,15 +166,15 @@ impl Gazetteer {
         let mut table = Table::with_capacity_and_hasher(150_000, Default::default());
         let bytes = DATA.as_bytes();
         let mut from = 0;
-        // Lines are `word<TAB>FLC`: the last four bytes of a line are fixed, so no search.
+        // Lines are `word<TAB>FLCP`: the last five bytes of a line are fixed, so no search.
         for nl in memchr::memchr_iter(b'\n', bytes) {
             let line = &DATA[from..nl];
             from = nl + 1;
             let n = line.len();
-            if n < 5 || line.as_bytes()[n - 4] != b'\t' {
+            if n < 6 || line.as_bytes()[n - 5] != b'\t' {
                 continue;
             }
-            let (word, d) = (&line[..n - 4], &line.as_bytes()[n - 3..]);
+            let (word, d) = (&line[..n - 5], &line.as_bytes()[n - 4..]);
             if !d.iter().all(u8::is_ascii_digit) {
                 continue;
             }
@@ -180,6 +184,7 @@ impl Gazetteer {
                     first: d[0] - b'0',
                     last: d[1] - b'0',
                     common: d[2] - b'0',
+                    place: d[3] - b'0',
                 },
             );
         }

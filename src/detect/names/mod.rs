@@ -908,6 +908,11 @@ impl Scan<'_, '_> {
                 }
             }
         }
+        // A signature line: "-- Justin Jackson | ...".
+        let head = text[..run_start].trim_end();
+        if head.ends_with("--") || head.ends_with('—') {
+            cue = cue.max(Cue::Strong);
+        }
         if dropped_the && cue == Cue::None {
             cue = Cue::Place;
         }
@@ -1116,6 +1121,12 @@ impl Scan<'_, '_> {
         }
         if with_initials && ((name >= 2 && margin >= 0) || e.is_none()) {
             return true;
+        }
+        // A place name ("in Harrison", "to Hartford", "Utah lawmakers") unless a title, a
+        // greeting or a very common given name says otherwise.
+        let place = e.map_or(0, |e| e.place);
+        if place > 0 && cue < Cue::Strong && !after_cue && (cue == Cue::Place || first < 6) {
+            return false;
         }
         match cue {
             Cue::Title => {
