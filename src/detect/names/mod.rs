@@ -1003,8 +1003,11 @@ impl Scan<'_, '_> {
         let start = toks[0].start;
         let end = toks[toks.len() - 1].end;
         let head = &text[..start];
-        let line_start = head.rfind('\n');
-        let Some(nl) = line_start else { return false };
+        // Only the current line matters, and the line must be short: look back a little.
+        let from = start.saturating_sub(64);
+        let Some(nl) = memchr::memrchr(b'\n', &head.as_bytes()[from..]).map(|i| from + i) else {
+            return false;
+        };
         if !head[nl + 1..]
             .chars()
             .all(|c| c.is_whitespace() || matches!(c, '>' | '?' | '-' | '*'))
@@ -1015,7 +1018,9 @@ impl Scan<'_, '_> {
         if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
             return false;
         }
-        let prev_line_start = head[..nl].rfind('\n').map_or(0, |i| i + 1);
+        let lookback = nl.saturating_sub(200);
+        let prev_line_start = memchr::memrchr(b'\n', &head.as_bytes()[lookback..nl])
+            .map_or(lookback, |i| lookback + i + 1);
         head[prev_line_start..nl]
             .bytes()
             .any(|c| c.is_ascii_digit())
