@@ -536,7 +536,7 @@ impl Scan<'_, '_> {
     fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
         match &self.text[prev_end..start] {
             " " | "\u{a0}" => Some(false),
-            ", " | " and " | ", and " => Some(true),
+            ", " | " , " | " and " | ", and " => Some(true),
             ". " | "." => self
                 .run
                 .last()
@@ -1045,6 +1045,10 @@ impl Scan<'_, '_> {
     fn is_lead_word(&self, t: &Tok, next: &Tok) -> bool {
         if t.shape == Shape::Initial || t.shape == Shape::Caseless {
             return false;
+        }
+        if t.shape == Shape::Upper && t.entry.is_none() && t.end - t.start <= 3 {
+            // "NY Congressman Michael Grimm", "LW Beleskey"
+            return true;
         }
         let Some(e) = t.entry else {
             // An unknown word before a clear given name: "Привет Иван", "Gracias Maria".
