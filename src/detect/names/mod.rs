@@ -854,6 +854,21 @@ impl Scan<'_, '_> {
         if toks.is_empty() {
             return false;
         }
+        // A title-cased line ("Kanye West Celebrates LAMB With Gwen Stefani"): an ordinary word
+        // inside the run separates the names around it.
+        if toks.len() > 2
+            && let Some(i) = (1..toks.len() - 1).find(|&i| {
+                let t = &toks[i];
+                !t.particle
+                    && t.shape != Shape::Initial
+                    && !t.is(lexicon::ORG_PLACE)
+                    && t.entry.is_some_and(|e| e.name() == 0)
+            })
+        {
+            let a = self.judge(&toks[..i], cue);
+            let b = self.judge(&toks[i + 1..], Cue::None);
+            return a || b;
+        }
         // Organisations and places.
         if toks[1..]
             .iter()
