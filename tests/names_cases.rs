@@ -97,3 +97,50 @@ fn clean_code_and_logs_have_no_names() {
     let spans = detector.detect(text, &FindContext::default());
     assert!(spans.iter().all(|s| s.kind != Kind::Name), "{spans:?}");
 }
+
+mod never_panics {
+    use mcp_veil::detect::{Detector, FindContext, Kind};
+    use proptest::prelude::*;
+
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("Maria ".to_string()),
+            Just("O'Neil".to_string()),
+            Just("Dr. ".to_string()),
+            Just("J. ".to_string()),
+            Just(" van der ".to_string()),
+            Just(", ".to_string()),
+            Just(" and ".to_string()),
+            Just("’s ".to_string()),
+            Just("李伟".to_string()),
+            Just("김민준씨".to_string()),
+            Just("محمد ".to_string()),
+            Just("Иван ".to_string()),
+            Just("\n>".to_string()),
+            Just(" -- ".to_string()),
+            Just("a@b.io ".to_string()),
+            Just("12 ".to_string()),
+            Just("é".to_string()),
+            Just(" . ".to_string()),
+            "\\PC{0,6}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn spans_are_valid(parts in proptest::collection::vec(fragment(), 0..12)) {
+            let text: String = parts.concat();
+            let detector = Detector::with_defaults();
+            for cx in [FindContext::default(), FindContext::with_key("note")] {
+                let spans = detector.detect(&text, &cx);
+                let mut last_end = 0;
+                for s in spans.iter().filter(|s| s.kind == Kind::Name) {
+                    prop_assert!(s.start < s.end && s.end <= text.len());
+                    prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
+                    prop_assert!(s.start >= last_end);
+                    last_end = s.end;
+                }
+            }
+        }
+    }
+}
