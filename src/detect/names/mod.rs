@@ -109,7 +109,10 @@ impl Evidence {
         let b = text.as_bytes();
         for at in memchr::memchr_iter(b'@', b) {
             let mut s = at;
-            while s > 0 && (b[s - 1].is_ascii_alphanumeric() || b"._-+".contains(&b[s - 1])) {
+            while s > 0
+                && (b[s - 1].is_ascii_alphanumeric()
+                    || matches!(b[s - 1], b'.' | b'_' | b'-' | b'+'))
+            {
                 s -= 1;
             }
             for part in text[s..at].split(|c: char| !c.is_ascii_alphabetic()) {
@@ -289,7 +292,7 @@ impl NameFinder {
         let lower_text = text.len() <= 1024
             && !text
                 .bytes()
-                .any(|c| c.is_ascii_uppercase() || b"{}();=_<>/\\[]|$#*`".contains(&c))
+                .any(|c| c.is_ascii_uppercase() || is_code_byte(c))
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let mut scan = Scan {
             finder: self,
@@ -363,6 +366,30 @@ impl NameFinder {
     fn entry(&self, word: &str) -> Option<Entry> {
         self.gaz.lookup(word)
     }
+}
+
+/// Punctuation that marks code, markup or a log line rather than prose.
+fn is_code_byte(c: u8) -> bool {
+    matches!(
+        c,
+        b'{' | b'}'
+            | b'('
+            | b')'
+            | b';'
+            | b'='
+            | b'_'
+            | b'<'
+            | b'>'
+            | b'/'
+            | b'\\'
+            | b'['
+            | b']'
+            | b'|'
+            | b'$'
+            | b'#'
+            | b'*'
+            | b'`'
+    )
 }
 
 /// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
@@ -474,7 +501,10 @@ impl Scan<'_, '_> {
                 }
                 let after_greeting =
                     greeting_end != usize::MAX && matches!(&text[greeting_end..start], " " | ", ");
-                if word.len() <= 6 && b"hdtcy".contains(&word[0]) && is_lower_greeting(word) {
+                if word.len() <= 6
+                    && matches!(word[0], b'h' | b'd' | b't' | b'c' | b'y')
+                    && is_lower_greeting(word)
+                {
                     self.flush();
                     greeting_end = end;
                     continue;
@@ -564,10 +594,29 @@ impl Scan<'_, '_> {
                 .run
                 .last()
                 .is_some_and(|t| t.shape == Shape::Initial && t.end == start);
-        if b"@#_/\\$={[|`~^+%&".contains(&before)
-            || before.is_ascii_digit()
+        if matches!(
+            before,
+            b'@' | b'#'
+                | b'_'
+                | b'/'
+                | b'\\'
+                | b'$'
+                | b'='
+                | b'{'
+                | b'['
+                | b'|'
+                | b'`'
+                | b'~'
+                | b'^'
+                | b'+'
+                | b'%'
+                | b'&'
+        ) || before.is_ascii_digit()
             || joined_by_dot
-            || b"@_(/\\=[{<>+".contains(&after)
+            || matches!(
+                after,
+                b'@' | b'_' | b'(' | b'/' | b'\\' | b'=' | b'[' | b'{' | b'<' | b'>' | b'+'
+            )
             || after.is_ascii_digit()
             || (after == b'.' && after2.is_ascii_alphanumeric() && end - start > 1)
             || (after == b':' && after2 == b':')
