@@ -8,6 +8,8 @@
 //!
 //! The output quotes the labelled data (fake PII from public test sets), never live data.
 
+#![allow(clippy::print_stdout)] // An example reports on stdout.
+
 use std::io::BufRead;
 
 use mcp_veil::detect::{Detector, FindContext};

@@ -9,6 +9,8 @@
 //! target/release/examples/proxy_latency [CALLS]      # default 2000 calls per case
 //! ```
 
+#![allow(clippy::print_stdout)] // An example reports on stdout.
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
