@@ -8,19 +8,24 @@
 //! The backend is behind [`VaultBackend`] so the stdio proxy can keep tables in process
 //! ([`MemoryVault`], on `dashmap`) while HTTP gateway replicas share them in Redis. Calls are
 //! batched (one call mints every value of one message) so a networked backend costs one round
-//! trip per message, not one per value.
+//! trip per message, not one per value. [`from_config`] builds the backend the `vault:` section
+//! names.
 
+mod key;
 mod memory;
+mod redis;
 
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
 
-pub use memory::MemoryVault;
+pub use self::key::{KEY_ENV, VaultKey};
+pub use self::memory::MemoryVault;
+pub use self::redis::{REDIS_PASSWORD_ENV, RedisOptions, RedisVault};
 
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;
@@ -101,6 +106,22 @@ pub enum VaultError {
     /// Stored data could not be decrypted or decoded (wrong key, corruption).
     #[error("vault data is corrupt or was written with another key: {0}")]
     Corrupt(String),
+    /// The vault is misconfigured: no or bad key, bad URL, missing settings.
+    #[error("vault configuration error: {0}")]
+    Config(String),
+}
+
+/// The backend the `vault:` section describes. The redis backend reads its key from
+/// [`KEY_ENV`] and connects on first use (so it may be built before Redis is up, and outside a
+/// Tokio runtime); call [`RedisVault::check`] to probe it.
+pub fn from_config(config: &VaultConfig) -> Result<Arc<dyn VaultBackend>, VaultError> {
+    match config.backend {
+        BackendKind::Memory => Ok(Arc::new(MemoryVault::new(
+            Duration::from_secs(config.ttl_seconds),
+            config.max_entries_per_session,
+        ))),
+        BackendKind::Redis => Ok(Arc::new(RedisVault::from_config(config)?)),
+    }
 }
 
 /// Where session tables live.

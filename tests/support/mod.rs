@@ -1,0 +1,3 @@
+//! Test helpers shared by integration tests.
+
+pub(crate) mod redis_server;
