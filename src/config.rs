@@ -3,8 +3,10 @@
 //! ```yaml
 //! detect: ...   # which kinds, regions, name lists, custom kinds (see [`DetectConfig`])
 //! vault: ...    # backend, TTL, per-session cap (see [`VaultConfig`])
-//! servers: ...  # name -> {command, args, env}: stdio servers behind one gateway
+//! servers: ...  # name -> {command, args, env} | {url, headers}: servers behind a gateway
 //!               # (see [`ServerCommand`])
+//! serve: ...    # `mcp-veil serve`: listen, auth, hosts/origins, sessions, limits
+//!               # (see [`ServeConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -17,6 +19,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 use crate::detect::DetectConfig;
+use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
 use crate::vault::VaultConfig;
 
@@ -28,8 +31,10 @@ pub struct Config {
     pub detect: DetectConfig,
     /// Vault settings.
     pub vault: VaultConfig,
-    /// Upstream stdio servers for `mcp-veil proxy --config F` (the gateway), by name.
+    /// Upstream servers (stdio or `url:`) for the gateways (`proxy --config F`, `serve`), by name.
     pub servers: BTreeMap<String, ServerCommand>,
+    /// Settings of `mcp-veil serve` (the HTTP gateway).
+    pub serve: ServeConfig,
 }
 
 /// The documented default configuration, embedded in the binary.

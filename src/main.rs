@@ -17,6 +17,24 @@ enum Command {
     /// Run MCP stdio server(s) behind the layer: tokenize what they return, restore what the
     /// model sends them.
     Proxy(mcp_veil::mcp::launch::ProxyArgs),
+    /// Serve the configured servers over MCP streamable HTTP (`/mcp`), behind the layer.
+    Serve {
+        /// Configuration file (YAML) with `servers:` and optionally `serve:`.
+        #[arg(long, value_name = "FILE")]
+        config: std::path::PathBuf,
+        /// Address to listen on (overrides `serve.listen`).
+        #[arg(long, value_name = "IP:PORT")]
+        listen: Option<String>,
+    },
+}
+
+fn serve(config: &std::path::Path, listen: Option<String>) -> anyhow::Result<()> {
+    let config = mcp_veil::config::Config::load(config)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(mcp_veil::mcp::serve::serve(config, listen))?;
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -29,7 +47,8 @@ fn main() -> ExitCode {
         )
         .init();
     let result = match cli.command {
-        Command::Proxy(args) => mcp_veil::mcp::launch::run(args),
+        Command::Proxy(args) => mcp_veil::mcp::launch::run(args).map_err(anyhow::Error::from),
+        Command::Serve { config, listen } => serve(&config, listen),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

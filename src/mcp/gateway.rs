@@ -168,7 +168,12 @@ where
         return Err(ProxyError::Config("the `servers:` section is empty".into()));
     }
     let mut names: HashMap<String, &str> = HashMap::new();
-    for configured in servers.keys() {
+    for (configured, server) in servers {
+        if server.command.is_empty() == server.url.is_none() {
+            return Err(ProxyError::Config(format!(
+                "server `{configured}` needs exactly one of `command` and `url`"
+            )));
+        }
         let name = normalize_name(configured);
         if let Some(other) = names.insert(name.clone(), configured) {
             return Err(ProxyError::Config(format!(
@@ -203,9 +208,26 @@ where
     });
 
     let mut children: Vec<Child> = Vec::new();
+    let mut http_tasks = Vec::new();
     let mut writers = Vec::new();
     for (idx, command) in servers.values().enumerate() {
         let upstream = gw.upstreams[idx].clone();
+        if command.url.is_some() {
+            match super::http_upstream::spawn(&upstream.name, command) {
+                Ok(http) => {
+                    let (tx, rx) = mpsc::unbounded_channel::<String>();
+                    *lock(&upstream.to_server) = Some(tx);
+                    writers.push(tokio::spawn(stdio::write_lines(http.stdin, rx)));
+                    tokio::spawn(gw.clone().read_upstream(idx, http.stdout));
+                    http_tasks.push(http.task);
+                }
+                Err(e) => {
+                    eprintln!("mcp-veil: {e}");
+                    upstream.set_status(Status::Failed(format!("it is misconfigured ({e})")));
+                }
+            }
+            continue;
+        }
         match stdio::spawn(&upstream.name, command) {
             Ok(Spawned {
                 child,
@@ -268,6 +290,14 @@ where
     for mut child in children {
         if tokio::time::timeout(GRACE, child.wait()).await.is_err() {
             let _ = child.kill().await;
+        }
+    }
+    for task in http_tasks {
+        if tokio::time::timeout(GRACE, &mut *Box::pin(task))
+            .await
+            .is_err()
+        {
+            tracing::warn!("an HTTP upstream did not close in time");
         }
     }
     drop(gw);
@@ -828,7 +858,7 @@ impl Gateway {
     }
 
     /// Reads upstream `idx` until it exits.
-    async fn read_upstream(self: Arc<Self>, idx: usize, stdout: tokio::process::ChildStdout) {
+    async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, stdout: R) {
         let name = self.upstreams[idx].name.clone();
         let mut reader = BufReader::new(stdout);
         let mut line = String::new();

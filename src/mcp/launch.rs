@@ -70,7 +70,7 @@ pub async fn run_async(args: ProxyArgs) -> Result<(), ProxyError> {
             let server = ServerCommand {
                 command: command.clone(),
                 args: rest.to_vec(),
-                env: Default::default(),
+                ..Default::default()
             };
             let name = match &args.name {
                 Some(n) => stdio::normalize_name(n),

@@ -18,9 +18,11 @@ mod echo;
 mod envelope;
 pub mod flow;
 pub mod gateway;
+pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
 mod schema;
+pub mod serve;
 pub mod stdio;
 
 pub use flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
