@@ -449,10 +449,15 @@ struct Pending {
     deadline: tokio::time::Instant,
     timeout: Duration,
     metrics: Arc<Metrics>,
+    /// For an SSE answer: when the request came, so its latency is counted when it ends.
+    streamed_since: Option<Instant>,
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
+        if let Some(started) = self.streamed_since {
+            self.metrics.request("POST", 200, started.elapsed());
+        }
         for id in self.ids.drain() {
             if self.session.forget(&id) {
                 self.session.send(cancelled(&id, "the client went away"));
@@ -511,13 +516,25 @@ fn sse(stream: impl Stream<Item = String> + Send + 'static) -> Response {
 
 async fn post_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
     let started = Instant::now();
-    let response = handle_post(&g, &headers, body).await;
-    g.metrics
-        .request("POST", response.status().as_u16(), started.elapsed());
+    let response = handle_post(&g, &headers, body, started).await;
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        // An event stream's latency is counted when it ends (see `Pending`).
+        g.metrics
+            .request("POST", response.status().as_u16(), started.elapsed());
+    }
     response
 }
 
-async fn handle_post(g: &Arc<Gateway>, headers: &HeaderMap, body: Bytes) -> Response {
+async fn handle_post(
+    g: &Arc<Gateway>,
+    headers: &HeaderMap,
+    body: Bytes,
+    started: Instant,
+) -> Response {
     let principal = match g.check(headers) {
         Ok(p) => p,
         Err(r) => return r,
@@ -559,7 +576,9 @@ async fn handle_post(g: &Arc<Gateway>, headers: &HeaderMap, body: Bytes) -> Resp
         session.wait_for(id, tx.clone());
     }
     drop(tx);
-    let pending = Pending {
+    let sse_answer = !ids.is_empty() && accepts_sse(headers);
+    let mut pending = Pending {
+        streamed_since: sse_answer.then_some(started),
         session: session.clone(),
         ids: ids.iter().cloned().collect(),
         rx,
@@ -569,6 +588,7 @@ async fn handle_post(g: &Arc<Gateway>, headers: &HeaderMap, body: Bytes) -> Resp
     };
     for item in items {
         if !session.send(item) {
+            pending.streamed_since = None;
             g.metrics.upstream_error("session_ended");
             return refuse(
                 StatusCode::NOT_FOUND,
@@ -579,7 +599,7 @@ async fn handle_post(g: &Arc<Gateway>, headers: &HeaderMap, body: Bytes) -> Resp
     let mut response = if ids.is_empty() {
         drop(pending);
         StatusCode::ACCEPTED.into_response()
-    } else if accepts_sse(headers) {
+    } else if sse_answer {
         sse(answers(pending))
     } else {
         let single = ids.len() == 1 && !envelope::is_batch(body_start(&body));
