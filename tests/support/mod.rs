@@ -1,5 +1,9 @@
 //! Test helpers shared by integration tests.
 
+#[allow(dead_code)]
+pub(crate) mod http_echo;
+#[allow(dead_code)]
+pub(crate) mod load;
 pub(crate) mod redis_server;
 #[allow(dead_code)]
 pub(crate) mod serve;
