@@ -30,6 +30,11 @@ impl Client {
         }
     }
 
+    /// The session id the gateway issued, if any.
+    pub(crate) fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
     /// Sends one request; returns the JSON-RPC message answered.
     pub(crate) async fn request(
         &mut self,

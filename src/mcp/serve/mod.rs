@@ -68,6 +68,8 @@ use crate::vault::{self, SessionId, VaultBackend};
 pub(crate) const UPSTREAM_ERROR: i64 = -32603;
 /// JSON-RPC code for a request the gateway refuses (no session, bad session).
 const INVALID_REQUEST: i64 = -32600;
+/// Extra time for the first requests of a new session, whose upstreams are still starting.
+const STARTUP_ALLOWANCE: Duration = Duration::from_secs(30);
 /// JSON-RPC code for an upstream that did not answer in time.
 const TIMEOUT_ERROR: i64 = -32001;
 
@@ -582,7 +584,14 @@ async fn handle_post(
         session: session.clone(),
         ids: ids.iter().cloned().collect(),
         rx,
-        deadline: tokio::time::Instant::now() + g.timeout(),
+        // A new session first starts and initializes its upstreams: allow for that too.
+        deadline: tokio::time::Instant::now()
+            + g.timeout()
+            + if session.is_new(1) {
+                STARTUP_ALLOWANCE
+            } else {
+                Duration::ZERO
+            },
         timeout: g.timeout(),
         metrics: g.metrics.clone(),
     };
@@ -603,10 +612,13 @@ async fn handle_post(
         sse(answers(pending))
     } else {
         let single = ids.len() == 1 && !envelope::is_batch(body_start(&body));
+        let ours: HashSet<String> = ids.iter().cloned().collect();
         let messages: Vec<String> = answers(pending)
             .filter(|m| {
-                let is_answer = Envelope::parse(m).is_ok_and(|e| e.method.is_none());
-                futures::future::ready(is_answer)
+                let is_ours = Envelope::parse(m).is_ok_and(|e| {
+                    e.method.is_none() && e.id_key().is_some_and(|id| ours.contains(id))
+                });
+                futures::future::ready(is_ours)
             })
             .collect()
             .await;

@@ -33,8 +33,7 @@ pub(crate) type Sink = mpsc::UnboundedSender<String>;
 /// A live session on this replica.
 #[derive(Debug)]
 pub(crate) struct Session {
-    /// The session key (an `Mcp-Session-Id`, a header value or a principal), for logs by hash
-    /// only.
+    /// Lines to the session's gateway (`None` once closed).
     to_gateway: Mutex<Option<mpsc::UnboundedSender<String>>>,
     /// Request id text → the POST waiting for its answer.
     waiters: Mutex<HashMap<String, Sink>>,
@@ -43,6 +42,7 @@ pub(crate) struct Session {
     /// Seconds since `epoch` at the last request.
     last_used: AtomicU64,
     epoch: Instant,
+    started: Instant,
     ended: std::sync::atomic::AtomicBool,
 }
 
@@ -51,6 +51,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
+    /// Whether this session was started less than `secs` seconds ago.
+    pub(crate) fn is_new(&self, secs: u64) -> bool {
+        self.started.elapsed().as_secs() < secs
+    }
+
     /// Starts a session's gateway; `on_end` runs when it stops.
     pub(crate) fn start(
         interceptor: Arc<Interceptor>,
@@ -67,6 +72,7 @@ impl Session {
             get_stream: Mutex::new(None),
             last_used: AtomicU64::new(epoch.elapsed().as_secs()),
             epoch,
+            started: Instant::now(),
             ended: Default::default(),
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
@@ -142,12 +148,13 @@ impl Session {
             _ => None,
         };
         if let Some(id) = id {
-            let waiter = lock(&self.waiters).remove(&id);
-            if let Some(sink) = waiter
-                && sink.send(line.to_string()).is_ok()
-            {
-                return;
+            // An answer goes to its own POST or nowhere (that POST timed out or went away).
+            if let Some(sink) = lock(&self.waiters).remove(&id) {
+                let _ = sink.send(line.to_string());
+            } else {
+                tracing::debug!("an answer nobody waits for any more was dropped");
             }
+            return;
         }
         // Not an answer to a waiting POST: any open POST stream, else the GET stream.
         let mut line = Some(line.to_string());
