@@ -109,7 +109,7 @@ async fn main() {
     std::fs::write(
         &config,
         format!(
-            "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{6}}'\n\
+            "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{6,8}}'\n\
              vault:\n  backend: redis\n  url: {}\nservers:\n  up:\n    url: {upstream}\n",
             redis.url()
         ),

@@ -24,5 +24,8 @@ fn gateway_passes_every_scenario_server_everything_passes() {
         "conformance/run.sh failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("no extra failure through the gateway"), "{stdout}");
+    assert!(
+        stdout.contains("no extra failure through the gateway"),
+        "{stdout}"
+    );
 }

@@ -20,7 +20,7 @@ use support::redis_server::RedisServer;
 use support::serve::Replica;
 
 const KEY: &str = "8f3c0d2a9b7e6f5a4c3b2a1908f7e6d5c4b3a2918f7e6d5c4b3a29180f7e6d5c";
-const DETECT: &str = "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\n";
+const DETECT: &str = "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6,8}'\n";
 
 fn init() -> Value {
     json!({"protocolVersion": "2025-06-18", "capabilities": {},
@@ -44,7 +44,7 @@ async fn healthy(http: &reqwest::Client, replica: &mut Replica) {
 }
 
 async fn echo_works(client: &mut Client, url: &str) {
-    let ok = call(client, url, "up__echo", json!({"text": "id EMP-777001"}))
+    let ok = call(client, url, "up__echo", json!({"text": "id EMP-77770001"}))
         .await
         .unwrap();
     assert_eq!(

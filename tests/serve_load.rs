@@ -29,7 +29,7 @@ async fn hundred_sessions_across_two_replicas_never_mix() {
     let upstream = http_echo::start(echo.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let yaml = format!(
-        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{6}}'\n\
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{6,8}}'\n\
          vault:\n  backend: redis\n  url: {}\n\
          servers:\n  up:\n    url: {upstream}\n",
         redis.url()

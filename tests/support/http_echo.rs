@@ -2,7 +2,7 @@
 //!
 //! Tools: `echo {text, session?, k?}` returns `text` (and checks, when `session` and `k` are
 //! given, that `text` is the value that session's k-th value should restore to:
-//! `EMP-{session:03}{k:03}`), `hang` never answers, `crash` starts an event stream and breaks
+//! `EMP-{session:04}{k:04}`), `hang` never answers, `crash` starts an event stream and breaks
 //! the connection. It counts calls, checked restorations, mismatches and cancellations.
 
 use std::sync::Arc;
@@ -31,7 +31,7 @@ pub(crate) struct Echo {
 
 /// The value the `k`-th token of session `s` stands for.
 pub(crate) fn value(s: u64, k: u64) -> String {
-    format!("EMP-{s:03}{k:03}")
+    format!("EMP-{s:04}{k:04}")
 }
 
 /// Serves on a free loopback port; returns the MCP URL.

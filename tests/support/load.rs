@@ -1,6 +1,6 @@
 //! The load pattern shared by `tests/serve_load.rs` and `examples/http_load.rs`: a session
 //! alternates between two endpoints; each round mints a value (the upstream echoes a raw
-//! `EMP-sssKKK`, the client must see `[EMPLOYEE_ID_k]`) and restores it on the other endpoint
+//! `EMP-ssssKKKK`, the client must see `[EMPLOYEE_ID_k]`) and restores it on the other endpoint
 //! (the client sends the token, the upstream checks it got the session's own value).
 //!
 //! Run directly against the upstream (no gateway) the same pattern sends and checks raw values,
