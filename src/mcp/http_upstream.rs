@@ -83,9 +83,17 @@ pub fn spawn(name: &str, server: &ServerCommand) -> Result<HttpUpstream, ProxyEr
             .map_err(|_| bad(format!("bad value for header `{h}`")))?;
         headers.insert(header, value);
     }
-    let client = reqwest::Client::builder()
-        .build()
-        .map_err(|e| bad(format!("HTTP client: {e}")))?;
+    // One client (one connection pool) for every upstream session of the process.
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    let client = match CLIENT.get() {
+        Some(c) => c.clone(),
+        None => {
+            let c = reqwest::Client::builder()
+                .build()
+                .map_err(|e| bad(format!("HTTP client: {e}")))?;
+            CLIENT.get_or_init(|| c).clone()
+        }
+    };
     let (stdin, from_gateway) = tokio::io::duplex(PIPE);
     let (to_gateway, stdout) = tokio::io::duplex(PIPE);
     let (out, out_rx) = mpsc::unbounded_channel();
@@ -116,7 +124,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 async fn run(state: Arc<State>, from_gateway: DuplexStream) {
-    let mut reader = BufReader::new(from_gateway);
+    let mut reader = BufReader::with_capacity(1024, from_gateway);
     let mut line = String::new();
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();

@@ -63,6 +63,12 @@ impl Replica {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Its process id.
+    #[allow(dead_code)]
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Whether it is still running.
     #[allow(dead_code)]
     pub(crate) fn is_running(&mut self) -> bool {

@@ -83,7 +83,8 @@ impl Session {
         });
         let reader = session.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(host_out_r);
+            // Small: the pipe is in memory, and an idle session should cost little.
+            let mut lines = BufReader::with_capacity(1024, host_out_r);
             let mut line = String::new();
             while let Ok(Some(())) = stdio::read_message(&mut lines, &mut line).await {
                 reader.dispatch(&line);
