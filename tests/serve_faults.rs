@@ -153,6 +153,33 @@ async fn hang_crash_and_disconnect_leave_the_gateway_up() {
     healthy(&http, &mut replica).await;
     echo_works(&mut client, &url).await;
     assert!(!replica.stderr().contains("EMP-"));
+
+    // A non-ASCII argument travels as `Mcp-Param-Text: =?base64?...?=`, restored and
+    // consistent with the body.
+    let token = call(
+        &mut client,
+        &url,
+        "up__echo",
+        json!({"text": "Zoë EMP-77770002"}),
+    )
+    .await
+    .unwrap();
+    let token = token
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_string();
+    assert_eq!(token, "Zoë [EMPLOYEE_ID_3]");
+    let back = call(&mut client, &url, "up__echo", json!({"text": token}))
+        .await
+        .unwrap();
+    assert_eq!(
+        back.pointer("/result/content/0/text")
+            .and_then(Value::as_str),
+        Some(token.as_str())
+    );
+    assert_eq!(echo.headers_inconsistent.load(Ordering::Relaxed), 0);
+    assert!(echo.headers_consistent.load(Ordering::Relaxed) >= 6);
 }
 
 async fn wait_for(cond: impl Fn() -> bool, what: &str) {

@@ -75,6 +75,12 @@ async fn hundred_sessions_across_two_replicas_never_mix() {
     );
     assert_eq!(echo.restored.load(Ordering::Relaxed), SESSIONS * ROUNDS);
     assert_eq!(echo.calls.load(Ordering::Relaxed), 2 * SESSIONS * ROUNDS);
+    // Mcp-Name and Mcp-Param-Text agree with the body the upstream got (restored values).
+    assert_eq!(echo.headers_inconsistent.load(Ordering::Relaxed), 0);
+    assert_eq!(
+        echo.headers_consistent.load(Ordering::Relaxed),
+        2 * SESSIONS * ROUNDS
+    );
 
     // Both replicas served, and their metrics count tokens by kind, never values.
     for replica in [&a, &b] {

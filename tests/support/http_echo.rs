@@ -27,6 +27,25 @@ pub(crate) struct Echo {
     pub(crate) mismatches: AtomicU64,
     /// `notifications/cancelled` received.
     pub(crate) cancelled: AtomicU64,
+    /// `echo` calls whose `Mcp-Name` and `Mcp-Param-Text` headers matched the body.
+    pub(crate) headers_consistent: AtomicU64,
+    /// `echo` calls whose headers were missing or disagreed with the body.
+    pub(crate) headers_inconsistent: AtomicU64,
+}
+
+/// The text a header value stands for (`=?base64?...?=` decoded).
+fn header_text(value: &str) -> Option<String> {
+    use base64::Engine as _;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(b64) => base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        None => Some(value.to_string()),
+    }
 }
 
 /// The value the `k`-th token of session `s` stands for.
@@ -57,7 +76,11 @@ fn json_response(id: &Value, result: Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-async fn handle(State(echo): State<Arc<Echo>>, body: Bytes) -> Response {
+async fn handle(
+    State(echo): State<Arc<Echo>>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
     let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
         return StatusCode::BAD_REQUEST.into_response();
     };
@@ -76,10 +99,13 @@ async fn handle(State(echo): State<Arc<Echo>>, body: Bytes) -> Response {
         ),
         "tools/list" => {
             let schema = json!({"type": "object"});
+            // `text` travels as the `Mcp-Param-Text` header too (2026-07-28 protocol).
+            let echo_schema = json!({"type": "object", "properties": {
+                "text": {"type": "string", "x-mcp-header": "Text"}}});
             json_response(
                 id,
                 json!({"tools": [
-                    {"name": "echo", "inputSchema": schema},
+                    {"name": "echo", "inputSchema": echo_schema},
                     {"name": "hang", "inputSchema": schema},
                     {"name": "crash", "inputSchema": schema},
                 ]}),
@@ -110,6 +136,20 @@ async fn handle(State(echo): State<Arc<Echo>>, body: Bytes) -> Response {
                 }
                 _ => {
                     let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+                    let header = |h: &str| {
+                        headers
+                            .get(h)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(header_text)
+                    };
+                    if header("mcp-name").as_deref() == name
+                        && header("mcp-param-text").as_deref() == Some(text)
+                        && header("mcp-method").as_deref() == Some("tools/call")
+                    {
+                        echo.headers_consistent.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        echo.headers_inconsistent.fetch_add(1, Ordering::Relaxed);
+                    }
                     if let (Some(s), Some(k)) = (
                         args.get("session").and_then(Value::as_u64),
                         args.get("k").and_then(Value::as_u64),

@@ -587,7 +587,7 @@ async fn handle_post(
         // A new session first starts and initializes its upstreams: allow for that too.
         deadline: tokio::time::Instant::now()
             + g.timeout()
-            + if session.is_new(1) {
+            + if !session.is_ready() {
                 STARTUP_ALLOWANCE
             } else {
                 Duration::ZERO

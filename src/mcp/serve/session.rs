@@ -42,7 +42,7 @@ pub(crate) struct Session {
     /// Seconds since `epoch` at the last request.
     last_used: AtomicU64,
     epoch: Instant,
-    started: Instant,
+    ready: std::sync::atomic::AtomicBool,
     ended: std::sync::atomic::AtomicBool,
 }
 
@@ -51,9 +51,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// Whether this session was started less than `secs` seconds ago.
-    pub(crate) fn is_new(&self, secs: u64) -> bool {
-        self.started.elapsed().as_secs() < secs
+    /// Whether the session's gateway has answered anything yet (it answers only once its
+    /// upstreams are started and initialized).
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Relaxed)
     }
 
     /// Starts a session's gateway; `on_end` runs when it stops.
@@ -72,7 +73,7 @@ impl Session {
             get_stream: Mutex::new(None),
             last_used: AtomicU64::new(epoch.elapsed().as_secs()),
             epoch,
-            started: Instant::now(),
+            ready: Default::default(),
             ended: Default::default(),
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
@@ -144,6 +145,7 @@ impl Session {
 
     /// One message from the gateway.
     fn dispatch(&self, line: &str) {
+        self.ready.store(true, Ordering::Relaxed);
         let id = match Envelope::parse(line) {
             Ok(env) if env.method.is_none() => env.id_key().map(str::to_string),
             _ => None,
