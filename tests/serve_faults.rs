@@ -60,7 +60,7 @@ async fn hang_crash_and_disconnect_leave_the_gateway_up() {
     let upstream = http_echo::start(echo.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let yaml = format!(
-        "{DETECT}servers:\n  up:\n    url: {upstream}\n\
+        "{DETECT}servers:\n  up:\n    url: {upstream}\n    forward_authorization: true\n\
          \x20 tiny:\n    command: {python}\n    args: [{script}, crashy]\n\
          serve:\n  limits:\n    upstream_timeout_seconds: 2\n",
         python = python().display(),
@@ -69,7 +69,13 @@ async fn hang_crash_and_disconnect_leave_the_gateway_up() {
     let config = write_config(dir.path(), &yaml);
     let mut replica = Replica::start(&veil(), &config, &[]);
     let url = replica.url.clone();
-    let http = reqwest::Client::new();
+    // The client's Authorization goes on to `up` (forward_authorization), not to `tiny`.
+    let mut auth = reqwest::header::HeaderMap::new();
+    auth.insert("authorization", "Bearer upstream-secret".parse().unwrap());
+    let http = reqwest::Client::builder()
+        .default_headers(auth)
+        .build()
+        .unwrap();
     let mut client = Client::new(http.clone());
     client.request(&url, "initialize", init()).await.unwrap();
 
@@ -180,6 +186,10 @@ async fn hang_crash_and_disconnect_leave_the_gateway_up() {
     );
     assert_eq!(echo.headers_inconsistent.load(Ordering::Relaxed), 0);
     assert!(echo.headers_consistent.load(Ordering::Relaxed) >= 6);
+    assert!(
+        echo.authorized.load(Ordering::Relaxed) >= 6,
+        "Authorization forwarded"
+    );
 }
 
 async fn wait_for(cond: impl Fn() -> bool, what: &str) {

@@ -47,6 +47,10 @@ pub struct ServerCommand {
     /// `Authorization: UPSTREAM_AUTH`, so secrets stay out of the YAML.
     #[serde(default)]
     pub headers_from_env: BTreeMap<String, String>,
+    /// `mcp-veil serve` only: send the client's own `Authorization` header to this `url`
+    /// server (taken from the request that opened the session).
+    #[serde(default)]
+    pub forward_authorization: bool,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,

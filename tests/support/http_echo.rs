@@ -31,6 +31,8 @@ pub(crate) struct Echo {
     pub(crate) headers_consistent: AtomicU64,
     /// `echo` calls whose headers were missing or disagreed with the body.
     pub(crate) headers_inconsistent: AtomicU64,
+    /// Requests carrying `Authorization: Bearer upstream-secret`.
+    pub(crate) authorized: AtomicU64,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -81,6 +83,10 @@ async fn handle(
     headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> Response {
+    if headers.get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer upstream-secret")
+    {
+        echo.authorized.fetch_add(1, Ordering::Relaxed);
+    }
     let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
         return StatusCode::BAD_REQUEST.into_response();
     };

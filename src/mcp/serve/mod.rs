@@ -310,7 +310,12 @@ impl Gateway {
 
     /// The session for a key, started when this replica has none.
     #[allow(clippy::result_large_err)]
-    fn session(self: &Arc<Self>, source: KeySource, key: &str) -> Result<Arc<Session>, Response> {
+    fn session(
+        self: &Arc<Self>,
+        source: KeySource,
+        key: &str,
+        headers: &HeaderMap,
+    ) -> Result<Arc<Session>, Response> {
         let map_key = format!("{source:?}:{key}");
         let mut sessions = lock(&self.sessions);
         if let Some(s) = sessions.get(&map_key)
@@ -332,7 +337,7 @@ impl Gateway {
         let ended_key = map_key.clone();
         let session = Session::start(
             Arc::new(interceptor),
-            self.servers.clone(),
+            self.servers_for(headers),
             self.epoch,
             move || {
                 if let Some(g) = weak.upgrade() {
@@ -346,6 +351,26 @@ impl Gateway {
         sessions.insert(map_key, session.clone());
         self.metrics.set_sessions(sessions.len());
         Ok(session)
+    }
+
+    /// The upstreams of a new session: with the client's `Authorization` added for servers
+    /// that forward it.
+    fn servers_for(&self, headers: &HeaderMap) -> Arc<BTreeMap<String, ServerCommand>> {
+        let authorization = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        match authorization {
+            Some(value) if self.servers.values().any(|s| s.forward_authorization) => {
+                let mut servers = (*self.servers).clone();
+                for server in servers.values_mut().filter(|s| s.forward_authorization) {
+                    server
+                        .headers
+                        .insert("Authorization".into(), value.to_string());
+                }
+                Arc::new(servers)
+            }
+            _ => self.servers.clone(),
+        }
     }
 
     fn timeout(&self) -> Duration {
@@ -569,7 +594,7 @@ async fn handle_post(
         Ok(k) => k,
         Err(r) => return r,
     };
-    let session = match g.session(source, &key) {
+    let session = match g.session(source, &key, headers) {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -673,7 +698,7 @@ fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
         Ok(k) => k,
         Err(r) => return r,
     };
-    let session = match g.session(source, &key) {
+    let session = match g.session(source, &key, headers) {
         Ok(s) => s,
         Err(r) => return r,
     };

@@ -1,0 +1,185 @@
+//! `mcp-veil serve` refusals and session handling over real HTTP: DNS-rebinding protection
+//! (Host, Origin), bearer tokens from the environment, the body limit, requests with no session
+//! key, the configured session header, GET and DELETE.
+
+mod common;
+mod support;
+
+use std::sync::Arc;
+
+use common::*;
+use serde_json::{Value, json};
+use support::http_echo::{self, Echo};
+use support::serve::Replica;
+
+const TOKEN: &str = "client-token-7f3a";
+
+fn initialize() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string()
+}
+
+fn call(id: u64, text: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "up__echo", "arguments": {"text": text}}})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_and_session_keys() {
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{8}}'\n\
+         servers:\n  up:\n    url: {upstream}\n\
+         serve:\n  auth:\n    token_env: VEIL_TEST_TOKEN\n  session:\n    header: X-Veil-Session\n\
+         \x20 limits:\n    max_body_bytes: 2048\n"
+    );
+    let config = write_config(dir.path(), &yaml);
+    let replica = Replica::start(&veil(), &config, &[("VEIL_TEST_TOKEN", TOKEN)]);
+    let url = replica.url.clone();
+    let http = reqwest::Client::new();
+    let post = |body: String| {
+        http.post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .bearer_auth(TOKEN)
+            .body(body)
+    };
+
+    // No token, a wrong token: 401.
+    let r = http.post(&url).body(initialize()).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    let r = http
+        .post(&url)
+        .bearer_auth("nope")
+        .body(initialize())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    // DNS rebinding: a foreign Host or Origin is refused.
+    let r = post(initialize())
+        .header("host", "evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let r = post(initialize())
+        .header("origin", "https://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let r = post(initialize())
+        .header("origin", "http://localhost:3000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    // Too large: 413.
+    let r = post(call(2, &"x".repeat(4096))).send().await.unwrap();
+    assert_eq!(r.status(), 413);
+    // Not JSON: 400 with a parse error.
+    let r = post("{oops".into()).send().await.unwrap();
+    assert_eq!(r.status(), 400);
+    // A call with no session key at all: refused, saying what to send.
+    let r = post(call(2, "EMP-00000001")).send().await.unwrap();
+    assert_eq!(r.status(), 400);
+    let text = r.text().await.unwrap();
+    assert!(
+        text.contains("Mcp-Session-Id") && text.contains("X-Veil-Session"),
+        "{text}"
+    );
+
+    // The configured header keys a session without initialize (stateless clients).
+    let minted: Value = post(call(3, "id EMP-00000001"))
+        .header("x-veil-session", "alpha-5b1e")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(minted["result"]["content"][0]["text"], "id [EMPLOYEE_ID_1]");
+    let restored: Value = post(call(4, "[EMPLOYEE_ID_1]"))
+        .header("x-veil-session", "alpha-5b1e")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(restored["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
+    // Another header value is another session: the token is refused there.
+    let other: Value = post(call(5, "[EMPLOYEE_ID_1]"))
+        .header("x-veil-session", "beta-77c2")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(other["result"]["isError"], true, "{other}");
+
+    // GET needs an event-stream Accept; DELETE ends the session and its tokens.
+    let r = http
+        .get(&url)
+        .bearer_auth(TOKEN)
+        .header("x-veil-session", "alpha-5b1e")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 406);
+    let r = http
+        .get(&url)
+        .bearer_auth(TOKEN)
+        .header("x-veil-session", "alpha-5b1e")
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    drop(r);
+    let r = http
+        .delete(&url)
+        .bearer_auth(TOKEN)
+        .header("x-veil-session", "alpha-5b1e")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let after: Value = post(call(6, "[EMPLOYEE_ID_1]"))
+        .header("x-veil-session", "alpha-5b1e")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after["result"]["isError"], true, "{after}");
+
+    // Health and metrics: counts only.
+    let health = http
+        .get(format!("{}/healthz", replica.base()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    let metrics = http
+        .get(format!("{}/metrics", replica.base()))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(metrics.contains("mcp_veil_denials_total 2"), "{metrics}");
+    assert!(metrics.contains("status=\"401\""), "{metrics}");
+    assert!(!metrics.contains("EMP-") && !replica.stderr().contains("EMP-"));
+    assert!(!replica.stderr().contains(TOKEN));
+}
