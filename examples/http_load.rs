@@ -15,6 +15,9 @@
 //! client; "added" is gateway minus direct at the same quantile. See `src/mcp/serve/README.md`
 //! for measured figures.
 
+// The report is this example's output; stdout is not an MCP wire here.
+#![allow(clippy::print_stdout)]
+
 #[path = "../tests/support/http_echo.rs"]
 #[allow(dead_code)]
 mod http_echo;

@@ -12,6 +12,9 @@
 //! upstream task and its vault table with one entry. Stdio upstreams would add one child
 //! process per session on top (not counted: they are other processes).
 
+// The report is this example's output; stdout is not an MCP wire here.
+#![allow(clippy::print_stdout)]
+
 #[path = "../tests/support/http_echo.rs"]
 #[allow(dead_code)]
 mod http_echo;

@@ -4,6 +4,7 @@
 pub(crate) mod http_echo;
 #[allow(dead_code)]
 pub(crate) mod load;
+#[allow(dead_code)]
 pub(crate) mod redis_server;
 #[allow(dead_code)]
 pub(crate) mod serve;
