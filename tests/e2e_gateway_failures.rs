@@ -1,7 +1,8 @@
-//! The gateway when servers misbehave: a tool-name collision after normalisation stops start-up
-//! naming both origins; a server that dies mid-session turns its pending and later calls into
-//! clear errors while the other servers keep working. Drives the gateway with raw JSON-RPC
-//! lines; the servers are a tiny Python SDK server and server-memory. Needs
+//! The gateway's own behaviour, driven with raw JSON-RPC lines: paginated upstream lists merged
+//! into one page with calls routed to every page's tools; a tool-name collision after
+//! normalisation stops start-up naming both origins; a server that dies mid-session turns its
+//! pending and later calls into clear errors while the other servers keep working. The servers
+//! are a raw-JSON Python server, a tiny Python SDK server and server-memory. Needs
 //! `bash .ci/install-peers.sh`.
 
 mod common;
@@ -64,6 +65,53 @@ fn tiny(mode: &str) -> String {
         python().display(),
         root().join("tests/e2e/tiny_server.py").display()
     )
+}
+
+#[test]
+fn paginated_lists_are_merged_and_every_page_is_routed() {
+    let dir = tempfile::tempdir().unwrap();
+    let paged = root().join("tests/e2e/paged_server.py");
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "servers:\n  p.one:\n    command: python3\n    args: [{0}]\n  p2:\n    command: python3\n    args: [{0}]\n",
+            paged.display()
+        ),
+    );
+    let mut host = Host::start(&config);
+    let init = host.request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["capabilities"]["logging"], json!({}));
+    let tools = host.request(1, "tools/list", json!({}));
+    assert!(tools["result"].get("nextCursor").is_none());
+    let mut names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    let expected: Vec<String> = ["p2", "p_one"]
+        .iter()
+        .flat_map(|s| (0..7).map(move |i| format!("{s}__t{i}")))
+        .collect();
+    assert_eq!(names, expected);
+    // A tool from the last page of the server whose name was normalised.
+    let result = host.request(
+        2,
+        "tools/call",
+        json!({"name": "p_one__t6", "arguments": {"k": 1}}),
+    );
+    assert_eq!(result["result"]["content"][0]["text"], "t6 {\"k\": 1}");
+    let unknown = host.request(3, "nope/method", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    let pong = host.request(4, "ping", json!({}));
+    assert_eq!(pong["result"], json!({}));
+    drop(host.stdin);
+    assert!(host.child.wait().unwrap().success());
 }
 
 #[test]

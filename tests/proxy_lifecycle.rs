@@ -119,3 +119,41 @@ fn nothing_to_proxy_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to proxy"));
 }
+
+#[test]
+fn sigterm_stops_the_proxy_and_its_server() {
+    let mut child = veil()
+        .args(["proxy", "--", "sh", "-c", "echo $$ >&2; exec sleep 30"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let server_pid = line.trim().to_string();
+    assert!(server_pid.parse::<u32>().is_ok(), "{line}");
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    // The server is gone too (give the kernel a moment to reap it).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let alive = Command::new("kill")
+            .args(["-0", &server_pid])
+            .stderr(Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        if !alive {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server outlived the proxy");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

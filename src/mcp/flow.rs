@@ -1,12 +1,13 @@
 //! The seam for data-flow policy: one decision per token occurrence in an outbound message.
 //!
 //! Before a value goes back to a server, the interceptor lists every token occurrence in the
-//! outbound member (a `tools/call`'s `arguments`, the host's reply to `sampling/createMessage` or
-//! `elicitation/create`) as an [`Occurrence`]: the token, its vault entry (kind, origin, first
-//! seen), the destination `server/tool` and the JSON path of the string that holds it. A
-//! [`FlowPolicy`] answers each with a [`Decision`]. The interceptor applies the answers: a
-//! restored token becomes its value, a kept one stays as text, and one denial stops the whole
-//! message (the host gets an error naming the token, never its value).
+//! outbound member (a `tools/call`'s `arguments`, `resources/read` / `prompts/get` params, the
+//! host's reply to `sampling/createMessage` or `elicitation/create`) as an [`Occurrence`]: the
+//! token, its vault entry (kind, origin, first seen), the destination (`server/tool`) and the
+//! JSON path of the string that holds it. A [`FlowPolicy`] answers each with a [`Decision`].
+//! The interceptor applies the answers: a restored token becomes its value, a kept one stays as
+//! text, and one denial stops the whole message (the host gets an error naming the token, never
+//! its value).
 //!
 //! [`RestoreKnown`] is the built-in policy: restore every token this session minted; a token it
 //! never minted denies the call, or stays as text with `pass_unknown` (two stacked layers).
@@ -24,7 +25,8 @@ pub struct Occurrence<'a> {
     pub token: &'a Token,
     /// What the session knows about it (`None`: this session never minted it).
     pub entry: Option<&'a Entry>,
-    /// Where the value would go: `server/tool` (or `server/sampling`, `server/elicitation`).
+    /// Where the value would go: `server/tool` (or `server/resources/read`,
+    /// `server/prompts/get`, `server/sampling`, `server/elicitation`).
     pub destination: &'a str,
     /// The dotted JSON path of the string holding the token within the outbound member.
     pub path: &'a str,

@@ -33,22 +33,25 @@
 //! minted token:
 //! - `tools/call` results (`content[]` text, embedded resource text, `structuredContent`):
 //!   origin `server/tool`; `tasks/result` (a task-augmented call's result): `server/tasks/result`;
-//! - `resources/read` results: `server/uri`; `prompts/get` results: `server/prompt-name`;
+//! - `resources/read` results: `server/uri` (the URI as the host wrote it, so tokens rather than
+//!   values); `prompts/get` results: `server/prompt-name`;
 //! - JSON-RPC error `message`/`data` of any response: `server/<tool, uri, prompt or method>`;
 //! - `notifications/message` (logging): `server/log`;
 //! - `sampling/createMessage` requests (their messages go to the host's model):
 //!   `server/sampling`;
 //! - `tools/list` results: string constraints in `outputSchema` are relaxed (see
-//!   [`super::schema`]) so tokenized `structuredContent` validates.
+//!   `super::schema`) so tokenized `structuredContent` validates.
 //!
-//! Base64 `data` (image, audio) and `blob` members are never scanned (see [`super::blobs`]).
+//! Base64 `data` (image, audio) and `blob` members are never scanned (see `super::blobs`).
 //! Values this interceptor restored to a server are tokenized again wherever they come back in
 //! an inbound member, even where the detector would not find them (see `super::echo`).
 //!
-//! Outbound (host → server), rehydrated: `tools/call` `arguments`, and the host's replies to
-//! `sampling/createMessage` and `elicitation/create`. Each token occurrence goes through the
-//! [`FlowPolicy`] (see [`super::flow`]); by default a token this session never minted stops a
-//! `tools/call`, and the host gets a `CallToolResult` with `isError: true` naming the token.
+//! Outbound (host → server), rehydrated: `tools/call` `arguments`, `resources/read` and
+//! `prompts/get` params (a URI from a tokenized resource link, a prompt argument), and the
+//! host's replies to `sampling/createMessage` and `elicitation/create`. Each token occurrence
+//! goes through the [`FlowPolicy`] (see [`super::flow`]); by default a token this session never
+//! minted stops the message: for a `tools/call` the host gets a `CallToolResult` with
+//! `isError: true` naming the token, for a read or prompt a JSON-RPC error naming it.
 //!
 //! Everything else (initialize and `server/discover`, ping, cancellation, progress, lists,
 //! subscriptions, elicitation requests, unknown methods) is forwarded byte for byte, and so is
@@ -91,6 +94,8 @@ const MAX_PENDING: usize = 65_536;
 
 /// JSON-RPC code for a message that is not JSON.
 const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC code for parameters the layer refuses to forward.
+const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC code for the layer's own failures (tokenizing, vault).
 const INTERNAL_ERROR: i64 = -32603;
 
@@ -342,17 +347,47 @@ impl Interceptor {
                 self.remember_host_request(server, id, HostRequest::ToolsCall(call.name.into()));
                 return Outcome::forward(forward);
             }
-            "resources/read" => {
-                match params.and_then(|p| serde_json::from_str::<ReadParams>(p).ok()) {
-                    Some(p) => HostRequest::ResourcesRead(p.uri.into()),
-                    None => HostRequest::ResourcesRead("?".into()),
-                }
+            "resources/read" | "prompts/get" => {
+                let pending = if method == "resources/read" {
+                    match params.and_then(|p| serde_json::from_str::<ReadParams>(p).ok()) {
+                        Some(p) => HostRequest::ResourcesRead(p.uri.into()),
+                        None => HostRequest::ResourcesRead("?".into()),
+                    }
+                } else {
+                    match params.and_then(|p| serde_json::from_str::<NamedParams>(p).ok()) {
+                        Some(p) => HostRequest::PromptsGet(p.name.into()),
+                        None => HostRequest::PromptsGet("?".into()),
+                    }
+                };
+                // A URI or prompt argument the model wrote may hold tokens (a tokenized
+                // resource link): restore them too, under the same policy.
+                let forward = match env.params {
+                    Some(p) => {
+                        let destination = format!("{server}/{method}");
+                        match self.restore(text, p.get(), &destination).await {
+                            Ok(Restored::Done(t)) => t,
+                            Ok(Restored::Denied(reason)) => {
+                                tracing::warn!(destination, "request not forwarded: {reason}");
+                                return Outcome::reply(envelope::error_response(
+                                    Some(id),
+                                    INVALID_PARAMS,
+                                    &format!("mcp-veil: this request was not forwarded: {reason}"),
+                                ));
+                            }
+                            Err(e) => {
+                                return Outcome::reply(envelope::error_response(
+                                    Some(id),
+                                    INTERNAL_ERROR,
+                                    &format!("mcp-veil: cannot restore the parameters: {e}"),
+                                ));
+                            }
+                        }
+                    }
+                    None => Cow::Borrowed(text),
+                };
+                self.remember_host_request(server, id, pending);
+                return Outcome::forward(forward);
             }
-            "prompts/get" => match params.and_then(|p| serde_json::from_str::<NamedParams>(p).ok())
-            {
-                Some(p) => HostRequest::PromptsGet(p.name.into()),
-                None => HostRequest::PromptsGet("?".into()),
-            },
             "tools/list" => HostRequest::ToolsList,
             // A task-augmented `tools/call` delivers its `CallToolResult` here.
             "tasks/result" => HostRequest::ToolsCall("tasks/result".into()),

@@ -45,14 +45,25 @@ pub struct ProxyArgs {
     pub command: Vec<String>,
 }
 
-/// Runs `mcp-veil proxy` to completion on a new Tokio runtime.
+/// Runs `mcp-veil proxy` to completion on a new Tokio runtime. SIGINT and SIGTERM stop it
+/// (and its servers) with success.
 pub fn run(args: ProxyArgs) -> Result<(), ProxyError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(ProxyError::Host)?;
-    let result = runtime.block_on(run_async(args));
+    let result = runtime.block_on(async {
+        let stop = termination();
+        tokio::select! {
+            result = run_async(args) => result,
+            () = stop => {
+                // Dropping the relay kills the servers (they were spawned with kill_on_drop).
+                tracing::info!("terminated by a signal: stopping the server(s)");
+                Ok(())
+            }
+        }
+    });
     // A read of the process's stdin may still be blocked in the pool: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
@@ -65,6 +76,43 @@ pub async fn run_async(args: ProxyArgs) -> Result<(), ProxyError> {
         None => Config::embedded_default(),
     };
     let interceptor = Arc::new(interceptor(&config, args.pass_unknown_tokens)?);
+    serve(interceptor, &args, &config).await
+}
+
+/// Installs SIGINT/SIGTERM handlers now; the future resolves when one arrives.
+fn termination() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let signals = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        );
+        async move {
+            let (Ok(mut term), Ok(mut int)) = signals else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+async fn serve(
+    interceptor: Arc<Interceptor>,
+    args: &ProxyArgs,
+    config: &Config,
+) -> Result<(), ProxyError> {
     match args.command.split_first() {
         Some((command, rest)) => {
             let server = ServerCommand {

@@ -9,6 +9,7 @@
 //! Shutdown: when the host closes stdin, the child's stdin is closed too and the child gets
 //! [`GRACE`] to exit before it is killed; the proxy then exits 0. When the child exits first,
 //! the proxy says so on stderr and returns [`ProxyError::ServerExited`] (a non-zero exit).
+//! SIGINT or SIGTERM to `mcp-veil proxy` kills the child and exits 0 (see [`super::launch`]).
 //!
 //! The server's name, used in token origins (`name/tool`), is `--name` or derived from the
 //! command by [`server_name`].

@@ -582,3 +582,47 @@ fn values_restored_to_a_server_are_tokenized_when_echoed_back() {
     assert_eq!(inner["entity"], "[NAME_1]");
     assert_eq!(inner["note"], "saved [NAME_1].");
 }
+
+#[test]
+fn resource_uris_and_prompt_arguments_are_rehydrated() {
+    let i = interceptor();
+    call(&i, "1", "list");
+    server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource_link","uri":"file:///staff/EMP-123456.txt","name":"EMP-123456.txt"}]}}"#,
+    );
+    let read = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"file:///staff/{}.txt"}}}}"#,
+        emp(1)
+    );
+    let v = forwarded(&host(&i, &read));
+    assert_eq!(v["params"]["uri"], "file:///staff/EMP-123456.txt");
+    // The answer is tokenized, with the URI as the host wrote it as origin (no raw value).
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":"file:///staff/EMP-123456.txt","text":"EMP-654321"}]}}"#,
+    ));
+    assert_eq!(v["result"]["contents"][0]["text"], emp(2));
+    assert_eq!(
+        origin_of(&i, &emp(2)),
+        format!("crm/file:///staff/{}.txt", emp(1))
+    );
+
+    let get = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{{"name":"review","arguments":{{"who":"{}"}}}}}}"#,
+        emp(1)
+    );
+    let v = forwarded(&host(&i, &get));
+    assert_eq!(v["params"]["arguments"]["who"], "EMP-123456");
+    let forged = r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///[EMAIL_5]"}}"#;
+    let out = host(&i, forged);
+    assert!(out.forward.is_none());
+    let reply: Value = serde_json::from_str(&out.reply.unwrap()).unwrap();
+    assert_eq!(reply["error"]["code"], -32602);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("[EMAIL_5]")
+    );
+}
