@@ -1,4 +1,6 @@
-//! `mcp-veil proxy --config F` with `servers:`: several stdio servers behind one session.
+//! `mcp-veil proxy --config F` with `servers:`: several servers behind one session: stdio
+//! children, and remote streamable-HTTP servers (`url:`, see [`super::http_upstream`]) driven
+//! through the same line-based pipes. `mcp-veil serve` runs one of these per HTTP session.
 //!
 //! The gateway is one MCP server to the host and one MCP client to each upstream. Every message
 //! to or from an upstream goes through the same [`Interceptor`], so there is ONE vault session:

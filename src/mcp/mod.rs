@@ -6,8 +6,10 @@
 //! - [`flow`]: the seam where data-flow policy decides, per outbound token occurrence, whether
 //!   its value is restored.
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
-//! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several stdio servers behind one
-//!   session, their tools exposed as `{server}__{tool}`.
+//! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several servers (stdio or
+//!   `url:`) behind one session, their tools exposed as `{server}__{tool}`.
+//! - [`http_upstream`]: a remote streamable-HTTP server driven like a stdio child.
+//! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
 //!
 //! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
 //! alone), `schema` (relaxing `outputSchema` for tokens), `echo` (values restored to a server are
