@@ -118,7 +118,10 @@ async fn main() {
         ),
     )
     .unwrap();
-    let env = [("MCP_VEIL_VAULT_KEY", KEY)];
+    let env = [
+        ("MCP_VEIL_VAULT_KEY", KEY),
+        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
+    ];
     let a = serve::Replica::start(&veil, &config, &env);
     let b = serve::Replica::start(&veil, &config, &env);
 

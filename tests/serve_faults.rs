@@ -211,7 +211,10 @@ async fn redis_restart_under_load_fails_closed_and_recovers() {
         redis.url()
     );
     let config = write_config(dir.path(), &yaml);
-    let env = [("MCP_VEIL_VAULT_KEY", KEY)];
+    let env = [
+        ("MCP_VEIL_VAULT_KEY", KEY),
+        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
+    ];
     let mut a = Replica::start(&veil(), &config, &env);
     let mut b = Replica::start(&veil(), &config, &env);
     let urls = [a.url.clone(), b.url.clone()];

@@ -33,7 +33,10 @@ fn two_replicas_share_a_session_through_redis() {
         folder = folder.display(),
     );
     let config = write_config(dir.path(), &yaml);
-    let env = [("MCP_VEIL_VAULT_KEY", KEY)];
+    let env = [
+        ("MCP_VEIL_VAULT_KEY", KEY),
+        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
+    ];
     let a = Replica::start(&veil(), &config, &env);
     let b = Replica::start(&veil(), &config, &env);
     let log = dir.path().join("received.jsonl");
@@ -58,7 +61,7 @@ fn two_replicas_share_a_session_through_redis() {
     let sid = summary["session_id"]
         .as_str()
         .expect("an issued session id");
-    assert_eq!(sid.len(), 32, "{sid}");
+    assert_eq!(sid.len(), 65, "{sid}");
 
     // The client saw tokens only.
     let received = std::fs::read_to_string(&log).unwrap();

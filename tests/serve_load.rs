@@ -35,7 +35,10 @@ async fn hundred_sessions_across_two_replicas_never_mix() {
         redis.url()
     );
     let config = write_config(dir.path(), &yaml);
-    let env = [("MCP_VEIL_VAULT_KEY", KEY)];
+    let env = [
+        ("MCP_VEIL_VAULT_KEY", KEY),
+        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
+    ];
     let a = Replica::start(&veil(), &config, &env);
     let b = Replica::start(&veil(), &config, &env);
 

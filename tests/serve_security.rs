@@ -95,6 +95,17 @@ async fn refusals_and_session_keys() {
         "{text}"
     );
 
+    // An Mcp-Session-Id the gateway did not issue (signed) is unknown: 404.
+    let r = post(call(2, "x"))
+        .header(
+            "mcp-session-id",
+            "0123456789abcdef0123456789abcdef.0123456789abcdef0123456789abcdef",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+
     // The configured header keys a session without initialize (stateless clients).
     let minted: Value = post(call(3, "id EMP-00000001"))
         .header("x-veil-session", "alpha-5b1e")

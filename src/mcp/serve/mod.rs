@@ -12,12 +12,14 @@
 //!
 //! Each session runs its own gateway ([`session`]) in front of every server of `servers:`
 //! (stdio children and `url:` servers mixed). The key comes from, in order: `Mcp-Session-Id`
-//! (issued by this gateway on `initialize`, 128 random bits), the configured `session.header`,
+//! (issued on `initialize`: 128 random bits signed with HMAC-SHA256 under
+//! `MCP_VEIL_SESSION_SECRET`, so any replica with the same secret accepts it and made-up ids get
+//! 404), the configured `session.header`,
 //! the authenticated principal (`session.principal: true`), one shared session
 //! (`session.shared: true`, for a single-user gateway on loopback). A request with none of them
 //! is refused (HTTP 400 with a JSON-RPC error saying what to send). The vault session is derived
 //! from the key alone (SHA-256), so every replica sharing a Redis vault restores the same tokens
-//! for the same key; a replica meeting an `Mcp-Session-Id` it did not issue starts that
+//! for the same key; a replica meeting a valid `Mcp-Session-Id` it did not issue starts that
 //! session's upstreams itself. The key is therefore a bearer secret for that session's values:
 //! issued ids are random, and a configured header should carry an unguessable value.
 //!
@@ -101,8 +103,65 @@ pub struct Gateway {
     /// Accepted bearer tokens → principal.
     tokens: Vec<(String, String)>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    session_ids: SessionIds,
     metrics: Arc<Metrics>,
     epoch: Instant,
+}
+
+/// The environment variable holding the secret that signs issued `Mcp-Session-Id`s; replicas
+/// that share sessions must share it. Without it each process uses a random secret.
+pub const SESSION_SECRET_ENV: &str = "MCP_VEIL_SESSION_SECRET";
+
+/// Issues and checks `Mcp-Session-Id`s: 128 random bits and an HMAC-SHA256 tag, so a replica
+/// accepts ids issued by any replica with the same secret and nothing a client made up.
+struct SessionIds {
+    key: ring::hmac::Key,
+}
+
+impl std::fmt::Debug for SessionIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionIds(<secret>)")
+    }
+}
+
+impl SessionIds {
+    fn from_env() -> Result<SessionIds, ServeError> {
+        let secret = match std::env::var(SESSION_SECRET_ENV) {
+            Ok(s) if s.len() >= 16 => s.into_bytes(),
+            Ok(_) => {
+                return Err(ServeError::Config(format!(
+                    "{SESSION_SECRET_ENV} must be at least 16 characters"
+                )));
+            }
+            Err(_) => random_id().into_bytes(),
+        };
+        Ok(SessionIds {
+            key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &secret),
+        })
+    }
+
+    fn tag(&self, nonce: &str) -> String {
+        let tag = ring::hmac::sign(&self.key, nonce.as_bytes());
+        tag.as_ref()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    fn issue(&self) -> String {
+        let nonce = random_id();
+        let tag = self.tag(&nonce);
+        format!("{nonce}.{tag}")
+    }
+
+    fn verify(&self, id: &str) -> bool {
+        match id.split_once('.') {
+            Some((nonce, tag)) if nonce.len() == 32 && tag.len() == 32 => {
+                constant_time_eq(self.tag(nonce).as_bytes(), tag.as_bytes())
+            }
+            _ => false,
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -217,6 +276,7 @@ impl Gateway {
             policy,
             tokens,
             sessions: Mutex::new(HashMap::new()),
+            session_ids: SessionIds::from_env()?,
             metrics,
             epoch: Instant::now(),
         })
@@ -273,8 +333,13 @@ impl Gateway {
     ) -> Result<(KeySource, String, bool), Response> {
         if let Some(v) = headers.get("mcp-session-id") {
             let v = v.to_str().unwrap_or("");
-            if v.is_empty() || v.len() > 256 || !v.bytes().all(|b| (0x21..0x7f).contains(&b)) {
-                return Err(refuse(StatusCode::BAD_REQUEST, "malformed Mcp-Session-Id"));
+            if !self.session_ids.verify(v) {
+                // Not issued by a replica holding our secret (or malformed): the client should
+                // initialize again.
+                return Err(refuse(
+                    StatusCode::NOT_FOUND,
+                    "unknown Mcp-Session-Id: initialize a new session",
+                ));
             }
             return Ok((KeySource::SessionId, v.to_string(), false));
         }
@@ -290,7 +355,7 @@ impl Gateway {
             return Ok((KeySource::Principal, p.to_string(), false));
         }
         if initialize {
-            return Ok((KeySource::SessionId, random_id(), true));
+            return Ok((KeySource::SessionId, self.session_ids.issue(), true));
         }
         if self.serve.session.shared {
             return Ok((KeySource::Shared, String::new(), false));
@@ -772,6 +837,18 @@ mod tests {
             "https://app.example",
             &["https://app.example".into()]
         ));
+    }
+
+    #[test]
+    fn session_ids_are_signed() {
+        let ids = SessionIds::from_env().unwrap();
+        let id = ids.issue();
+        assert!(ids.verify(&id));
+        assert!(!ids.verify("1"));
+        let (nonce, _) = id.split_once('.').unwrap();
+        assert!(!ids.verify(&format!("{nonce}.{}", "0".repeat(32))));
+        let other = SessionIds::from_env().unwrap();
+        assert!(!other.verify(&id), "another secret rejects it");
     }
 
     #[test]
