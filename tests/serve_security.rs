@@ -194,3 +194,84 @@ async fn refusals_and_session_keys() {
     assert!(!metrics.contains("EMP-") && !replica.stderr().contains("EMP-"));
     assert!(!replica.stderr().contains(TOKEN));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn principals_key_sessions_and_the_shared_session_is_opt_in() {
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(
+        &tokens,
+        "# principal token\nalice tok-alice-1\nbob tok-bob-2\n",
+    )
+    .unwrap();
+    let yaml = format!(
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{8}}'\n\
+         servers:\n  up:\n    url: {upstream}\n\
+         serve:\n  auth:\n    token_file: {}\n  session:\n    principal: true\n",
+        tokens.display()
+    );
+    let config = write_config(dir.path(), &yaml);
+    let replica = Replica::start(&veil(), &config, &[]);
+    let http = reqwest::Client::new();
+    let ask = |token: &'static str, body: String| {
+        let req = http
+            .post(&replica.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .bearer_auth(token)
+            .body(body);
+        async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let minted = ask("tok-alice-1", call(1, "EMP-00000009")).await;
+    assert_eq!(minted["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
+    let again = ask("tok-alice-1", call(2, "[EMPLOYEE_ID_1]")).await;
+    assert_eq!(again["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
+    assert_eq!(again["result"]["isError"], Value::Null);
+    // Bob is another session: Alice's token means nothing there.
+    let bob = ask("tok-bob-2", call(3, "[EMPLOYEE_ID_1]")).await;
+    assert_eq!(bob["result"]["isError"], true, "{bob}");
+
+    // Without `shared: true` a keyless call is refused; with it, one session serves them.
+    let shared_yaml = format!(
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{8}}'\n\
+         servers:\n  up:\n    url: {upstream}\nserve:\n  session:\n    shared: true\n"
+    );
+    let shared_dir = tempfile::tempdir().unwrap();
+    let shared = Replica::start(&veil(), &write_config(shared_dir.path(), &shared_yaml), &[]);
+    let post = |body: String| {
+        let req = http
+            .post(&shared.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .body(body);
+        async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    let first = post(call(1, "EMP-00000010")).await;
+    assert_eq!(first["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
+    let second = post(call(2, "[EMPLOYEE_ID_1]")).await;
+    assert_eq!(second["result"]["isError"], Value::Null, "{second}");
+    assert_eq!(
+        echo.mismatches.load(std::sync::atomic::Ordering::Relaxed),
+        0
+    );
+}
+
+#[test]
+fn a_non_loopback_address_needs_auth() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        "servers:\n  up:\n    url: http://127.0.0.1:9/mcp\n",
+    );
+    let out = std::process::Command::new(veil())
+        .args(["serve", "--config"])
+        .arg(&config)
+        .args(["--listen", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("requires `serve.auth`"), "{stderr}");
+}
