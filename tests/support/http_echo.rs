@@ -3,7 +3,8 @@
 //! Tools: `echo {text, session?, k?}` returns `text` (and checks, when `session` and `k` are
 //! given, that `text` is the value that session's k-th value should restore to:
 //! `EMP-{session:04}{k:04}`), `hang` never answers, `crash` starts an event stream and breaks
-//! the connection. It counts calls, checked restorations, mismatches and cancellations.
+//! the connection, `stream` sends a log event holding a raw value and its result only after
+//! [`Echo::release`]. It counts calls, checked restorations, mismatches and cancellations.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,6 +34,8 @@ pub(crate) struct Echo {
     pub(crate) headers_inconsistent: AtomicU64,
     /// Requests carrying `Authorization: Bearer upstream-secret`.
     pub(crate) authorized: AtomicU64,
+    /// Lets a `stream` call send its result (after its first event).
+    pub(crate) release: tokio::sync::Notify,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -114,6 +117,7 @@ async fn handle(
                     {"name": "echo", "inputSchema": echo_schema},
                     {"name": "hang", "inputSchema": schema},
                     {"name": "crash", "inputSchema": schema},
+                    {"name": "stream", "inputSchema": schema},
                 ]}),
             )
         }
@@ -128,6 +132,27 @@ async fn handle(
                 Some("hang") => {
                     futures::future::pending::<()>().await;
                     StatusCode::OK.into_response()
+                }
+                Some("stream") => {
+                    let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": "working on EMP-00990001"}});
+                    let result = json!({"jsonrpc": "2.0", "id": id,
+                        "result": {"content": [{"type": "text", "text": "done"}]}});
+                    let first = futures::stream::once(async move {
+                        Ok::<_, std::io::Error>(Bytes::from(format!(
+                            "event: message\ndata: {log}\n\n"
+                        )))
+                    });
+                    let waiter = echo.clone();
+                    let last = futures::stream::once(async move {
+                        waiter.release.notified().await;
+                        Ok(Bytes::from(format!("event: message\ndata: {result}\n\n")))
+                    });
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        Body::from_stream(futures::StreamExt::chain(first, last)),
+                    )
+                        .into_response()
                 }
                 Some("crash") => {
                     let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
