@@ -79,8 +79,10 @@ pub fn spawn(name: &str, server: &ServerCommand) -> Result<HttpUpstream, ProxyEr
         let (h, v) = pair?;
         let header = reqwest::header::HeaderName::from_bytes(h.as_bytes())
             .map_err(|_| bad(format!("bad header name `{h}`")))?;
-        let value = reqwest::header::HeaderValue::from_str(&v)
+        let mut value = reqwest::header::HeaderValue::from_str(&v)
             .map_err(|_| bad(format!("bad value for header `{h}`")))?;
+        // May be a secret: `Debug` shows `Sensitive`.
+        value.set_sensitive(true);
         headers.insert(header, value);
     }
     // One client (one connection pool) for every upstream session of the process.

@@ -100,12 +100,21 @@ pub struct Gateway {
     detector: Arc<Detector>,
     vault: Arc<dyn VaultBackend>,
     policy: Arc<dyn FlowPolicy>,
-    /// Accepted bearer tokens → principal.
-    tokens: Vec<(String, String)>,
+    /// Accepted bearer tokens and their principals.
+    tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     session_ids: SessionIds,
     metrics: Arc<Metrics>,
     epoch: Instant,
+}
+
+/// Accepted bearer tokens, each with its principal; `Debug` shows only how many.
+struct Tokens(Vec<(String, String)>);
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tokens({} redacted)", self.0.len())
+    }
 }
 
 /// The environment variable holding the secret that signs issued `Mcp-Session-Id`s; replicas
@@ -175,7 +184,7 @@ pub async fn serve(config: Config, listen: Option<String>) -> Result<(), ServeEr
     let addr: SocketAddr = addr
         .parse()
         .map_err(|_| ServeError::Config(format!("`{addr}` is not an IP:port address")))?;
-    if !addr.ip().is_loopback() && gateway.tokens.is_empty() {
+    if !addr.ip().is_loopback() && gateway.tokens.0.is_empty() {
         return Err(ServeError::Config(format!(
             "listening on {addr} (not loopback) requires `serve.auth`"
         )));
@@ -267,7 +276,7 @@ impl Gateway {
             Arc::new(RestoreKnown::default()),
             metrics.clone(),
         ));
-        let tokens = load_tokens(&config.serve.auth)?;
+        let tokens = Tokens(load_tokens(&config.serve.auth)?);
         Ok(Gateway {
             serve: config.serve,
             servers: Arc::new(config.servers),
@@ -298,7 +307,7 @@ impl Gateway {
                 return Err(refuse(StatusCode::FORBIDDEN, "this Origin is not allowed"));
             }
         }
-        if self.tokens.is_empty() {
+        if self.tokens.0.is_empty() {
             return Ok(None);
         }
         let given = headers
@@ -307,7 +316,7 @@ impl Gateway {
             .and_then(|v| v.strip_prefix("Bearer "))
             .unwrap_or("");
         let mut principal = None;
-        for (token, name) in &self.tokens {
+        for (token, name) in &self.tokens.0 {
             if constant_time_eq(token.as_bytes(), given.as_bytes()) {
                 principal = Some(name.clone());
             }
