@@ -672,12 +672,12 @@ async fn handle_post(
         Ok(s) => s,
         Err(r) => return r,
     };
+    let sse_answer = !ids.is_empty() && accepts_sse(headers);
     let (tx, rx) = mpsc::unbounded_channel();
     for id in &ids {
-        session.wait_for(id, tx.clone());
+        session.wait_for(id, tx.clone(), sse_answer);
     }
     drop(tx);
-    let sse_answer = !ids.is_empty() && accepts_sse(headers);
     let mut pending = Pending {
         streamed_since: sse_answer.then_some(started),
         session: session.clone(),

@@ -35,8 +35,9 @@ pub(crate) type Sink = mpsc::UnboundedSender<String>;
 pub(crate) struct Session {
     /// Lines to the session's gateway (`None` once closed).
     to_gateway: Mutex<Option<mpsc::UnboundedSender<String>>>,
-    /// Request id text → the POST waiting for its answer.
-    waiters: Mutex<HashMap<String, Sink>>,
+    /// Request id text → the POST waiting for its answer, and whether it is an event stream
+    /// (only those can carry other messages too).
+    waiters: Mutex<HashMap<String, (Sink, bool)>>,
     /// The GET stream, when open.
     get_stream: Mutex<Option<Sink>>,
     /// Seconds since `epoch` at the last request.
@@ -115,9 +116,9 @@ impl Session {
         self.ended.load(Ordering::Relaxed)
     }
 
-    /// Registers `sink` as the waiter of request `id`.
-    pub(crate) fn wait_for(&self, id: &str, sink: Sink) {
-        lock(&self.waiters).insert(id.to_string(), sink);
+    /// Registers `sink` as the waiter of request `id`; `streaming` when it is an SSE answer.
+    pub(crate) fn wait_for(&self, id: &str, sink: Sink, streaming: bool) {
+        lock(&self.waiters).insert(id.to_string(), (sink, streaming));
     }
 
     /// Forgets the waiter of `id` (answered, timed out or the client went away).
@@ -152,16 +153,19 @@ impl Session {
         };
         if let Some(id) = id {
             // An answer goes to its own POST or nowhere (that POST timed out or went away).
-            if let Some(sink) = lock(&self.waiters).remove(&id) {
+            if let Some((sink, _)) = lock(&self.waiters).remove(&id) {
                 let _ = sink.send(line.to_string());
             } else {
                 tracing::debug!("an answer nobody waits for any more was dropped");
             }
             return;
         }
-        // Not an answer to a waiting POST: any open POST stream, else the GET stream.
+        // Not an answer to a waiting POST: any open POST event stream, else the GET stream.
         let mut line = Some(line.to_string());
-        for sink in lock(&self.waiters).values() {
+        for (sink, _) in lock(&self.waiters)
+            .values()
+            .filter(|(_, streaming)| *streaming)
+        {
             match sink.send(line.take().unwrap_or_default()) {
                 Ok(()) => return,
                 Err(e) => line = Some(e.0),
@@ -180,8 +184,8 @@ impl Session {
     fn end(&self) {
         self.ended.store(true, Ordering::Relaxed);
         lock(&self.to_gateway).take();
-        let waiters: Vec<(String, Sink)> = lock(&self.waiters).drain().collect();
-        for (id, sink) in waiters {
+        let waiters: Vec<(String, (Sink, bool))> = lock(&self.waiters).drain().collect();
+        for (id, (sink, _)) in waiters {
             let _ = sink.send(envelope::error_response(
                 Some(&id),
                 super::UPSTREAM_ERROR,
