@@ -143,6 +143,33 @@ mod tests {
     }
 
     #[test]
+    fn serve_section_parses_and_rejects_unknown_keys() {
+        let c = Config::parse(
+            "servers:\n  crm:\n    url: https://crm.example/mcp\n    headers_from_env: {Authorization: CRM}\n\
+             serve:\n  listen: 127.0.0.1:9000\n  session:\n    header: X-Session\n  limits:\n    upstream_timeout_seconds: 5\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap();
+        assert_eq!(
+            c.servers["crm"].url.as_deref(),
+            Some("https://crm.example/mcp")
+        );
+        assert_eq!(c.serve.listen, "127.0.0.1:9000");
+        assert_eq!(c.serve.session.header.as_deref(), Some("X-Session"));
+        assert_eq!(c.serve.limits.upstream_timeout_seconds, 5);
+        assert_eq!(c.serve.limits.max_body_bytes, 4 << 20);
+        let err = Config::parse(
+            "serve:\n  session:\n    sharde: true\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
+        let err =
+            Config::parse("serve:\n  auth:\n    token: abc\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
+    }
+
+    #[test]
     fn wrong_types_are_errors() {
         let err = Config::parse("vault:\n  ttl_seconds: soon\n", Path::new("x.yaml")).unwrap_err();
         assert!(err.to_string().starts_with("x.yaml:2:"), "{err}");

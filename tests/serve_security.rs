@@ -6,6 +6,7 @@ mod common;
 mod support;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
@@ -274,4 +275,62 @@ fn a_non_loopback_address_needs_auth() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("requires `serve.auth`"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_sessions_are_closed_and_come_back_from_the_vault() {
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{8}}'\n\
+         servers:\n  up:\n    url: {upstream}\nserve:\n  session:\n    idle_seconds: 1\n"
+    );
+    let replica = Replica::start(&veil(), &write_config(dir.path(), &yaml), &[]);
+    let http = reqwest::Client::new();
+    let mut client = support::load::Client::new(http.clone());
+    let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}});
+    client
+        .request(&replica.url, "initialize", init)
+        .await
+        .unwrap();
+    let minted = client
+        .request(
+            &replica.url,
+            "tools/call",
+            json!({"name": "up__echo", "arguments": {"text": "EMP-00000077"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(minted["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
+    let metrics = || async {
+        http.get(format!("{}/metrics", replica.base()))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    assert!(metrics().await.contains("mcp_veil_sessions 1"));
+    // Idle past `idle_seconds`: this replica closes the session's upstreams ...
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !metrics().await.contains("mcp_veil_sessions 0") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the idle session was not closed"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // ... but the vault table lives on: the same session id restores the token.
+    let back = client
+        .request(&replica.url, "tools/call", json!({"name": "up__echo", "arguments": {"text": "[EMPLOYEE_ID_1]", "session": 0, "k": 77}}))
+        .await
+        .unwrap();
+    assert_eq!(
+        back["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]",
+        "{back}"
+    );
+    assert_eq!(echo.restored.load(std::sync::atomic::Ordering::Relaxed), 1);
 }
