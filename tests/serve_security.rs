@@ -107,6 +107,30 @@ async fn refusals_and_session_keys() {
         .unwrap();
     assert_eq!(r.status(), 404);
 
+    // Mcp-Method / Mcp-Name that disagree with the body are refused; agreeing ones pass.
+    let r = post(call(2, "x"))
+        .header("x-veil-session", "gamma-1")
+        .header("mcp-method", "tools/list")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let r = post(call(2, "x"))
+        .header("x-veil-session", "gamma-1")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "=?base64?dXBfX2VjaG8=?=")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "base64 form of up__echo accepted");
+    let r = post(call(2, "x"))
+        .header("x-veil-session", "gamma-1")
+        .header("mcp-name", "up__other")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+
     // The configured header keys a session without initialize (stateless clients).
     let minted: Value = post(call(3, "id EMP-00000001"))
         .header("x-veil-session", "alpha-5b1e")

@@ -664,6 +664,11 @@ async fn handle_post(
             ids.push(id.to_string());
         }
     }
+    if items.len() == 1
+        && let Err(why) = check_routing_headers(headers, &items[0])
+    {
+        return refuse(StatusCode::BAD_REQUEST, &why);
+    }
     let (source, key, issued) = match g.key(headers, principal.as_deref(), initialize) {
         Ok(k) => k,
         Err(r) => return r,
@@ -732,6 +737,40 @@ async fn handle_post(
         response.headers_mut().insert("mcp-session-id", v);
     }
     response
+}
+
+/// `Mcp-Method` and `Mcp-Name` (2026-07-28), when the client sends them, must agree with the
+/// body (`=?base64?...?=` values decoded); a mismatch is refused rather than guessed at.
+/// Upstream, these headers are recomputed from the message actually sent.
+fn check_routing_headers(headers: &HeaderMap, item: &str) -> Result<(), String> {
+    let header = |name: &str| -> Option<Option<String>> {
+        headers.get(name).map(|v| {
+            v.to_str()
+                .ok()
+                .and_then(super::http_upstream::decode_header_value)
+        })
+    };
+    let Ok(env) = Envelope::parse(item) else {
+        return Ok(());
+    };
+    if let Some(method) = header("mcp-method")
+        && method.as_deref() != env.method.as_deref()
+    {
+        return Err("the Mcp-Method header does not match the body".into());
+    }
+    if let Some(name) = header("mcp-name") {
+        let params: Option<serde_json::Value> =
+            env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+        let in_body = params.as_ref().and_then(|p| {
+            p.get("name")
+                .or_else(|| p.get("uri"))
+                .and_then(serde_json::Value::as_str)
+        });
+        if name.as_deref() != in_body {
+            return Err("the Mcp-Name header does not match the body".into());
+        }
+    }
+    Ok(())
 }
 
 fn body_start(body: &Bytes) -> &str {
