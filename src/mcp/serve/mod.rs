@@ -10,7 +10,7 @@
 //!
 //! # Sessions
 //!
-//! Each session runs its own gateway ([`session`]) in front of every server of `servers:`
+//! Each session runs its own gateway (module `session`) in front of every server of `servers:`
 //! (stdio children and `url:` servers mixed). The key comes from, in order: `Mcp-Session-Id`
 //! (issued on `initialize`: 128 random bits signed with HMAC-SHA256 under
 //! `MCP_VEIL_SESSION_SECRET`, so any replica with the same secret accepts it and made-up ids get
