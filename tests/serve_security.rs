@@ -131,6 +131,32 @@ async fn refusals_and_session_keys() {
         .unwrap();
     assert_eq!(r.status(), 400);
 
+    // Mcp-Param-Text (the echo tool's `x-mcp-header`) must match the `text` argument as sent
+    // (tokens and all), once the session has listed its tools.
+    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}).to_string();
+    let r = post(list)
+        .header("x-veil-session", "gamma-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let _ = r.text().await.unwrap();
+    let r = post(call(8, "[EMPLOYEE_ID_9] x"))
+        .header("x-veil-session", "gamma-1")
+        .header("mcp-param-text", "something else")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("Mcp-Param-Text"));
+    let r = post(call(9, "Zoë x"))
+        .header("x-veil-session", "gamma-1")
+        .header("mcp-param-text", "=?base64?Wm/DqyB4?=")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "the base64 form of the argument matches");
+
     // The configured header keys a session without initialize (stateless clients).
     let minted: Value = post(call(3, "id EMP-00000001"))
         .header("x-veil-session", "alpha-5b1e")

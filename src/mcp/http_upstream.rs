@@ -240,33 +240,32 @@ pub fn decode_header_value(value: &str) -> Option<String> {
     }
 }
 
+/// Which arguments of which tools travel as `Mcp-Param-{H}` headers, from a `tools/list`
+/// result: tool → [(H, argument)], from `x-mcp-header` in each input schema.
+pub(crate) fn param_headers(result: &Value) -> Vec<(String, Vec<(String, String)>)> {
+    let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    tools
+        .iter()
+        .filter_map(|tool| {
+            let name = tool.get("name")?.as_str()?;
+            let props = tool.pointer("/inputSchema/properties")?.as_object()?;
+            let headers: Vec<(String, String)> = props
+                .iter()
+                .filter_map(|(arg, schema)| {
+                    let h = schema.get("x-mcp-header")?.as_str()?;
+                    Some((h.to_string(), arg.clone()))
+                })
+                .collect();
+            (!headers.is_empty()).then(|| (name.to_string(), headers))
+        })
+        .collect()
+}
+
 /// Records which arguments of which tools travel as headers (from a `tools/list` result).
 fn learn_param_headers(state: &State, result: &Value) {
-    let Some(tools) = result.get("tools").and_then(Value::as_array) else {
-        return;
-    };
-    let mut table = lock(&state.param_headers);
-    for tool in tools {
-        let Some(name) = tool.get("name").and_then(Value::as_str) else {
-            continue;
-        };
-        let Some(props) = tool
-            .pointer("/inputSchema/properties")
-            .and_then(Value::as_object)
-        else {
-            continue;
-        };
-        let headers: Vec<(String, String)> = props
-            .iter()
-            .filter_map(|(arg, schema)| {
-                let h = schema.get("x-mcp-header")?.as_str()?;
-                Some((h.to_string(), arg.clone()))
-            })
-            .collect();
-        if !headers.is_empty() {
-            table.insert(name.to_string(), headers);
-        }
-    }
+    lock(&state.param_headers).extend(param_headers(result));
 }
 
 /// POSTs one message and relays what comes back.

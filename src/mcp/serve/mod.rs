@@ -552,6 +552,8 @@ struct Pending {
     metrics: Arc<Metrics>,
     /// For an SSE answer: when the request came, so its latency is counted when it ends.
     streamed_since: Option<Instant>,
+    /// Ids of `tools/list` requests, whose answers teach the session its `Mcp-Param-*` headers.
+    lists: HashSet<String>,
 }
 
 impl Drop for Pending {
@@ -588,6 +590,9 @@ fn answers(pending: Pending) -> impl Stream<Item = String> + Send {
                     && let Some(id) = env.id_key()
                 {
                     p.ids.remove(id);
+                    if p.lists.remove(id) {
+                        p.session.learn_tools(&msg);
+                    }
                 }
                 Some((msg, p))
             }
@@ -654,6 +659,7 @@ async fn handle_post(
         vec![text]
     };
     let mut ids = Vec::new();
+    let mut lists = HashSet::new();
     let mut initialize = false;
     for item in &items {
         let Ok(env) = Envelope::parse(item) else {
@@ -661,6 +667,9 @@ async fn handle_post(
         };
         if let (Some(method), Some(id)) = (env.method.as_deref(), env.id_key()) {
             initialize |= method == "initialize";
+            if method == "tools/list" {
+                lists.insert(id.to_string());
+            }
             ids.push(id.to_string());
         }
     }
@@ -677,6 +686,11 @@ async fn handle_post(
         Ok(s) => s,
         Err(r) => return r,
     };
+    if items.len() == 1
+        && let Err(why) = check_param_headers(headers, &items[0], &session)
+    {
+        return refuse(StatusCode::BAD_REQUEST, &why);
+    }
     let sse_answer = !ids.is_empty() && accepts_sse(headers);
     let (tx, rx) = mpsc::unbounded_channel();
     for id in &ids {
@@ -685,6 +699,7 @@ async fn handle_post(
     drop(tx);
     let mut pending = Pending {
         streamed_since: sse_answer.then_some(started),
+        lists,
         session: session.clone(),
         ids: ids.iter().cloned().collect(),
         rx,
@@ -768,6 +783,50 @@ fn check_routing_headers(headers: &HeaderMap, item: &str) -> Result<(), String> 
         });
         if name.as_deref() != in_body {
             return Err("the Mcp-Name header does not match the body".into());
+        }
+    }
+    Ok(())
+}
+
+/// `Mcp-Param-{H}` headers of a `tools/call` must equal the argument the tool's schema maps to
+/// `H` (`x-mcp-header`, learnt from this session's `tools/list`), compared as the client sent
+/// them (tokens, before any restoring). Headers of unknown tools or suffixes are not checked.
+fn check_param_headers(headers: &HeaderMap, item: &str, session: &Session) -> Result<(), String> {
+    let Ok(env) = Envelope::parse(item) else {
+        return Ok(());
+    };
+    if env.method.as_deref() != Some("tools/call") {
+        return Ok(());
+    }
+    let params: Option<serde_json::Value> =
+        env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+    let Some(tool) = params
+        .as_ref()
+        .and_then(|p| p.get("name"))
+        .and_then(serde_json::Value::as_str)
+    else {
+        return Ok(());
+    };
+    for (suffix, arg) in session.param_headers(tool) {
+        let Some(value) = headers.get(format!("mcp-param-{suffix}").as_str()) else {
+            continue;
+        };
+        let sent = value
+            .to_str()
+            .ok()
+            .and_then(super::http_upstream::decode_header_value);
+        let expected = match params
+            .as_ref()
+            .and_then(|p| p.pointer(&format!("/arguments/{arg}")))
+        {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        if sent != expected {
+            return Err(format!(
+                "the Mcp-Param-{suffix} header does not match the `{arg}` argument"
+            ));
         }
     }
     Ok(())

@@ -44,6 +44,8 @@ pub(crate) struct Session {
     last_used: AtomicU64,
     epoch: Instant,
     ready: std::sync::atomic::AtomicBool,
+    /// Exposed tool → [(`Mcp-Param-` suffix, argument)], learnt from `tools/list` answers.
+    param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     ended: std::sync::atomic::AtomicBool,
 }
 
@@ -75,6 +77,7 @@ impl Session {
             last_used: AtomicU64::new(epoch.elapsed().as_secs()),
             epoch,
             ready: Default::default(),
+            param_headers: Mutex::new(HashMap::new()),
             ended: Default::default(),
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
@@ -124,6 +127,25 @@ impl Session {
     /// Forgets the waiter of `id` (answered, timed out or the client went away).
     pub(crate) fn forget(&self, id: &str) -> bool {
         lock(&self.waiters).remove(id).is_some()
+    }
+
+    /// Learns the `x-mcp-header` arguments of the tools in a `tools/list` answer.
+    pub(crate) fn learn_tools(&self, answer: &str) {
+        let result = Envelope::parse(answer)
+            .ok()
+            .and_then(|e| e.result)
+            .and_then(|r| serde_json::from_str::<serde_json::Value>(r.get()).ok());
+        if let Some(result) = result {
+            lock(&self.param_headers).extend(crate::mcp::http_upstream::param_headers(&result));
+        }
+    }
+
+    /// The `Mcp-Param-` suffixes of `tool` and the arguments they mirror.
+    pub(crate) fn param_headers(&self, tool: &str) -> Vec<(String, String)> {
+        lock(&self.param_headers)
+            .get(tool)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Sets the GET stream.
