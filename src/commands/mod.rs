@@ -9,6 +9,7 @@ mod io;
 mod redact;
 mod restore;
 mod rules;
+mod serve;
 mod session;
 
 use std::sync::Arc;
@@ -39,6 +40,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
                 e => Failure::Runtime(e.into()),
             })
         }
+        Command::Serve(args) => serve::run(settings, args),
         Command::Demo(args) => demo::run(&args),
         Command::Rules(command) => rules::run(command),
         Command::Audit(command) => audit::run(command),

@@ -1,4 +1,6 @@
-//! `mcp-veil proxy --config F` with `servers:`: several stdio servers behind one session.
+//! `mcp-veil proxy --config F` with `servers:`: several servers behind one session: stdio
+//! children, and remote streamable-HTTP servers (`url:`, see [`super::http_upstream`]) driven
+//! through the same line-based pipes. `mcp-veil serve` runs one of these per HTTP session.
 //!
 //! The gateway is one MCP server to the host and one MCP client to each upstream. Every message
 //! to or from an upstream goes through the same [`Interceptor`], so there is ONE vault session:
@@ -168,7 +170,12 @@ where
         return Err(ProxyError::Config("the `servers:` section is empty".into()));
     }
     let mut names: HashMap<String, &str> = HashMap::new();
-    for configured in servers.keys() {
+    for (configured, server) in servers {
+        if server.command.is_empty() == server.url.is_none() {
+            return Err(ProxyError::Config(format!(
+                "server `{configured}` needs exactly one of `command` and `url`"
+            )));
+        }
         let name = normalize_name(configured);
         if let Some(other) = names.insert(name.clone(), configured) {
             return Err(ProxyError::Config(format!(
@@ -203,9 +210,26 @@ where
     });
 
     let mut children: Vec<Child> = Vec::new();
+    let mut http_tasks = Vec::new();
     let mut writers = Vec::new();
     for (idx, command) in servers.values().enumerate() {
         let upstream = gw.upstreams[idx].clone();
+        if command.url.is_some() {
+            match super::http_upstream::spawn(&upstream.name, command) {
+                Ok(http) => {
+                    let (tx, rx) = mpsc::unbounded_channel::<String>();
+                    *lock(&upstream.to_server) = Some(tx);
+                    writers.push(tokio::spawn(stdio::write_lines(http.stdin, rx)));
+                    tokio::spawn(gw.clone().read_upstream(idx, http.stdout));
+                    http_tasks.push(http.task);
+                }
+                Err(e) => {
+                    eprintln!("mcp-veil: {e}");
+                    upstream.set_status(Status::Failed(format!("it is misconfigured ({e})")));
+                }
+            }
+            continue;
+        }
         match stdio::spawn(&upstream.name, command) {
             Ok(Spawned {
                 child,
@@ -268,6 +292,14 @@ where
     for mut child in children {
         if tokio::time::timeout(GRACE, child.wait()).await.is_err() {
             let _ = child.kill().await;
+        }
+    }
+    for task in http_tasks {
+        if tokio::time::timeout(GRACE, &mut *Box::pin(task))
+            .await
+            .is_err()
+        {
+            tracing::warn!("an HTTP upstream did not close in time");
         }
     }
     drop(gw);
@@ -828,7 +860,7 @@ impl Gateway {
     }
 
     /// Reads upstream `idx` until it exits.
-    async fn read_upstream(self: Arc<Self>, idx: usize, stdout: tokio::process::ChildStdout) {
+    async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, stdout: R) {
         let name = self.upstreams[idx].name.clone();
         let mut reader = BufReader::new(stdout);
         let mut line = String::new();

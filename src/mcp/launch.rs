@@ -111,7 +111,7 @@ async fn serve(
             let server = ServerCommand {
                 command: command.clone(),
                 args: rest.to_vec(),
-                env: Default::default(),
+                ..Default::default()
             };
             let name = match &args.name {
                 Some(n) => stdio::normalize_name(n),

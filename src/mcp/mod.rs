@@ -7,8 +7,10 @@
 //!   its value is restored.
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
 //! - [`transport`]: the rmcp client layer, a `Transport` decorator: `veil.wrap(transport)`.
-//! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several stdio servers behind one
-//!   session, their tools exposed as `{server}__{tool}`.
+//! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several servers (stdio or
+//!   `url:`) behind one session, their tools exposed as `{server}__{tool}`.
+//! - [`http_upstream`]: a remote streamable-HTTP server driven like a stdio child.
+//! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
 //!
 //! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
 //! alone), `schema` (relaxing `outputSchema` for tokens), `echo` (values restored to a server are
@@ -19,9 +21,11 @@ mod echo;
 mod envelope;
 pub mod flow;
 pub mod gateway;
+pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
 mod schema;
+pub mod serve;
 pub mod stdio;
 pub mod transport;
 

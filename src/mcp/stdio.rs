@@ -30,12 +30,28 @@ use super::interceptor::Interceptor;
 /// How long a server may take to exit after its stdin is closed.
 pub const GRACE: Duration = Duration::from_secs(5);
 
-/// How to start one stdio server (`servers:` entries in the configuration).
+/// One upstream server (`servers:` entries in the configuration): a stdio program
+/// (`command`, `args`, `env`) or a remote streamable-HTTP server (`url`, `headers`).
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct ServerCommand {
-    /// The program (looked up in `PATH`).
+    /// The program (looked up in `PATH`); empty for a `url` server.
+    #[serde(default)]
     pub command: String,
+    /// The MCP endpoint of a remote streamable-HTTP server, instead of `command`.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Headers sent with every request to a `url` server (not secrets: see `headers_from_env`).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Headers whose values come from environment variables (header -> variable), e.g.
+    /// `Authorization: UPSTREAM_AUTH`, so secrets stay out of the YAML.
+    #[serde(default)]
+    pub headers_from_env: BTreeMap<String, String>,
+    /// `mcp-veil serve` only: send the client's own `Authorization` header to this `url`
+    /// server (taken from the request that opened the session).
+    #[serde(default)]
+    pub forward_authorization: bool,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,

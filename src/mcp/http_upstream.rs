@@ -1,0 +1,454 @@
+//! A remote streamable-HTTP MCP server seen as a pair of line streams, so the gateway drives it
+//! exactly like a stdio child (`servers: {name: {url: ..., headers: ...}}`).
+//!
+//! The gateway writes newline-delimited JSON-RPC into [`HttpUpstream::stdin`] and reads the
+//! server's messages from [`HttpUpstream::stdout`]. A task in between POSTs each message to the
+//! URL and relays the answer: a JSON body as one line, an SSE body event by event as it arrives
+//! (never buffered whole). `initialize` is sent alone and its `Mcp-Session-Id` and protocol
+//! version go on every later request; after it, a GET stream carries the server's own messages
+//! (a server that answers 405 has none). When the gateway closes `stdin`, the session is DELETEd.
+//!
+//! Headers: the configured `headers` (and `headers_from_env`), `Mcp-Method`, `Mcp-Name` and
+//! `Mcp-Param-*` computed from the message actually sent (after the interceptor restored its
+//! values and the gateway renamed the tool), so they always agree with the body. Which
+//! arguments travel as `Mcp-Param-{H}` is learnt from `x-mcp-header` in the server's
+//! `tools/list`; values that are not plain visible ASCII use the `=?base64?...?=` form.
+//!
+//! Failures become JSON-RPC errors for the request concerned (unreachable, HTTP status, a stream
+//! that ended before the answer), so the host always hears back. Messages name the server and
+//! the HTTP status, never a value.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use futures::StreamExt;
+use serde_json::Value;
+use tokio::io::{BufReader, DuplexStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::envelope::{self, Envelope};
+use super::stdio::{self, ProxyError, ServerCommand};
+
+/// Bytes buffered in each direction between the gateway and the HTTP task.
+const PIPE: usize = 1 << 20;
+/// JSON-RPC code for an upstream that failed at the HTTP level.
+const UPSTREAM_ERROR: i64 = -32603;
+
+/// A running HTTP upstream: the gateway's ends of the two pipes and the task between them.
+#[derive(Debug)]
+pub struct HttpUpstream {
+    /// Write JSON-RPC lines here (they are POSTed).
+    pub stdin: DuplexStream,
+    /// Read the server's messages here, one per line.
+    pub stdout: DuplexStream,
+    /// Ends after `stdin` closes and the session was deleted.
+    pub task: JoinHandle<()>,
+}
+
+#[derive(Debug)]
+struct State {
+    name: String,
+    client: reqwest::Client,
+    url: reqwest::Url,
+    headers: reqwest::header::HeaderMap,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    /// tool → (header suffix, argument name), from `x-mcp-header` in `tools/list`.
+    param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+    out: mpsc::UnboundedSender<String>,
+}
+
+/// Starts the task for `server` (which has a `url`).
+pub fn spawn(name: &str, server: &ServerCommand) -> Result<HttpUpstream, ProxyError> {
+    let bad = |why: String| ProxyError::Config(format!("server `{name}`: {why}"));
+    let url = server.url.as_deref().unwrap_or_default();
+    let url = reqwest::Url::parse(url).map_err(|e| bad(format!("bad url: {e}")))?;
+    let mut headers = reqwest::header::HeaderMap::new();
+    let from_env = server.headers_from_env.iter().map(|(h, var)| {
+        std::env::var(var)
+            .map(|v| (h.clone(), v))
+            .map_err(|_| bad(format!("header `{h}`: variable `{var}` is not set")))
+    });
+    let fixed = server
+        .headers
+        .iter()
+        .map(|(h, v)| Ok((h.clone(), v.clone())));
+    for pair in fixed.chain(from_env) {
+        let (h, v) = pair?;
+        let header = reqwest::header::HeaderName::from_bytes(h.as_bytes())
+            .map_err(|_| bad(format!("bad header name `{h}`")))?;
+        let mut value = reqwest::header::HeaderValue::from_str(&v)
+            .map_err(|_| bad(format!("bad value for header `{h}`")))?;
+        // May be a secret: `Debug` shows `Sensitive`.
+        value.set_sensitive(true);
+        headers.insert(header, value);
+    }
+    // One client (one connection pool) for every upstream session of the process.
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    let client = match CLIENT.get() {
+        Some(c) => c.clone(),
+        None => {
+            let c = reqwest::Client::builder()
+                .build()
+                .map_err(|e| bad(format!("HTTP client: {e}")))?;
+            CLIENT.get_or_init(|| c).clone()
+        }
+    };
+    let (stdin, from_gateway) = tokio::io::duplex(PIPE);
+    let (to_gateway, stdout) = tokio::io::duplex(PIPE);
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let state = Arc::new(State {
+        name: name.to_string(),
+        client,
+        url,
+        headers,
+        session: Mutex::new(None),
+        version: Mutex::new(None),
+        param_headers: Mutex::new(HashMap::new()),
+        out,
+    });
+    let task = tokio::spawn(async move {
+        let writer = tokio::spawn(stdio::write_lines(to_gateway, out_rx));
+        run(state, from_gateway).await;
+        let _ = writer.await;
+    });
+    Ok(HttpUpstream {
+        stdin,
+        stdout,
+        task,
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+async fn run(state: Arc<State>, from_gateway: DuplexStream) {
+    let mut reader = BufReader::with_capacity(1024, from_gateway);
+    let mut line = String::new();
+    let mut listener: Option<JoinHandle<()>> = None;
+    let mut posts = tokio::task::JoinSet::new();
+    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
+        let is_initialize = Envelope::parse(&line)
+            .ok()
+            .is_some_and(|e| e.method.as_deref() == Some("initialize"));
+        if is_initialize {
+            // Alone, so the session id is known before anything else is sent.
+            post(state.clone(), line.clone()).await;
+        } else {
+            if listener.is_none() && lock(&state.session).is_some() {
+                listener = Some(tokio::spawn(listen(state.clone())));
+            }
+            posts.spawn(post(state.clone(), line.clone()));
+        }
+        while posts.try_join_next().is_some() {}
+    }
+    posts.abort_all();
+    if let Some(l) = listener {
+        l.abort();
+    }
+    let session = lock(&state.session).clone();
+    if let Some(session) = session {
+        let _ = state
+            .client
+            .delete(state.url.clone())
+            .headers(state.headers.clone())
+            .header("mcp-session-id", session)
+            .send()
+            .await;
+    }
+}
+
+/// The request's headers beyond the configured ones.
+fn request_headers(state: &State, msg: &str) -> reqwest::header::HeaderMap {
+    let mut headers = state.headers.clone();
+    let mut put = |name: &str, value: &str| {
+        if let (Ok(n), Ok(v)) = (
+            reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+            reqwest::header::HeaderValue::from_str(value),
+        ) {
+            headers.insert(n, v);
+        }
+    };
+    if let Some(s) = lock(&state.session).as_deref() {
+        put("mcp-session-id", s);
+    }
+    if let Some(v) = lock(&state.version).as_deref() {
+        put("mcp-protocol-version", v);
+    }
+    if let Ok(env) = Envelope::parse(msg)
+        && let Some(method) = env.method.as_deref()
+    {
+        put("mcp-method", method);
+        let params: Option<Value> = env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+        let name = params.as_ref().and_then(|p| {
+            p.get("name")
+                .or_else(|| p.get("uri"))
+                .and_then(Value::as_str)
+        });
+        if let Some(name) = name {
+            put("mcp-name", &header_value(name));
+        }
+        if method == "tools/call"
+            && let (Some(tool), Some(args)) =
+                (name, params.as_ref().and_then(|p| p.get("arguments")))
+        {
+            let wanted = lock(&state.param_headers).get(tool).cloned();
+            for (header, arg) in wanted.unwrap_or_default() {
+                let value = match args.get(&arg) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => continue,
+                    Some(other) => other.to_string(),
+                };
+                put(&format!("mcp-param-{header}"), &header_value(&value));
+            }
+        }
+    }
+    headers
+}
+
+/// `value` as a header value: as is when it is visible ASCII without leading or trailing
+/// spaces, else `=?base64?{standard base64 of its UTF-8}?=`.
+pub fn header_value(value: &str) -> String {
+    let visible = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let looks_encoded = value.starts_with("=?") && value.ends_with("?=");
+    let plain = visible && !padded && !looks_encoded;
+    if plain {
+        value.to_string()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
+/// The text a header value stands for, decoding the `=?base64?...?=` form.
+pub fn decode_header_value(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(b64) => base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+/// Which arguments of which tools travel as `Mcp-Param-{H}` headers, from a `tools/list`
+/// result: tool → [(H, argument)], from `x-mcp-header` in each input schema.
+pub(crate) fn param_headers(result: &Value) -> Vec<(String, Vec<(String, String)>)> {
+    let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    tools
+        .iter()
+        .filter_map(|tool| {
+            let name = tool.get("name")?.as_str()?;
+            let props = tool.pointer("/inputSchema/properties")?.as_object()?;
+            let headers: Vec<(String, String)> = props
+                .iter()
+                .filter_map(|(arg, schema)| {
+                    let h = schema.get("x-mcp-header")?.as_str()?;
+                    Some((h.to_string(), arg.clone()))
+                })
+                .collect();
+            (!headers.is_empty()).then(|| (name.to_string(), headers))
+        })
+        .collect()
+}
+
+/// Records which arguments of which tools travel as headers (from a `tools/list` result).
+fn learn_param_headers(state: &State, result: &Value) {
+    lock(&state.param_headers).extend(param_headers(result));
+}
+
+/// POSTs one message and relays what comes back.
+async fn post(state: Arc<State>, msg: String) {
+    let (id, method) = match Envelope::parse(&msg) {
+        Ok(env) => (
+            if env.method.is_some() {
+                env.id_key().map(str::to_string)
+            } else {
+                None
+            },
+            env.method.as_deref().map(str::to_string),
+        ),
+        Err(_) => (None, None),
+    };
+    let fail = |why: String| {
+        tracing::warn!(server = state.name, "{why}");
+        if let Some(id) = &id {
+            let _ = state.out.send(envelope::error_response(
+                Some(id),
+                UPSTREAM_ERROR,
+                &format!("mcp-veil: upstream `{}` {why}", state.name),
+            ));
+        }
+    };
+    let request = state
+        .client
+        .post(state.url.clone())
+        .headers(request_headers(&state, &msg))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(msg.clone());
+    let response = match request.send().await {
+        Ok(r) => r,
+        Err(e) => return fail(format!("is unreachable ({})", e.without_url())),
+    };
+    let status = response.status();
+    if method.as_deref() == Some("initialize")
+        && let Some(s) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+    {
+        *lock(&state.session) = Some(s.to_string());
+    }
+    if status == reqwest::StatusCode::ACCEPTED || (id.is_none() && status.is_success()) {
+        return;
+    }
+    if !status.is_success() {
+        return fail(format!("answered HTTP {}", status.as_u16()));
+    }
+    let is_sse = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/event-stream"));
+    let mut answered = false;
+    if is_sse {
+        let mut events = SseParser::default();
+        let mut body = response.bytes_stream();
+        while let Some(chunk) = body.next().await {
+            let Ok(chunk) = chunk else { break };
+            for data in events.push(&chunk) {
+                answered |= deliver(&state, id.as_deref(), method.as_deref(), data);
+            }
+        }
+    } else {
+        match response.text().await {
+            Ok(text) if !text.trim().is_empty() => {
+                answered = deliver(&state, id.as_deref(), method.as_deref(), text);
+            }
+            Ok(_) => {}
+            Err(e) => return fail(format!("broke off its answer ({})", e.without_url())),
+        }
+    }
+    if !answered {
+        fail("closed the connection before answering".to_string());
+    }
+}
+
+/// Passes one message from the server to the gateway; true when it answers `id`.
+fn deliver(state: &State, id: Option<&str>, method: Option<&str>, text: String) -> bool {
+    let text = text.trim().to_string();
+    let mut answers = false;
+    if let Ok(env) = Envelope::parse(&text)
+        && env.method.is_none()
+    {
+        answers = id.is_some() && env.id_key() == id;
+        if answers
+            && method == Some("initialize")
+            && let Some(result) = env.result
+            && let Ok(v) = serde_json::from_str::<Value>(result.get())
+            && let Some(version) = v.get("protocolVersion").and_then(Value::as_str)
+        {
+            *lock(&state.version) = Some(version.to_string());
+        }
+        if answers
+            && method == Some("tools/list")
+            && let Some(result) = env.result
+            && let Ok(v) = serde_json::from_str::<Value>(result.get())
+        {
+            learn_param_headers(state, &v);
+        }
+    }
+    let _ = state.out.send(text);
+    answers
+}
+
+/// The server's own stream (GET), until it ends or the upstream is closed.
+async fn listen(state: Arc<State>) {
+    let response = state
+        .client
+        .get(state.url.clone())
+        .headers(request_headers(&state, ""))
+        .header("accept", "text/event-stream")
+        .send()
+        .await;
+    let Ok(response) = response else { return };
+    if !response.status().is_success() {
+        return;
+    }
+    let mut events = SseParser::default();
+    let mut body = response.bytes_stream();
+    while let Some(Ok(chunk)) = body.next().await {
+        for data in events.push(&chunk) {
+            deliver(&state, None, None, data);
+        }
+    }
+}
+
+/// An incremental `text/event-stream` parser that yields each event's `data`.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    buf: Vec<u8>,
+    data: String,
+}
+
+impl SseParser {
+    /// Feeds bytes; returns the data of every event they complete.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.buf.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        while let Some(end) = memchr::memchr(b'\n', &self.buf) {
+            let line: Vec<u8> = self.buf.drain(..=end).collect();
+            let line = String::from_utf8_lossy(&line);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    out.push(std::mem::take(&mut self.data));
+                }
+            } else if let Some(d) = line.strip_prefix("data:") {
+                if !self.data.is_empty() {
+                    self.data.push('\n');
+                }
+                self.data.push_str(d.strip_prefix(' ').unwrap_or(d));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_split_across_chunks() {
+        let mut p = SseParser::default();
+        assert!(
+            p.push(b"event: message\r\nid: 1\r\ndata: {\"a\"")
+                .is_empty()
+        );
+        let got = p.push(b":1}\r\n\r\n: comment\n\ndata: x\ndata: y\n\n");
+        assert_eq!(got, vec!["{\"a\":1}".to_string(), "x\ny".to_string()]);
+    }
+
+    #[test]
+    fn header_values_use_base64_when_needed() {
+        assert_eq!(header_value("us-west"), "us-west");
+        let encoded = header_value("Zoë Ortiz");
+        assert!(encoded.starts_with("=?base64?"), "{encoded}");
+        assert_eq!(decode_header_value(&encoded).unwrap(), "Zoë Ortiz");
+        assert_eq!(decode_header_value("plain").unwrap(), "plain");
+        assert!(header_value(" x").starts_with("=?base64?"));
+    }
+}

@@ -1,0 +1,967 @@
+//! `mcp-veil serve`: the MCP streamable-HTTP gateway (axum), a thin adapter over the same
+//! interceptor and gateway as `mcp-veil proxy`.
+//!
+//! - `POST /mcp`: one JSON-RPC message or batch. Requests are answered on an SSE stream (when
+//!   the client accepts `text/event-stream`; each message is tokenized on its own as it arrives,
+//!   nothing is buffered whole) or as JSON; notifications and responses get `202 Accepted`.
+//! - `GET /mcp`: the session's stream of server-initiated messages. `DELETE /mcp`: ends the
+//!   session (its upstreams are closed and its vault table dropped).
+//! - `GET /healthz`, `GET /metrics` (Prometheus text, counts only; see [`metrics`]).
+//!
+//! # Sessions
+//!
+//! Each session runs its own gateway (module `session`) in front of every server of `servers:`
+//! (stdio children and `url:` servers mixed). The key comes from, in order: `Mcp-Session-Id`
+//! (issued on `initialize`: 128 random bits signed with HMAC-SHA256 under
+//! `MCP_VEIL_SESSION_SECRET`, so any replica with the same secret accepts it and made-up ids get
+//! 404), the configured `session.header`,
+//! the authenticated principal (`session.principal: true`), one shared session
+//! (`session.shared: true`, for a single-user gateway on loopback). A request with none of them
+//! is refused (HTTP 400 with a JSON-RPC error saying what to send). The vault session is derived
+//! from the key alone (SHA-256), so every replica sharing a Redis vault restores the same tokens
+//! for the same key; a replica meeting a valid `Mcp-Session-Id` it did not issue starts that
+//! session's upstreams itself. The key is therefore a bearer secret for that session's values:
+//! issued ids are random, and a configured header should carry an unguessable value.
+//!
+//! # Security
+//!
+//! Loopback by default; another address needs `serve.auth`. `Host` must be a loopback name or
+//! in `allowed_hosts`, and `Origin` (when sent) a loopback origin or in `allowed_origins`
+//! (DNS-rebinding protection; 403 otherwise). Bearer tokens come from an environment variable or
+//! a file, never the YAML; a wrong or missing token gets 401. Bodies over
+//! `limits.max_body_bytes` get 413; an upstream that does not answer within
+//! `limits.upstream_timeout_seconds` gets the client a JSON-RPC error and is sent
+//! `notifications/cancelled`. A client that goes away mid-stream cancels its pending requests
+//! the same way. Errors and logs name methods, statuses and counts, never values.
+
+pub mod config;
+pub mod metrics;
+mod session;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures::{Stream, StreamExt};
+use tokio::sync::mpsc;
+
+use self::config::ServeConfig;
+use self::metrics::{CountingPolicy, CountingVault, Metrics};
+use self::session::Session;
+use super::envelope::{self, Envelope};
+use super::flow::{FlowPolicy, RestoreKnown};
+use super::interceptor::Interceptor;
+use super::stdio::ServerCommand;
+use crate::config::Config;
+use crate::detect::Detector;
+use crate::engine::Engine;
+use crate::vault::{self, SessionId, VaultBackend};
+
+/// JSON-RPC code for the gateway's own failures.
+pub(crate) const UPSTREAM_ERROR: i64 = -32603;
+/// JSON-RPC code for a request the gateway refuses (no session, bad session).
+const INVALID_REQUEST: i64 = -32600;
+/// Extra time for the first requests of a new session, whose upstreams are still starting.
+const STARTUP_ALLOWANCE: Duration = Duration::from_secs(30);
+/// JSON-RPC code for an upstream that did not answer in time.
+const TIMEOUT_ERROR: i64 = -32001;
+
+/// Why `mcp-veil serve` could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The configuration is unusable (no servers, bad address, auth required).
+    #[error("{0}")]
+    Config(String),
+    /// The listening socket failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// The shared state of one replica.
+#[derive(Debug)]
+pub struct Gateway {
+    serve: ServeConfig,
+    servers: Arc<BTreeMap<String, ServerCommand>>,
+    detector: Arc<Detector>,
+    vault: Arc<dyn VaultBackend>,
+    policy: Arc<dyn FlowPolicy>,
+    /// Accepted bearer tokens and their principals.
+    tokens: Tokens,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    session_ids: SessionIds,
+    metrics: Arc<Metrics>,
+    epoch: Instant,
+}
+
+/// Accepted bearer tokens, each with its principal; `Debug` shows only how many.
+struct Tokens(Vec<(String, String)>);
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tokens({} redacted)", self.0.len())
+    }
+}
+
+/// The environment variable holding the secret that signs issued `Mcp-Session-Id`s; replicas
+/// that share sessions must share it. Without it each process uses a random secret.
+pub const SESSION_SECRET_ENV: &str = "MCP_VEIL_SESSION_SECRET";
+
+/// Issues and checks `Mcp-Session-Id`s: 128 random bits and an HMAC-SHA256 tag, so a replica
+/// accepts ids issued by any replica with the same secret and nothing a client made up.
+struct SessionIds {
+    key: ring::hmac::Key,
+}
+
+impl std::fmt::Debug for SessionIds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionIds(<secret>)")
+    }
+}
+
+impl SessionIds {
+    fn from_env() -> Result<SessionIds, ServeError> {
+        let secret = match std::env::var(SESSION_SECRET_ENV) {
+            Ok(s) if s.len() >= 16 => s.into_bytes(),
+            Ok(_) => {
+                return Err(ServeError::Config(format!(
+                    "{SESSION_SECRET_ENV} must be at least 16 characters"
+                )));
+            }
+            Err(_) => random_id().into_bytes(),
+        };
+        Ok(SessionIds {
+            key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &secret),
+        })
+    }
+
+    fn tag(&self, nonce: &str) -> String {
+        let tag = ring::hmac::sign(&self.key, nonce.as_bytes());
+        tag.as_ref()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    fn issue(&self) -> String {
+        let nonce = random_id();
+        let tag = self.tag(&nonce);
+        format!("{nonce}.{tag}")
+    }
+
+    fn verify(&self, id: &str) -> bool {
+        match id.split_once('.') {
+            Some((nonce, tag)) if nonce.len() == 32 && tag.len() == 32 => {
+                constant_time_eq(self.tag(nonce).as_bytes(), tag.as_bytes())
+            }
+            _ => false,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `mcp-veil serve` until the process is stopped. `listen` overrides `serve.listen`.
+pub async fn serve(config: Config, listen: Option<String>) -> Result<(), ServeError> {
+    let addr = listen.unwrap_or_else(|| config.serve.listen.clone());
+    let gateway = Gateway::new(config)?;
+    let addr: SocketAddr = addr
+        .parse()
+        .map_err(|_| ServeError::Config(format!("`{addr}` is not an IP:port address")))?;
+    if !addr.ip().is_loopback() && gateway.tokens.0.is_empty() {
+        return Err(ServeError::Config(format!(
+            "listening on {addr} (not loopback) requires `serve.auth`"
+        )));
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Listen {
+            addr: addr.to_string(),
+            source,
+        })?;
+    let local = listener.local_addr().map_err(|source| ServeError::Listen {
+        addr: addr.to_string(),
+        source,
+    })?;
+    eprintln!("mcp-veil serve: listening on http://{local}/mcp");
+    let gateway = Arc::new(gateway);
+    tokio::spawn(sweep(Arc::downgrade(&gateway)));
+    axum::serve(listener, router(gateway))
+        .await
+        .map_err(|source| ServeError::Listen {
+            addr: local.to_string(),
+            source,
+        })
+}
+
+/// The routes of one replica.
+pub fn router(gateway: Arc<Gateway>) -> Router {
+    let limit = gateway.serve.limits.max_body_bytes;
+    Router::new()
+        .route("/mcp", get(get_mcp).post(post_mcp).delete(delete_mcp))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/metrics", get(get_metrics))
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(gateway)
+}
+
+/// Drops sessions idle past `session.idle_seconds`.
+async fn sweep(gateway: Weak<Gateway>) {
+    loop {
+        let Some(g) = gateway.upgrade() else { return };
+        let idle = g.serve.session.idle_seconds;
+        let every = Duration::from_secs((idle / 4).clamp(1, 30));
+        let stale: Vec<Arc<Session>> = {
+            let mut sessions = lock(&g.sessions);
+            let keys: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| s.idle_seconds() >= idle || s.is_ended())
+                .map(|(k, _)| k.clone())
+                .collect();
+            keys.iter().filter_map(|k| sessions.remove(k)).collect()
+        };
+        for s in stale {
+            s.close();
+        }
+        g.metrics.set_sessions(lock(&g.sessions).len());
+        drop(g);
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// A refusal: HTTP status plus a JSON-RPC error body.
+fn refuse(status: StatusCode, message: &str) -> Response {
+    let body = envelope::error_response(None, INVALID_REQUEST, &format!("mcp-veil: {message}"));
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Where a session key came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeySource {
+    SessionId,
+    Header,
+    Principal,
+    Shared,
+}
+
+impl Gateway {
+    /// A replica for `config` (its `servers:`, `vault:`, `detect:` and `serve:`).
+    pub fn new(config: Config) -> Result<Gateway, ServeError> {
+        if config.servers.is_empty() {
+            return Err(ServeError::Config("the `servers:` section is empty".into()));
+        }
+        let detector =
+            Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?;
+        let metrics = Arc::new(Metrics::default());
+        let backend =
+            vault::from_config(&config.vault).map_err(|e| ServeError::Config(e.to_string()))?;
+        let vault: Arc<dyn VaultBackend> = Arc::new(CountingVault::new(backend, metrics.clone()));
+        let policy: Arc<dyn FlowPolicy> = Arc::new(CountingPolicy::new(
+            Arc::new(RestoreKnown::default()),
+            metrics.clone(),
+        ));
+        let tokens = Tokens(load_tokens(&config.serve.auth)?);
+        Ok(Gateway {
+            serve: config.serve,
+            servers: Arc::new(config.servers),
+            detector: Arc::new(detector),
+            vault,
+            policy,
+            tokens,
+            sessions: Mutex::new(HashMap::new()),
+            session_ids: SessionIds::from_env()?,
+            metrics,
+            epoch: Instant::now(),
+        })
+    }
+
+    /// Checks Host, Origin and the bearer token; returns the principal.
+    #[allow(clippy::result_large_err)]
+    fn check(&self, headers: &HeaderMap) -> Result<Option<String>, Response> {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !host_allowed(host, &self.serve.allowed_hosts) {
+            return Err(refuse(StatusCode::FORBIDDEN, "this Host is not allowed"));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or("");
+            if !origin_allowed(origin, &self.serve.allowed_origins) {
+                return Err(refuse(StatusCode::FORBIDDEN, "this Origin is not allowed"));
+            }
+        }
+        if self.tokens.0.is_empty() {
+            return Ok(None);
+        }
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let mut principal = None;
+        for (token, name) in &self.tokens.0 {
+            if constant_time_eq(token.as_bytes(), given.as_bytes()) {
+                principal = Some(name.clone());
+            }
+        }
+        match principal {
+            Some(p) => Ok(Some(p)),
+            None => {
+                let mut r = refuse(StatusCode::UNAUTHORIZED, "a valid bearer token is required");
+                r.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                Err(r)
+            }
+        }
+    }
+
+    /// The session key of a request, or why there is none. `initialize` may issue a new id.
+    #[allow(clippy::result_large_err)]
+    fn key(
+        &self,
+        headers: &HeaderMap,
+        principal: Option<&str>,
+        initialize: bool,
+    ) -> Result<(KeySource, String, bool), Response> {
+        if let Some(v) = headers.get("mcp-session-id") {
+            let v = v.to_str().unwrap_or("");
+            if !self.session_ids.verify(v) {
+                // Not issued by a replica holding our secret (or malformed): the client should
+                // initialize again.
+                return Err(refuse(
+                    StatusCode::NOT_FOUND,
+                    "unknown Mcp-Session-Id: initialize a new session",
+                ));
+            }
+            return Ok((KeySource::SessionId, v.to_string(), false));
+        }
+        if let Some(name) = &self.serve.session.header
+            && let Some(v) = headers.get(name.as_str()).and_then(|v| v.to_str().ok())
+            && !v.is_empty()
+        {
+            return Ok((KeySource::Header, v.to_string(), false));
+        }
+        if self.serve.session.principal
+            && let Some(p) = principal
+        {
+            return Ok((KeySource::Principal, p.to_string(), false));
+        }
+        if initialize {
+            return Ok((KeySource::SessionId, self.session_ids.issue(), true));
+        }
+        if self.serve.session.shared {
+            return Ok((KeySource::Shared, String::new(), false));
+        }
+        let mut wanted = vec!["an Mcp-Session-Id header (from initialize)".to_string()];
+        if let Some(h) = &self.serve.session.header {
+            wanted.push(format!("a `{h}` header"));
+        }
+        if self.serve.session.principal {
+            wanted.push("a bearer token".to_string());
+        }
+        Err(refuse(
+            StatusCode::BAD_REQUEST,
+            &format!("no session: send {}", wanted.join(" or ")),
+        ))
+    }
+
+    /// The session for a key, started when this replica has none.
+    #[allow(clippy::result_large_err)]
+    fn session(
+        self: &Arc<Self>,
+        source: KeySource,
+        key: &str,
+        headers: &HeaderMap,
+    ) -> Result<Arc<Session>, Response> {
+        let map_key = format!("{source:?}:{key}");
+        let mut sessions = lock(&self.sessions);
+        if let Some(s) = sessions.get(&map_key)
+            && !s.is_ended()
+        {
+            s.touch();
+            return Ok(s.clone());
+        }
+        if sessions.len() >= self.serve.session.max_sessions {
+            return Err(refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many sessions on this replica",
+            ));
+        }
+        let engine = Engine::new(self.detector.clone(), self.vault.clone());
+        let interceptor =
+            Interceptor::new(engine, vault_session(&map_key)).with_policy(self.policy.clone());
+        let weak = Arc::downgrade(self);
+        let ended_key = map_key.clone();
+        let session = Session::start(
+            Arc::new(interceptor),
+            self.servers_for(headers),
+            self.epoch,
+            move || {
+                if let Some(g) = weak.upgrade() {
+                    let mut sessions = lock(&g.sessions);
+                    if sessions.get(&ended_key).is_some_and(|s| s.is_ended()) {
+                        sessions.remove(&ended_key);
+                    }
+                }
+            },
+        );
+        sessions.insert(map_key, session.clone());
+        self.metrics.set_sessions(sessions.len());
+        Ok(session)
+    }
+
+    /// The upstreams of a new session: with the client's `Authorization` added for servers
+    /// that forward it.
+    fn servers_for(&self, headers: &HeaderMap) -> Arc<BTreeMap<String, ServerCommand>> {
+        let authorization = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        match authorization {
+            Some(value) if self.servers.values().any(|s| s.forward_authorization) => {
+                let mut servers = (*self.servers).clone();
+                for server in servers.values_mut().filter(|s| s.forward_authorization) {
+                    server
+                        .headers
+                        .insert("Authorization".into(), value.to_string());
+                }
+                Arc::new(servers)
+            }
+            _ => self.servers.clone(),
+        }
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.serve.limits.upstream_timeout_seconds)
+    }
+}
+
+/// The vault session of a session key: derived from the key alone, the same on every replica.
+fn vault_session(map_key: &str) -> SessionId {
+    let digest = ring::digest::digest(&ring::digest::SHA256, map_key.as_bytes());
+    let hex: String = digest.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    SessionId::new(format!("http-{hex}"))
+}
+
+fn random_id() -> String {
+    let mut bytes = [0u8; 16];
+    ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
+        .expect("the system random source works");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn load_tokens(auth: &config::AuthConfig) -> Result<Vec<(String, String)>, ServeError> {
+    let mut tokens = Vec::new();
+    if let Some(var) = &auth.token_env {
+        let t = std::env::var(var).map_err(|_| {
+            ServeError::Config(format!("serve.auth.token_env: variable `{var}` is not set"))
+        })?;
+        if t.trim().is_empty() {
+            return Err(ServeError::Config(format!(
+                "serve.auth.token_env: variable `{var}` is empty"
+            )));
+        }
+        tokens.push((t.trim().to_string(), "default".to_string()));
+    }
+    if let Some(path) = &auth.token_file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            ServeError::Config(format!("serve.auth.token_file {}: {e}", path.display()))
+        })?;
+        for line in text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        {
+            match line.split_once(char::is_whitespace) {
+                Some((principal, token)) => {
+                    tokens.push((token.trim().to_string(), principal.to_string()))
+                }
+                None => tokens.push((line.to_string(), "default".to_string())),
+            }
+        }
+    }
+    Ok(tokens)
+}
+
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host
+            .split_once(']')
+            .map_or(host, |(h, _)| &host[..=h.len()]);
+    }
+    host.rsplit_once(':').map_or(host, |(h, _)| h)
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+}
+
+fn host_allowed(host: &str, allowed: &[String]) -> bool {
+    let name = strip_port(host);
+    is_loopback_name(name) || allowed.iter().any(|a| a == host || a == name)
+}
+
+fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
+    if allowed.iter().any(|a| a == origin) {
+        return true;
+    }
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    rest.is_some_and(|r| is_loopback_name(strip_port(r)))
+}
+
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"))
+}
+
+/// Requests of one POST still waiting for an answer; dropping it (the client went away)
+/// cancels them upstream.
+struct Pending {
+    session: Arc<Session>,
+    ids: HashSet<String>,
+    rx: mpsc::UnboundedReceiver<String>,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+    metrics: Arc<Metrics>,
+    /// For an SSE answer: when the request came, so its latency is counted when it ends.
+    streamed_since: Option<Instant>,
+    /// Ids of `tools/list` requests, whose answers teach the session its `Mcp-Param-*` headers.
+    lists: HashSet<String>,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(started) = self.streamed_since {
+            self.metrics.request("POST", 200, started.elapsed());
+        }
+        for id in self.ids.drain() {
+            if self.session.forget(&id) {
+                self.session.send(cancelled(&id, "the client went away"));
+            }
+        }
+    }
+}
+
+fn cancelled(id: &str, reason: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id},"reason":{}}}}}"#,
+        serde_json::Value::String(reason.to_string())
+    )
+}
+
+/// The messages for one POST, until each of its requests is answered (or timed out).
+fn answers(pending: Pending) -> impl Stream<Item = String> + Send {
+    futures::stream::unfold(pending, |mut p| async move {
+        if p.ids.is_empty() {
+            return None;
+        }
+        tokio::select! {
+            msg = p.rx.recv() => {
+                let msg = msg?;
+                if let Ok(env) = Envelope::parse(&msg)
+                    && env.method.is_none()
+                    && let Some(id) = env.id_key()
+                {
+                    p.ids.remove(id);
+                    if p.lists.remove(id) {
+                        p.session.learn_tools(&msg);
+                    }
+                }
+                Some((msg, p))
+            }
+            () = tokio::time::sleep_until(p.deadline) => {
+                let id = p.ids.iter().next().cloned()?;
+                p.ids.remove(&id);
+                p.session.forget(&id);
+                p.session.send(cancelled(&id, "mcp-veil: upstream timeout"));
+                p.metrics.upstream_error("timeout");
+                let secs = p.timeout.as_secs();
+                Some((envelope::error_response(
+                    Some(&id),
+                    TIMEOUT_ERROR,
+                    &format!("mcp-veil: the upstream server did not answer within {secs} s"),
+                ), p))
+            }
+        }
+    })
+}
+
+fn sse(stream: impl Stream<Item = String> + Send + 'static) -> Response {
+    let events = stream.map(|m| Ok::<_, Infallible>(Event::default().event("message").data(m)));
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+async fn post_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
+    let started = Instant::now();
+    let response = handle_post(&g, &headers, body, started).await;
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !streamed {
+        // An event stream's latency is counted when it ends (see `Pending`).
+        g.metrics
+            .request("POST", response.status().as_u16(), started.elapsed());
+    }
+    response
+}
+
+async fn handle_post(
+    g: &Arc<Gateway>,
+    headers: &HeaderMap,
+    body: Bytes,
+    started: Instant,
+) -> Response {
+    let principal = match g.check(headers) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return refuse(StatusCode::BAD_REQUEST, "the body is not UTF-8");
+    };
+    // Raw newlines can only be insignificant whitespace in JSON: one message per line.
+    let text = text.trim().replace(['\r', '\n'], " ");
+    let items: Vec<String> = if envelope::is_batch(&text) {
+        match envelope::split_batch(&text) {
+            Ok(items) => items.iter().map(|i| i.get().to_string()).collect(),
+            Err(_) => return parse_error(),
+        }
+    } else {
+        vec![text]
+    };
+    let mut ids = Vec::new();
+    let mut lists = HashSet::new();
+    let mut initialize = false;
+    for item in &items {
+        let Ok(env) = Envelope::parse(item) else {
+            return parse_error();
+        };
+        if let (Some(method), Some(id)) = (env.method.as_deref(), env.id_key()) {
+            initialize |= method == "initialize";
+            if method == "tools/list" {
+                lists.insert(id.to_string());
+            }
+            ids.push(id.to_string());
+        }
+    }
+    if items.len() == 1
+        && let Err(why) = check_routing_headers(headers, &items[0])
+    {
+        return refuse(StatusCode::BAD_REQUEST, &why);
+    }
+    let (source, key, issued) = match g.key(headers, principal.as_deref(), initialize) {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
+    let session = match g.session(source, &key, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if items.len() == 1
+        && let Err(why) = check_param_headers(headers, &items[0], &session)
+    {
+        return refuse(StatusCode::BAD_REQUEST, &why);
+    }
+    let sse_answer = !ids.is_empty() && accepts_sse(headers);
+    let (tx, rx) = mpsc::unbounded_channel();
+    for id in &ids {
+        session.wait_for(id, tx.clone(), sse_answer);
+    }
+    drop(tx);
+    let mut pending = Pending {
+        streamed_since: sse_answer.then_some(started),
+        lists,
+        session: session.clone(),
+        ids: ids.iter().cloned().collect(),
+        rx,
+        // A new session first starts and initializes its upstreams: allow for that too.
+        deadline: tokio::time::Instant::now()
+            + g.timeout()
+            + if !session.is_ready() {
+                STARTUP_ALLOWANCE
+            } else {
+                Duration::ZERO
+            },
+        timeout: g.timeout(),
+        metrics: g.metrics.clone(),
+    };
+    for item in items {
+        if !session.send(item) {
+            pending.streamed_since = None;
+            g.metrics.upstream_error("session_ended");
+            return refuse(
+                StatusCode::NOT_FOUND,
+                "the session has ended; start a new one",
+            );
+        }
+    }
+    let mut response = if ids.is_empty() {
+        drop(pending);
+        StatusCode::ACCEPTED.into_response()
+    } else if sse_answer {
+        sse(answers(pending))
+    } else {
+        let single = ids.len() == 1 && !envelope::is_batch(body_start(&body));
+        let ours: HashSet<String> = ids.iter().cloned().collect();
+        let messages: Vec<String> = answers(pending)
+            .filter(|m| {
+                let is_ours = Envelope::parse(m).is_ok_and(|e| {
+                    e.method.is_none() && e.id_key().is_some_and(|id| ours.contains(id))
+                });
+                futures::future::ready(is_ours)
+            })
+            .collect()
+            .await;
+        let body = if single {
+            messages.into_iter().next().unwrap_or_default()
+        } else {
+            format!("[{}]", messages.join(","))
+        };
+        ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    };
+    if issued && let Ok(v) = HeaderValue::from_str(&key) {
+        response.headers_mut().insert("mcp-session-id", v);
+    }
+    response
+}
+
+/// `Mcp-Method` and `Mcp-Name` (2026-07-28), when the client sends them, must agree with the
+/// body (`=?base64?...?=` values decoded); a mismatch is refused rather than guessed at.
+/// Upstream, these headers are recomputed from the message actually sent.
+fn check_routing_headers(headers: &HeaderMap, item: &str) -> Result<(), String> {
+    let header = |name: &str| -> Option<Option<String>> {
+        headers.get(name).map(|v| {
+            v.to_str()
+                .ok()
+                .and_then(super::http_upstream::decode_header_value)
+        })
+    };
+    let Ok(env) = Envelope::parse(item) else {
+        return Ok(());
+    };
+    if let Some(method) = header("mcp-method")
+        && method.as_deref() != env.method.as_deref()
+    {
+        return Err("the Mcp-Method header does not match the body".into());
+    }
+    if let Some(name) = header("mcp-name") {
+        let params: Option<serde_json::Value> =
+            env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+        let in_body = params.as_ref().and_then(|p| {
+            p.get("name")
+                .or_else(|| p.get("uri"))
+                .and_then(serde_json::Value::as_str)
+        });
+        if name.as_deref() != in_body {
+            return Err("the Mcp-Name header does not match the body".into());
+        }
+    }
+    Ok(())
+}
+
+/// `Mcp-Param-{H}` headers of a `tools/call` must equal the argument the tool's schema maps to
+/// `H` (`x-mcp-header`, learnt from this session's `tools/list`), compared as the client sent
+/// them (tokens, before any restoring). Headers of unknown tools or suffixes are not checked.
+fn check_param_headers(headers: &HeaderMap, item: &str, session: &Session) -> Result<(), String> {
+    let Ok(env) = Envelope::parse(item) else {
+        return Ok(());
+    };
+    if env.method.as_deref() != Some("tools/call") {
+        return Ok(());
+    }
+    let params: Option<serde_json::Value> =
+        env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+    let Some(tool) = params
+        .as_ref()
+        .and_then(|p| p.get("name"))
+        .and_then(serde_json::Value::as_str)
+    else {
+        return Ok(());
+    };
+    for (suffix, arg) in session.param_headers(tool) {
+        let Some(value) = headers.get(format!("mcp-param-{suffix}").as_str()) else {
+            continue;
+        };
+        let sent = value
+            .to_str()
+            .ok()
+            .and_then(super::http_upstream::decode_header_value);
+        let expected = match params
+            .as_ref()
+            .and_then(|p| p.pointer(&format!("/arguments/{arg}")))
+        {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        if sent != expected {
+            return Err(format!(
+                "the Mcp-Param-{suffix} header does not match the `{arg}` argument"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn body_start(body: &Bytes) -> &str {
+    let n = body.len().min(64);
+    std::str::from_utf8(&body[..n]).unwrap_or("").trim_start()
+}
+
+fn parse_error() -> Response {
+    let body = envelope::error_response(None, -32700, "parse error");
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+async fn get_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
+    let started = Instant::now();
+    let response = handle_get(&g, &headers);
+    g.metrics
+        .request("GET", response.status().as_u16(), started.elapsed());
+    response
+}
+
+fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
+    let principal = match g.check(headers) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    if !accepts_sse(headers) {
+        return refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            "GET /mcp is an event stream: accept text/event-stream",
+        );
+    }
+    let (source, key, _) = match g.key(headers, principal.as_deref(), false) {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
+    let session = match g.session(source, &key, headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let (tx, rx) = mpsc::unbounded_channel();
+    session.set_get_stream(tx);
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        let m = rx.recv().await?;
+        Some((m, rx))
+    });
+    sse(stream)
+}
+
+async fn delete_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
+    let started = Instant::now();
+    let response = handle_delete(&g, &headers).await;
+    g.metrics
+        .request("DELETE", response.status().as_u16(), started.elapsed());
+    response
+}
+
+async fn handle_delete(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
+    let principal = match g.check(headers) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let (source, key, _) = match g.key(headers, principal.as_deref(), false) {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
+    let map_key = format!("{source:?}:{key}");
+    let session = lock(&g.sessions).remove(&map_key);
+    if let Some(s) = session {
+        s.close();
+    }
+    g.metrics.set_sessions(lock(&g.sessions).len());
+    if let Err(e) = g.vault.end_session(&vault_session(&map_key)).await {
+        tracing::warn!("could not drop the session's vault table: {e}");
+    }
+    StatusCode::OK.into_response()
+}
+
+async fn get_metrics(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
+    if let Err(r) = g.check(&headers) {
+        return r;
+    }
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        g.metrics.render(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins() {
+        assert!(host_allowed("127.0.0.1:8080", &[]));
+        assert!(host_allowed("localhost", &[]));
+        assert!(host_allowed("[::1]:80", &[]));
+        assert!(!host_allowed("evil.example:8080", &[]));
+        assert!(host_allowed(
+            "veil.internal:8080",
+            &["veil.internal".into()]
+        ));
+        assert!(origin_allowed("http://localhost:3000", &[]));
+        assert!(!origin_allowed("https://evil.example", &[]));
+        assert!(!origin_allowed("http://localhost.evil.example", &[]));
+        assert!(origin_allowed(
+            "https://app.example",
+            &["https://app.example".into()]
+        ));
+    }
+
+    #[test]
+    fn session_ids_are_signed() {
+        let ids = SessionIds::from_env().unwrap();
+        let id = ids.issue();
+        assert!(ids.verify(&id));
+        assert!(!ids.verify("1"));
+        let (nonce, _) = id.split_once('.').unwrap();
+        assert!(!ids.verify(&format!("{nonce}.{}", "0".repeat(32))));
+        let other = SessionIds::from_env().unwrap();
+        assert!(!other.verify(&id), "another secret rejects it");
+    }
+
+    #[test]
+    fn vault_sessions_depend_on_the_key_only() {
+        assert_eq!(vault_session("SessionId:a"), vault_session("SessionId:a"));
+        assert_ne!(vault_session("SessionId:a"), vault_session("Header:a"));
+        assert_eq!(random_id().len(), 32);
+    }
+}

@@ -1,0 +1,200 @@
+//! A minimal streamable-HTTP MCP server for tests and the load bench: stateless, JSON answers.
+//!
+//! Tools: `echo {text, session?, k?}` returns `text` (and checks, when `session` and `k` are
+//! given, that `text` is the value that session's k-th value should restore to:
+//! `EMP-{session:04}{k:04}`), `hang` never answers, `crash` starts an event stream and breaks
+//! the connection, `stream` sends a log event holding a raw value and its result only after
+//! [`Echo::release`]. It counts calls, checked restorations, mismatches and cancellations.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// What the server saw.
+#[derive(Debug, Default)]
+pub(crate) struct Echo {
+    /// `tools/call` requests.
+    pub(crate) calls: AtomicU64,
+    /// `echo` calls whose text was the session's own value.
+    pub(crate) restored: AtomicU64,
+    /// `echo` calls whose text was not (a value of another session, a token, anything else).
+    pub(crate) mismatches: AtomicU64,
+    /// `notifications/cancelled` received.
+    pub(crate) cancelled: AtomicU64,
+    /// `echo` calls whose `Mcp-Name` and `Mcp-Param-Text` headers matched the body.
+    pub(crate) headers_consistent: AtomicU64,
+    /// `echo` calls whose headers were missing or disagreed with the body.
+    pub(crate) headers_inconsistent: AtomicU64,
+    /// Requests carrying `Authorization: Bearer upstream-secret`.
+    pub(crate) authorized: AtomicU64,
+    /// Lets a `stream` call send its result (after its first event).
+    pub(crate) release: tokio::sync::Notify,
+}
+
+/// The text a header value stands for (`=?base64?...?=` decoded).
+fn header_text(value: &str) -> Option<String> {
+    use base64::Engine as _;
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(b64) => base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+/// The value the `k`-th token of session `s` stands for.
+pub(crate) fn value(s: u64, k: u64) -> String {
+    format!("EMP-{s:04}{k:04}")
+}
+
+/// Serves on a free loopback port; returns the MCP URL.
+pub(crate) async fn start(echo: Arc<Echo>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Router::new()
+        .route(
+            "/mcp",
+            post(handle)
+                .get(|| async { StatusCode::METHOD_NOT_ALLOWED })
+                .delete(|| async { StatusCode::OK }),
+        )
+        .with_state(echo);
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}/mcp")
+}
+
+fn json_response(id: &Value, result: Value) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+async fn handle(
+    State(echo): State<Arc<Echo>>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    if headers.get("authorization").and_then(|v| v.to_str().ok()) == Some("Bearer upstream-secret")
+    {
+        echo.authorized.fetch_add(1, Ordering::Relaxed);
+    }
+    let Ok(msg) = serde_json::from_slice::<Value>(&body) else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let Some(id) = msg.get("id").filter(|_| !method.is_empty()) else {
+        if method == "notifications/cancelled" {
+            echo.cancelled.fetch_add(1, Ordering::Relaxed);
+        }
+        return StatusCode::ACCEPTED.into_response();
+    };
+    match method {
+        "initialize" => json_response(
+            id,
+            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "http-echo", "version": "1"}}),
+        ),
+        "tools/list" => {
+            let schema = json!({"type": "object"});
+            // `text` travels as the `Mcp-Param-Text` header too (2026-07-28 protocol).
+            let echo_schema = json!({"type": "object", "properties": {
+                "text": {"type": "string", "x-mcp-header": "Text"}}});
+            json_response(
+                id,
+                json!({"tools": [
+                    {"name": "echo", "inputSchema": echo_schema},
+                    {"name": "hang", "inputSchema": schema},
+                    {"name": "crash", "inputSchema": schema},
+                    {"name": "stream", "inputSchema": schema},
+                ]}),
+            )
+        }
+        "tools/call" => {
+            echo.calls.fetch_add(1, Ordering::Relaxed);
+            let name = msg.pointer("/params/name").and_then(Value::as_str);
+            let args = msg
+                .pointer("/params/arguments")
+                .cloned()
+                .unwrap_or(json!({}));
+            match name {
+                Some("hang") => {
+                    futures::future::pending::<()>().await;
+                    StatusCode::OK.into_response()
+                }
+                Some("stream") => {
+                    let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": "working on EMP-00990001"}});
+                    let result = json!({"jsonrpc": "2.0", "id": id,
+                        "result": {"content": [{"type": "text", "text": "done"}]}});
+                    let first = futures::stream::once(async move {
+                        Ok::<_, std::io::Error>(Bytes::from(format!(
+                            "event: message\ndata: {log}\n\n"
+                        )))
+                    });
+                    let waiter = echo.clone();
+                    let last = futures::stream::once(async move {
+                        waiter.release.notified().await;
+                        Ok(Bytes::from(format!("event: message\ndata: {result}\n\n")))
+                    });
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        Body::from_stream(futures::StreamExt::chain(first, last)),
+                    )
+                        .into_response()
+                }
+                Some("crash") => {
+                    let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
+                        Ok(Bytes::from_static(b": starting\n\n")),
+                        Err(std::io::Error::other("crashed")),
+                    ];
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        Body::from_stream(futures::stream::iter(chunks)),
+                    )
+                        .into_response()
+                }
+                _ => {
+                    let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+                    let header = |h: &str| {
+                        headers
+                            .get(h)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(header_text)
+                    };
+                    if header("mcp-name").as_deref() == name
+                        && header("mcp-param-text").as_deref() == Some(text)
+                        && header("mcp-method").as_deref() == Some("tools/call")
+                    {
+                        echo.headers_consistent.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        echo.headers_inconsistent.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if let (Some(s), Some(k)) = (
+                        args.get("session").and_then(Value::as_u64),
+                        args.get("k").and_then(Value::as_u64),
+                    ) {
+                        if text == value(s, k) {
+                            echo.restored.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            echo.mismatches.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    json_response(id, json!({"content": [{"type": "text", "text": text}]}))
+                }
+            }
+        }
+        _ => json_response(id, json!({})),
+    }
+}
