@@ -176,18 +176,50 @@ fn unknown_tokens_pass_when_configured() {
 struct Recorder(Mutex<Vec<String>>);
 
 impl FlowPolicy for Recorder {
-    fn decide(&self, o: &Occurrence<'_>) -> Decision {
-        let origin = o.entry.map_or("-".to_string(), |e| e.origin.to_string());
-        self.0.lock().unwrap().push(format!(
-            "{} {} {} {}",
-            o.token, origin, o.destination, o.path
-        ));
-        if o.destination.ends_with("/forbidden") {
-            Decision::Deny {
-                reason: format!("{} may not go to {}", o.token, o.destination),
-            }
+    fn check(&self, call: &crate::mcp::Outbound<'_>) -> crate::mcp::Verdict {
+        use crate::policy::{Action, CallVerdict, Cause, Concern, Decision, Denial, Subject};
+        let destination = format!("{}/{}", call.server, call.name);
+        let mut concerns = Vec::new();
+        let tokens = call
+            .tokens
+            .iter()
+            .map(|o| {
+                let origin = o.entry.map_or("-".to_string(), |e| e.origin.to_string());
+                self.0
+                    .lock()
+                    .unwrap()
+                    .push(format!("{} {} {} {}", o.token, origin, destination, o.path));
+                if destination.ends_with("/forbidden") {
+                    concerns.push(Concern {
+                        subject: Subject::Token(o.token.clone()),
+                        origin: None,
+                        arg_path: o.path.into(),
+                        cause: Cause::Rule("no-forbidden".into()),
+                    });
+                    Decision {
+                        action: Action::Deny,
+                        rule: Some("no-forbidden".into()),
+                    }
+                } else {
+                    Decision {
+                        action: Action::Keep,
+                        rule: None,
+                    }
+                }
+            })
+            .collect();
+        let verdict = if concerns.is_empty() {
+            CallVerdict::Proceed
         } else {
-            Decision::Keep
+            CallVerdict::Deny(Denial {
+                destination: destination.into(),
+                concerns,
+            })
+        };
+        crate::mcp::Verdict {
+            call: verdict,
+            tokens,
+            raw: vec![],
         }
     }
 }
@@ -218,7 +250,7 @@ fn policy_sees_every_occurrence_with_origin_destination_and_path() {
     let denied = msg.replace("notify", "forbidden");
     let out = host(&i, &denied);
     assert!(out.forward.is_none());
-    assert!(out.reply.unwrap().contains("may not go to crm/forbidden"));
+    assert!(out.reply.unwrap().contains("call to crm/forbidden denied"));
 }
 
 #[test]
