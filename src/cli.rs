@@ -76,12 +76,25 @@ pub(crate) enum Command {
     /// --config F` with a `servers:` section runs them all behind one gateway, with one token
     /// session across them. Speaks MCP on stdin/stdout; logs go to stderr.
     Proxy(mcp_veil::mcp::launch::ProxyArgs),
+    /// See the layer at work: an embedded CRM server with fake contacts behind the layer, an
+    /// agent that lists contacts and emails one, and what the model saw next to what the server
+    /// received. Needs no network and no Node.
+    Demo(DemoArgs),
     /// Data-flow rules and tool policy.
     #[command(subcommand)]
     Rules(RulesCommand),
     /// The tamper-evident audit log.
     #[command(subcommand)]
     Audit(AuditCommand),
+}
+
+/// `mcp-veil demo`.
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Run only the demo CRM MCP server, speaking MCP on stdin/stdout (to put the layer, or any
+    /// other client, in front of it).
+    #[arg(long)]
+    pub(crate) server: bool,
 }
 
 /// `mcp-veil rules ...`.

@@ -2,6 +2,7 @@
 //! file). [`run`] resolves the global options once and dispatches.
 
 mod audit;
+mod demo;
 mod detect;
 mod format;
 mod io;
@@ -38,6 +39,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
                 e => Failure::Runtime(e.into()),
             })
         }
+        Command::Demo(args) => demo::run(&args),
         Command::Rules(command) => rules::run(command),
         Command::Audit(command) => audit::run(command),
     }

@@ -6,6 +6,7 @@
 //! - [`flow`]: the seam where data-flow policy gives one verdict per outbound message (restore,
 //!   keep, tokenize raw values, confirm, deny).
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
+//! - [`transport`]: the rmcp client layer, a `Transport` decorator: `veil.wrap(transport)`.
 //! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several stdio servers behind one
 //!   session, their tools exposed as `{server}__{tool}`.
 //!
@@ -25,6 +26,8 @@ pub mod launch;
 mod report;
 mod schema;
 pub mod stdio;
+pub mod transport;
 
 pub use flow::{FlowPolicy, Outbound, RawUse, RestoreKnown, TokenUse, Verdict};
 pub use interceptor::{Interceptor, Outcome};
+pub use transport::{Veil, VeilTransport};
