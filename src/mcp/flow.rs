@@ -213,7 +213,7 @@ mod tests {
         match v.call {
             CallVerdict::Deny(d) => assert_eq!(
                 d.to_string(),
-                "call to mail/send denied: [EMAIL_9], never issued in this session, in argument `to` (flows.unknown_tokens)"
+                "call to mail/send denied: [EMAIL_9] is not a token of this session in argument `to` (flows.unknown_tokens)"
             ),
             other => panic!("{other:?}"),
         }

@@ -633,6 +633,28 @@ mod tests {
     }
 
     #[test]
+    fn values_carry_the_path_of_their_string() {
+        let config = crate::detect::DetectConfig {
+            custom: vec![crate::detect::CustomKind {
+                kind: "EMPLOYEE_ID".into(),
+                pattern: r"EMP-\d{6}".into(),
+                validator: None,
+                context: vec![],
+                json_keys: vec![],
+            }],
+            ..crate::detect::DetectConfig::default()
+        };
+        let d = Detector::new(&config).unwrap();
+        let doc = r#"{"to":["x EMP-123456"],"body":{"text":"EMP-654321 and EMP-111111"},"embedded":"{\"a\":\"EMP-222222\"}"}"#;
+        let (f, paths) = scan_json_with_paths(&d, doc).unwrap();
+        assert_eq!(f.slots.len(), 4);
+        let paths: Vec<&str> = paths.iter().map(|p| &**p).collect();
+        assert_eq!(paths, ["to.0", "body.text", "body.text", "embedded"]);
+        // Without asking, no paths are kept (the inbound path allocates nothing for them).
+        assert_eq!(scan_json(&d, doc).unwrap().slots.len(), 4);
+    }
+
+    #[test]
     fn tokenizes_literals_in_place() {
         let d = Detector::with_defaults();
         let doc = r#"{ "to" : "mail ann@example.com now",  "n" : 1.50 }"#;
