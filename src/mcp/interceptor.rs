@@ -48,10 +48,13 @@
 //!
 //! Outbound (host → server), rehydrated: `tools/call` `arguments`, `resources/read` and
 //! `prompts/get` params (a URI from a tokenized resource link, a prompt argument), and the
-//! host's replies to `sampling/createMessage` and `elicitation/create`. Each token occurrence
-//! goes through the [`FlowPolicy`] (see [`super::flow`]); by default a token this session never
-//! minted stops the message: for a `tools/call` the host gets a `CallToolResult` with
-//! `isError: true` naming the token, for a read or prompt a JSON-RPC error naming it.
+//! host's replies to `sampling/createMessage` and `elicitation/create`. Each message gets one
+//! verdict from the [`FlowPolicy`] (see [`super::flow`] and `outbound.rs`): tokens restored or
+//! kept, raw PII the model typed tokenized or let through, the call confirmed with the user
+//! (an `elicitation/create` of the layer's own, see `super::confirm`) or denied: for a
+//! `tools/call` the host gets a `CallToolResult` with `isError: true` naming rule and tokens,
+//! for a read or prompt a JSON-RPC error. `tools/list` results lose the tools the policy denies.
+//! With an audit log ([`Interceptor::with_audit`]) every decision is recorded.
 //!
 //! Everything else (initialize and `server/discover`, ping, cancellation, progress, lists,
 //! subscriptions, elicitation requests, unknown methods) is forwarded byte for byte, and so is
