@@ -361,3 +361,38 @@ fn flows_rules_confirmations_raw_values_tool_policy_and_audit_end_to_end() {
     let bad = verify(dir.path());
     assert!(!bad.status.success());
 }
+
+#[test]
+fn audit_required_without_a_key_refuses_to_start_and_optional_warns_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = |required: bool| {
+        let path = dir.path().join(format!("audit-{required}.yaml"));
+        std::fs::write(
+            &path,
+            format!(
+                "audit:\n  path: {}\n  required: {required}\n",
+                dir.path().join("audit.jsonl").display()
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let run = |config: &Path| {
+        Command::new(veil())
+            .env_remove("MCP_VEIL_AUDIT_KEY")
+            .args(["proxy", "--config"])
+            .arg(config)
+            .args(["--", "true"])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let refused = run(&cfg(true));
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("no audit key"), "{stderr}");
+    let warned = run(&cfg(false));
+    let stderr = String::from_utf8_lossy(&warned.stderr);
+    assert_eq!(stderr.matches("audit log disabled").count(), 1, "{stderr}");
+    assert!(!dir.path().join("audit.jsonl").exists());
+}
