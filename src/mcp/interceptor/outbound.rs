@@ -419,40 +419,46 @@ impl Interceptor {
         } else {
             Some(self.engine.resolve_json(&self.session, &text).await?)
         };
-        let (findings, entries, actions): (_, _, Vec<Decided>) = match (&rewritten, &resolved) {
-            (Some(again), _) => {
-                // The text changed: give each occurrence the decision made for the same
-                // token at the same path (a freshly minted one is kept).
-                let actions = again
-                    .findings
-                    .slots
-                    .iter()
-                    .map(|s| {
-                        slots
-                            .iter()
-                            .zip(&verdict.tokens)
-                            .find(|(o, _)| o.token == s.token && o.path == s.path)
-                            .map_or((Action::Keep, None), |(_, d)| (d.action, d.rule.clone()))
-                    })
-                    .collect();
-                (Some(&again.findings), &again.entries[..], actions)
-            }
-            (None, Some(first)) => {
-                let actions = verdict
-                    .tokens
-                    .iter()
-                    .map(|d| (d.action, d.rule.clone()))
-                    .collect();
-                (Some(&first.findings), &first.entries[..], actions)
-            }
-            (None, None) => (None, &[][..], Vec::new()),
-        };
+        let (findings, entries, actions): (_, _, Vec<Option<Decided>>) =
+            match (&rewritten, &resolved) {
+                (Some(again), _) => {
+                    // The text changed: give each occurrence the decision made for the same
+                    // token at the same path (one minted above for a raw value has none and is sent as a token).
+                    let actions = again
+                        .findings
+                        .slots
+                        .iter()
+                        .map(|s| {
+                            slots
+                                .iter()
+                                .zip(&verdict.tokens)
+                                .find(|(o, _)| o.token == s.token && o.path == s.path)
+                                .map(|(_, d)| (d.action, d.rule.clone()))
+                        })
+                        .collect();
+                    (Some(&again.findings), &again.entries[..], actions)
+                }
+                (None, Some(first)) => {
+                    let actions = verdict
+                        .tokens
+                        .iter()
+                        .map(|d| Some((d.action, d.rule.clone())))
+                        .collect();
+                    (Some(&first.findings), &first.entries[..], actions)
+                }
+                (None, None) => (None, &[][..], Vec::new()),
+            };
         let token_slots = findings.map_or(&[][..], |f| &f.slots[..]);
         let token_texts: Vec<String> = token_slots.iter().map(|s| s.token.to_string()).collect();
         let mut replacements: Vec<&str> = Vec::with_capacity(token_slots.len());
         let mut restored: Vec<(Option<&str>, Item<'_>)> = Vec::new();
         let mut kept: Vec<(Option<&str>, Item<'_>)> = Vec::new();
-        for (i, (entry, (action, rule))) in entries.iter().zip(&actions).enumerate() {
+        for (i, (entry, decided)) in entries.iter().zip(&actions).enumerate() {
+            let Some((action, rule)) = decided else {
+                // Minted above for a raw value: sent as a token (audited as raw_pii).
+                replacements.push(&token_texts[i]);
+                continue;
+            };
             let restore = matches!(action, Action::Restore)
                 || (confirmed && matches!(action, Action::Confirm));
             match entry {
