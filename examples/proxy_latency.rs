@@ -13,6 +13,8 @@
 //! ```text
 //! cargo build --release --bin mcp-veil --example echo_server --example proxy_latency
 //! target/release/examples/proxy_latency [CALLS]      # default 2000 calls per case
+//! PROXY_LATENCY_FSYNC=never target/release/examples/proxy_latency   # audit fsync policy
+//! PROXY_LATENCY_AUDIT=off target/release/examples/proxy_latency      # rules only
 //! ```
 
 use std::io::{BufRead, BufReader, Write};
@@ -61,7 +63,7 @@ impl Peer {
         self.stdout.read_line(&mut self.line).unwrap();
         let took = start.elapsed();
         assert!(
-            self.line.contains("\"result\""),
+            self.line.contains("\"result\"") && !self.line.contains("\"isError\":true"),
             "unexpected answer: {}",
             self.line
         );
@@ -86,7 +88,11 @@ fn measure(peer: &mut Peer, size: &str, calls: usize) -> (Duration, Duration) {
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"lookup","arguments":{{"size":"{size}","who":"[EMPLOYEE_ID_1]"}}}}}}"#
         )
     };
-    for id in 1..=calls / 10 {
+    // The first result mints [EMPLOYEE_ID_1]; every later call restores it.
+    peer.round_trip(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"lookup","arguments":{{"size":"{size}"}}}}}}"#
+    ));
+    for id in 2..=calls / 10 {
         peer.round_trip(&msg(id));
     }
     let mut times: Vec<Duration> = (0..calls)
@@ -129,16 +135,19 @@ fn main() {
         ));
     }
     rules.push_str("    - name: ids-to-echo\n      kinds: [EMPLOYEE_ID]\n      to: \"echo_server/*\"\n      action: allow\n");
-    let policy_config = dir.join("policy.yaml");
-    std::fs::write(
-        &policy_config,
-        format!(
-            "{detect}{rules}audit:\n  path: {}\n  key_file: {}\n  required: true\n",
+    // `PROXY_LATENCY_FSYNC=never|interval|always` (default interval, the configuration default);
+    // `PROXY_LATENCY_AUDIT=off`: the rules without the audit log.
+    let fsync = std::env::var("PROXY_LATENCY_FSYNC").unwrap_or_else(|_| "interval".into());
+    let audit = match std::env::var("PROXY_LATENCY_AUDIT").as_deref() {
+        Ok("off") => String::new(),
+        _ => format!(
+            "audit:\n  path: {}\n  key_file: {}\n  required: true\n  fsync: {fsync}\n",
             dir.join("audit.jsonl").display(),
             dir.join("audit.key").display()
         ),
-    )
-    .unwrap();
+    };
+    let policy_config = dir.join("policy.yaml");
+    std::fs::write(&policy_config, format!("{detect}{rules}{audit}")).unwrap();
     std::fs::write(dir.join("audit.key"), "0123456789abcdef".repeat(4)).unwrap();
 
     println!(
