@@ -18,7 +18,7 @@ fn payload(size: &str) -> String {
     let mut i = 0u32;
     while text.len() < 10_000 {
         i += 1;
-        if i % 5 == 0 {
+        if i.is_multiple_of(5) {
             text.push_str(&format!(
                 "Row {i}: escalated by EMP-{:06} <agent{i}@example.com>, call +1 415 555 {:04}.\n",
                 100_000 + i,

@@ -11,6 +11,8 @@
 //! records without a PERSON where a NAME was predicted; email validity cases; phone cases by
 //! format.
 
+#![allow(clippy::print_stdout)] // An example reports on stdout.
+
 use std::path::PathBuf;
 
 use mcp_veil::config::Config;

@@ -17,6 +17,8 @@
 //! PROXY_LATENCY_AUDIT=off target/release/examples/proxy_latency      # rules only
 //! ```
 
+#![allow(clippy::print_stdout)] // An example reports on stdout.
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

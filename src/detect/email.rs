@@ -1,6 +1,46 @@
-//! Email addresses (placeholder).
-use super::{FindContext, Recognizer, Span};
+//! Email addresses: the practical subset of RFC 5322 / RFC 6531 that people actually use.
+//!
+//! Text without `@` costs one `memchr`. Around each `@` the recognizer grows a local part to the
+//! left and a domain to the right, then validates both:
+//!
+//! - **Local part**: dot-atoms of RFC 5322 `atext` (so sub-addressing `a+tag@x.io` works), any
+//!   non-ASCII letter or mark (RFC 6531 internationalised addresses such as `ñoñó@x.tld` or
+//!   `伊昭傑@郵件.商務`), or a quoted string (`"john doe"@x.io`). At most 64 bytes, no leading,
+//!   trailing or doubled dots. Text glued on the left is cut off where it cannot be part of an
+//!   address in practice: a `key=`, a URL path `/` or `?`, leading punctuation (`'a@x.io'`), and a
+//!   CJK run directly before ASCII (`请联系john@x.com`, where the script needs no spaces).
+//! - **Domain**: at least two labels of letters, digits and `-` (no leading or trailing `-`, at
+//!   most 63 bytes each, 253 in all); non-ASCII (IDN) and `xn--` domains must pass UTS-46 (the
+//!   `idna` crate, strict mode). The top-level label must be alphabetic (or IDN), which rules out
+//!   `pkg@1.2.3`, and must not be a file extension, which rules out `icon@2x.png` assets.
+//!
+//! Not addresses, by construction: `@handles` and `@media`/`@Override` (no local part), file
+//! names without `@`, `git@github.com:org/repo` remotes (`:` and a path right after the domain),
+//! and URL user-info (`ssh://git@host/`, `https://user:pw@host`), which names a login, not a
+//! mailbox. Domain literals (`a@[127.0.0.1]`) and comments are not matched: they do not occur in
+//! the data this layer sees.
 
+use memchr::memchr_iter;
+
+use super::{FindContext, Kind, Recognizer, Span};
+
+/// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
+const MAX_LOCAL: usize = 64;
+/// Longest domain in its ASCII form.
+const MAX_DOMAIN: usize = 253;
+/// Longest domain label in its ASCII form.
+const MAX_LABEL: usize = 63;
+
+/// Top-level "domains" that are really file extensions (`logo@2x.png`, `a@b.min.js`). None of
+/// them is a delegated TLD.
+const FILE_EXTENSIONS: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "tif", "tiff", "avif", "heic", "css",
+    "scss", "sass", "less", "js", "mjs", "cjs", "jsx", "ts", "tsx", "map", "json", "lock", "txt",
+    "html", "htm", "xml", "yml", "yaml", "toml", "ini", "cfg", "conf", "log", "csv", "tsv", "pdf",
+    "doc", "docx", "xls", "xlsx", "ppt", "pptx", "wav", "class", "jar", "java", "kt", "swift",
+];
+
+/// Finds email addresses. Stateless; see the module doc.
 #[derive(Debug)]
 pub(super) struct EmailRecognizer;
 
@@ -11,5 +51,335 @@ impl EmailRecognizer {
 }
 
 impl Recognizer for EmailRecognizer {
-    fn find(&self, _text: &str, _cx: &FindContext<'_>, _out: &mut Vec<Span>) {}
+    fn find(&self, text: &str, _cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let mut last_end = 0;
+        for at in memchr_iter(b'@', text.as_bytes()) {
+            if at < last_end {
+                continue;
+            }
+            if let Some((start, end)) = address_at(text, at) {
+                out.push(Span::new(start, end, Kind::Email));
+                last_end = end;
+            }
+        }
+    }
+}
+
+/// The address around the `@` at byte `at`, if there is one.
+fn address_at(text: &str, at: usize) -> Option<(usize, usize)> {
+    let start = local_start(text, at)?;
+    if is_url_userinfo(&text[..start]) {
+        return None;
+    }
+    let end = domain_end(text, at + 1)?;
+    // `git@github.com:org/repo.git`, `user@host:22`: a remote or a login, not a mailbox.
+    let rest = &text.as_bytes()[end..];
+    if rest.first() == Some(&b':') && rest.get(1).is_some_and(|b| !b.is_ascii_whitespace()) {
+        return None;
+    }
+    if rest.first() == Some(&b'@') {
+        return None;
+    }
+    Some((start, end))
+}
+
+/// RFC 5322 `atext` plus `.`, the characters of an unquoted ASCII local part.
+fn is_atext(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~.".contains(&b)
+}
+
+/// Whether a non-ASCII character may appear in an internationalised local part or domain:
+/// letters, digits and marks of any script, but not spaces, controls, punctuation and symbol
+/// blocks, private use or noncharacters.
+fn is_intl_char(c: char) -> bool {
+    let u = c as u32;
+    if u < 0x80 || c.is_whitespace() || c.is_control() {
+        return false;
+    }
+    !matches!(u,
+        0x80..=0xBF            // C1 controls, Latin-1 punctuation (nbsp, «, », ¿ ...)
+        | 0xD7 | 0xF7          // × ÷
+        | 0x2000..=0x206F      // general punctuation: quotes, dashes, zero-width, bidi controls
+        | 0x2190..=0x2BFF      // arrows, maths, technical, enclosed alphanumerics, box, dingbats
+        | 0x3000..=0x303F      // CJK punctuation (、。「」)
+        | 0xD800..=0xF8FF      // surrogates, private use
+        | 0xFDD0..=0xFDEF      // noncharacters
+        | 0xFE10..=0xFE1F | 0xFE30..=0xFE6F // vertical, compatibility and small forms (﹫)
+        | 0xFF00..=0xFF1F | 0xFF3B..=0xFF40 | 0xFF5B..=0xFF65 // full-width punctuation
+        | 0xFFF0..=0xFFFF      // specials
+        | 0xE0000..=0x10FFFF   // tags, supplementary private use
+    ) && (u & 0xFFFE) != 0xFFFE
+}
+
+/// Combining marks cannot start a local part.
+fn is_combining(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF)
+}
+
+/// Scripts written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
+}
+
+/// Where the local part before the `@` at `at` starts, or `None` when there is no valid one.
+fn local_start(text: &str, at: usize) -> Option<usize> {
+    let before = &text[..at];
+    if before.ends_with('"') {
+        return quoted_local_start(before);
+    }
+    let mut start = at;
+    for (i, c) in before.char_indices().rev() {
+        let ok = if c.is_ascii() {
+            is_atext(c as u8)
+        } else {
+            is_intl_char(c) || c == '＠'
+        };
+        if !ok || at - i > 4 * MAX_LOCAL {
+            break;
+        }
+        start = i;
+    }
+    let mut local = &text[start..at];
+    // `email=a@x.io`, `/users/a@x.io`, `?to=a@x.io`: keys and paths are glued on, not part of it.
+    if let Some(cut) = local.rfind(['=', '/', '?']) {
+        local = &local[cut + 1..];
+    }
+    // Leading punctuation belongs to the sentence (`'a@x.io'`, `{a@x.io}`) unless the local part
+    // has nothing else (`!#$%&'*+-/=?^_`{|}~@x.io` is a valid address).
+    if local.bytes().any(|b| b.is_ascii_alphanumeric()) || !local.is_ascii() {
+        let trimmed = local.trim_start_matches(|c: char| {
+            c.is_ascii() && !c.is_ascii_alphanumeric() && c != '_' || is_combining(c)
+        });
+        local = trimmed;
+    }
+    // `请联系john@x.com`: CJK text runs into the address with no space.
+    if local.starts_with(is_cjk)
+        && let Some(ascii) = local.find(|c: char| c.is_ascii_alphanumeric())
+        && local[ascii..].is_ascii()
+    {
+        local = &local[ascii..];
+    }
+    let start = at - local.len();
+    if local.is_empty()
+        || local.len() > MAX_LOCAL
+        || local.starts_with('.')
+        || local.ends_with('.')
+        || local.contains("..")
+    {
+        return None;
+    }
+    Some(start)
+}
+
+/// A quoted local part ending just before the `@`: `"john doe"@x.io`.
+fn quoted_local_start(before: &str) -> Option<usize> {
+    let bytes = before.as_bytes();
+    let close = bytes.len() - 1;
+    let mut i = close;
+    while i > 0 {
+        i -= 1;
+        let b = bytes[i];
+        if b == b'"' {
+            let escaped = bytes[..i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+            if !escaped {
+                let inner = &before[i + 1..close];
+                let boundary = i == 0
+                    || matches!(
+                        bytes[i - 1],
+                        b' ' | b'\t' | b'\n' | b'<' | b'(' | b',' | b';' | b':' | b'['
+                    );
+                let printable = inner.chars().all(|c| !c.is_control());
+                return (boundary && printable && close - i < MAX_LOCAL + 2 && !inner.is_empty())
+                    .then_some(i);
+            }
+        }
+        if b.is_ascii_control() || close - i > MAX_LOCAL + 2 {
+            return None;
+        }
+    }
+    None
+}
+
+/// Whether the local part would be the user-info of a URL (`ssh://git@`, `https://u:pw@`).
+fn is_url_userinfo(before: &str) -> bool {
+    if before.ends_with("//") {
+        return true;
+    }
+    if before.ends_with(':') {
+        let token_start = before
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| c.is_whitespace() || c == '"' || c == '\'')
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        return before[token_start..].contains("//");
+    }
+    false
+}
+
+/// Where the domain starting at byte `from` ends, or `None` when there is no valid one.
+fn domain_end(text: &str, from: usize) -> Option<usize> {
+    let rest = &text[from..];
+    let mut len = 0;
+    for (i, c) in rest.char_indices() {
+        let ok = if c.is_ascii() {
+            c.is_ascii_alphanumeric() || c == '-' || c == '.'
+        } else {
+            is_intl_char(c)
+        };
+        if !ok || i > 4 * MAX_DOMAIN {
+            break;
+        }
+        len = i + c.len_utf8();
+    }
+    let mut domain = rest[..len].trim_end_matches(['.', '-']);
+    // `john@x.com获取`: CJK text runs on after an ASCII domain.
+    if let Some(dot) = domain.rfind('.') {
+        let tld = &domain[dot + 1..];
+        if tld.starts_with(|c: char| c.is_ascii_alphabetic())
+            && let Some(cut) = tld.find(is_cjk)
+        {
+            domain = &domain[..dot + 1 + cut];
+        }
+    }
+    valid_domain(domain).then_some(from + domain.len())
+}
+
+/// Whether `domain` is a plausible mail domain (see the module doc).
+fn valid_domain(domain: &str) -> bool {
+    if domain.is_empty() || domain.starts_with('.') || !domain.contains('.') {
+        return false;
+    }
+    let needs_idna = !domain.is_ascii()
+        || domain
+            .split('.')
+            .any(|l| l.len() >= 4 && l.as_bytes()[2..4] == *b"--");
+    if needs_idna {
+        match idna::domain_to_ascii_strict(domain) {
+            Ok(ascii) => ascii_domain_ok(&ascii, true),
+            Err(_) => false,
+        }
+    } else {
+        ascii_domain_ok(domain, false)
+    }
+}
+
+fn ascii_domain_ok(domain: &str, from_idna: bool) -> bool {
+    if domain.len() > MAX_DOMAIN {
+        return false;
+    }
+    let mut labels = 0;
+    for label in domain.split('.') {
+        labels += 1;
+        if label.is_empty()
+            || label.len() > MAX_LABEL
+            || label.starts_with('-')
+            || label.ends_with('-')
+            || !label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        {
+            return false;
+        }
+    }
+    let tld = domain.rsplit('.').next().unwrap_or("");
+    let tld_ok = if let Some(puny) = tld.strip_prefix("xn--") {
+        from_idna && !puny.is_empty()
+    } else {
+        tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
+    };
+    labels >= 2
+        && tld_ok
+        && !FILE_EXTENSIONS
+            .iter()
+            .any(|ext| ext.eq_ignore_ascii_case(tld))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        EmailRecognizer::new().find(text, &FindContext::default(), &mut out);
+        out.iter().map(|s| &text[s.start..s.end]).collect()
+    }
+
+    #[test]
+    fn finds_plain_and_sub_addressed() {
+        assert_eq!(find("mail alice@example.com now"), ["alice@example.com"]);
+        assert_eq!(
+            find("a+tag@x.io, b.c-d_e@mail.corp.co.uk."),
+            ["a+tag@x.io", "b.c-d_e@mail.corp.co.uk"]
+        );
+        assert_eq!(find("<JOHN.DOE@EXAMPLE.ORG>"), ["JOHN.DOE@EXAMPLE.ORG"]);
+        assert_eq!(
+            find("'quoted@x.io' (paren@x.io)"),
+            ["quoted@x.io", "paren@x.io"]
+        );
+        assert_eq!(find("\"john doe\"@x.io"), ["\"john doe\"@x.io"]);
+    }
+
+    #[test]
+    fn finds_internationalised() {
+        assert_eq!(find("write to ñoñó@example.tld"), ["ñoñó@example.tld"]);
+        assert_eq!(find("伊昭傑@郵件.商務"), ["伊昭傑@郵件.商務"]);
+        assert_eq!(find("юзер@екзампл.ком ok"), ["юзер@екзампл.ком"]);
+        assert_eq!(find("राम@मोहन.ईन्फो"), ["राम@मोहन.ईन्फो"]);
+        assert_eq!(find("jeff@臺網中心.tw"), ["jeff@臺網中心.tw"]);
+        assert_eq!(
+            find("test@xn--hxajbheg2az3al.xn--jxalpdlp"),
+            ["test@xn--hxajbheg2az3al.xn--jxalpdlp"]
+        );
+        assert_eq!(find("请联系john@x.com获取"), ["john@x.com"]);
+    }
+
+    #[test]
+    fn cuts_keys_and_paths() {
+        assert_eq!(find("user=bob@x.io level=info"), ["bob@x.io"]);
+        assert_eq!(find("https://x.io/unsub?email=bob@x.io"), ["bob@x.io"]);
+    }
+
+    #[test]
+    fn ignores_non_addresses() {
+        for text in [
+            "no at sign here",
+            "ping @alice and @bob-team",
+            "@media screen { } @Override public void x()",
+            "git clone git@github.com:org/repo.git",
+            "ssh://git@github.com/org/repo",
+            "https://user:secret@host.example.com/x",
+            "icon@2x.png logo@3x.webp",
+            "npm i @angular/core@12.0.1 left-pad@1.3.0",
+            "my@localhost",
+            "me@-leadingdash.com",
+            "a@b..com",
+            ".a@",
+            "trailing.@x.io",
+            "two..dots@x.io",
+            "me@xn--0.tld",
+            "user@host:22",
+            "report.pdf and notes.txt",
+        ] {
+            assert_eq!(find(text), Vec::<&str>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn enforces_lengths() {
+        let long_local = format!("{}@x.io", "a".repeat(65));
+        assert!(find(&long_local).is_empty());
+        let long_label = format!("a@{}.com", "b".repeat(64));
+        assert!(find(&long_label).is_empty());
+        assert_eq!(find(&format!("{}@x.io", "a".repeat(64))).len(), 1);
+    }
+
+    #[test]
+    fn sentence_punctuation_is_not_part_of_it() {
+        assert_eq!(find("Mail me at a@x.io."), ["a@x.io"]);
+        assert_eq!(
+            find("Mail me at a@x.io, or b@y.org; thanks"),
+            ["a@x.io", "b@y.org"]
+        );
+        assert_eq!(find("reach a@x.io: now"), ["a@x.io"]);
+    }
 }

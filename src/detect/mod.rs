@@ -231,7 +231,8 @@ pub struct DetectConfig {
     pub iban: bool,
     /// Detect US social security numbers.
     pub us_ssn: bool,
-    /// Detect public IPv4/IPv6 addresses (private, loopback and documentation ranges are skipped).
+    /// Detect IPv4/IPv6 addresses (loopback, unspecified, link-local, multicast and
+    /// documentation ranges are skipped; private ranges are detected, see `detect/ip.rs`).
     pub ip_address: bool,
     /// Kinds defined by regex.
     pub custom: Vec<CustomKind>,

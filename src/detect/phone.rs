@@ -1,15 +1,1029 @@
-//! Phone numbers (placeholder).
-use super::{DetectError, FindContext, Recognizer, Span};
+//! Phone numbers, confirmed against libphonenumber metadata.
+//!
+//! Two stages, so that text full of digits (logs, code) stays cheap:
+//!
+//! 1. **Scan** ([`scan`]): a SWAR skip to the next ASCII digit, then one pass over a run of
+//!    digits and phone separators (space, `-`, `.`, `/`, parentheses; at most three separator
+//!    bytes between groups) that counts digits as it goes. Runs with fewer than 7 or more than
+//!    17 digits are dropped right there, as are runs glued to letters (hex, UUIDs, identifiers),
+//!    dates (`2024-01-15`, `15.01.2024`), IPv4-shaped and decimal numbers, times (`10:30`),
+//!    prices (`$`, `€`, `£`) and numbers named by a preceding `order`, `invoice`, `ISBN` ...
+//! 2. **Confirm** the few survivors with the metadata of the `phonenumber` crate, compiled into
+//!    our own anchored [`RegexSet`]s once (the crate's own parser compiles regexes lazily into a
+//!    100-entry cache behind a global mutex, which would thrash on the hot path):
+//!    - international form (`+44 20 7946 0958`, `00 49 30 1234567`, `011 ...`, `tel:+1-...`):
+//!      the country code picks the metadata, the rest must be a valid number of one of its
+//!      regions (any region in the world, not only the configured ones);
+//!    - national form (`020 7946 0958`, `(415) 555-0100`): valid for one of the configured
+//!      regions after stripping that region's national prefix (`national_prefix_for_parsing`
+//!      and its transform rule, as libphonenumber does).
+//!
+//! A confirmed span carries `canonical: Some(E.164)`, so `+1 415-555-0100` and `(415) 555-0100`
+//! become one token. A number written without any separator (`4155550100`) is confirmed only
+//! with phone context (a cue word such as `phone`, `call`, `fax` nearby, or a JSON key/CSV column
+//! like `phone`): bare digit runs are mostly IDs and timestamps.
+//!
+//! With the same context, a phone-shaped number that the metadata rejects is still taken
+//! (`Call (311) 905-4466`): fake and test numbers fill real data, and a number someone calls a
+//! phone number is personal data whether or not its area code exists. Such spans carry a
+//! canonical form only when written in international form.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+use regex::{Regex, RegexSet, RegexSetBuilder};
+
+use super::{DetectError, FindContext, KeyHint, Kind, Recognizer, Span, key_hint};
+
+/// Fewest digits in a number confirmed by metadata (international `+47 02000` has 7).
+const MIN_DIGITS: usize = 7;
+/// Fewest digits in a grouped number taken on context alone (`call 33 93 31`).
+const MIN_CONTEXT_DIGITS: usize = 6;
+/// Most digits in a candidate, an international prefix (`00`, `011`) included.
+const MAX_DIGITS: usize = 17;
+/// Most digits the scan keeps; longer runs are dropped.
+const BUF: usize = 24;
+/// How far before a candidate a cue word may stand, in bytes.
+const CUE_WINDOW: usize = 40;
+/// How far after a candidate a cue word may stand, in bytes.
+const CUE_AFTER: usize = 12;
+
+/// Words that say a number is a phone number.
+const CUES: &[&str] = &[
+    "phone",
+    "tel",
+    "mobile",
+    "mob.",
+    "cell",
+    "fax",
+    "call",
+    "dial",
+    "reach",
+    "contact",
+    "whatsapp",
+    "sms",
+    "text me",
+    "ring",
+    "desk",
+    "office",
+    "hotline",
+    "answering",
+    "landline",
+    "handy",
+    "téléphone",
+    "teléfono",
+    "telefon",
+];
+
+/// Words right before a number that say it is something else.
+const ANTI_CUES: &[&str] = &[
+    "order",
+    "invoice",
+    "isbn",
+    "issn",
+    "ref",
+    "reference",
+    "account",
+    "acct",
+    "iban",
+    "ticket",
+    "case",
+    "tracking",
+    "serial",
+    "sku",
+    "transaction",
+    "txn",
+    "id",
+    "no",
+    "nr",
+    "pid",
+    "port",
+    "version",
+    "build",
+    "po",
+    "zip",
+    "postcode",
+    "routing",
+    "card",
+    "ssn",
+    "amount",
+    "total",
+    "price",
+    "balance",
+    "usd",
+    "eur",
+    "gbp",
+    "inr",
+    "jpy",
+    "apt",
+    "suite",
+    "unit",
+    "room",
+    "floor",
+    "tin",
+    "ein",
+    "tax",
+    "license",
+    "licence",
+    "passport",
+    "pin",
+    "code",
+    "otp",
+];
+
+/// The validity patterns of one set of regions: an anchored regex per number type
+/// (fixed line, mobile, toll free ...) with that type's possible lengths.
 #[derive(Debug)]
-pub(super) struct PhoneRecognizer;
+struct Validity {
+    /// All patterns as one anchored alternation: a fast lazy-DFA test that rejects most
+    /// candidates before `set` says which type (and so which lengths) matched.
+    any: Option<Regex>,
+    set: RegexSet,
+    lengths: Vec<Vec<u16>>,
+    min_len: usize,
+    max_len: usize,
+}
+
+impl Validity {
+    fn new<'a>(metas: impl Iterator<Item = &'a phonenumber::Metadata>) -> Validity {
+        let mut patterns = Vec::new();
+        let mut lengths = Vec::new();
+        let (mut min_len, mut max_len) = (usize::MAX, 0);
+        for meta in metas {
+            let d = meta.descriptors();
+            for desc in [
+                d.fixed_line(),
+                d.mobile(),
+                d.toll_free(),
+                d.premium_rate(),
+                d.shared_cost(),
+                d.personal_number(),
+                d.voip(),
+                d.pager(),
+                d.uan(),
+                d.voicemail(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                patterns.push(anchored(desc.national_number().as_str()));
+                let lens = desc.possible_length().to_vec();
+                let general = d.general().possible_length();
+                for &l in lens.iter().chain(general) {
+                    min_len = min_len.min(usize::from(l));
+                    max_len = max_len.max(usize::from(l));
+                }
+                lengths.push(lens);
+            }
+        }
+        if patterns.is_empty() {
+            min_len = usize::MAX;
+        }
+        let set = RegexSetBuilder::new(&patterns)
+            .unicode(false)
+            .size_limit(1 << 24)
+            .build()
+            .or_else(|_| RegexSetBuilder::new(&patterns).size_limit(1 << 24).build())
+            .unwrap_or_else(|_| RegexSet::empty());
+        let any = (!patterns.is_empty())
+            .then(|| union(patterns.iter().map(|p| p.as_str())))
+            .flatten();
+        Validity {
+            any,
+            set,
+            lengths,
+            min_len,
+            max_len,
+        }
+    }
+
+    /// Whether `nsn` (a national significant number, digits only) is a valid number.
+    fn valid(&self, nsn: &str) -> bool {
+        let len = nsn.len();
+        if len < self.min_len || len > self.max_len {
+            return false;
+        }
+        if self.any.as_ref().is_some_and(|any| !any.is_match(nsn)) {
+            return false;
+        }
+        let found = self.set.matches(nsn);
+        found.iter().any(|i| {
+            let lens = &self.lengths[i];
+            lens.is_empty() || lens.contains(&(len as u16))
+        })
+    }
+}
+
+/// The metadata writes patterns in extended syntax (spread over lines); they hold no literal
+/// spaces, so dropping whitespace gives the plain pattern.
+fn strip_space(pattern: &str) -> String {
+    pattern.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// `^(?:pattern)$` for a metadata pattern.
+fn anchored(pattern: &str) -> String {
+    format!("^(?:{})$", strip_space(pattern))
+}
+
+/// One anchored regex matching what any of `patterns` (each already anchored) matches.
+fn union<'a>(patterns: impl Iterator<Item = &'a str>) -> Option<Regex> {
+    let joined: Vec<&str> = patterns.collect();
+    regex::RegexBuilder::new(&joined.join("|"))
+        .unicode(false)
+        .size_limit(1 << 24)
+        .dfa_size_limit(1 << 22)
+        .build()
+        .ok()
+}
+
+/// Every country calling code's validity patterns, compiled once per process.
+fn international() -> &'static HashMap<u16, Validity> {
+    static TABLE: OnceLock<HashMap<u16, Validity>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let db = &*phonenumber::metadata::DATABASE;
+        // By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id
+        // `001`.
+        (1..1000u16)
+            .filter_map(|code| {
+                let mut metas = db.by_code(&code)?;
+                metas.sort_by(|a, b| a.id().cmp(b.id()));
+                Some((code, Validity::new(metas.into_iter())))
+            })
+            .collect()
+    })
+}
+
+/// One configured region's national-format rules.
+#[derive(Debug)]
+struct Region {
+    code: u16,
+    /// A superset of this region's valid national-form digit strings, as a regex source.
+    shape: String,
+    /// `^(?:national_prefix_for_parsing)`.
+    prefix: Option<Regex>,
+    /// The transform rule, with `$N` rewritten as `${N}`.
+    transform: Option<String>,
+    validity: Validity,
+}
+
+impl Region {
+    fn new(meta: &phonenumber::Metadata) -> Region {
+        let prefix = meta
+            .national_prefix_for_parsing()
+            .map(|re| strip_space(re.as_str()))
+            .or_else(|| meta.national_prefix().map(regex::escape))
+            .and_then(|p| Regex::new(&format!("^(?:{p})")).ok());
+        let transform = meta.national_prefix_transform_rule().map(|rule| {
+            let mut out = String::new();
+            let mut chars = rule.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '$'
+                    && let Some(d) = chars.next_if(char::is_ascii_digit)
+                {
+                    out.push_str(&format!("${{{d}}}"));
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        });
+        let d = meta.descriptors();
+        let types: Vec<String> = [
+            d.fixed_line(),
+            d.mobile(),
+            d.toll_free(),
+            d.premium_rate(),
+            d.shared_cost(),
+            d.personal_number(),
+            d.voip(),
+            d.pager(),
+            d.uan(),
+            d.voicemail(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|desc| format!("(?:{})", strip_space(desc.national_number().as_str())))
+        .collect();
+        let npfp = prefix.as_ref().map(|re| {
+            let src = re.as_str();
+            src.strip_prefix("^(?:")
+                .and_then(|x| x.strip_suffix(')'))
+                .unwrap_or(src)
+                .to_string()
+        });
+        // What a national-form number of this region can look like: optional prefix, then a
+        // valid number; with a transform rule, anything after the prefix (checked exactly later).
+        let mut shape = format!(
+            "^(?:{})?(?:{})$",
+            npfp.as_deref().unwrap_or(""),
+            types.join("|")
+        );
+        if transform.is_some()
+            && let Some(p) = &npfp
+        {
+            shape = format!("{shape}|^(?:{p})[0-9]*$");
+        }
+        Region {
+            code: meta.country_code(),
+            shape,
+            prefix,
+            transform,
+            validity: Validity::new(std::iter::once(meta)),
+        }
+    }
+
+    /// The national significant number of `digits` written in national form, if valid.
+    fn national(&self, digits: &str) -> Option<String> {
+        if let Some(re) = &self.prefix
+            && let Some(caps) = re.captures(digits)
+        {
+            let whole = caps.get(0).map_or(0, |m| m.end());
+            let last_group = caps.len() > 1 && caps.get(caps.len() - 1).is_some();
+            let stripped = match (&self.transform, last_group) {
+                (Some(rule), true) => {
+                    let mut out = String::new();
+                    caps.expand(rule, &mut out);
+                    out.push_str(&digits[whole..]);
+                    out
+                }
+                _ => digits[whole..].to_string(),
+            };
+            if whole > 0 && self.validity.valid(&stripped) {
+                return Some(stripped);
+            }
+        }
+        self.validity.valid(digits).then(|| digits.to_string())
+    }
+}
+
+/// Finds phone numbers. Built once; see the module doc.
+#[derive(Debug)]
+pub(super) struct PhoneRecognizer {
+    regions: Vec<Region>,
+    /// The cue words, ASCII case-insensitive.
+    cues: AhoCorasick,
+    /// The union of the regions' `shape`s: one fast test before the exact per-region checks.
+    national_any: Option<Regex>,
+    international: &'static HashMap<u16, Validity>,
+}
 
 impl PhoneRecognizer {
-    pub(super) fn new(_regions: &[String]) -> Result<Self, DetectError> {
-        Ok(PhoneRecognizer)
+    /// Compiles the metadata of every country code and of the configured national regions.
+    pub(super) fn new(regions: &[String]) -> Result<Self, DetectError> {
+        let db = &*phonenumber::metadata::DATABASE;
+        let mut compiled = Vec::new();
+        for region in regions {
+            let id = region.to_ascii_uppercase();
+            let meta = (id.len() == 2 && id.bytes().all(|b| b.is_ascii_uppercase()))
+                .then(|| db.by_id(id.as_str()))
+                .flatten()
+                .ok_or_else(|| DetectError::UnknownRegion(region.clone()))?;
+            compiled.push(Region::new(meta));
+        }
+        let national_any = union(compiled.iter().map(|r| r.shape.as_str()));
+        let cues = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CUES)
+            .expect("the cue words form a valid automaton");
+        Ok(PhoneRecognizer {
+            cues,
+            national_any,
+            regions: compiled,
+            international: international(),
+        })
+    }
+
+    /// E.164 of an international-form number (`digits` without `+` or the exit code).
+    fn international_e164(&self, digits: &str) -> Option<String> {
+        for cc_len in 1..=3 {
+            if digits.len() <= cc_len {
+                return None;
+            }
+            let Ok(code) = digits[..cc_len].parse::<u16>() else {
+                return None;
+            };
+            if let Some(validity) = self.international.get(&code) {
+                let nsn = &digits[cc_len..];
+                if validity.valid(nsn) {
+                    return Some(format!("+{digits}"));
+                }
+                // `+44 (0)20 ...`, `+49 030 ...`: a national prefix kept by mistake.
+                if let Some(rest) = nsn.strip_prefix('0')
+                    && validity.valid(rest)
+                {
+                    return Some(format!("+{code}{rest}"));
+                }
+                return None;
+            }
+        }
+        None
+    }
+
+    /// E.164 of a national-form number valid in one of the configured regions.
+    fn national_e164(&self, digits: &str) -> Option<String> {
+        if self
+            .national_any
+            .as_ref()
+            .is_some_and(|any| !any.is_match(digits))
+        {
+            return None;
+        }
+        self.regions
+            .iter()
+            .find_map(|r| r.national(digits).map(|nsn| format!("+{}{}", r.code, nsn)))
+    }
+
+    fn check(&self, text: &str, c: &Candidate, keyed: bool, out: &mut Vec<Span>) {
+        let bytes = text.as_bytes();
+        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
+        // Where the span starts: `tel:+`, `+`, `(`.
+        let mut start = c.start;
+        let mut plus = false;
+        if start > 0 && bytes[start - 1] == b'(' {
+            start -= 1;
+        }
+        if start > 0 && bytes[start - 1] == b'+' {
+            start -= 1;
+            plus = true;
+        }
+        if plus && start >= 4 && bytes[start - 4..start].eq_ignore_ascii_case(b"tel:") {
+            start -= 4;
+        }
+        if !left_boundary_ok(bytes, start) || !right_boundary_ok(bytes, c.end) {
+            return;
+        }
+        if !c.shape_ok(plus) || anti_cue_before(text, start) {
+            return;
+        }
+        let end = extension_end(bytes, c.end);
+        let (intl, intl_digits) = if plus {
+            (true, digits)
+        } else if let Some(rest) = digits.strip_prefix("00").filter(|r| !r.starts_with('0')) {
+            (true, rest)
+        } else if let Some(rest) = digits.strip_prefix("011") {
+            (true, rest)
+        } else {
+            (false, digits)
+        };
+        let bare = !plus && c.ngroups == 1 && start == c.start;
+        let mut context = None;
+        let mut context = |this: &Self| {
+            *context.get_or_insert_with(|| keyed || has_cue(&this.cues, text, start, end))
+        };
+        if bare && !context(self) {
+            // Bare digit runs are taken only with context, confirmed or not.
+            return;
+        }
+        let canonical = if c.ndigits < MIN_DIGITS {
+            None
+        } else if intl {
+            self.international_e164(intl_digits)
+        } else {
+            None
+        };
+        let canonical = canonical.or_else(|| {
+            (!plus && c.ndigits >= MIN_DIGITS)
+                .then(|| self.national_e164(digits))
+                .flatten()
+        });
+        let idd = digits.len() - intl_digits.len();
+        // Confirmed by metadata (a bare run got here only with context), or taken on context.
+        let confirmed = canonical.is_some() && c.ndigits >= MIN_DIGITS;
+        let accept = confirmed
+            || (c.ndigits - idd <= 15
+                && (c.ndigits >= MIN_DIGITS || c.ngroups >= 3)
+                && context(self));
+        if accept {
+            out.push(Span {
+                start,
+                end,
+                kind: Kind::Phone,
+                canonical: canonical.map(String::into_boxed_str),
+            });
+        }
     }
 }
 
 impl Recognizer for PhoneRecognizer {
-    fn find(&self, _text: &str, _cx: &FindContext<'_>, _out: &mut Vec<Span>) {}
+    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let bytes = text.as_bytes();
+        let keyed = cx.key.is_some_and(|k| key_hint(k) == Some(KeyHint::Phone));
+        let mut i = 0;
+        while let Some(first) = next_digit(bytes, i) {
+            // Digits glued to a word (hex ids, hashes, `v2`, `user_42`) never start a phone
+            // number: skip the whole token without scanning it.
+            if first > 0 && (bytes[first - 1].is_ascii_alphanumeric() || bytes[first - 1] == b'_') {
+                i = first + 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                continue;
+            }
+            let (candidate, resume) = scan(bytes, first);
+            i = resume;
+            if let Some(c) = candidate {
+                self.check(text, &c, keyed, out);
+            }
+        }
+    }
+}
+
+/// The index of the first ASCII digit at or after `i`: 32 bytes per step while there is none,
+/// then eight at a time.
+pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
+    #[inline(always)]
+    fn digit_mask(chunk: &[u8]) -> u64 {
+        const LO: u64 = 0x3030_3030_3030_3030;
+        const TEN: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+        const HI: u64 = 0x8080_8080_8080_8080;
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Bytes '0'..='9' become 0..=9; "some byte < 10" is the classic has-less test, and
+        // its lowest flagged byte is exact.
+        let x = u64::from_le_bytes(word) ^ LO;
+        x.wrapping_sub(TEN) & !x & HI
+    }
+    while i + 32 <= b.len() {
+        let c = &b[i..i + 32];
+        let any = digit_mask(&c[..8])
+            | digit_mask(&c[8..16])
+            | digit_mask(&c[16..24])
+            | digit_mask(&c[24..]);
+        if any != 0 {
+            break;
+        }
+        i += 32;
+    }
+    while i + 8 <= b.len() {
+        let t = digit_mask(&b[i..i + 8]);
+        if t != 0 {
+            return Some(i + (t.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    (i..b.len()).find(|&j| b[j].is_ascii_digit())
+}
+
+/// A run of digits and separators that may be a phone number.
+#[derive(Debug)]
+struct Candidate {
+    /// First digit.
+    start: usize,
+    /// One past the last digit.
+    end: usize,
+    digits: [u8; BUF],
+    ndigits: usize,
+    /// Digit count of each group (up to 12 groups).
+    groups: [u8; 12],
+    /// The separator byte before each group (0 for the first; `' '` for runs of spaces and
+    /// brackets, `-`, `.` or `/` otherwise).
+    seps: [u8; 12],
+    ngroups: usize,
+}
+
+impl Candidate {
+    /// Structural checks: not a date, an SSN, an IPv4 address or a decimal number. After a `+`
+    /// only the last two apply (`+509-22-45-3300` is not a date).
+    fn shape_ok(&self, plus: bool) -> bool {
+        let n = self.ngroups;
+        let g = &self.groups[..n];
+        let s = &self.seps[..n];
+        // Dates anywhere in the run: 2024-01-15, 15/01/2024, 15.01.2024.
+        for k in 0..if plus { 0 } else { n.saturating_sub(2) } {
+            let (a, b2, c) = (g[k], g[k + 1], g[k + 2]);
+            let (s1, s2) = (s[k + 1], s[k + 2]);
+            if s1 == s2 && matches!(s1, b'-' | b'/' | b'.') {
+                let ymd = a == 4 && b2 <= 2 && c <= 2;
+                let dmy = a <= 2 && b2 <= 2 && c == 4;
+                let continues = k + 3 < n && s[k + 3] == s1;
+                if (ymd || dmy) && !continues {
+                    return false;
+                }
+            }
+        }
+        // `123-45-6789` is the US SSN shape; the SSN recognizer decides about it.
+        if !plus && g == [3, 2, 4] && s[1] == b'-' && s[2] == b'-' {
+            return false;
+        }
+        if s[1..].contains(&b'.') {
+            // IPv4 and decimals: dotted groups must all be 2-4 digits and evenly dotted.
+            if s[1..].iter().any(|&x| x != b'.')
+                && s[1..].iter().filter(|&&x| x == b'.').count() < 2
+            {
+                return false;
+            }
+            if g.iter().any(|&l| l > 4 || l == 1) {
+                return false;
+            }
+            if !plus && n == 4 && s[1..].iter().all(|&x| x == b'.') && g.iter().all(|&l| l <= 3) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Scans the run starting at the digit `first`. Returns the candidate (if its digit count fits)
+/// and where to resume.
+fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
+    let mut c = Candidate {
+        start: first,
+        end: first,
+        digits: [0; BUF],
+        ndigits: 0,
+        groups: [0; 12],
+        seps: [0; 12],
+        ngroups: 0,
+    };
+    let mut i = first;
+    let mut sep = 0u8;
+    let mut too_long = false;
+    loop {
+        let group_start = i;
+        let mut nd = c.ndigits;
+        while i < b.len() && b[i].is_ascii_digit() {
+            if nd < BUF {
+                c.digits[nd] = b[i];
+            }
+            nd += 1;
+            i += 1;
+        }
+        c.ndigits = nd;
+        c.end = i;
+        if c.ngroups < c.groups.len() {
+            c.groups[c.ngroups] = (i - group_start).min(255) as u8;
+            c.seps[c.ngroups] = sep;
+            c.ngroups += 1;
+        } else {
+            too_long = true;
+        }
+        if c.ndigits > MAX_DIGITS {
+            too_long = true;
+        }
+        // A separator run: at most 3 bytes, one space (or " - "), brackets anywhere.
+        let s = i;
+        let mut spaces = 0;
+        let mut kind = 0u8;
+        while i < b.len() && i - s < 4 {
+            match b[i] {
+                b' ' => spaces += 1,
+                b'(' | b')' => {}
+                x @ (b'-' | b'.' | b'/') => {
+                    if kind != 0 {
+                        break;
+                    }
+                    kind = x;
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        let ok_run = i > s
+            && i - s <= 3
+            && (spaces <= 1 || (spaces == 2 && kind == b'-'))
+            && i < b.len()
+            && b[i].is_ascii_digit();
+        if !ok_run {
+            break;
+        }
+        sep = if kind == 0 { b' ' } else { kind };
+    }
+    if too_long {
+        // Skip the rest of a long digit run so that it is not rescanned from its middle.
+        let mut j = c.end;
+        while j < b.len() && (b[j].is_ascii_digit() || matches!(b[j], b' ' | b'-' | b'.')) {
+            j += 1;
+        }
+        return (None, j.max(c.end));
+    }
+    let resume = c.end.max(first + 1);
+    (Some(c).filter(|c| c.ndigits >= MIN_CONTEXT_DIGITS), resume)
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// The byte before a candidate must not glue it to a word, a number, a price or a time.
+fn left_boundary_ok(b: &[u8], start: usize) -> bool {
+    if start == 0 {
+        return true;
+    }
+    let p = b[start - 1];
+    if is_word_byte(p) && (p < 0x80 || is_letter_lead(b, start)) {
+        return false;
+    }
+    if matches!(p, b'$' | b'#' | b'%' | b'+' | b'=' | b'@' | b'\\' | b'&') {
+        // `key=4155550100` is fine in logs; the others are prices, ids, math.
+        return p == b'=';
+    }
+    if matches!(p, b'-' | b'.' | b'/' | b':' | b',') && start >= 2 {
+        let pp = b[start - 2];
+        if pp.is_ascii_digit() || (pp.is_ascii_alphanumeric() && p != b':' && p != b',') {
+            return false;
+        }
+    }
+    // Currency symbols: € £ ¥ ₹ (multi-byte) right before.
+    for sym in ["€", "£", "¥", "₹"] {
+        if b[..start].ends_with(sym.as_bytes()) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the non-ASCII character ending at `at` is a letter-like character (not punctuation
+/// such as a non-breaking space or a typographic quote).
+fn is_letter_lead(b: &[u8], at: usize) -> bool {
+    let start = b[..at]
+        .iter()
+        .rposition(|&x| !(0x80..0xC0).contains(&x))
+        .unwrap_or(0);
+    std::str::from_utf8(&b[start..at])
+        .ok()
+        .and_then(|s| s.chars().next())
+        .is_some_and(char::is_alphanumeric)
+}
+
+/// The byte after a candidate must not glue it to a word or continue it as another number.
+fn right_boundary_ok(b: &[u8], end: usize) -> bool {
+    let Some(&n) = b.get(end) else {
+        return true;
+    };
+    if n.is_ascii_alphanumeric() && !matches!(n, b'x' | b'X' | b'e') || n == b'_' || n == b'%' {
+        return false;
+    }
+    if n >= 0x80 && !matches!(b.get(end..end + 2), Some([0xC2, 0xA0])) {
+        let s = std::str::from_utf8(&b[end..(end + 4).min(b.len())])
+            .or_else(|e| std::str::from_utf8(&b[end..end + e.valid_up_to()]))
+            .unwrap_or("");
+        if s.chars().next().is_some_and(char::is_alphanumeric) {
+            return false;
+        }
+    }
+    if matches!(n, b'.' | b'-' | b'/' | b':' | b',')
+        && b.get(end + 1).is_some_and(u8::is_ascii_digit)
+    {
+        return false;
+    }
+    if matches!(n, b'x' | b'X' | b'e') {
+        return extension_end(b, end) > end;
+    }
+    true
+}
+
+/// The end of an extension written right after the number (`x818`, ` ext. 12`, ` #3`), or `end`.
+fn extension_end(b: &[u8], end: usize) -> usize {
+    let mut i = end;
+    if b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    let rest = &b[i.min(b.len())..];
+    let marker = if rest.first().is_some_and(|&c| c == b'x' || c == b'X') {
+        1
+    } else if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"ext") {
+        if rest.get(3) == Some(&b'.') { 4 } else { 3 }
+    } else {
+        return end;
+    };
+    let mut j = i + marker;
+    if marker > 1 && b.get(j) == Some(&b' ') {
+        j += 1;
+    }
+    let digits_start = j;
+    while j < b.len() && b[j].is_ascii_digit() && j - digits_start < 6 {
+        j += 1;
+    }
+    let boundary = b.get(j).is_none_or(|&c| !c.is_ascii_alphanumeric());
+    if j > digits_start && boundary { j } else { end }
+}
+
+/// Whether a phone cue word stands shortly before `start` or right after `end`.
+fn has_cue(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
+    let b = text.as_bytes();
+    let from = start.saturating_sub(CUE_WINDOW);
+    let to = (end + CUE_AFTER).min(b.len());
+    cues.is_match(&b[from..start]) || cues.is_match(&b[end..to])
+}
+
+/// Whether one of the two words right before `start` names something else (`order`,
+/// `tax ID number`, `Apt.`), and neither is a phone cue (`phone number` stays a phone).
+fn anti_cue_before(text: &str, start: usize) -> bool {
+    let b = text.as_bytes();
+    let mut i = start;
+    let mut anti = false;
+    for _ in 0..2 {
+        let mut skipped = 0;
+        while i > 0
+            && matches!(b[i - 1], b' ' | b':' | b'#' | b'.' | b'(' | b'\t' | b'\'')
+            && skipped < 4
+        {
+            i -= 1;
+            skipped += 1;
+        }
+        let end = i;
+        while i > 0 && b[i - 1].is_ascii_alphabetic() && end - i < 12 {
+            i -= 1;
+        }
+        if i == end || (i > 0 && b[i - 1].is_ascii_alphabetic()) {
+            break;
+        }
+        // Words are at most 12 letters: fold into a stack buffer, compare whole.
+        let mut folded = [0u8; 12];
+        let word = &mut folded[..end - i];
+        word.copy_from_slice(&b[i..end]);
+        word.make_ascii_lowercase();
+        let word = &*word;
+        let first = word[0];
+        let is = |list: &[&str]| {
+            list.iter()
+                .any(|w| w.as_bytes()[0] == first && w.as_bytes() == word)
+        };
+        if is(CUES) {
+            return false;
+        }
+        anti |= is(ANTI_CUES);
+    }
+    anti
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec() -> PhoneRecognizer {
+        let regions: Vec<String> = ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        PhoneRecognizer::new(&regions).unwrap()
+    }
+
+    fn find_with(
+        r: &PhoneRecognizer,
+        text: &str,
+        key: Option<&str>,
+    ) -> Vec<(String, Option<String>)> {
+        let mut out = Vec::new();
+        let cx = FindContext {
+            key,
+            parent_key: None,
+        };
+        r.find(text, &cx, &mut out);
+        out.iter()
+            .map(|s| {
+                (
+                    text[s.start..s.end].to_string(),
+                    s.canonical.as_deref().map(String::from),
+                )
+            })
+            .collect()
+    }
+
+    fn found(r: &PhoneRecognizer, text: &str) -> Vec<String> {
+        find_with(r, text, None).into_iter().map(|x| x.0).collect()
+    }
+
+    #[test]
+    fn international_forms() {
+        let r = rec();
+        let cases = [
+            (
+                "call +44 20 7946 0958 now",
+                "+44 20 7946 0958",
+                "+442079460958",
+            ),
+            ("+1-415-555-0100", "+1-415-555-0100", "+14155550100"),
+            ("dial 00 49 30 1234567.", "00 49 30 1234567", "+49301234567"),
+            ("+4930123456", "+4930123456", "+4930123456"),
+            ("tel:+1-415-555-0100", "tel:+1-415-555-0100", "+14155550100"),
+            (
+                "+44 (0)20 7946 0958",
+                "+44 (0)20 7946 0958",
+                "+442079460958",
+            ),
+            ("+81 3-1234-5678", "+81 3-1234-5678", "+81312345678"),
+            ("NC +687 20.12.34", "+687 20.12.34", "+687201234"),
+        ];
+        for (text, want, e164) in cases {
+            assert_eq!(
+                find_with(&r, text, None),
+                vec![(want.to_string(), Some(e164.to_string()))],
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn national_forms_of_configured_regions() {
+        let cases = [
+            ("US", "(415) 555-0100", "+14155550100"),
+            ("GB", "020 7946 0958", "+442079460958"),
+            ("DE", "030 1234567", "+49301234567"),
+            ("FR", "01 23 45 67 89", "+33123456789"),
+            ("IN", "098765 43210", "+919876543210"),
+            ("BR", "(11) 96123-4567", "+5511961234567"),
+            ("AU", "(02) 1234 5678", "+61212345678"),
+            ("JP", "03-1234-5678", "+81312345678"),
+            ("CN", "010 1234 5678", "+861012345678"),
+            ("CA", "(604) 555-0123", "+16045550123"),
+        ];
+        for (region, text, e164) in cases {
+            let r = PhoneRecognizer::new(&[region.to_string()]).unwrap();
+            let got = find_with(&r, text, None);
+            assert_eq!(
+                got,
+                vec![(text.to_string(), Some(e164.to_string()))],
+                "{region} {text}"
+            );
+        }
+        // With all ten regions, each is still found (the canonical form may name another
+        // region where the digits are valid too; see the next test).
+        let all = rec();
+        for (_, text, _) in cases {
+            assert_eq!(found(&all, text), [text], "{text}");
+        }
+    }
+
+    #[test]
+    fn ambiguous_national_numbers_follow_region_order() {
+        // Valid in Germany and in India: the first configured region wins.
+        let r = rec();
+        assert_eq!(
+            find_with(&r, "098765 43210", None)[0].1.as_deref(),
+            Some("+499876543210")
+        );
+        let india = PhoneRecognizer::new(&["IN".to_string()]).unwrap();
+        assert_eq!(
+            find_with(&india, "098765 43210", None)[0].1.as_deref(),
+            Some("+919876543210")
+        );
+    }
+
+    #[test]
+    fn one_number_two_formats_one_canonical() {
+        let r = rec();
+        let a = find_with(&r, "+1 415 555 0100", None);
+        let b = find_with(&r, "(415) 555-0100", None);
+        assert_eq!(a[0].1, b[0].1);
+    }
+
+    #[test]
+    fn extensions_and_cues() {
+        let r = rec();
+        assert_eq!(
+            found(&r, "Desk: (415) 555-0100x123"),
+            ["(415) 555-0100x123"]
+        );
+        assert_eq!(found(&r, "Phone: 4155550100"), ["4155550100"]);
+        // Not valid in the metadata (area code 311), but called a phone.
+        assert_eq!(found(&r, "Call me on (311) 905-4466."), ["(311) 905-4466"]);
+        assert_eq!(found(&r, "4155550100"), Vec::<String>::new());
+        assert_eq!(find_with(&r, "4155550100", Some("mobile_phone")).len(), 1);
+    }
+
+    #[test]
+    fn not_phones() {
+        let r = rec();
+        for text in [
+            "on 2024-01-15 10:30:00 the job ran",
+            "released 15.01.2024",
+            "version 10.0.19041.1234",
+            "price $1234567.89 or €4155550100",
+            "Order #41555501 shipped",
+            "Invoice 4155550100 paid",
+            "host 192.168.100.200 up",
+            "card 4111 1111 1111 1111",
+            "id 550e8400-e29b-41d4-a716-446655440000",
+            "ts=1700000000 ms=1700000000000",
+            "hash 0x4155550100 deadbeef4155550100",
+            "ISBN 978-0-306-40615-7",
+            "at 12:30 and 10:45",
+            "1,234,567 units",
+            "short 112 and 911",
+            "+1 555 01",
+            "536-32-3065",
+        ] {
+            assert_eq!(found(&r, text), Vec::<String>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_region_is_an_error() {
+        let err = PhoneRecognizer::new(&["XX".to_string()]).unwrap_err();
+        assert!(matches!(err, DetectError::UnknownRegion(r) if r == "XX"));
+        assert!(PhoneRecognizer::new(&["usa".to_string()]).is_err());
+    }
+
+    #[test]
+    fn next_digit_matches_naive() {
+        let s = b"abc:;/ \xC3\xA9xyzABCDEFGH9 0";
+        for i in 0..s.len() {
+            assert_eq!(
+                next_digit(s, i),
+                (i..s.len()).find(|&j| s[j].is_ascii_digit())
+            );
+        }
+    }
 }

@@ -1,32 +1,1326 @@
-//! Person names in free text (placeholder until the name detector lands).
+//! Person names in free text: prose, chat, email bodies, tickets, logs and JSON string values.
+//!
+//! # How it works
+//! One pass over the bytes splits the text into words. Lower-case words are skipped at the cost
+//! of finding their end (apart from name particles such as "van", greetings such as "hi", and
+//! words seen in an e-mail address of the same text), so clean text costs little. Capitalised,
+//! ALL-CAPS and caseless-script words, with the initials and particles between them, are grouped
+//! into *runs* of words separated by single spaces ("Dr. Maria del Carmen Ortiz"). Each run is
+//! judged once, on evidence:
+//!
+//! - the [gazetteer](gazetteer): how common each word is as a given name, a surname and as an
+//!   ordinary English word ("Will" is a given name but far more often a verb);
+//! - shape: titles and greetings trimmed off the front ("Dr.", "Thanks"), ordinary words trimmed
+//!   from the ends ("Yesterday Ronald Haas"), camel-case and `@`/`#`/`_`/`.`-joined words
+//!   rejected as code, mentions and addresses;
+//! - context: a title or greeting before the run ("Hi Megan"), a cue such as "by", "cc", "assigned
+//!   to" before it or "said" after it, a place cue ("in Jordan"), an organisation word inside it
+//!   ("Wells Fargo Bank") or an `&` beside it ("Johnson & Johnson");
+//! - the same message: words of an e-mail address in the text (`maria.ortiz@...`) count as names.
+//!
+//! Chinese, Japanese and Korean text has no spaces between words; [`cjk`] handles it.
+//!
+//! # Cost
+//! No allocation for text without candidates; a small vector per call otherwise. The gazetteer
+//! and the word lists are parsed once per process (see [`gazetteer`]); `README.md` beside this
+//! file has the measured figures and the known misses.
 
-use crate::detect::{FindContext, Span};
+mod cjk;
+mod gazetteer;
+mod lexicon;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use crate::detect::{FindContext, Kind, Span};
+use gazetteer::{Entry, Gazetteer};
+use lexicon::{Lexicon, ORG_PHRASES};
 
 /// Finds person names in free text and judges whole field values.
 #[derive(Debug)]
 pub struct NameFinder {
     allow: Vec<String>,
+    deny: Option<AhoCorasick>,
+    gaz: &'static Gazetteer,
+    lex: &'static Lexicon,
+}
+
+/// The shape of a word's letters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// `Maria`, `McDonald`, `O'Neil`, `Jean-Luc`.
+    Title,
+    /// `MARIA` (two letters or more).
+    Upper,
+    /// `maria`.
+    Lower,
+    /// `J.` or `J` (one capital letter).
+    Initial,
+    /// A script without case (Arabic, Hebrew, Devanagari ...).
+    Caseless,
+}
+
+/// One candidate word of a run.
+#[derive(Clone, Copy, Debug)]
+struct Tok {
+    start: usize,
+    /// End of the name part (before a possessive `'s`; after an initial's `.`).
+    end: usize,
+    shape: Shape,
+    particle: bool,
+    /// Separated from the previous word of the run by `", "` rather than a space.
+    comma_before: bool,
+    /// Followed by a possessive `'s`.
+    possessive: bool,
+    /// The gazetteer's entry for the word.
+    entry: Option<Entry>,
+    /// The word lists the word is on ([`lexicon`] flags).
+    flags: u16,
+}
+
+impl Tok {
+    fn is(&self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// How strongly the words around a run say it is a person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Cue {
+    None,
+    /// "in", "at", "the": a place or organisation more likely.
+    Place,
+    /// "by", "from", "contact", "said" ...
+    Weak,
+    /// A greeting, a sign-off, an e-mail address of the same text.
+    Strong,
+    /// A title: "Dr.", "Mrs.".
+    Title,
+}
+
+/// Per-call evidence: lower-case words of e-mail local parts that are known name words.
+#[derive(Debug, Default)]
+struct Evidence {
+    words: Vec<String>,
+}
+
+impl Evidence {
+    fn collect(text: &str, gaz: &Gazetteer) -> Evidence {
+        let mut ev = Evidence::default();
+        let b = text.as_bytes();
+        for at in memchr::memchr_iter(b'@', b) {
+            let mut s = at;
+            while s > 0
+                && (b[s - 1].is_ascii_alphanumeric()
+                    || matches!(b[s - 1], b'.' | b'_' | b'-' | b'+'))
+            {
+                s -= 1;
+            }
+            for part in text[s..at].split(|c: char| !c.is_ascii_alphabetic()) {
+                if part.len() >= 3
+                    && ev.words.len() < 16
+                    && gaz.lookup(part).is_some_and(|e| e.name() >= 1)
+                    && !ev.has(part)
+                {
+                    ev.words.push(part.to_ascii_lowercase());
+                }
+            }
+        }
+        ev
+    }
+
+    fn has(&self, word: &str) -> bool {
+        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
+    }
+}
+
+/// Whether `c` can be part of a word: letters of any script and the combining marks used in
+/// Indic, Arabic and Hebrew names.
+fn is_word_char(c: char) -> bool {
+    c.is_alphabetic()
+        || matches!(c as u32, 0x0300..=0x036F | 0x0610..=0x061A | 0x064B..=0x065F | 0x0670
+            | 0x05B0..=0x05C7 | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0951..=0x0957
+            | 0x0981..=0x0983 | 0x09BC..=0x09D7 | 0x0A01..=0x0A51 | 0x0B01..=0x0BCD
+            | 0x0C00..=0x0D4D | 0x0E31..=0x0E4E | 0x200C | 0x200D)
+}
+
+fn char_at(text: &str, i: usize) -> Option<char> {
+    text.get(i..).and_then(|s| s.chars().next())
+}
+
+fn char_before(text: &str, i: usize) -> Option<char> {
+    text.get(..i).and_then(|s| s.chars().next_back())
+}
+
+/// The end of the word starting at `i`: letters, with `'`, `’` and `-` allowed between letters.
+fn word_end(text: &str, mut i: usize) -> usize {
+    let b = text.as_bytes();
+    let n = b.len();
+    while i < n {
+        let c = b[i];
+        if c.is_ascii_alphabetic() {
+            i += 1;
+        } else if c < 0x80 {
+            let next_letter = i + 1 < n && b[i + 1].is_ascii_alphabetic();
+            let next_non_ascii = i + 1 < n && b[i + 1] >= 0x80;
+            if (c == b'\'' || c == b'-') && next_letter || c == b'-' && next_non_ascii {
+                i += 1;
+            } else {
+                break;
+            }
+        } else {
+            let Some(ch) = char_at(text, i) else { break };
+            if ch == '’' && i + 3 < n && b[i + 3].is_ascii_alphabetic() {
+                i += 3;
+            } else if is_word_char(ch) && !cjk::is_cjk(ch) {
+                i += ch.len_utf8();
+            } else {
+                break;
+            }
+        }
+    }
+    i
+}
+
+fn shape_of(word: &str) -> Option<Shape> {
+    let mut chars = word.chars();
+    let first = chars.next()?;
+    if !first.is_uppercase() {
+        return Some(if first.is_lowercase() {
+            Shape::Lower
+        } else {
+            Shape::Caseless
+        });
+    }
+    if word.len() == first.len_utf8() {
+        return Some(Shape::Initial);
+    }
+    let mut upper = 0usize;
+    let mut lower = 0usize;
+    let mut prev = first;
+    let mut camel = false;
+    for c in chars {
+        if c.is_uppercase() {
+            upper += 1;
+            // McDonald, MacArthur, O'Neil, D'Angelo, Jean-Luc, DeShawn, LaToya
+            if lower > 0 && !matches!(prev, '\'' | '’' | '-') && !mc_prefix(word, c) {
+                camel = true;
+            }
+        } else if c.is_lowercase() {
+            lower += 1;
+        }
+        prev = c;
+    }
+    if lower == 0 && upper > 0 {
+        return Some(Shape::Upper);
+    }
+    if camel {
+        return None;
+    }
+    Some(Shape::Title)
+}
+
+/// Whether an inner capital follows a name prefix (`McDonald`, `MacKenzie`, `DeAndre`, `LaToya`,
+/// `DiMaggio`, `VanDyke`, `FitzGerald`).
+fn mc_prefix(word: &str, _c: char) -> bool {
+    let uppers = word.chars().filter(|c| c.is_uppercase()).count();
+    uppers == 2
+        && [
+            "Mc", "Mac", "De", "La", "Le", "Di", "Da", "Van", "Fitz", "St", "Du",
+        ]
+        .iter()
+        .any(|p| {
+            word.starts_with(p)
+                && word[p.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_uppercase)
+        })
+}
+
+/// Whether `b` (lower-case ASCII bytes of a short word) is a greeting or thanks that may precede
+/// a lower-case name ("hi megan", "thanks omar").
+fn is_lower_greeting(b: &[u8]) -> bool {
+    matches!(
+        b,
+        b"hi" | b"hey" | b"hello" | b"dear" | b"thanks" | b"thx" | b"cheers" | b"cc" | b"yo"
+    )
 }
 
 impl NameFinder {
     /// Builds the finder with names never to tokenize (`allow`) and always to tokenize (`deny`).
-    pub fn new(allow: &[String], _deny: &[String]) -> NameFinder {
+    pub fn new(allow: &[String], deny: &[String]) -> NameFinder {
+        let deny: Vec<&str> = deny
+            .iter()
+            .map(|d| d.trim())
+            .filter(|d| !d.is_empty())
+            .collect();
+        let deny = if deny.is_empty() {
+            None
+        } else {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&deny)
+                .ok()
+        };
         NameFinder {
-            allow: allow.iter().map(|a| a.to_lowercase()).collect(),
+            allow: allow
+                .iter()
+                .map(|a| normalize_spaces(&a.to_lowercase()))
+                .collect(),
+            deny,
+            gaz: Gazetteer::get(),
+            lex: Lexicon::get(),
         }
     }
 
     /// Appends names found in `text`.
-    pub fn find(&self, _text: &str, _cx: &FindContext<'_>, _out: &mut Vec<Span>) {}
+    pub fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        if let Some(deny) = &self.deny {
+            self.find_denied(deny, text, out);
+        }
+        if text.len() < 2 {
+            return;
+        }
+        let evidence = if memchr::memchr(b'@', text.as_bytes()).is_some() {
+            Evidence::collect(text, self.gaz)
+        } else {
+            Evidence::default()
+        };
+        let field = cx.key.is_some() || is_short_field(text);
+        // All lower-case prose ("hello, this is mr. chad farmer"): short, no capitals, no code.
+        let lower_text = text.len() <= 1024
+            && !text
+                .bytes()
+                .any(|c| c.is_ascii_uppercase() || is_code_byte(c))
+            && (text.is_ascii() || !text.chars().any(char::is_uppercase));
+        let mut scan = Scan {
+            finder: self,
+            text,
+            evidence: &evidence,
+            field,
+            lower_text,
+            run: Vec::new(),
+            out,
+        };
+        scan.run_all();
+    }
+
+    /// Deny-list names, wherever they stand as whole words.
+    fn find_denied(&self, deny: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
+        for m in deny.find_iter(text) {
+            let before_ok = char_before(text, m.start()).is_none_or(|c| !c.is_alphanumeric());
+            let after_ok = char_at(text, m.end()).is_none_or(|c| !c.is_alphanumeric());
+            if before_ok && after_ok {
+                out.push(Span::new(m.start(), m.end(), Kind::Name));
+            }
+        }
+    }
 
     /// Whether `value` holds a word known as a given name or surname.
-    pub fn has_known_name_word(&self, _value: &str) -> bool {
+    pub fn has_known_name_word(&self, value: &str) -> bool {
+        let mut i = 0;
+        let b = value.as_bytes();
+        while i < b.len() {
+            let Some(c) = char_at(value, i) else { break };
+            if !is_word_char(c) {
+                i += c.len_utf8();
+                continue;
+            }
+            if cjk::is_cjk(c) {
+                let mut found = Vec::new();
+                let end = value[i..]
+                    .char_indices()
+                    .find(|(_, c)| !cjk::is_cjk(*c))
+                    .map_or(value.len(), |(j, _)| i + j);
+                cjk::find(value, i, end, self.gaz, &mut found);
+                if !found.is_empty() {
+                    return true;
+                }
+                i = end;
+                continue;
+            }
+            let end = word_end(value, i).max(i + c.len_utf8());
+            let word = &value[i..end];
+            if let Some(e) = self.gaz.lookup(word)
+                && e.name() >= 1
+                && (e.name() > e.wordiness() || e.wordiness() <= 3)
+            {
+                return true;
+            }
+            i = end;
+        }
         false
     }
 
     /// Whether `value` is on the allow list (never tokenized).
     pub fn is_allowed(&self, value: &str) -> bool {
-        let v = value.to_lowercase();
+        if self.allow.is_empty() {
+            return false;
+        }
+        let v = normalize_spaces(&value.to_lowercase());
         self.allow.contains(&v)
+    }
+
+    /// The gazetteer entry of a word, with its possessive and initial's dot removed.
+    fn entry(&self, word: &str) -> Option<Entry> {
+        self.gaz.lookup(word)
+    }
+}
+
+/// Punctuation that marks code, markup or a log line rather than prose.
+fn is_code_byte(c: u8) -> bool {
+    matches!(
+        c,
+        b'{' | b'}'
+            | b'('
+            | b')'
+            | b';'
+            | b'='
+            | b'_'
+            | b'<'
+            | b'>'
+            | b'/'
+            | b'\\'
+            | b'['
+            | b']'
+            | b'|'
+            | b'$'
+            | b'#'
+            | b'*'
+            | b'`'
+    )
+}
+
+/// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
+fn is_contraction(word: &str) -> bool {
+    let Some(i) = word.find(['\'', '’']) else {
+        return false;
+    };
+    let tail = &word[i..];
+    let tail = tail.trim_start_matches(['\'', '’']);
+    matches!(
+        tail,
+        "m" | "ll" | "ve" | "re" | "d" | "t" | "M" | "LL" | "VE" | "RE" | "D" | "T"
+    )
+}
+
+/// Generational and academic suffixes written after a name.
+const SUFFIXES: &[&str] = &[
+    "Jr.", "Sr.", "Jr", "Sr", "PhD", "Ph.D.", "MD", "M.D.", "DVM", "DDS", "Esq.", "Esq", "III",
+    "II", "IV",
+];
+
+fn is_suffix_word(word: &str) -> bool {
+    matches!(
+        word,
+        "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV"
+    )
+}
+
+fn normalize_spaces(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A text short enough to be one field value ("maria ortiz", "JOHN SMITH"): lower-case and
+/// ALL-CAPS words count there.
+fn is_short_field(text: &str) -> bool {
+    text.len() <= 48
+        && text.split_whitespace().count() <= 4
+        && !text.contains(['.', '!', '?', ':', '\n'])
+}
+
+/// The state of one `find` call.
+struct Scan<'a, 'o> {
+    finder: &'a NameFinder,
+    text: &'a str,
+    evidence: &'a Evidence,
+    field: bool,
+    /// The text has no capital letter at all: names are lower-case too.
+    lower_text: bool,
+    run: Vec<Tok>,
+    out: &'o mut Vec<Span>,
+}
+
+impl Scan<'_, '_> {
+    fn run_all(&mut self) {
+        let text = self.text;
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut i = 0;
+        // End of the last lower-case greeting word ("hi"), which lets one lower-case name follow.
+        let mut greeting_end = usize::MAX;
+        while i < n {
+            let c = b[i];
+            if !c.is_ascii_alphabetic() {
+                if c < 0x80 {
+                    i += 1;
+                    continue;
+                }
+                let Some(ch) = char_at(text, i) else {
+                    i += 1;
+                    continue;
+                };
+                if cjk::is_cjk(ch) {
+                    self.flush();
+                    let end = text[i..]
+                        .char_indices()
+                        .find(|(_, c)| !cjk::is_cjk(*c))
+                        .map_or(n, |(j, _)| i + j);
+                    i = cjk::find(text, i, end, self.finder.gaz, self.out);
+                    continue;
+                }
+                if !is_word_char(ch) || !ch.is_alphabetic() {
+                    i += ch.len_utf8();
+                    continue;
+                }
+            }
+            let start = i;
+            // Plain ASCII letters first (most words); the general scan only when the word
+            // goes on with an apostrophe, a hyphen or a non-ASCII letter.
+            let mut end = i + 1;
+            while end < n && b[end].is_ascii_alphabetic() {
+                end += 1;
+            }
+            if end < n && (b[end] >= 0x80 || b[end] == b'\'' || b[end] == b'-') {
+                end = word_end(text, i);
+            }
+            i = end;
+            // Lower-case words: the common case, kept cheap.
+            if c.is_ascii_lowercase()
+                || (c >= 0x80 && char_at(text, start).is_some_and(char::is_lowercase))
+            {
+                let word = &b[start..end];
+                if word.len() <= 4 && self.is_particle_here(start, end) {
+                    self.push_particle(start, end);
+                    continue;
+                }
+                if word == b"and" && !self.run.is_empty() {
+                    // "Sousa and Ball": the next word decides (see `gap_joins`).
+                    continue;
+                }
+                let after_greeting =
+                    greeting_end != usize::MAX && matches!(&text[greeting_end..start], " " | ", ");
+                if word.len() <= 6
+                    && matches!(word[0], b'h' | b'd' | b't' | b'c' | b'y')
+                    && is_lower_greeting(word)
+                {
+                    self.flush();
+                    greeting_end = end;
+                    continue;
+                }
+                let candidate = after_greeting
+                    || ((self.field || self.lower_text) && self.lower_candidate(start, end))
+                    || (!self.evidence.words.is_empty() && self.evidence.has(&text[start..end]));
+                if !candidate {
+                    self.flush();
+                    continue;
+                }
+            }
+            self.push_word(start, end);
+        }
+        self.flush();
+    }
+
+    /// In a text without capitals: whether the lower-case word at `start..end` may be part of a
+    /// name (a name word, a title, or an unknown word after a given name).
+    fn lower_candidate(&self, start: usize, end: usize) -> bool {
+        let w = &self.text[start..end];
+        if self.finder.lex.is(w, lexicon::TITLE) {
+            return true;
+        }
+        match self.finder.entry(w) {
+            Some(e) => e.name() >= 1,
+            None => self
+                .run
+                .last()
+                .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3)),
+        }
+    }
+
+    /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
+    fn is_particle_here(&self, start: usize, end: usize) -> bool {
+        !self.run.is_empty()
+            && self
+                .finder
+                .lex
+                .is(&self.text[start..end], lexicon::PARTICLE)
+            && self.gap_joins(self.run.last().map_or(0, |t| t.end), start) == Some(false)
+    }
+
+    fn push_particle(&mut self, start: usize, end: usize) {
+        self.run.push(Tok {
+            start,
+            end,
+            shape: Shape::Lower,
+            particle: true,
+            comma_before: false,
+            possessive: false,
+            entry: None,
+            flags: lexicon::PARTICLE,
+        });
+    }
+
+    /// Whether the text between two words lets them belong to one run: `Some(false)` for a
+    /// space, `Some(true)` for `", "`, `None` for anything else.
+    fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
+        match &self.text[prev_end..start] {
+            " " | "\u{a0}" => Some(false),
+            ", " | " , " | " and " | ", and " => Some(true),
+            ". " | "." => self
+                .run
+                .last()
+                .filter(|t| t.shape == Shape::Initial || t.is(lexicon::TITLE))
+                .map(|_| false),
+            _ => None,
+        }
+    }
+
+    fn word(&self, t: &Tok) -> &str {
+        &self.text[t.start..t.end]
+    }
+
+    fn push_word(&mut self, start: usize, mut end: usize) {
+        let text = self.text;
+        let b = text.as_bytes();
+        // Code, mentions, hashtags, paths, e-mail addresses, numbers.
+        let before = if start > 0 { b[start - 1] } else { b' ' };
+        let after = b.get(end).copied().unwrap_or(b' ');
+        let after2 = b.get(end + 1).copied().unwrap_or(b' ');
+        let joined_by_dot = before == b'.'
+            && start >= 2
+            && b[start - 2].is_ascii_alphanumeric()
+            && !self
+                .run
+                .last()
+                .is_some_and(|t| t.shape == Shape::Initial && t.end == start);
+        if matches!(
+            before,
+            b'@' | b'#'
+                | b'_'
+                | b'/'
+                | b'\\'
+                | b'$'
+                | b'='
+                | b'{'
+                | b'['
+                | b'|'
+                | b'`'
+                | b'~'
+                | b'^'
+                | b'+'
+                | b'%'
+                | b'&'
+        ) || before.is_ascii_digit()
+            || joined_by_dot
+            || matches!(
+                after,
+                b'@' | b'_' | b'(' | b'/' | b'\\' | b'=' | b'[' | b'{' | b'<' | b'>' | b'+'
+            )
+            || after.is_ascii_digit()
+            || (after == b'.' && after2.is_ascii_alphanumeric() && end - start > 1)
+            || (after == b':' && after2 == b':')
+        {
+            self.flush();
+            return;
+        }
+        let Some(shape) = shape_of(&text[start..end]) else {
+            self.flush();
+            return;
+        };
+        if is_suffix_word(&text[start..end]) {
+            // "Jr.", "PhD": taken by `suffix_len` when the name before them is accepted.
+            self.flush();
+            return;
+        }
+        // A lone capital is an initial only with its dot ("J."; "N ." in tokenised text);
+        // otherwise it is the pronoun "I", a list letter or a grade.
+        if shape == Shape::Initial {
+            if after == b'.' {
+                end += 1;
+            } else if text[end..].starts_with(" . ") {
+                end += 2;
+            } else {
+                self.flush();
+                return;
+            }
+        }
+        let mut possessive = false;
+        for suffix in ["'s", "’s", "'S"] {
+            if text[start..end].len() > suffix.len() + 1 && text[start..end].ends_with(suffix) {
+                end -= suffix.len();
+                possessive = true;
+                break;
+            }
+        }
+        if is_contraction(&text[start..end]) {
+            self.flush();
+            return;
+        }
+        let comma_before = match self.run.last() {
+            Some(last) => match self.gap_joins(last.end, start) {
+                Some(comma)
+                    if !last.possessive
+                        && ((last.shape == Shape::Caseless) == (shape == Shape::Caseless)) =>
+                {
+                    comma
+                }
+                _ => {
+                    self.flush();
+                    false
+                }
+            },
+            None => false,
+        };
+        let word = &text[start..end];
+        let bare = word.strip_suffix('.').unwrap_or(word);
+        let mut entry = self.finder.gaz.lookup(bare);
+        if entry.is_none() && bare.contains(['\'', '’']) {
+            // O'Neil → ONEIL in the census list
+            let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
+            entry = self.finder.gaz.lookup(&joined);
+        }
+        self.run.push(Tok {
+            start,
+            end,
+            shape,
+            particle: false,
+            comma_before,
+            possessive,
+            entry,
+            flags: self.finder.lex.flags(word),
+        });
+        if possessive {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.run.is_empty() {
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        self.judge_run(&run);
+        self.run = run;
+        self.run.clear();
+    }
+
+    /// Splits a run at its commas ("Smith, John" stays whole) and judges each part.
+    fn judge_run(&mut self, run: &[Tok]) {
+        let commas = run.iter().filter(|t| t.comma_before).count();
+        if commas == 0 {
+            self.judge(run, Cue::None);
+            return;
+        }
+        if commas == 1
+            && run.len() >= 2
+            && run[1].comma_before
+            && self.text[run[0].end..run[1].start].starts_with(',')
+            && self.inverted(run)
+        {
+            let span = Span::new(run[0].start, run[run.len() - 1].end, Kind::Name);
+            self.emit(span);
+            return;
+        }
+        // A list ("Maslow, Anthony and Perry"): a firm's name when "The" leads it or "office"
+        // follows it; otherwise people when one item is, so weaker items count as people too.
+        let before = self.text[..run[0].start].trim_end();
+        let after = self.text[run[run.len() - 1].end..].trim_start();
+        let firm = before.ends_with("The")
+            || before.ends_with("the")
+            || self.word(&run[0]) == "The"
+            || ["office", "law", "LLP", "&"]
+                .iter()
+                .any(|w| after.starts_with(w))
+            || after.bytes().next().is_some_and(|c| c.is_ascii_digit());
+        if firm {
+            return;
+        }
+        let mut parts = Vec::new();
+        let mut from = 0;
+        for i in 1..=run.len() {
+            if i == run.len() || run[i].comma_before {
+                parts.push((from, i));
+                from = i;
+            }
+        }
+        let mut rejected = Vec::new();
+        for &(a, b) in &parts {
+            if !self.judge(&run[a..b], Cue::None) {
+                rejected.push((a, b));
+            }
+        }
+        if rejected.len() < parts.len() {
+            for (a, b) in rejected {
+                self.judge(&run[a..b], Cue::Strong);
+            }
+        }
+    }
+
+    /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
+    fn inverted(&self, run: &[Tok]) -> bool {
+        let (Some(sur), Some(given)) = (run[0].entry, run[1].entry) else {
+            return false;
+        };
+        let tail_ok = run[2..].iter().all(|t| t.shape == Shape::Initial);
+        let end = run[run.len() - 1].end;
+        let next = &self.text[end..];
+        let listy = next.starts_with(',')
+            || next.starts_with(" and ")
+            || next.starts_with(" &")
+            || self.text[..run[0].start].trim_end().ends_with(',');
+        tail_ok
+            && !listy
+            && sur.last >= 2
+            && sur.last > sur.first + 1
+            && sur.last >= sur.wordiness() + 2
+            && given.first >= 3
+            && given.first > given.last + 1
+            && given.wordiness() <= 3
+    }
+
+    /// The word before `at`, skipping spaces and at most one `,` or `:`, and whether a sentence
+    /// boundary (or the start of the text) comes first.
+    fn prev_word(&self, at: usize) -> (Option<&str>, bool) {
+        let text = self.text;
+        let head = text[..at].trim_end_matches([' ', '\u{a0}']);
+        let head_p = head
+            .strip_suffix([',', ':', '-', '(', '"', '“'])
+            .unwrap_or(head)
+            .trim_end_matches(' ');
+        match head_p.chars().next_back() {
+            None => (None, true),
+            Some(c) if !c.is_alphabetic() => (
+                None,
+                matches!(
+                    c,
+                    '.' | '!' | '?' | '\n' | '\r' | '\t' | '>' | '|' | ';' | '*'
+                ),
+            ),
+            Some(_) => {
+                let start = head_p
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
+                    .map_or(0, |(i, c)| i + c.len_utf8());
+                (Some(&head_p[start..]), false)
+            }
+        }
+    }
+
+    /// The word right after `at`, skipping spaces and one `,`.
+    fn next_word(&self, at: usize) -> Option<&str> {
+        let rest = self.text[at..].trim_start_matches([' ', ',']);
+        let end = rest
+            .char_indices()
+            .find(|(_, c)| !c.is_alphabetic())
+            .map_or(rest.len(), |(i, _)| i);
+        (end > 0).then(|| &rest[..end])
+    }
+
+    /// Judges one comma-free part of a run, starting from cue `given`; whether it was a name.
+    fn judge(&mut self, toks: &[Tok], given: Cue) -> bool {
+        if toks.len() > 2 && toks.iter().all(|t| t.shape == Shape::Caseless) {
+            // Scripts without case: every word is a candidate, so judge each stretch of known
+            // name words on its own ("محمد أحمد وصل اليوم").
+            let mut any = false;
+            let mut from = 0;
+            for i in 0..=toks.len() {
+                let known = i < toks.len() && toks[i].entry.is_some_and(|e| e.name() > 0);
+                if !known {
+                    if i >= from + 2 {
+                        any |= self.judge(&toks[from..i], given);
+                    }
+                    from = i + 1;
+                }
+            }
+            return any;
+        }
+        let f = self.finder;
+        let lex = f.lex;
+        let mut toks = toks;
+        while toks
+            .first()
+            .is_some_and(|t| t.particle || self.word(t) == "I.")
+        {
+            toks = &toks[1..];
+        }
+        while toks.last().is_some_and(|t| t.particle) {
+            toks = &toks[..toks.len() - 1];
+        }
+        if toks.is_empty() {
+            return false;
+        }
+        let run_start = toks[0].start;
+        let run_end = toks[toks.len() - 1].end;
+        // Cues inside the run: titles, greetings and verbs at its front.
+        let mut cue = given;
+        let mut dropped_the = false;
+        while toks.len() > 1 {
+            let t = &toks[0];
+            let w = self.word(t);
+            if t.shape == Shape::Lower && !self.lower_text {
+                break;
+            }
+            if t.is(lexicon::TITLE) && t.shape != Shape::Initial {
+                cue = Cue::Title;
+            } else if t.is(lexicon::STRONG_BEFORE_F) {
+                cue = cue.max(Cue::Strong);
+            } else if t.is(lexicon::WEAK_BEFORE_F) {
+                cue = cue.max(Cue::Weak);
+            } else if self.is_lead_word(t, &toks[1]) {
+                dropped_the |= w.eq_ignore_ascii_case("the");
+            } else {
+                break;
+            }
+            toks = &toks[1..];
+            if cue < Cue::Title {
+                while toks.first().is_some_and(|t| t.particle) {
+                    toks = &toks[1..];
+                }
+            }
+        }
+        // Ordinary words at the end ("Maria Office").
+        while toks.len() > 1 && !toks[toks.len() - 2].particle {
+            let t = &toks[toks.len() - 1];
+            let e = t.entry;
+            let after_given = toks[toks.len() - 2].entry.is_some_and(|p| p.first >= 3);
+            let wordy = e.is_some_and(|e| {
+                if t.shape == Shape::Lower {
+                    e.name() == 0 || (e.wordiness() >= e.name() && !(e.last >= 2 && after_given))
+                } else {
+                    e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + 3)
+                }
+            }) && t.shape != Shape::Initial;
+            if !wordy || t.is(lexicon::ORG_PLACE) {
+                break;
+            }
+            toks = &toks[..toks.len() - 1];
+            while toks.last().is_some_and(|t| t.particle) {
+                toks = &toks[..toks.len() - 1];
+            }
+        }
+        if toks.is_empty() {
+            return false;
+        }
+        // A title-cased line ("Kanye West Celebrates LAMB With Gwen Stefani"): an ordinary word
+        // inside the run separates the names around it.
+        if toks.len() > 2
+            && let Some(i) = (1..toks.len() - 1).find(|&i| {
+                let t = &toks[i];
+                !t.particle
+                    && t.shape != Shape::Initial
+                    && !t.is(lexicon::ORG_PLACE)
+                    && t.entry.is_some_and(|e| e.name() == 0)
+            })
+        {
+            let a = self.judge(&toks[..i], cue);
+            let b = self.judge(&toks[i + 1..], Cue::None);
+            return a || b;
+        }
+        // Organisations and places.
+        if toks[1..]
+            .iter()
+            .any(|t| !t.particle && t.is(lexicon::ORG_PLACE))
+            || self.is_org_phrase(toks)
+        {
+            return false;
+        }
+        let text = self.text;
+        let amp_before = text[..run_start].trim_end().ends_with('&');
+        let amp_after = text[run_end..].trim_start().starts_with('&');
+        if amp_before || amp_after {
+            return false;
+        }
+        let (prev, sentence_start) = if toks[0].start == run_start {
+            self.prev_word(run_start)
+        } else {
+            (None, false)
+        };
+        if toks[0].start == run_start
+            && let Some(p) = prev
+        {
+            let pf = lex.flags(p);
+            if pf & lexicon::TITLE != 0 {
+                cue = cue.max(Cue::Title);
+            } else if pf & lexicon::STRONG_BEFORE_F != 0 {
+                cue = cue.max(Cue::Strong);
+            } else if pf & lexicon::WEAK_BEFORE_F != 0 {
+                cue = cue.max(Cue::Weak);
+            } else if pf & lexicon::STREET_BEFORE_F != 0 && cue < Cue::Title {
+                return false;
+            } else if p.eq_ignore_ascii_case("in") {
+                // "loop in X", "bring in X"; otherwise a place ("in Jordan")
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                let pp = self.prev_word(at).0;
+                if pp.is_some_and(|w| ["loop", "bring", "brought", "looped"].contains(&w)) {
+                    cue = cue.max(Cue::Weak);
+                } else if cue == Cue::None {
+                    cue = Cue::Place;
+                }
+            } else if pf & lexicon::PLACE_BEFORE_F != 0 && cue == Cue::None {
+                cue = Cue::Place;
+            } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
+                // "my name is X", "her maiden name is X"
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                if self
+                    .prev_word(at)
+                    .0
+                    .is_some_and(|w| w.eq_ignore_ascii_case("name"))
+                {
+                    cue = cue.max(Cue::Strong);
+                }
+            }
+        }
+        // A signature line: "-- Justin Jackson | ...".
+        let head = text[..run_start].trim_end();
+        if head.ends_with("--") || head.ends_with('—') {
+            cue = cue.max(Cue::Strong);
+        }
+        if dropped_the && cue == Cue::None {
+            cue = Cue::Place;
+        }
+        // Street addresses: a number right before or after the run.
+        let num_before = text[..toks[0].start]
+            .trim_end_matches([' ', ','])
+            .bytes()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit());
+        let num_after = text[toks[toks.len() - 1].end..]
+            .trim_start_matches([' ', ','])
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit());
+        if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
+            return false;
+        }
+        let last = toks[toks.len() - 1];
+        let rest = &text[last.end..];
+        let after_cue = !last.possessive
+            && (self
+                .next_word(last.end)
+                .is_some_and(|w| lex.is(w, lexicon::STRONG_AFTER_F))
+                // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
+                || (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
+                || (sentence_start && rest.starts_with(", ")));
+        // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
+        let vocative = sentence_start
+            && rest.starts_with(", ")
+            && self.next_word(last.end).is_some_and(|w| {
+                [
+                    "can", "could", "would", "will", "please", "are", "do", "did", "have", "I",
+                ]
+                .contains(&w)
+            });
+        if toks.iter().any(|t| self.evidence.has(self.word(t))) {
+            cue = cue.max(Cue::Strong);
+        }
+        if last.possessive && toks.len() == 1 {
+            // "Liam's address", "Mary's daughter": what people have.
+            let owned = self
+                .next_word(last.end + text[last.end..].find(' ').unwrap_or(0))
+                .is_some_and(|w| {
+                    [
+                        "address", "daughter", "son", "wife", "husband", "mother", "father",
+                        "phone", "email", "account", "birthday", "friend", "boss", "sister",
+                        "brother", "number", "car", "house", "office", "desk", "team",
+                    ]
+                    .contains(&w)
+                });
+            cue = cue.max(if owned { Cue::Strong } else { Cue::Weak });
+        }
+        // The name words proper (no particles or initials); names have at most eight.
+        let mut core_buf: [&Tok; 8] = [&toks[0]; 8];
+        let mut n_core = 0;
+        for t in toks
+            .iter()
+            .filter(|t| !t.particle && t.shape != Shape::Initial)
+        {
+            if n_core == core_buf.len() {
+                return false;
+            }
+            core_buf[n_core] = t;
+            n_core += 1;
+        }
+        let core = &core_buf[..n_core];
+        let accept = match core.len() {
+            0 => false,
+            1 => {
+                self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1)
+                    || (vocative && core[0].entry.is_none() && core[0].shape == Shape::Title)
+            }
+            _ => self.multi(core, cue),
+        };
+        if accept {
+            // A leading initial belongs to the name only when a core word follows it.
+            let start = toks[0].start;
+            let end = last.end + self.suffix_len(last.end);
+            self.emit(Span::new(start, end, Kind::Name));
+        }
+        accept
+    }
+
+    /// Whether the run fills a line whose previous line holds a number: a city or region line
+    /// of an address block ("Suite 137\nDen Haag"). A block's first line (the addressee) stays.
+    fn in_address_block(&self, toks: &[Tok]) -> bool {
+        let text = self.text;
+        let start = toks[0].start;
+        let end = toks[toks.len() - 1].end;
+        let head = &text[..start];
+        // Only the current line matters, and the line must be short: look back a little.
+        let from = start.saturating_sub(64);
+        let Some(nl) = memchr::memrchr(b'\n', &head.as_bytes()[from..]).map(|i| from + i) else {
+            return false;
+        };
+        if !head[nl + 1..]
+            .chars()
+            .all(|c| c.is_whitespace() || matches!(c, '>' | '?' | '-' | '*'))
+        {
+            return false;
+        }
+        let tail = text[end..].trim_start_matches([' ', ',', '.']);
+        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
+            return false;
+        }
+        let lookback = nl.saturating_sub(200);
+        let prev_line_start = memchr::memrchr(b'\n', &head.as_bytes()[lookback..nl])
+            .map_or(lookback, |i| lookback + i + 1);
+        head[prev_line_start..nl]
+            .bytes()
+            .any(|c| c.is_ascii_digit())
+    }
+
+    /// The length of a generational or academic suffix right after a name (" Jr.", ", PhD").
+    fn suffix_len(&self, end: usize) -> usize {
+        let rest = &self.text[end..];
+        let body = rest.strip_prefix(", ").or_else(|| rest.strip_prefix(' '));
+        let Some(body) = body else { return 0 };
+        for suffix in SUFFIXES {
+            if let Some(after) = body.strip_prefix(suffix)
+                && after.chars().next().is_none_or(|c| !c.is_alphanumeric())
+            {
+                return rest.len() - after.len();
+            }
+        }
+        0
+    }
+
+    /// Whether the first word of a run is an ordinary word to drop ("Yesterday Ronald Haas").
+    fn is_lead_word(&self, t: &Tok, next: &Tok) -> bool {
+        if t.shape == Shape::Initial || t.shape == Shape::Caseless {
+            return false;
+        }
+        if t.shape == Shape::Upper && t.entry.is_none() && t.end - t.start <= 3 {
+            // "NY Congressman Michael Grimm", "LW Beleskey"
+            return true;
+        }
+        let Some(e) = t.entry else {
+            // An unknown word before a clear given name: "Привет Иван", "Gracias Maria".
+            let n = next.entry.unwrap_or_default();
+            return t.is(lexicon::CALENDAR_F)
+                || (n.first >= 3 && n.first > n.last && n.first > n.wordiness());
+        };
+        if e.name() == 0 {
+            return e.wordiness() > 0 || t.is(lexicon::CALENDAR_F);
+        }
+        if e.wordiness() < e.name() && !t.is(lexicon::CALENDAR_F) {
+            return false;
+        }
+        if t.shape == Shape::Lower {
+            return true;
+        }
+        // "Will Smith" keeps Will; "Will Maria come?" drops it.
+        let next = next.entry.unwrap_or_default();
+        !(next.last >= 3 && next.last + 1 >= next.first)
+    }
+
+    fn is_org_phrase(&self, toks: &[Tok]) -> bool {
+        let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
+        let n = words().count();
+        ORG_PHRASES.iter().any(|p| {
+            p.len() == n
+                && p.iter()
+                    .zip(words())
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
+        }) || (n == 2 && {
+            // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
+            let next = self.text[toks[toks.len() - 1].end..].trim_start();
+            next.starts_with('&')
+        })
+    }
+
+    /// A single name word.
+    fn single(
+        &self,
+        t: &Tok,
+        cue: Cue,
+        after_cue: bool,
+        sentence_start: bool,
+        with_initials: bool,
+    ) -> bool {
+        let w = self.word(t);
+        if w.chars().count() < 2 {
+            return false;
+        }
+
+        if (t.is(lexicon::CALENDAR_F) && cue < Cue::Title) || t.is(lexicon::TITLE) {
+            return false;
+        }
+        let e = t.entry;
+        if t.shape == Shape::Upper && e.is_none() && w.len() <= 3 {
+            return false;
+        }
+        if t.is(lexicon::NOT_PEOPLE_F) && cue < Cue::Strong && !after_cue {
+            return false;
+        }
+        let name = e.map_or(0, |e| e.name());
+        let wordy = e.map_or(0, |e| e.wordiness()) as i32;
+        let margin = name as i32 - wordy;
+        let first = e.map_or(0, |e| e.first);
+        let last = e.map_or(0, |e| e.last);
+        match t.shape {
+            Shape::Lower if !self.lower_text => {
+                return cue >= Cue::Strong && name >= 3 && wordy <= 2
+                    || (self.field && first >= 4 && wordy == 0);
+            }
+            Shape::Lower if cue < Cue::Weak && !after_cue && !(first >= 4 && wordy == 0) => {
+                return false;
+            }
+            Shape::Upper if !(cue >= Cue::Strong || (self.field && name >= 3 && margin >= 2)) => {
+                return false;
+            }
+            Shape::Caseless => return cue >= Cue::Title,
+            _ => {}
+        }
+        if with_initials && ((name >= 2 && margin >= 0) || e.is_none()) {
+            return true;
+        }
+        // A place name ("in Harrison", "to Hartford", "Utah lawmakers") unless a title, a
+        // greeting or a very common given name says otherwise.
+        let place = e.map_or(0, |e| e.place);
+        if place > 0 && cue < Cue::Strong && !after_cue && (cue == Cue::Place || first < 6) {
+            return false;
+        }
+        match cue {
+            Cue::Title => {
+                (last > 0 && margin >= -4)
+                    || (name > 0 && margin >= -2)
+                    || (e.is_none() && t.shape != Shape::Upper)
+            }
+            Cue::Strong => (name >= 1 && margin >= -3) || e.is_none(),
+            Cue::Weak => (name >= 2 && margin >= 1) || (after_cue && name >= 1 && margin >= 0),
+            Cue::Place => first >= 4 && margin >= 4 && first > last,
+            Cue::None => {
+                (first >= 3 && margin >= 3)
+                    || (after_cue && first >= 3 && margin >= 1)
+                    || (!sentence_start && last >= 2 && wordy == 0)
+            }
+        }
+    }
+
+    /// Two or more name words (initials aside).
+    fn multi(&self, core: &[&Tok], cue: Cue) -> bool {
+        let mut strong = 0;
+        let mut unknown = 0;
+        let first = core[0].entry.unwrap_or_default();
+        // A clear given name first lets a surname that is also a word follow ("Kevin Small").
+        let given_first = first.first >= 3 && first.first >= first.wordiness() + 2;
+        for (i, t) in core.iter().enumerate() {
+            let w = self.word(t);
+            // "April Horton" is a person; "Monday March" is not.
+            let calendar_ok = i == 0 && first.first >= 3;
+            if (t.is(lexicon::CALENDAR_F) && !calendar_ok) || t.is(lexicon::TITLE) {
+                return false;
+            }
+            match t.entry {
+                None => {
+                    if t.shape == Shape::Upper && w.len() <= 3 {
+                        return false;
+                    }
+                    if t.shape == Shape::Lower && !self.lower_text {
+                        return false;
+                    }
+                    unknown += 1;
+                }
+                Some(e) => {
+                    let margin = e.name() as i32 - e.wordiness() as i32;
+                    let word_surname = i == core.len() - 1 && given_first && e.last >= 2;
+                    if e.name() == 0 || (margin <= -3 && !word_surname) {
+                        return false;
+                    }
+                    if t.shape == Shape::Lower
+                        && (e.name() < 2 || margin < 1)
+                        && cue < Cue::Title
+                        && !word_surname
+                    {
+                        return false;
+                    }
+                    if e.name() >= 2 && margin >= 2 {
+                        strong += 1;
+                    }
+                }
+            }
+        }
+        let last = core[core.len() - 1].entry.unwrap_or_default();
+        let caseless = core.iter().all(|t| t.shape == Shape::Caseless);
+        if caseless {
+            return unknown == 0 && first.first >= 1;
+        }
+        let upper = core.iter().all(|t| t.shape == Shape::Upper);
+        if upper && !(self.field || cue >= Cue::Strong) {
+            // ALL-CAPS headings and shouting: a given name and a surname both known.
+            return unknown == 0 && first.first >= 3 && last.last >= 3 && strong >= 1;
+        }
+        strong >= 1
+            || (first.first >= 4 && last.last >= 3)
+            || (first.first >= 3 && unknown == core.len() - 1)
+            || (cue >= Cue::Weak && unknown < core.len())
+            || cue >= Cue::Strong
+    }
+
+    fn emit(&mut self, span: Span) {
+        if self.finder.is_allowed(&self.text[span.start..span.end]) {
+            return;
+        }
+        self.out.push(span);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<&str> {
+        let f = NameFinder::new(&[], &[]);
+        let mut out = Vec::new();
+        f.find(text, &FindContext::default(), &mut out);
+        out.iter().map(|s| &text[s.start..s.end]).collect()
+    }
+
+    #[test]
+    fn full_names_and_titles() {
+        assert_eq!(
+            names("I spoke with Maria Ortiz today."),
+            vec!["Maria Ortiz"]
+        );
+        assert_eq!(names("Please ask Dr. Ana Souza."), vec!["Ana Souza"]);
+        assert_eq!(names("Yesterday Ronald Haas called."), vec!["Ronald Haas"]);
+        assert_eq!(names("Signed: J. R. Tolkien"), vec!["J. R. Tolkien"]);
+    }
+
+    #[test]
+    fn common_words_alone_are_not_names() {
+        assert!(names("Will you come in May?").is_empty());
+        assert!(names("Grant access to the repo.").is_empty());
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(shape_of("McDonald"), Some(Shape::Title));
+        assert_eq!(shape_of("O'Neil"), Some(Shape::Title));
+        assert_eq!(shape_of("getUserName"), Some(Shape::Lower));
+        assert_eq!(shape_of("UserName"), None);
+        assert_eq!(shape_of("SMITH"), Some(Shape::Upper));
+        assert_eq!(shape_of("J"), Some(Shape::Initial));
     }
 }
