@@ -382,7 +382,7 @@ impl Interceptor {
                     shape: Shape::Call(HostRequest::ToolsCall(call.name.as_ref().into())),
                 };
                 // No arguments: still checked (the tool policy applies to every call).
-                let part = call.arguments.map_or("{}", RawValue::get);
+                let part = call.arguments.map_or(outbound::NO_ARGUMENTS, RawValue::get);
                 return self.outbound(out, text, part, false).await;
             }
             "resources/read" | "prompts/get" => {

@@ -88,8 +88,8 @@ pub(super) struct Held {
     shape: Shape,
     /// The whole message as the host sent it.
     text: String,
-    /// Where the checked member sits in `text`.
-    part: std::ops::Range<usize>,
+    /// Where the checked member sits in `text` (`None`: a call without arguments).
+    part: Option<std::ops::Range<usize>>,
     confirmation: Confirmation,
 }
 
@@ -216,7 +216,7 @@ impl Interceptor {
                 id: out.id.into(),
                 shape: out.shape,
                 text: whole.to_string(),
-                part: envelope::range_in(whole, part),
+                part: within(whole, part).then(|| envelope::range_in(whole, part)),
                 confirmation,
             },
         );
@@ -251,7 +251,7 @@ impl Interceptor {
                     rule.as_deref(),
                     &items,
                 );
-                let part = &held.text[held.part.clone()];
+                let part = held.part.clone().map_or(NO_ARGUMENTS, |r| &held.text[r]);
                 let outcome = self.outbound(out.clone(), &held.text, part, true).await;
                 Outcome {
                     forward: outcome.forward.map(|f| Cow::Owned(f.into_owned())),
@@ -595,6 +595,15 @@ impl Interceptor {
             &items,
         );
     }
+}
+
+/// What a `tools/call` without `arguments` is checked as.
+pub(super) const NO_ARGUMENTS: &str = "{}";
+
+/// Whether `part` is a slice of `whole` (and not, say, [`NO_ARGUMENTS`]).
+fn within(whole: &str, part: &str) -> bool {
+    let (w, p) = (whole.as_ptr() as usize, part.as_ptr() as usize);
+    p >= w && p + part.len() <= w + whole.len()
 }
 
 /// The causes of a confirmation, for messages.

@@ -805,3 +805,29 @@ fn raw_values_are_tokenized_or_denied_and_tools_hidden_by_the_rules() {
         .collect();
     assert_eq!(names, ["notify"]);
 }
+
+#[test]
+fn a_tool_under_confirm_asks_even_without_arguments() {
+    let i = with_rules("tools:\n  - match: crm/wipe\n    action: confirm\n");
+    i.host_initialize(r#"{"capabilities":{"elicitation":{"form":{}}}}"#);
+    let msg = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wipe"}}"#;
+    let out = host(&i, msg);
+    let ask: Value = serde_json::from_str(out.reply.as_deref().unwrap()).unwrap();
+    let question = ask["params"]["message"].as_str().unwrap();
+    assert!(
+        question.contains("crm/wipe") && question.contains("tool policy"),
+        "{question}"
+    );
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"approve":true}}}}}}"#,
+        ask["id"]
+    );
+    let out = host(&i, &answer);
+    assert_eq!(out.forward.as_deref(), Some(msg));
+    // Its response is correlated like any forwarded call.
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"EMP-555555"}]}}"#,
+    ));
+    assert_eq!(v["result"]["content"][0]["text"], emp(2));
+}
