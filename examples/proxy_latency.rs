@@ -2,11 +2,19 @@
 //!
 //! Runs `examples/echo_server.rs` directly and behind `mcp-veil proxy`, sends sequential
 //! `tools/call` requests (small and 10 KB results, each with personal values to tokenize) and
-//! prints the median and p99 round trip of each, and the difference.
+//! prints the median and p99 round trip of each, and the difference. Each call's arguments carry
+//! a token from an earlier result, so the proxy restores one value per call.
+//!
+//! The proxy runs twice: with the default configuration (no rules, no audit log) and with
+//! 1,000 flow rules (the matching one last) plus the audit log on (`fsync: interval`), so the
+//! last columns are the cost of policy + audit per call (rule evaluation, the raw-PII scan of
+//! the arguments, fingerprints and two or three appended audit lines).
 //!
 //! ```text
 //! cargo build --release --bin mcp-veil --example echo_server --example proxy_latency
 //! target/release/examples/proxy_latency [CALLS]      # default 2000 calls per case
+//! PROXY_LATENCY_FSYNC=never target/release/examples/proxy_latency   # audit fsync policy
+//! PROXY_LATENCY_AUDIT=off target/release/examples/proxy_latency      # rules only
 //! ```
 
 #![allow(clippy::print_stdout)] // An example reports on stdout.
@@ -57,7 +65,7 @@ impl Peer {
         self.stdout.read_line(&mut self.line).unwrap();
         let took = start.elapsed();
         assert!(
-            self.line.contains("\"result\""),
+            self.line.contains("\"result\"") && !self.line.contains("\"isError\":true"),
             "unexpected answer: {}",
             self.line
         );
@@ -79,10 +87,14 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn measure(peer: &mut Peer, size: &str, calls: usize) -> (Duration, Duration) {
     let msg = |id: usize| {
         format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"lookup","arguments":{{"size":"{size}"}}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"lookup","arguments":{{"size":"{size}","who":"[EMPLOYEE_ID_1]"}}}}}}"#
         )
     };
-    for id in 1..=calls / 10 {
+    // The first result mints [EMPLOYEE_ID_1]; every later call restores it.
+    peer.round_trip(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"lookup","arguments":{{"size":"{size}"}}}}}}"#
+    ));
+    for id in 2..=calls / 10 {
         peer.round_trip(&msg(id));
     }
     let mut times: Vec<Duration> = (0..calls)
@@ -115,26 +127,50 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("mcp-veil-latency-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("veil.yaml");
-    std::fs::write(
-        &config,
-        "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\n",
-    )
-    .unwrap();
+    let detect = "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{6}'\n";
+    std::fs::write(&config, detect).unwrap();
+    // 1,000 rules, none of which matches until the last one.
+    let mut rules = String::from("flows:\n  default: deny\n  rules:\n");
+    for n in 0..999 {
+        rules.push_str(&format!(
+            "    - name: r{n}\n      kinds: [EMPLOYEE_ID]\n      from: crm{n}/*\n      to: \"echo_server/*\"\n      args: [who]\n      action: deny\n"
+        ));
+    }
+    rules.push_str("    - name: ids-to-echo\n      kinds: [EMPLOYEE_ID]\n      to: \"echo_server/*\"\n      action: allow\n");
+    // `PROXY_LATENCY_FSYNC=never|interval|always` (default interval, the configuration default);
+    // `PROXY_LATENCY_AUDIT=off`: the rules without the audit log.
+    let fsync = std::env::var("PROXY_LATENCY_FSYNC").unwrap_or_else(|_| "interval".into());
+    let audit = match std::env::var("PROXY_LATENCY_AUDIT").as_deref() {
+        Ok("off") => String::new(),
+        _ => format!(
+            "audit:\n  path: {}\n  key_file: {}\n  required: true\n  fsync: {fsync}\n",
+            dir.join("audit.jsonl").display(),
+            dir.join("audit.key").display()
+        ),
+    };
+    let policy_config = dir.join("policy.yaml");
+    std::fs::write(&policy_config, format!("{detect}{rules}{audit}")).unwrap();
+    std::fs::write(dir.join("audit.key"), "0123456789abcdef".repeat(4)).unwrap();
 
     println!(
         "{calls} sequential tools/call round trips per case (after {} warm-up calls)",
         calls / 10
     );
     println!(
-        "{:<6} {:>14} {:>14} {:>14} {:>14} {:>12} {:>12}",
+        "{:<6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12}",
         "result",
-        "direct p50 us",
-        "direct p99 us",
-        "proxy p50 us",
-        "proxy p99 us",
-        "added p50",
-        "added p99"
+        "dir p50",
+        "dir p99",
+        "prx p50",
+        "prx p99",
+        "added50",
+        "added99",
+        "pol p50",
+        "pol p99",
+        "pol+aud p50",
+        "pol+aud p99"
     );
+    println!("(microseconds; added = proxy - direct; pol+aud = policy+audit proxy - plain proxy)");
     for size in ["small", "10k"] {
         let mut direct = Peer::start(&echo, &[]);
         let (d50, d99) = measure(&mut direct, size, calls);
@@ -144,15 +180,23 @@ fn main() {
         let mut proxied = Peer::start(&veil, &["proxy", "--config", config, "--", echo_s]);
         let (p50, p99) = measure(&mut proxied, size, calls);
         proxied.stop();
+        let policy = policy_config.to_str().unwrap();
+        let mut governed = Peer::start(&veil, &["proxy", "--config", policy, "--", echo_s]);
+        let (g50, g99) = measure(&mut governed, size, calls);
+        governed.stop();
         println!(
-            "{:<6} {:>14.1} {:>14.1} {:>14.1} {:>14.1} {:>12.1} {:>12.1}",
+            "{:<6} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12.1} {:>12.1}",
             size,
             us(d50),
             us(d99),
             us(p50),
             us(p99),
             us(p50) - us(d50),
-            us(p99) - us(d99)
+            us(p99) - us(d99),
+            us(g50),
+            us(g99),
+            us(g50) - us(p50),
+            us(g99) - us(p99)
         );
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -617,6 +617,14 @@ impl Gateway {
                 }
             }
             (None, Some(id)) => {
+                // The host answers the layer's own confirmation request: the interceptor
+                // resumes (or denies) the call it holds for that server.
+                if let Some(server) = self.interceptor.confirmation_for(&id) {
+                    if let Some(idx) = self.upstreams.iter().position(|u| u.name == server) {
+                        self.send_to_upstream(idx, &text).await;
+                    }
+                    return;
+                }
                 // The host answers a server's request: give it back its own id.
                 let Some((idx, original)) = lock(&self.server_requests).remove(&id) else {
                     tracing::warn!("a response to an unknown request was dropped");
@@ -645,6 +653,9 @@ impl Gateway {
             .unwrap_or(Value::Null);
         match method.as_str() {
             "initialize" => {
+                if let Some(p) = &params {
+                    self.interceptor.host_initialize(p);
+                }
                 let requested = params_value
                     .get("protocolVersion")
                     .and_then(Value::as_str)

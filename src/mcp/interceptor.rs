@@ -48,10 +48,13 @@
 //!
 //! Outbound (host → server), rehydrated: `tools/call` `arguments`, `resources/read` and
 //! `prompts/get` params (a URI from a tokenized resource link, a prompt argument), and the
-//! host's replies to `sampling/createMessage` and `elicitation/create`. Each token occurrence
-//! goes through the [`FlowPolicy`] (see [`super::flow`]); by default a token this session never
-//! minted stops the message: for a `tools/call` the host gets a `CallToolResult` with
-//! `isError: true` naming the token, for a read or prompt a JSON-RPC error naming it.
+//! host's replies to `sampling/createMessage` and `elicitation/create`. Each message gets one
+//! verdict from the [`FlowPolicy`] (see [`super::flow`] and `outbound.rs`): tokens restored or
+//! kept, raw PII the model typed tokenized or let through, the call confirmed with the user
+//! (an `elicitation/create` of the layer's own, see `super::confirm`) or denied: for a
+//! `tools/call` the host gets a `CallToolResult` with `isError: true` naming rule and tokens,
+//! for a read or prompt a JSON-RPC error. `tools/list` results lose the tools the policy denies.
+//! With an audit log ([`Interceptor::with_audit`]) every decision is recorded.
 //!
 //! Everything else (initialize and `server/discover`, ping, cancellation, progress, lists,
 //! subscriptions, elicitation requests, unknown methods) is forwarded byte for byte, and so is
@@ -74,19 +77,27 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::blobs::{self, Patterns};
+use super::confirm;
 use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
-use super::flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
+use super::flow::{FlowPolicy, RestoreKnown};
+use super::report::{Reporter, Site};
 use super::schema;
+use crate::audit::{AuditLog, Direction, EventKind, Item};
 use crate::engine::{Engine, EngineError};
 use crate::vault::SessionId;
 use crate::walk;
+
+mod outbound;
+
+use outbound::{Held, Out, Shape};
 
 /// The most outstanding requests remembered per direction. Past it the table is cleared: a
 /// response whose request was forgotten is tokenized whole, so forgetting is safe.
@@ -163,6 +174,14 @@ pub struct Interceptor {
     server_requests: Mutex<HashMap<PendingKey, ServerRequest>>,
     /// Values restored to servers, tokenized again when they come back.
     echo: EchoGuard,
+    /// Audit events, when there is a log.
+    audit: Reporter,
+    /// The host announced form elicitation in its `initialize` request.
+    host_elicits: AtomicBool,
+    /// Numbers the layer's own confirmation requests.
+    next_ask: AtomicU64,
+    /// Messages held for a confirmation, by the confirmation request's id.
+    held: Mutex<HashMap<Box<str>, Held>>,
 }
 
 #[derive(Deserialize)]
@@ -191,14 +210,6 @@ struct CancelParams<'a> {
     request_id: &'a RawValue,
 }
 
-/// The result of rehydrating one outbound member.
-enum Restored<'a> {
-    /// The whole message, rewritten (or borrowed when it held no tokens).
-    Done(Cow<'a, str>),
-    /// The policy refused it; the reason names tokens, never values.
-    Denied(String),
-}
-
 impl Interceptor {
     /// An interceptor over `engine` for one session, restoring every token the session minted
     /// and refusing calls that carry a token it never minted.
@@ -210,7 +221,49 @@ impl Interceptor {
             host_requests: Mutex::new(HashMap::new()),
             server_requests: Mutex::new(HashMap::new()),
             echo: EchoGuard::default(),
+            audit: Reporter::default(),
+            host_elicits: AtomicBool::new(false),
+            next_ask: AtomicU64::new(1),
+            held: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Writes audit events to `log` (see `super::report`).
+    pub fn with_audit(mut self, log: Option<Arc<AuditLog>>) -> Interceptor {
+        self.audit = Reporter::new(log);
+        self
+    }
+
+    /// Reads the host's `initialize` params: whether it can be asked to confirm a flow (form
+    /// elicitation). Front ends that answer `initialize` themselves (the gateway) call this;
+    /// when the request passes through [`Interceptor::from_host`] it is read there.
+    pub fn host_initialize(&self, params: &str) {
+        self.host_elicits
+            .store(confirm::host_can_elicit(params), Ordering::Relaxed);
+    }
+
+    /// Whether the host announced form elicitation.
+    pub fn host_can_elicit(&self) -> bool {
+        self.host_elicits.load(Ordering::Relaxed)
+    }
+
+    /// The server a held message waits for, when `id` (JSON text of a host response) answers
+    /// one of this layer's confirmation requests: a front end that routes host responses by
+    /// id (the gateway) sends such a response to that server's [`Interceptor::from_host`].
+    pub fn confirmation_for(&self, id: &str) -> Option<String> {
+        if !confirm::is_ours(id) {
+            return None;
+        }
+        lock(&self.held).get(id).map(|h| h.server().to_string())
+    }
+
+    fn hold(&self, ask_id: String, held: Held) {
+        let mut table = lock(&self.held);
+        if table.len() >= MAX_PENDING {
+            tracing::warn!("{MAX_PENDING} confirmations never answered: forgetting them");
+            table.clear();
+        }
+        table.insert(ask_id.into(), held);
     }
 
     /// Replaces the data-flow policy (e.g. [`RestoreKnown`] with `pass_unknown` for a second,
@@ -291,7 +344,9 @@ impl Interceptor {
                 if let Some(params) = env.params
                     && let Ok(p) = serde_json::from_str::<CancelParams<'_>>(params.get())
                 {
-                    self.take_host_request(server, p.request_id.get().trim());
+                    let id = p.request_id.get().trim();
+                    self.take_host_request(server, id);
+                    lock(&self.held).retain(|_, h| h.server() != server || h.id() != id);
                 }
                 Outcome::forward(Cow::Borrowed(text))
             }
@@ -318,75 +373,51 @@ impl Interceptor {
                     self.remember_host_request(server, id, HostRequest::ToolsCall("?".into()));
                     return Outcome::forward(Cow::Borrowed(text));
                 };
-                let forward = match call.arguments {
-                    Some(args) => {
-                        let destination = format!("{server}/{}", call.name);
-                        match self.restore(text, args.get(), &destination).await {
-                            Ok(Restored::Done(t)) => t,
-                            Ok(Restored::Denied(reason)) => {
-                                tracing::warn!(destination, "tools/call not forwarded: {reason}");
-                                let message =
-                                    format!("mcp-veil: this call was not forwarded: {reason}");
-                                return Outcome::reply(envelope::result_response(
-                                    id,
-                                    &envelope::tool_error_result(&message),
-                                ));
-                            }
-                            Err(e) => {
-                                tracing::error!(destination, "cannot rehydrate arguments: {e}");
-                                return Outcome::reply(envelope::error_response(
-                                    Some(id),
-                                    INTERNAL_ERROR,
-                                    &format!("mcp-veil: cannot restore the arguments: {e}"),
-                                ));
-                            }
-                        }
-                    }
-                    None => Cow::Borrowed(text),
+                let out = Out {
+                    server,
+                    method,
+                    name: &call.name,
+                    subject: Some(&call.name),
+                    id,
+                    shape: Shape::Call(HostRequest::ToolsCall(call.name.as_ref().into())),
                 };
-                self.remember_host_request(server, id, HostRequest::ToolsCall(call.name.into()));
-                return Outcome::forward(forward);
+                // No arguments: still checked (the tool policy applies to every call).
+                let part = call.arguments.map_or(outbound::NO_ARGUMENTS, RawValue::get);
+                return self.outbound(out, text, part, false).await;
             }
             "resources/read" | "prompts/get" => {
-                let pending = if method == "resources/read" {
+                let (pending, subject) = if method == "resources/read" {
                     match params.and_then(|p| serde_json::from_str::<ReadParams>(p).ok()) {
-                        Some(p) => HostRequest::ResourcesRead(p.uri.into()),
-                        None => HostRequest::ResourcesRead("?".into()),
+                        Some(p) => (HostRequest::ResourcesRead(p.uri.as_ref().into()), p.uri),
+                        None => (HostRequest::ResourcesRead("?".into()), Cow::Borrowed("?")),
                     }
                 } else {
                     match params.and_then(|p| serde_json::from_str::<NamedParams>(p).ok()) {
-                        Some(p) => HostRequest::PromptsGet(p.name.into()),
-                        None => HostRequest::PromptsGet("?".into()),
+                        Some(p) => (HostRequest::PromptsGet(p.name.as_ref().into()), p.name),
+                        None => (HostRequest::PromptsGet("?".into()), Cow::Borrowed("?")),
                     }
                 };
                 // A URI or prompt argument the model wrote may hold tokens (a tokenized
                 // resource link): restore them too, under the same policy.
-                let forward = match env.params {
-                    Some(p) => {
-                        let destination = format!("{server}/{method}");
-                        match self.restore(text, p.get(), &destination).await {
-                            Ok(Restored::Done(t)) => t,
-                            Ok(Restored::Denied(reason)) => {
-                                tracing::warn!(destination, "request not forwarded: {reason}");
-                                return Outcome::reply(envelope::error_response(
-                                    Some(id),
-                                    INVALID_PARAMS,
-                                    &format!("mcp-veil: this request was not forwarded: {reason}"),
-                                ));
-                            }
-                            Err(e) => {
-                                return Outcome::reply(envelope::error_response(
-                                    Some(id),
-                                    INTERNAL_ERROR,
-                                    &format!("mcp-veil: cannot restore the parameters: {e}"),
-                                ));
-                            }
-                        }
-                    }
-                    None => Cow::Borrowed(text),
+                let Some(p) = env.params else {
+                    self.remember_host_request(server, id, pending);
+                    return Outcome::forward(Cow::Borrowed(text));
                 };
-                self.remember_host_request(server, id, pending);
-                return Outcome::forward(forward);
+                let out = Out {
+                    server,
+                    method,
+                    name: method,
+                    subject: Some(&subject),
+                    id,
+                    shape: Shape::Request(pending),
+                };
+                return self.outbound(out, text, p.get(), false).await;
+            }
+            "initialize" => {
+                if let Some(p) = params {
+                    self.host_initialize(p);
+                }
+                HostRequest::Other(method.into())
             }
             "tools/list" => HostRequest::ToolsList,
             // A task-augmented `tools/call` delivers its `CallToolResult` here.
@@ -404,34 +435,29 @@ impl Interceptor {
         env: &Envelope<'a>,
         text: &'a str,
     ) -> Outcome<'a> {
-        let pending = self
-            .server_requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&(Box::from(server), Box::from(id)));
+        if confirm::is_ours(id) {
+            let held = lock(&self.held).remove(id);
+            if let Some(held) = held {
+                return self.resume(held, env).await;
+            }
+        }
+        let pending = lock(&self.server_requests).remove(&(Box::from(server), Box::from(id)));
         let (Some(request), Some(result)) = (pending, env.result) else {
             return Outcome::forward(Cow::Borrowed(text));
         };
-        let destination = match request {
-            ServerRequest::Sampling => format!("{server}/sampling"),
-            ServerRequest::Elicitation => format!("{server}/elicitation"),
+        let (method, name) = match request {
+            ServerRequest::Sampling => ("sampling/createMessage", "sampling"),
+            ServerRequest::Elicitation => ("elicitation/create", "elicitation"),
         };
-        match self.restore(text, result.get(), &destination).await {
-            Ok(Restored::Done(t)) => Outcome::forward(t),
-            Ok(Restored::Denied(reason)) => {
-                tracing::warn!(destination, "reply not forwarded: {reason}");
-                Outcome::forward(Cow::Owned(envelope::error_response(
-                    Some(id),
-                    INTERNAL_ERROR,
-                    &format!("mcp-veil: the client's reply was withheld: {reason}"),
-                )))
-            }
-            Err(e) => Outcome::forward(Cow::Owned(envelope::error_response(
-                Some(id),
-                INTERNAL_ERROR,
-                &format!("mcp-veil: cannot restore the client's reply: {e}"),
-            ))),
-        }
+        let out = Out {
+            server,
+            method,
+            name,
+            subject: None,
+            id,
+            shape: Shape::Reply,
+        };
+        self.outbound(out, text, result.get(), false).await
     }
 
     async fn one_from_server<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
@@ -452,7 +478,18 @@ impl Interceptor {
                 };
                 let origin = format!("{server}/sampling");
                 match self
-                    .tokenize(&origin, text, params.get(), blobs::MESSAGES)
+                    .tokenize(
+                        &origin,
+                        &Site {
+                            server,
+                            method: "sampling/createMessage",
+                            name: None,
+                            id: Some(id),
+                        },
+                        text,
+                        params.get(),
+                        blobs::MESSAGES,
+                    )
                     .await
                 {
                     Ok(t) => {
@@ -479,7 +516,18 @@ impl Interceptor {
                 };
                 let origin = format!("{server}/log");
                 match self
-                    .tokenize(&origin, text, params.get(), blobs::NONE)
+                    .tokenize(
+                        &origin,
+                        &Site {
+                            server,
+                            method: "notifications/message",
+                            name: None,
+                            id: None,
+                        },
+                        text,
+                        params.get(),
+                        blobs::NONE,
+                    )
                     .await
                 {
                     Ok(t) => Outcome::forward(t),
@@ -525,9 +573,16 @@ impl Interceptor {
                 (result.get(), blobs::MESSAGES)
             }
             (None, Some(result), Some(HostRequest::ToolsList)) => {
-                return match schema::relax_tools_list(result.get()) {
-                    Some(relaxed) => {
-                        Outcome::forward(Cow::Owned(envelope::splice(text, result.get(), &relaxed)))
+                let relaxed = schema::relax_tools_list(result.get());
+                let listed = relaxed.as_deref().unwrap_or(result.get());
+                let shown = if self.policy.hides_tools() {
+                    schema::retain_tools(listed, |tool| self.policy.tool_listed(server, tool))
+                } else {
+                    None
+                };
+                return match shown.or(relaxed) {
+                    Some(new) => {
+                        Outcome::forward(Cow::Owned(envelope::splice(text, result.get(), &new)))
                     }
                     None => Outcome::forward(Cow::Borrowed(text)),
                 };
@@ -545,7 +600,21 @@ impl Interceptor {
             }
             (None, None, _) => return Outcome::forward(Cow::Borrowed(text)),
         };
-        match self.tokenize(&origin, text, part, patterns).await {
+        let method = match &pending {
+            Some(HostRequest::ToolsCall(_)) => "tools/call",
+            Some(HostRequest::ResourcesRead(_)) => "resources/read",
+            Some(HostRequest::PromptsGet(_)) => "prompts/get",
+            Some(HostRequest::ToolsList) => "tools/list",
+            Some(HostRequest::Other(m)) => m,
+            None => "response",
+        };
+        let site = Site {
+            server,
+            method,
+            name: (!subject.is_empty()).then_some(subject),
+            id,
+        };
+        match self.tokenize(&origin, &site, text, part, patterns).await {
             Ok(t) => Outcome::forward(t),
             Err(e) => {
                 tracing::error!(server, subject, "result withheld: {e}");
@@ -565,6 +634,7 @@ impl Interceptor {
     async fn tokenize<'a>(
         &self,
         origin: &str,
+        site: &Site<'_>,
         whole: &'a str,
         part: &'a str,
         patterns: Patterns,
@@ -576,6 +646,16 @@ impl Interceptor {
             .await?;
         if !t.tokens.is_empty() {
             tracing::debug!(origin, tokens = t.tokens.len(), "tokenized");
+            self.audit.record(
+                &self.session,
+                site,
+                Direction::Inbound,
+                EventKind::Tokenized,
+                t.found
+                    .iter()
+                    .zip(&t.tokens)
+                    .map(|(f, tok)| (None, Item::tokenized(f, tok))),
+            );
         }
         let member = match self.echo.apply(&t.text) {
             Some(guarded) => {
@@ -588,69 +668,6 @@ impl Interceptor {
             Cow::Borrowed(_) => Cow::Borrowed(whole),
             Cow::Owned(new) => Cow::Owned(envelope::splice(whole, part, &new)),
         })
-    }
-
-    /// Rehydrates `part` (a member of `whole`) for `destination`, asking the policy about each
-    /// token occurrence.
-    async fn restore<'a>(
-        &self,
-        whole: &'a str,
-        part: &'a str,
-        destination: &str,
-    ) -> Result<Restored<'a>, EngineError> {
-        if memchr::memchr(b'[', part.as_bytes()).is_none() {
-            return Ok(Restored::Done(Cow::Borrowed(whole)));
-        }
-        let resolved = self.engine.resolve_json(&self.session, part).await?;
-        if resolved.findings.is_empty() {
-            return Ok(Restored::Done(Cow::Borrowed(whole)));
-        }
-        let mut replacements: Vec<Cow<'_, str>> = Vec::with_capacity(resolved.entries.len());
-        let mut denials: Vec<String> = Vec::new();
-        let mut restored = 0usize;
-        for (slot, entry) in resolved.findings.slots.iter().zip(&resolved.entries) {
-            let occurrence = Occurrence {
-                token: &slot.token,
-                entry: entry.as_ref(),
-                destination,
-                path: &slot.path,
-            };
-            match (self.policy.decide(&occurrence), entry) {
-                (Decision::Restore, Some(entry)) => {
-                    restored += 1;
-                    replacements.push(Cow::Borrowed(entry.value.expose().as_str()));
-                }
-                (Decision::Deny { reason }, _) => {
-                    if !denials.contains(&reason) {
-                        denials.push(reason);
-                    }
-                    replacements.push(Cow::Borrowed(""));
-                }
-                _ => replacements.push(Cow::Owned(slot.token.to_string())),
-            }
-        }
-        if !denials.is_empty() {
-            return Ok(Restored::Denied(denials.join("; ")));
-        }
-        if restored == 0 {
-            return Ok(Restored::Done(Cow::Borrowed(whole)));
-        }
-        for ((slot, entry), replacement) in resolved
-            .findings
-            .slots
-            .iter()
-            .zip(&resolved.entries)
-            .zip(&replacements)
-        {
-            if let (Some(entry), Cow::Borrowed(_)) = (entry, replacement) {
-                self.echo.remember(entry.value.expose(), &slot.token);
-            }
-        }
-        let new = walk::apply(part, &resolved.findings, &replacements)?;
-        tracing::debug!(destination, tokens = restored, "rehydrated");
-        Ok(Restored::Done(Cow::Owned(envelope::splice(
-            whole, part, &new,
-        ))))
     }
 
     fn remember_host_request(&self, server: &str, id: &str, request: HostRequest) {
@@ -680,6 +697,10 @@ impl Interceptor {
         }
         pending.insert((server.into(), id.into()), request);
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

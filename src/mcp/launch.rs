@@ -12,12 +12,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::flow::RestoreKnown;
 use super::interceptor::Interceptor;
 use super::stdio::{self, ProxyError, ServerCommand};
+use crate::audit::AuditLog;
 use crate::config::Config;
 use crate::detect::Detector;
 use crate::engine::Engine;
+use crate::policy::{Policy, UnknownTokens};
 use crate::vault::{BackendKind, MemoryVault, SessionId};
 
 /// Arguments of `mcp-veil proxy`.
@@ -131,7 +132,11 @@ async fn serve(
     }
 }
 
-/// The interceptor the configuration describes, over a fresh in-process session.
+/// The interceptor the configuration describes, over a fresh in-process session: the
+/// `flows:` and `tools:` policy (with `pass_unknown`, tokens this session never minted pass as
+/// text whatever `flows.unknown_tokens` says) and the `audit:` log (see
+/// [`AuditLog::from_config`]: without a key it is off with one warning, or start-up fails when
+/// `audit.required` is true).
 pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, ProxyError> {
     let detector = Detector::new(&config.detect).map_err(|e| ProxyError::Config(e.to_string()))?;
     if config.vault.backend != BackendKind::Memory {
@@ -139,11 +144,25 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
             "the stdio proxy keeps its session in process: use `vault: {backend: memory}`".into(),
         ));
     }
+    let mut flows = config.flows.clone();
+    if pass_unknown {
+        flows.unknown_tokens = UnknownTokens::Pass;
+    }
+    let policy = Policy::from_sections(
+        &flows,
+        &config.tools,
+        config.detect.custom.iter().map(|c| c.kind.as_str()),
+    )
+    .map_err(|e| ProxyError::Config(format!("invalid rules:\n{e}")))?;
+    let audit = AuditLog::from_config(&config.audit)
+        .map_err(|e| ProxyError::Config(format!("audit log: {e}")))?
+        .map(|log| Arc::new(log.with_phone_regions(&config.detect.phone_regions)));
     let vault = MemoryVault::new(
         Duration::from_secs(config.vault.ttl_seconds),
         config.vault.max_entries_per_session,
     );
     let engine = Engine::new(Arc::new(detector), Arc::new(vault));
     Ok(Interceptor::new(engine, SessionId::random())
-        .with_policy(Arc::new(RestoreKnown { pass_unknown })))
+        .with_policy(Arc::new(policy))
+        .with_audit(audit))
 }

@@ -3,8 +3,8 @@
 //! - [`interceptor`]: [`Interceptor`] tokenizes what servers send toward the host and
 //!   rehydrates what the host sends to servers. It is transport-agnostic: it takes message text
 //!   and returns an [`Outcome`] (what to forward, what to answer locally).
-//! - [`flow`]: the seam where data-flow policy decides, per outbound token occurrence, whether
-//!   its value is restored.
+//! - [`flow`]: the seam where data-flow policy gives one verdict per outbound message (restore,
+//!   keep, tokenize raw values, confirm, deny).
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
 //! - [`transport`]: the rmcp client layer, a `Transport` decorator: `veil.wrap(transport)`.
 //! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several servers (stdio or
@@ -13,10 +13,12 @@
 //! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
 //!
 //! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
-//! alone), `schema` (relaxing `outputSchema` for tokens), `echo` (values restored to a server are
+//! alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
+//! user through elicitation), `report` (audit events), `echo` (values restored to a server are
 //! tokenized again when they come back, whether or not the detector recognises them).
 
 mod blobs;
+mod confirm;
 mod echo;
 mod envelope;
 pub mod flow;
@@ -24,11 +26,12 @@ pub mod gateway;
 pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
+mod report;
 mod schema;
 pub mod serve;
 pub mod stdio;
 pub mod transport;
 
-pub use flow::{Decision, FlowPolicy, Occurrence, RestoreKnown};
+pub use flow::{FlowPolicy, Outbound, RawUse, RestoreKnown, TokenUse, Verdict};
 pub use interceptor::{Interceptor, Outcome};
 pub use transport::{Veil, VeilTransport};

@@ -8,6 +8,9 @@
 //! `enum` is removed only when its values are all strings). Nothing else changes: types,
 //! `required`, object and array structure, numeric constraints and `inputSchema` are kept.
 //! The server still validates real values after outbound rehydration.
+//!
+//! Also here: [`retain_tools`] drops the tools the host-side tool policy denies from a
+//! `tools/list` result.
 
 use serde_json::{Map, Value};
 
@@ -106,6 +109,20 @@ fn relax_node(obj: &mut Map<String, Value>) -> bool {
         changed = true;
     }
     changed
+}
+
+/// A `tools/list` result without the tools `keep` refuses (tool policy `deny`), or `None`
+/// when every tool stays.
+pub(crate) fn retain_tools(result: &str, keep: impl Fn(&str) -> bool) -> Option<String> {
+    let mut v: serde_json::Value = serde_json::from_str(result).ok()?;
+    let tools = v.get_mut("tools")?.as_array_mut()?;
+    let before = tools.len();
+    tools.retain(|t| {
+        t.get("name")
+            .and_then(serde_json::Value::as_str)
+            .is_none_or(&keep)
+    });
+    (tools.len() != before).then(|| v.to_string())
 }
 
 #[cfg(test)]

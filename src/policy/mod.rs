@@ -436,6 +436,39 @@ impl Policy {
         check
     }
 
+    /// Starts checking a flow that is not a tool call (a `resources/read` URI, a prompt
+    /// argument, the host's reply to a server's request) to `server`/`name`: like
+    /// [`Policy::check_call`] without the tool policy.
+    pub fn check_flow<'p>(&'p self, server: &'p str, name: &'p str) -> CallCheck<'p> {
+        CallCheck {
+            policy: self,
+            server,
+            tool: name,
+            candidates: self
+                .rules
+                .iter()
+                .filter(|r| r.to.matches(server, name))
+                .collect(),
+            denials: Vec::new(),
+            confirms: Vec::new(),
+        }
+    }
+
+    /// Whether raw values can change anything: `flows.raw` or some rule's `raw:` is not
+    /// `allow` (otherwise a caller may skip detecting raw PII in arguments).
+    pub fn acts_on_raw(&self) -> bool {
+        self.raw != RawAction::Allow
+            || self
+                .rules
+                .iter()
+                .any(|r| r.raw.is_some_and(|a| a != RawAction::Allow))
+    }
+
+    /// Whether some `tools[]` entry denies (so `tools/list` results need filtering).
+    pub fn hides_tools(&self) -> bool {
+        self.tools.iter().any(|t| t.action == ToolAction::Deny)
+    }
+
     /// The compiled rules, one normalised line each (for `rules check`).
     pub fn describe(&self) -> Vec<String> {
         let mut out = vec![format!(

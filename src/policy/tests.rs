@@ -227,7 +227,7 @@ fn call_with_any_deny_is_denied_naming_rule_and_tokens() {
     assert_eq!(
         d.to_string(),
         "call to web/images denied: [EMAIL_3] (EMAIL) from crm/get in argument `q` (rule `nothing-to-search`); \
-         [PHONE_9], never issued in this session, in argument `q` (flows.unknown_tokens)"
+         [PHONE_9] is not a token of this session in argument `q` (flows.unknown_tokens)"
     );
 }
 

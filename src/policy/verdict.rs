@@ -79,7 +79,7 @@ impl fmt::Display for Concern {
         match &self.subject {
             Subject::Tool => return write!(f, "{} covers this tool", self.cause),
             Subject::Token(t) => write!(f, "{t} ({})", t.kind)?,
-            Subject::Unknown(t) => write!(f, "{t}, never issued in this session,")?,
+            Subject::Unknown(t) => write!(f, "{t} is not a token of this session")?,
             Subject::Raw(k) => write!(f, "raw {k} written by the model")?,
         }
         if let Some(o) = &self.origin {

@@ -129,6 +129,28 @@ pub(crate) fn scan_json_except(
     })
 }
 
+/// Scans a JSON document for values, and returns with the findings the dotted path of the
+/// top-level string that holds each slot (`to`, `recipients.0.email`; a value inside an embedded
+/// document gets the path of the string that embeds it). For outbound checks of raw values,
+/// where the argument path decides.
+pub fn scan_json_with_paths(
+    detector: &Detector,
+    doc: &str,
+) -> Result<(Findings<FoundValue>, Vec<Box<str>>), WalkError> {
+    let mut scanner = ValueScanner::new(detector);
+    scanner.paths = Some(Vec::new());
+    let pieces = scanner.json_pieces(doc, 0)?;
+    let paths = scanner.paths.take().unwrap_or_default();
+    Ok((
+        Findings {
+            pieces,
+            json: true,
+            slots: scanner.slots,
+        },
+        paths,
+    ))
+}
+
 /// Scans text for values to tokenize. Text that is a JSON document or CSV with a header row is
 /// scanned with its structure (and stays valid after [`apply`]).
 pub fn scan_text(detector: &Detector, text: &str, cx: &FindContext<'_>) -> Findings<FoundValue> {
@@ -157,6 +179,9 @@ struct ValueScanner<'d> {
     clean_keys: Vec<(usize, Box<str>)>,
     /// Top-level string values to leave alone.
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+    /// When asked for: the path of each slot's top-level string, and the current one.
+    paths: Option<Vec<Box<str>>>,
+    path: Box<str>,
 }
 
 impl<'d> ValueScanner<'d> {
@@ -167,6 +192,16 @@ impl<'d> ValueScanner<'d> {
             spans: Vec::with_capacity(8),
             clean_keys: Vec::new(),
             skip: &|_| false,
+            paths: None,
+            path: Box::from(""),
+        }
+    }
+
+    /// Forgets the slots (and their paths) from `mark` on: an embedded document that failed.
+    fn truncate(&mut self, mark: usize) {
+        self.slots.truncate(mark);
+        if let Some(paths) = &mut self.paths {
+            paths.truncate(mark);
         }
     }
 
@@ -193,6 +228,9 @@ impl<'d> ValueScanner<'d> {
         json::for_each_string(doc, |lit, pos| {
             if lit.end - lit.start <= 2 || (depth == 0 && !lit.is_key && (self.skip)(pos)) {
                 return;
+            }
+            if depth == 0 && self.paths.is_some() {
+                self.path = pos.path().into();
             }
             let cx = FindContext {
                 key: if lit.is_key { None } else { pos.key() },
@@ -233,7 +271,7 @@ impl<'d> ValueScanner<'d> {
                 match self.json_pieces(text, depth + 1) {
                     Ok(pieces) if pieces.is_empty() => return None,
                     Ok(pieces) => return Some(Content::Embedded { json: true, pieces }),
-                    Err(_) => self.slots.truncate(mark),
+                    Err(_) => self.truncate(mark),
                 }
             } else if let Some(csv) = csv::Csv::parse(text) {
                 let pieces = self.csv_pieces(text, &csv);
@@ -259,7 +297,7 @@ impl<'d> ValueScanner<'d> {
                             content: Content::Embedded { json: true, pieces },
                         }];
                     }
-                    Err(_) => self.slots.truncate(mark),
+                    Err(_) => self.truncate(mark),
                 }
             } else if let Some(csv) = csv::Csv::parse(text) {
                 return self.csv_pieces(text, &csv);
@@ -303,6 +341,9 @@ impl<'d> ValueScanner<'d> {
         self.detector.detect_into(text, cx, &mut self.spans);
         let mut out = Vec::with_capacity(self.spans.len());
         for span in self.spans.drain(..) {
+            if let Some(paths) = &mut self.paths {
+                paths.push(self.path.clone());
+            }
             out.push((span.start..span.end, self.slots.len()));
             self.slots.push(FoundValue {
                 kind: span.kind,
@@ -589,6 +630,28 @@ mod tests {
             apply(doc, &f, &Vec::<String>::new()).unwrap(),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn values_carry_the_path_of_their_string() {
+        let config = crate::detect::DetectConfig {
+            custom: vec![crate::detect::CustomKind {
+                kind: "EMPLOYEE_ID".into(),
+                pattern: r"EMP-\d{6}".into(),
+                validator: None,
+                context: vec![],
+                json_keys: vec![],
+            }],
+            ..crate::detect::DetectConfig::default()
+        };
+        let d = Detector::new(&config).unwrap();
+        let doc = r#"{"to":["x EMP-123456"],"body":{"text":"EMP-654321 and EMP-111111"},"embedded":"{\"a\":\"EMP-222222\"}"}"#;
+        let (f, paths) = scan_json_with_paths(&d, doc).unwrap();
+        assert_eq!(f.slots.len(), 4);
+        let paths: Vec<&str> = paths.iter().map(|p| &**p).collect();
+        assert_eq!(paths, ["to.0", "body.text", "body.text", "embedded"]);
+        // Without asking, no paths are kept (the inbound path allocates nothing for them).
+        assert_eq!(scan_json(&d, doc).unwrap().slots.len(), 4);
     }
 
     #[test]

@@ -176,18 +176,50 @@ fn unknown_tokens_pass_when_configured() {
 struct Recorder(Mutex<Vec<String>>);
 
 impl FlowPolicy for Recorder {
-    fn decide(&self, o: &Occurrence<'_>) -> Decision {
-        let origin = o.entry.map_or("-".to_string(), |e| e.origin.to_string());
-        self.0.lock().unwrap().push(format!(
-            "{} {} {} {}",
-            o.token, origin, o.destination, o.path
-        ));
-        if o.destination.ends_with("/forbidden") {
-            Decision::Deny {
-                reason: format!("{} may not go to {}", o.token, o.destination),
-            }
+    fn check(&self, call: &crate::mcp::Outbound<'_>) -> crate::mcp::Verdict {
+        use crate::policy::{Action, CallVerdict, Cause, Concern, Decision, Denial, Subject};
+        let destination = format!("{}/{}", call.server, call.name);
+        let mut concerns = Vec::new();
+        let tokens = call
+            .tokens
+            .iter()
+            .map(|o| {
+                let origin = o.entry.map_or("-".to_string(), |e| e.origin.to_string());
+                self.0
+                    .lock()
+                    .unwrap()
+                    .push(format!("{} {} {} {}", o.token, origin, destination, o.path));
+                if destination.ends_with("/forbidden") {
+                    concerns.push(Concern {
+                        subject: Subject::Token(o.token.clone()),
+                        origin: None,
+                        arg_path: o.path.into(),
+                        cause: Cause::Rule("no-forbidden".into()),
+                    });
+                    Decision {
+                        action: Action::Deny,
+                        rule: Some("no-forbidden".into()),
+                    }
+                } else {
+                    Decision {
+                        action: Action::Keep,
+                        rule: None,
+                    }
+                }
+            })
+            .collect();
+        let verdict = if concerns.is_empty() {
+            CallVerdict::Proceed
         } else {
-            Decision::Keep
+            CallVerdict::Deny(Denial {
+                destination: destination.into(),
+                concerns,
+            })
+        };
+        crate::mcp::Verdict {
+            call: verdict,
+            tokens,
+            raw: vec![],
         }
     }
 }
@@ -218,7 +250,7 @@ fn policy_sees_every_occurrence_with_origin_destination_and_path() {
     let denied = msg.replace("notify", "forbidden");
     let out = host(&i, &denied);
     assert!(out.forward.is_none());
-    assert!(out.reply.unwrap().contains("may not go to crm/forbidden"));
+    assert!(out.reply.unwrap().contains("call to crm/forbidden denied"));
 }
 
 #[test]
@@ -625,4 +657,177 @@ fn resource_uris_and_prompt_arguments_are_rehydrated() {
             .unwrap()
             .contains("[EMAIL_5]")
     );
+}
+
+/// An interceptor under `flows:`/`tools:` rules, with employee ids minted from `crm/lookup`.
+fn with_rules(yaml: &str) -> Interceptor {
+    let config = crate::config::Config::parse(
+        &format!(
+            "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{6}}'\n{yaml}"
+        ),
+        std::path::Path::new("rules.yaml"),
+    )
+    .unwrap();
+    let policy = crate::policy::Policy::from_config(&config).unwrap();
+    let i = interceptor().with_policy(Arc::new(policy));
+    call(&i, "1", "lookup");
+    server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"EMP-123456"}]}}"#,
+    );
+    i
+}
+
+fn send_call(id: u32, tool: &str, args: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
+    )
+}
+
+const CONFIRM: &str =
+    "flows:\n  rules:\n    - name: ask\n      to: crm/notify\n      action: confirm\n";
+
+#[test]
+fn confirm_holds_the_call_asks_the_host_and_resumes_on_its_answer() {
+    let i = with_rules(CONFIRM);
+    host(
+        &i,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    let msg = send_call(2, "notify", &format!(r#"{{"to":"{}"}}"#, emp(1)));
+    let out = host(&i, &msg);
+    assert!(out.forward.is_none(), "held, not forwarded");
+    let ask: Value = serde_json::from_str(out.reply.as_deref().unwrap()).unwrap();
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["mode"], "form");
+    let question = ask["params"]["message"].as_str().unwrap();
+    assert!(
+        question.contains(&emp(1)) && question.contains("crm/lookup") && question.contains("`ask`"),
+        "{question}"
+    );
+    assert!(!question.contains("EMP-123456"));
+    let id = ask["id"].to_string();
+    assert_eq!(i.confirmation_for(&id).as_deref(), Some(SRV));
+    // Accepted: the held call goes on, restored.
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"accept","content":{{"approve":true}}}}}}"#
+    );
+    let v = forwarded(&host(&i, &answer));
+    assert_eq!(v["id"], 2);
+    assert_eq!(v["params"]["arguments"]["to"], "EMP-123456");
+    assert_eq!(i.confirmation_for(&id), None);
+
+    // Declined: the host gets an isError result for its call; nothing goes to the server.
+    let m1 = send_call(3, "notify", &format!(r#"{{"to":"{}"}}"#, emp(1)));
+    let out = host(&i, &m1);
+    let ask: Value = serde_json::from_str(out.reply.as_deref().unwrap()).unwrap();
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"decline"}}}}"#,
+        ask["id"]
+    );
+    let out = host(&i, &answer);
+    assert!(out.forward.is_none());
+    let reply: Value = serde_json::from_str(out.reply.as_deref().unwrap()).unwrap();
+    assert_eq!(reply["id"], 3);
+    assert_eq!(reply["result"]["isError"], true);
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("declined")
+    );
+
+    // Cancelled by the host: the held call is forgotten.
+    let m2 = send_call(4, "notify", &format!(r#"{{"to":"{}"}}"#, emp(1)));
+    let out = host(&i, &m2);
+    let ask: Value = serde_json::from_str(out.reply.as_deref().unwrap()).unwrap();
+    host(
+        &i,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+    );
+    assert_eq!(i.confirmation_for(&ask["id"].to_string()), None);
+}
+
+#[test]
+fn confirm_without_elicitation_denies_saying_why() {
+    let i = with_rules(CONFIRM);
+    host(
+        &i,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    let m3 = send_call(2, "notify", &format!(r#"{{"to":"{}"}}"#, emp(1)));
+    let out = host(&i, &m3);
+    assert!(out.forward.is_none());
+    let reply = out.reply.unwrap();
+    assert!(reply.contains("does not support elicitation"), "{reply}");
+    assert!(reply.contains("isError"));
+}
+
+#[test]
+fn raw_values_are_tokenized_or_denied_and_tools_hidden_by_the_rules() {
+    let i = with_rules(
+        "flows:\n  rules:\n    - name: tok\n      to: crm/notify\n      action: allow\n      raw: tokenize\n    - name: no-raw\n      to: crm/post\n      action: allow\n      raw: deny\ntools:\n  - match: crm/drop\n    action: deny\n",
+    );
+    // The model typed a raw id next to a token: the id becomes a token minted for this
+    // destination, the token is restored.
+    let msg = send_call(
+        2,
+        "notify",
+        &format!(r#"{{"to":"{}","cc":"EMP-999999"}}"#, emp(1)),
+    );
+    let v = forwarded(&host(&i, &msg));
+    assert_eq!(v["params"]["arguments"]["to"], "EMP-123456");
+    let cc = v["params"]["arguments"]["cc"].as_str().unwrap();
+    assert_eq!(cc, emp(2));
+    assert_eq!(origin_of(&i, cc), "host/crm/notify");
+    // Raw under a deny rule: the call stops, the value is not quoted.
+    let m4 = send_call(3, "post", r#"{"body":"EMP-999998"}"#);
+    let out = host(&i, &m4);
+    let reply = out.reply.unwrap();
+    assert!(
+        reply.contains("no-raw") && !reply.contains("EMP-999998"),
+        "{reply}"
+    );
+    // Tool policy: refused even without arguments, hidden from tools/list.
+    let m5 = send_call(4, "drop", "{}");
+    let out = host(&i, &m5);
+    assert!(out.reply.unwrap().contains("tool policy `crm/drop`"));
+    host(&i, r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"drop","inputSchema":{"type":"object"}},{"name":"notify","inputSchema":{"type":"object"}}]}}"#,
+    ));
+    let names: Vec<&str> = v["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["notify"]);
+}
+
+#[test]
+fn a_tool_under_confirm_asks_even_without_arguments() {
+    let i = with_rules("tools:\n  - match: crm/wipe\n    action: confirm\n");
+    i.host_initialize(r#"{"capabilities":{"elicitation":{"form":{}}}}"#);
+    let msg = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wipe"}}"#;
+    let out = host(&i, msg);
+    let ask: Value = serde_json::from_str(out.reply.as_deref().unwrap()).unwrap();
+    let question = ask["params"]["message"].as_str().unwrap();
+    assert!(
+        question.contains("crm/wipe") && question.contains("tool policy"),
+        "{question}"
+    );
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"approve":true}}}}}}"#,
+        ask["id"]
+    );
+    let out = host(&i, &answer);
+    assert_eq!(out.forward.as_deref(), Some(msg));
+    // Its response is correlated like any forwarded call.
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"EMP-555555"}]}}"#,
+    ));
+    assert_eq!(v["result"]["content"][0]["text"], emp(2));
 }

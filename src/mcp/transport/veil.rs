@@ -39,6 +39,9 @@ pub enum BuildError {
     /// The server name is empty or contains `/` (it prefixes `server/tool` origins).
     #[error("invalid server name `{0}`: use a non-empty name without `/`")]
     InvalidServerName(String),
+    /// The `flows:` or `tools:` section of the configuration is invalid.
+    #[error("invalid rules: {0}")]
+    Policy(#[from] crate::policy::PolicyError),
 }
 
 /// Builds a [`Veil`]: configuration, server name, session, policy.
@@ -49,6 +52,7 @@ pub struct VeilBuilder {
     server: Option<String>,
     session: Option<SessionId>,
     policy: Option<Arc<dyn FlowPolicy>>,
+    audit: Option<Arc<crate::audit::AuditLog>>,
 }
 
 impl fmt::Debug for VeilBuilder {
@@ -87,9 +91,17 @@ impl VeilBuilder {
         self
     }
 
-    /// The data-flow policy (default: restore every token of the session, refuse unknown ones).
+    /// The data-flow policy (default: the `flows:` and `tools:` sections of
+    /// [`VeilBuilder::config`] when one is given, else restore every token of the session and
+    /// refuse unknown ones).
     pub fn policy(mut self, policy: Arc<dyn FlowPolicy>) -> Self {
         self.policy = Some(policy);
+        self
+    }
+
+    /// Writes audit events (tokenized, restored, denied ...) to `log`.
+    pub fn audit(mut self, log: Arc<crate::audit::AuditLog>) -> Self {
+        self.audit = Some(log);
         self
     }
 
@@ -97,10 +109,15 @@ impl VeilBuilder {
     pub fn build(self) -> Result<Veil, BuildError> {
         let server = self.server.unwrap_or_else(|| "server".to_string());
         check_name(&server)?;
+        let policy: Option<Arc<dyn FlowPolicy>> = match (self.policy, &self.config) {
+            (Some(p), _) => Some(p),
+            (None, Some(config)) => Some(Arc::new(crate::policy::Policy::from_config(config)?)),
+            (None, None) => None,
+        };
         let engine = match self.engine {
             Some(engine) => engine,
             None => {
-                let config = self.config.unwrap_or_default();
+                let config = self.config.clone().unwrap_or_default();
                 if config.vault.backend != BackendKind::Memory {
                     return Err(BuildError::UnsupportedVault(config.vault.backend));
                 }
@@ -114,9 +131,10 @@ impl VeilBuilder {
         };
         let mut interceptor =
             Interceptor::new(engine, self.session.unwrap_or_else(SessionId::random));
-        if let Some(policy) = self.policy {
+        if let Some(policy) = policy {
             interceptor = interceptor.with_policy(policy);
         }
+        interceptor = interceptor.with_audit(self.audit);
         Ok(Veil {
             shared: Arc::new(Shared {
                 interceptor,
