@@ -144,6 +144,24 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
             "the stdio proxy keeps its session in process: use `vault: {backend: memory}`".into(),
         ));
     }
+    let (policy, audit) = policy_and_audit(config, pass_unknown)?;
+    let vault = MemoryVault::new(
+        Duration::from_secs(config.vault.ttl_seconds),
+        config.vault.max_entries_per_session,
+    );
+    let engine = Engine::new(Arc::new(detector), Arc::new(vault));
+    Ok(Interceptor::new(engine, SessionId::random())
+        .with_policy(Arc::new(policy))
+        .with_audit(audit))
+}
+
+/// The `flows:`/`tools:` policy and the `audit:` log the configuration describes, shared by
+/// every front end (with `pass_unknown`, tokens this session never minted pass as text whatever
+/// `flows.unknown_tokens` says).
+pub fn policy_and_audit(
+    config: &Config,
+    pass_unknown: bool,
+) -> Result<(Policy, Option<Arc<AuditLog>>), ProxyError> {
     let mut flows = config.flows.clone();
     if pass_unknown {
         flows.unknown_tokens = UnknownTokens::Pass;
@@ -157,12 +175,5 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
     let audit = AuditLog::from_config(&config.audit)
         .map_err(|e| ProxyError::Config(format!("audit log: {e}")))?
         .map(|log| Arc::new(log.with_phone_regions(&config.detect.phone_regions)));
-    let vault = MemoryVault::new(
-        Duration::from_secs(config.vault.ttl_seconds),
-        config.vault.max_entries_per_session,
-    );
-    let engine = Engine::new(Arc::new(detector), Arc::new(vault));
-    Ok(Interceptor::new(engine, SessionId::random())
-        .with_policy(Arc::new(policy))
-        .with_audit(audit))
+    Ok((policy, audit))
 }

@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use crate::mcp::flow::{Decision, FlowPolicy, Occurrence};
+use crate::mcp::flow::{FlowPolicy, Outbound, Verdict};
+use crate::policy::CallVerdict;
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 
@@ -200,12 +201,24 @@ impl CountingPolicy {
 }
 
 impl FlowPolicy for CountingPolicy {
-    fn decide(&self, occurrence: &Occurrence<'_>) -> Decision {
-        let d = self.inner.decide(occurrence);
-        if matches!(d, Decision::Deny { .. }) {
+    fn check(&self, call: &Outbound<'_>) -> Verdict {
+        let verdict = self.inner.check(call);
+        if matches!(verdict.call, CallVerdict::Deny(_)) {
             self.metrics.denials.fetch_add(1, Ordering::Relaxed);
         }
-        d
+        verdict
+    }
+
+    fn acts_on_raw(&self) -> bool {
+        self.inner.acts_on_raw()
+    }
+
+    fn tool_listed(&self, server: &str, tool: &str) -> bool {
+        self.inner.tool_listed(server, tool)
+    }
+
+    fn hides_tools(&self) -> bool {
+        self.inner.hides_tools()
     }
 }
 

@@ -58,7 +58,7 @@ use self::config::ServeConfig;
 use self::metrics::{CountingPolicy, CountingVault, Metrics};
 use self::session::Session;
 use super::envelope::{self, Envelope};
-use super::flow::{FlowPolicy, RestoreKnown};
+use super::flow::FlowPolicy;
 use super::interceptor::Interceptor;
 use super::stdio::ServerCommand;
 use crate::config::Config;
@@ -100,6 +100,7 @@ pub struct Gateway {
     detector: Arc<Detector>,
     vault: Arc<dyn VaultBackend>,
     policy: Arc<dyn FlowPolicy>,
+    audit: Option<Arc<crate::audit::AuditLog>>,
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -272,10 +273,10 @@ impl Gateway {
         let backend =
             vault::from_config(&config.vault).map_err(|e| ServeError::Config(e.to_string()))?;
         let vault: Arc<dyn VaultBackend> = Arc::new(CountingVault::new(backend, metrics.clone()));
-        let policy: Arc<dyn FlowPolicy> = Arc::new(CountingPolicy::new(
-            Arc::new(RestoreKnown::default()),
-            metrics.clone(),
-        ));
+        let (rules, audit) = super::launch::policy_and_audit(&config, false)
+            .map_err(|e| ServeError::Config(e.to_string()))?;
+        let policy: Arc<dyn FlowPolicy> =
+            Arc::new(CountingPolicy::new(Arc::new(rules), metrics.clone()));
         let tokens = Tokens(load_tokens(&config.serve.auth)?);
         Ok(Gateway {
             serve: config.serve,
@@ -283,6 +284,7 @@ impl Gateway {
             detector: Arc::new(detector),
             vault,
             policy,
+            audit,
             tokens,
             sessions: Mutex::new(HashMap::new()),
             session_ids: SessionIds::from_env()?,
@@ -405,8 +407,9 @@ impl Gateway {
             ));
         }
         let engine = Engine::new(self.detector.clone(), self.vault.clone());
-        let interceptor =
-            Interceptor::new(engine, vault_session(&map_key)).with_policy(self.policy.clone());
+        let interceptor = Interceptor::new(engine, vault_session(&map_key))
+            .with_policy(self.policy.clone())
+            .with_audit(self.audit.clone());
         let weak = Arc::downgrade(self);
         let ended_key = map_key.clone();
         let session = Session::start(
