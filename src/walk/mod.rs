@@ -785,7 +785,7 @@ mod tests {
         let f = scan_text(&d, doc, &FindContext::default());
         let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
         assert!(out.contains("rest,[LITERAL_"), "{out}");
-        assert!(!out.contains("[NAME_1]"), "{out}");
+        assert!(!out.contains("rest,[NAME_1]"), "{out}");
     }
 
     #[test]
