@@ -138,49 +138,62 @@ impl NumberRecognizer {
     }
 }
 
-impl Recognizer for NumberRecognizer {
-    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+impl NumberRecognizer {
+    /// Whether the context says the values are SSNs (computed once per string).
+    pub(super) fn ssn_keyed(cx: &FindContext<'_>) -> bool {
+        cx.key.is_some_and(is_ssn_key)
+    }
+
+    /// Looks at the digit run starting at `d` (the first digit at or after the last resume
+    /// point) and returns where to resume, always past `d`. Shared with the digit-run group
+    /// (`detect/digits.rs`).
+    pub(super) fn step(&self, text: &str, d: usize, ssn_key: bool, out: &mut Vec<Span>) -> usize {
         let b = text.as_bytes();
-        let ssn_key = cx.key.is_some_and(is_ssn_key);
-        let mut i = 0;
-        while let Some(d) = next_digit(b, i) {
-            // The digit run (digits only) starting here.
-            let mut run_end = d;
-            while run_end < b.len() && b[run_end].is_ascii_digit() {
-                run_end += 1;
-            }
-            let mut next = run_end;
-            let len = run_end - d;
-            let sep_next = matches!(b.get(run_end), Some(b' ' | b'-'));
-            // Cheap shape test first: an IBAN needs two letters before its check digits, a
-            // card 13+ solid digits or a first group of four, an SSN 9 solid digits or a first
-            // group of three. Most digit runs in logs and code fail all three here.
-            let iban_shape = self.iban && d >= 2 && len >= 2 && b[d - 1].is_ascii_alphabetic();
-            let number_shape = len >= 9 || (sep_next && (len == 3 || len == 4));
-            if !iban_shape && !number_shape {
-                i = next;
-                continue;
-            }
-            if iban_shape && let Some(end) = iban_at(b, d) {
-                out.push(Span::new(d - 2, end, Kind::Iban));
+        // The digit run (digits only) starting here.
+        let mut run_end = d;
+        while run_end < b.len() && b[run_end].is_ascii_digit() {
+            run_end += 1;
+        }
+        let mut next = run_end;
+        let len = run_end - d;
+        let sep_next = matches!(b.get(run_end), Some(b' ' | b'-'));
+        // Cheap shape test first: an IBAN needs two letters before its check digits, a
+        // card 13+ solid digits or a first group of four, an SSN 9 solid digits or a first
+        // group of three. Most digit runs in logs and code fail all three here.
+        let iban_shape = self.iban && d >= 2 && len >= 2 && b[d - 1].is_ascii_alphabetic();
+        let number_shape = len >= 9 || (sep_next && (len == 3 || len == 4));
+        if !iban_shape && !number_shape {
+            return next;
+        }
+        if iban_shape && let Some(end) = iban_at(b, d) {
+            out.push(Span::new(d - 2, end, Kind::Iban));
+            next = next.max(end);
+        }
+        let glued = d > 0 && is_glue(b[d - 1]);
+        if !glued && number_shape {
+            if self.cards
+                && let Some(end) = card_at(b, d)
+            {
+                out.push(Span::new(d, end, Kind::CreditCard));
                 next = next.max(end);
             }
-            let glued = d > 0 && is_glue(b[d - 1]);
-            if !glued && number_shape {
-                if self.cards
-                    && let Some(end) = card_at(b, d)
-                {
-                    out.push(Span::new(d, end, Kind::CreditCard));
-                    next = next.max(end);
-                }
-                if self.ssn
-                    && let Some(end) = ssn_at(text, d, ssn_key)
-                {
-                    out.push(Span::new(d, end, Kind::UsSsn));
-                    next = next.max(end);
-                }
+            if self.ssn
+                && let Some(end) = ssn_at(text, d, ssn_key)
+            {
+                out.push(Span::new(d, end, Kind::UsSsn));
+                next = next.max(end);
             }
-            i = next;
+        }
+        next
+    }
+}
+
+impl Recognizer for NumberRecognizer {
+    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let ssn_key = Self::ssn_keyed(cx);
+        let mut i = 0;
+        while let Some(d) = next_digit(text.as_bytes(), i) {
+            i = self.step(text, d, ssn_key, out);
         }
     }
 }

@@ -16,6 +16,7 @@
 //! only hide useful facts from the model. A dotted quad right after `version`/`v` is a version.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
+use std::ops::Range;
 
 use memchr::memchr_iter;
 
@@ -35,9 +36,10 @@ impl IpRecognizer {
     }
 }
 
-impl Recognizer for IpRecognizer {
-    fn find(&self, text: &str, _cx: &FindContext<'_>, out: &mut Vec<Span>) {
-        let b = text.as_bytes();
+impl IpRecognizer {
+    /// The IPv6 pass (over each `:`); returns the range of `out` holding its spans, which the
+    /// IPv4 steps consult.
+    pub(super) fn find_v6(&self, b: &[u8], out: &mut Vec<Span>) -> Range<usize> {
         let mut v6_end = 0;
         let v6_from = out.len();
         for colon in memchr_iter(b':', b) {
@@ -50,39 +52,55 @@ impl Recognizer for IpRecognizer {
                 out.push(Span::new(start, end, Kind::IpAddress));
             }
         }
-        let v6_to = out.len();
-        let mut i = 0;
-        while let Some(d) = next_digit(b, i) {
-            // Digits glued to a word are not an address: skip the token.
-            if d > 0 && (b[d - 1].is_ascii_alphanumeric() || b[d - 1] == b'_') {
-                i = d + 1;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                continue;
+        v6_from..out.len()
+    }
+
+    /// Looks at the digit at `d` (the first digit at or after the last resume point) for an
+    /// IPv4 address not inside one of the IPv6 spans `out[v6]`; returns where to resume, always
+    /// past `d`. Shared with the digit-run group (`detect/digits.rs`).
+    pub(super) fn step(
+        &self,
+        text: &str,
+        d: usize,
+        v6: &Range<usize>,
+        out: &mut Vec<Span>,
+    ) -> usize {
+        let b = text.as_bytes();
+        // Digits glued to a word are not an address: skip the token.
+        if d > 0 && (b[d - 1].is_ascii_alphanumeric() || b[d - 1] == b'_') {
+            let mut i = d + 1;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
             }
-            // Cheap shape test: a first octet of 1-3 digits followed by `.` and a digit.
-            let mut e = d;
-            while e < b.len() && b[e].is_ascii_digit() && e - d < 4 {
+            return i;
+        }
+        // Cheap shape test: a first octet of 1-3 digits followed by `.` and a digit.
+        let mut e = d;
+        while e < b.len() && b[e].is_ascii_digit() && e - d < 4 {
+            e += 1;
+        }
+        if e - d > 3 || b.get(e) != Some(&b'.') || !b.get(e + 1).is_some_and(u8::is_ascii_digit) {
+            while e < b.len() && b[e].is_ascii_digit() {
                 e += 1;
             }
-            if e - d > 3 || b.get(e) != Some(&b'.') || !b.get(e + 1).is_some_and(u8::is_ascii_digit)
-            {
-                while e < b.len() && b[e].is_ascii_digit() {
-                    e += 1;
-                }
-                i = e;
-                continue;
-            }
-            let (found, resume) = v4_at(text, d);
-            if let Some(end) = found
-                && !out[v6_from..v6_to]
-                    .iter()
-                    .any(|s| s.start <= d && d < s.end)
-            {
-                out.push(Span::new(d, end, Kind::IpAddress));
-            }
-            i = resume;
+            return e;
+        }
+        let (found, resume) = v4_at(text, d);
+        if let Some(end) = found
+            && !out[v6.clone()].iter().any(|s| s.start <= d && d < s.end)
+        {
+            out.push(Span::new(d, end, Kind::IpAddress));
+        }
+        resume.max(d + 1)
+    }
+}
+
+impl Recognizer for IpRecognizer {
+    fn find(&self, text: &str, _cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let v6 = self.find_v6(text.as_bytes(), out);
+        let mut i = 0;
+        while let Some(d) = next_digit(text.as_bytes(), i) {
+            i = self.step(text, d, &v6, out);
         }
     }
 }

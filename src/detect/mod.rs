@@ -16,6 +16,7 @@
 
 mod checksum;
 mod custom;
+mod digits;
 mod email;
 mod ip;
 mod keys;
@@ -301,20 +302,18 @@ impl Detector {
         if config.email {
             recognizers.push(Box::new(email::EmailRecognizer::new()));
         }
-        if config.phone {
-            recognizers.push(Box::new(phone::PhoneRecognizer::new(
-                &config.phone_regions,
-            )?));
-        }
-        if config.credit_card || config.iban || config.us_ssn {
-            recognizers.push(Box::new(checksum::NumberRecognizer::new(
-                config.credit_card,
-                config.iban,
-                config.us_ssn,
-            )));
-        }
-        if config.ip_address {
-            recognizers.push(Box::new(ip::IpRecognizer::new()));
+        // Phone, checksummed numbers and IP addresses share one pass over the digits.
+        let phone = if config.phone {
+            Some(phone::PhoneRecognizer::new(&config.phone_regions)?)
+        } else {
+            None
+        };
+        let numbers = (config.credit_card || config.iban || config.us_ssn).then(|| {
+            checksum::NumberRecognizer::new(config.credit_card, config.iban, config.us_ssn)
+        });
+        let ip = config.ip_address.then(ip::IpRecognizer::new);
+        if let Some(group) = digits::DigitRuns::new(phone, numbers, ip) {
+            recognizers.push(Box::new(group));
         }
         let mut custom_keys = Vec::new();
         let mut seen = std::collections::HashSet::new();

@@ -10,9 +10,14 @@
 //!
 //! Winners never overlap, so the output never holds nested or garbled tokens.
 
+use std::collections::BTreeMap;
+
 use super::Span;
 
 /// Sorts `spans` by start and drops every candidate that overlaps a better one.
+///
+/// O(n log n): candidates are visited best first and each is checked against its two kept
+/// neighbours in an ordered map (start to end) of the winners so far.
 pub fn resolve(spans: &mut Vec<Span>) {
     if spans.len() <= 1 {
         return;
@@ -23,20 +28,31 @@ pub fn resolve(spans: &mut Vec<Span>) {
             .then_with(|| a.kind.specificity().cmp(&b.kind.specificity()))
             .then_with(|| a.start.cmp(&b.start))
     });
-    let mut kept: Vec<Span> = Vec::with_capacity(spans.len());
-    for span in spans.drain(..) {
+    let mut kept: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut keep = vec![false; spans.len()];
+    for (i, span) in spans.iter().enumerate() {
         if span.is_empty() {
             continue;
         }
-        // `kept` stays sorted by start; find where `span` would go and check its neighbours.
-        let at = kept.partition_point(|k| k.start < span.start);
-        let clashes_before = at > 0 && kept[at - 1].end > span.start;
-        let clashes_after = at < kept.len() && kept[at].start < span.end;
+        let clashes_before = kept
+            .range(..=span.start)
+            .next_back()
+            .is_some_and(|(_, &end)| end > span.start);
+        let clashes_after = kept
+            .range(span.start..)
+            .next()
+            .is_some_and(|(&start, _)| start < span.end);
         if !clashes_before && !clashes_after {
-            kept.insert(at, span);
+            kept.insert(span.start, span.end);
+            keep[i] = true;
         }
     }
-    *spans = kept;
+    let mut i = 0;
+    spans.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    spans.sort_unstable_by_key(|s| s.start);
 }
 
 #[cfg(test)]
@@ -82,5 +98,19 @@ mod tests {
         resolve(&mut b);
         assert_eq!(a, b);
         assert_eq!(a, vec![s(3, 9, Kind::Phone)]);
+    }
+
+    #[test]
+    fn many_spans_stay_sorted_and_disjoint() {
+        // 20 000 short spans plus a long one covering some of them.
+        let mut v: Vec<Span> = (0..20_000)
+            .map(|i| s(i * 10, i * 10 + 5, Kind::Email))
+            .collect();
+        v.push(s(95, 140, Kind::Phone));
+        v.reverse();
+        resolve(&mut v);
+        assert_eq!(v.len(), 20_000 - 4 + 1);
+        assert!(v.windows(2).all(|w| w[0].end <= w[1].start));
+        assert!(v.contains(&s(95, 140, Kind::Phone)));
     }
 }

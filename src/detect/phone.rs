@@ -505,26 +505,40 @@ impl PhoneRecognizer {
     }
 }
 
+impl PhoneRecognizer {
+    /// Whether the context says the values are phone numbers (computed once per string).
+    pub(super) fn keyed(cx: &FindContext<'_>) -> bool {
+        cx.key.is_some_and(|k| key_hint(k) == Some(KeyHint::Phone))
+    }
+
+    /// Looks at the digit at `first` (the first digit at or after the last resume point) and
+    /// returns where to resume, always past `first`. Shared with the digit-run group
+    /// (`detect/digits.rs`).
+    pub(super) fn step(&self, text: &str, first: usize, keyed: bool, out: &mut Vec<Span>) -> usize {
+        let bytes = text.as_bytes();
+        // Digits glued to a word (hex ids, hashes, `v2`, `user_42`) never start a phone
+        // number: skip the whole token without scanning it.
+        if first > 0 && (bytes[first - 1].is_ascii_alphanumeric() || bytes[first - 1] == b'_') {
+            let mut i = first + 1;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            return i;
+        }
+        let (candidate, resume) = scan(bytes, first);
+        if let Some(c) = candidate {
+            self.check(text, &c, keyed, out);
+        }
+        resume.max(first + 1)
+    }
+}
+
 impl Recognizer for PhoneRecognizer {
     fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
-        let bytes = text.as_bytes();
-        let keyed = cx.key.is_some_and(|k| key_hint(k) == Some(KeyHint::Phone));
+        let keyed = Self::keyed(cx);
         let mut i = 0;
-        while let Some(first) = next_digit(bytes, i) {
-            // Digits glued to a word (hex ids, hashes, `v2`, `user_42`) never start a phone
-            // number: skip the whole token without scanning it.
-            if first > 0 && (bytes[first - 1].is_ascii_alphanumeric() || bytes[first - 1] == b'_') {
-                i = first + 1;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                continue;
-            }
-            let (candidate, resume) = scan(bytes, first);
-            i = resume;
-            if let Some(c) = candidate {
-                self.check(text, &c, keyed, out);
-            }
+        while let Some(first) = next_digit(text.as_bytes(), i) {
+            i = self.step(text, first, keyed, out);
         }
     }
 }

@@ -1,0 +1,146 @@
+//! The digit-run recognizers as one group: phone numbers, checksummed numbers and IP addresses
+//! share a single pass over the digits of a string.
+//!
+//! Each of the three looks only at digit positions (and IPv6 also at `:`), so running them one
+//! after the other skipped over the same non-digit text three times, and in code and logs that
+//! skip is most of their cost. Here one SWAR skip ([`next_digit`]) finds each digit once and
+//! hands it to every member whose own scan would stop there: each member keeps its resume point
+//! and is asked exactly at the positions its standalone [`Recognizer::find`] loop would visit
+//! (the first digit at or after its resume point), so the group finds exactly what the members
+//! find one by one.
+
+use super::checksum::NumberRecognizer;
+use super::ip::IpRecognizer;
+use super::phone::{PhoneRecognizer, next_digit};
+use super::{FindContext, Recognizer, Span};
+
+/// Phone, number and IP recognizers (each optional) run in one pass over the digits.
+#[derive(Debug)]
+pub(super) struct DigitRuns {
+    phone: Option<PhoneRecognizer>,
+    numbers: Option<NumberRecognizer>,
+    ip: Option<IpRecognizer>,
+}
+
+impl DigitRuns {
+    pub(super) fn new(
+        phone: Option<PhoneRecognizer>,
+        numbers: Option<NumberRecognizer>,
+        ip: Option<IpRecognizer>,
+    ) -> Option<Self> {
+        (phone.is_some() || numbers.is_some() || ip.is_some()).then_some(DigitRuns {
+            phone,
+            numbers,
+            ip,
+        })
+    }
+}
+
+impl Recognizer for DigitRuns {
+    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let b = text.as_bytes();
+        let v6 = match &self.ip {
+            Some(ip) => ip.find_v6(b, out),
+            None => out.len()..out.len(),
+        };
+        let Some(mut d) = next_digit(b, 0) else {
+            return;
+        };
+        let keyed = PhoneRecognizer::keyed(cx);
+        let ssn_key = NumberRecognizer::ssn_keyed(cx);
+        // Where each member resumes; a member that is off never asks again.
+        let (mut p, mut n, mut v) = (usize::MAX, usize::MAX, usize::MAX);
+        if self.phone.is_some() {
+            p = 0;
+        }
+        if self.numbers.is_some() {
+            n = 0;
+        }
+        if self.ip.is_some() {
+            v = 0;
+        }
+        loop {
+            if p <= d
+                && let Some(phone) = &self.phone
+            {
+                p = phone.step(text, d, keyed, out);
+            }
+            if n <= d
+                && let Some(numbers) = &self.numbers
+            {
+                n = numbers.step(text, d, ssn_key, out);
+            }
+            if v <= d
+                && let Some(ip) = &self.ip
+            {
+                v = ip.step(text, d, &v6, out);
+            }
+            // Every member asked here moved past `d`, so the pass always advances.
+            match next_digit(b, p.min(n).min(v)) {
+                Some(next) => d = next,
+                None => return,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::overlap;
+
+    fn separately(text: &str, cx: &FindContext<'_>) -> Vec<Span> {
+        let regions = ["US".to_string(), "GB".to_string(), "DE".to_string()];
+        let mut out = Vec::new();
+        PhoneRecognizer::new(&regions)
+            .unwrap()
+            .find(text, cx, &mut out);
+        NumberRecognizer::new(true, true, true).find(text, cx, &mut out);
+        IpRecognizer::new().find(text, cx, &mut out);
+        overlap::resolve(&mut out);
+        out
+    }
+
+    fn grouped(text: &str, cx: &FindContext<'_>) -> Vec<Span> {
+        let regions = ["US".to_string(), "GB".to_string(), "DE".to_string()];
+        let group = DigitRuns::new(
+            Some(PhoneRecognizer::new(&regions).unwrap()),
+            Some(NumberRecognizer::new(true, true, true)),
+            Some(IpRecognizer::new()),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        group.find(text, cx, &mut out);
+        overlap::resolve(&mut out);
+        out
+    }
+
+    #[test]
+    fn the_group_finds_what_the_members_find() {
+        let texts = [
+            "call +44 20 7946 0958 or (415) 555-0100, card 4111 1111 1111 1111",
+            "host 10.218.6.131 and fd00::1:2 and 2001:db8::1, ssn 123-45-6789",
+            "IBAN DE89 3704 0044 0532 0130 00, order 12345678901, v1.2.3.4",
+            "id=a1b2c3 ts=1717171717 2024-01-15 10:30 user_42 8.8.8.8:53",
+            "[::ffff:192.168.1.20] 415.555.0100 4155550100 phone 4155550100",
+            "",
+            "no digits at all",
+            "1",
+        ];
+        for text in texts {
+            for cx in [FindContext::default(), FindContext::with_key("phone")] {
+                assert_eq!(grouped(text, &cx), separately(text, &cx), "{text:?}");
+            }
+        }
+        let data = crate::testdata::prose(7, 64 * 1024).text;
+        assert_eq!(
+            grouped(&data, &FindContext::default()),
+            separately(&data, &FindContext::default())
+        );
+        let logs = crate::testdata::clean_text(8, 64 * 1024).text;
+        assert_eq!(
+            grouped(&logs, &FindContext::default()),
+            separately(&logs, &FindContext::default())
+        );
+    }
+}
