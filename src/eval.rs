@@ -279,17 +279,11 @@ pub fn score_spans(
     Ok(scores)
 }
 
-fn kind_name(kind: &Kind) -> &'static str {
+/// The kind's name, with every custom kind scored together as `CUSTOM`.
+fn kind_name(kind: &Kind) -> &str {
     match kind {
-        Kind::Email => "EMAIL",
-        Kind::Phone => "PHONE",
-        Kind::Name => "NAME",
-        Kind::CreditCard => "CREDIT_CARD",
-        Kind::Iban => "IBAN",
-        Kind::UsSsn => "US_SSN",
-        Kind::IpAddress => "IP_ADDRESS",
-        Kind::Literal => "LITERAL",
-        _ => "CUSTOM",
+        Kind::Custom(_) => "CUSTOM",
+        builtin => builtin.as_str(),
     }
 }
 
