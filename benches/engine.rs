@@ -16,9 +16,8 @@ use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures::executor::block_on;
-use mcp_veil::detect::Kind;
 use mcp_veil::testdata;
-use mcp_veil::vault::{MemoryVault, MintRequest, SessionId};
+use mcp_veil::vault::{MemoryVault, SessionId};
 use mcp_veil::{Detector, Engine, walk};
 
 const MB: usize = 1 << 20;
@@ -73,52 +72,10 @@ fn tokenize(c: &mut Criterion) {
     g.finish();
 }
 
-/// Tool-call arguments (~64 KB) whose strings hold tokens minted in the session.
-fn arguments(vault: &MemoryVault, session: &SessionId) -> String {
-    let mut rng = testdata::Rng::new(5);
-    let (email, phone, name) = (Kind::Email, Kind::Phone, Kind::Name);
-    let mut values = Vec::new();
-    for _ in 0..200 {
-        let n = testdata::full_name(&mut rng);
-        values.push((&email, testdata::email_for(&mut rng, &n)));
-        values.push((&phone, testdata::phone(&mut rng)));
-        values.push((&name, n));
-    }
-    let requests: Vec<MintRequest<'_>> = values
-        .iter()
-        .map(|(kind, value)| MintRequest {
-            kind,
-            value,
-            canonical: None,
-        })
-        .collect();
-    let tokens: Vec<String> = vault
-        .mint_now(session, "bench", &requests)
-        .unwrap()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    let mut messages = Vec::new();
-    while serde_json::to_string(&messages).unwrap().len() < 64 * 1024 {
-        let i = messages.len() % (tokens.len() / 3);
-        messages.push(serde_json::json!({
-            "to": tokens[3 * i],
-            "cc": [tokens[(3 * i + 3) % tokens.len()]],
-            "subject": "Follow-up on the renewal",
-            "body": format!(
-                "Hi {}, as discussed please call {} before Friday. Regards, the account team.",
-                tokens[3 * i + 2], tokens[3 * i + 1]
-            ),
-            "priority": 2,
-        }));
-    }
-    serde_json::json!({"name": "send_batch", "arguments": {"messages": messages}}).to_string()
-}
-
 fn rehydrate(c: &mut Criterion) {
     let (engine, vault) = engine();
     let session = SessionId::new("bench");
-    let args = arguments(&vault, &session);
+    let args = testdata::tool_call_arguments(&vault, &session);
     let mut g = c.benchmark_group("rehydrate");
     g.throughput(Throughput::Bytes(args.len() as u64));
     g.bench_function("rehydrate_json_64kb", |b| {

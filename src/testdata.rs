@@ -374,6 +374,56 @@ pub fn clean_text(seed: u64, bytes: usize) -> Generated {
     }
 }
 
+/// Tool-call arguments (~64 KB, a `tools/call` params object) whose strings hold tokens minted
+/// in `session`: the outbound side of the benches.
+pub fn tool_call_arguments(
+    vault: &crate::vault::MemoryVault,
+    session: &crate::vault::SessionId,
+) -> String {
+    let mut rng = Rng::new(5);
+    let (email, phone_kind, name) = (
+        crate::detect::Kind::Email,
+        crate::detect::Kind::Phone,
+        crate::detect::Kind::Name,
+    );
+    let mut values = Vec::new();
+    for _ in 0..200 {
+        let n = full_name(&mut rng);
+        values.push((&email, email_for(&mut rng, &n)));
+        values.push((&phone_kind, phone(&mut rng)));
+        values.push((&name, n));
+    }
+    let requests: Vec<crate::vault::MintRequest<'_>> = values
+        .iter()
+        .map(|(kind, value)| crate::vault::MintRequest {
+            kind,
+            value,
+            canonical: None,
+        })
+        .collect();
+    let tokens: Vec<String> = vault
+        .mint_now(session, "bench", &requests)
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let mut messages = Vec::new();
+    while serde_json::to_string(&messages).unwrap().len() < 64 * 1024 {
+        let i = messages.len() % (tokens.len() / 3);
+        messages.push(serde_json::json!({
+            "to": tokens[3 * i],
+            "cc": [tokens[(3 * i + 3) % tokens.len()]],
+            "subject": "Follow-up on the renewal",
+            "body": format!(
+                "Hi {}, as discussed please call {} before Friday. Regards, the account team.",
+                tokens[3 * i + 2], tokens[3 * i + 1]
+            ),
+            "priority": 2,
+        }));
+    }
+    serde_json::json!({"name": "send_batch", "arguments": {"messages": messages}}).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
