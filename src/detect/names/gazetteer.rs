@@ -3,14 +3,14 @@
 //! The table is `data/names/gazetteer.tsv` (built by `tools/build_gazetteer.py` from public-domain
 //! SSA/Census name lists, Faker's MIT locale lists and the SCOWL word lists; provenance in
 //! `data/names/README.md`), compiled into the binary with `include_str!`. It is parsed once per
-//! process into a hash map whose keys borrow from the embedded text, so start-up allocates one
-//! table and no strings, and every [`crate::detect::Detector`] shares it.
+//! process into one packed open-addressing table of 2^18 `u64` slots (2 MiB; no strings kept),
+//! which also holds the [`lexicon`](super::lexicon) flags of each word, and every
+//! [`crate::detect::Detector`] shares it.
 //!
 //! Lookups fold case: ASCII words through a stack buffer (no allocation), other scripts through
 //! `str::to_lowercase`.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::OnceLock;
 
 static DATA: &str = include_str!("../../../data/names/gazetteer.tsv");
@@ -86,67 +86,43 @@ impl Hasher for FxHasher {
     }
 }
 
-type Table = HashMap<&'static str, Entry, BuildHasherDefault<FxHasher>>;
-
-/// A two-probe bit filter over word hashes: "certainly not in the set" for most words, from
-/// one cache line of a table small enough to stay in cache.
-pub(crate) struct Filter {
-    bits: Vec<u64>,
-}
-
-const FILTER_BITS: u32 = 21;
-
-impl Filter {
-    pub(crate) fn new() -> Filter {
-        Filter {
-            bits: vec![0; 1 << (FILTER_BITS - 6)],
-        }
-    }
-
-    fn probes(h: u64) -> [usize; 2] {
-        [
-            (h >> (64 - FILTER_BITS)) as usize,
-            ((h >> 8) & ((1 << FILTER_BITS) - 1)) as usize,
-        ]
-    }
-
-    pub(crate) fn insert(&mut self, h: u64) {
-        for p in Self::probes(h) {
-            self.bits[p >> 6] |= 1 << (p & 63);
-        }
-    }
-
-    pub(crate) fn may_have(&self, h: u64) -> bool {
-        Self::probes(h)
-            .iter()
-            .all(|p| self.bits[p >> 6] & (1 << (p & 63)) != 0)
-    }
-}
-
-impl std::fmt::Debug for Filter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Filter")
-    }
-}
-
 pub(crate) fn word_hash(lower: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     h.write(lower);
     h.finish()
 }
 
-/// The shared, parsed gazetteer.
-#[derive(Debug)]
+/// log2 of the number of slots: 2^18 slots of 8 bytes (2 MiB) for ≈ 154,000 words.
+const SLOT_BITS: u32 = 18;
+/// Bits 0..16 of a slot: the gazetteer entry (four 4-bit scores); then the lexicon flags.
+const FLAG_SHIFT: u32 = 16;
+/// Set when the word is in the gazetteer (not only on a lexicon list).
+const IN_GAZ: u64 = 1 << 26;
+/// Set in every used slot (an empty slot is 0).
+const USED: u64 = 1 << 27;
+/// The high bits of a slot hold the high bits of the word's hash.
+const FINGERPRINT: u64 = !((1 << 28) - 1);
+
+/// The shared word table: the gazetteer entry and the [`lexicon`](super::lexicon) flags of
+/// every known word, so one lookup answers both.
+///
+/// Open addressing with linear probing over `u64` slots; a slot packs the word's entry, its
+/// flags and the top 36 bits of its 64-bit hash; the words themselves are not kept. A word
+/// not in the table matches a slot only if those 36 bits collide (about one unknown word in
+/// 10^10), so a lookup costs one hash and usually one cache line, with no string comparison.
 pub(crate) struct Gazetteer {
-    table: Table,
-    /// Words that are given names or surnames.
-    names: Filter,
-    /// Every word in the table.
-    any: Filter,
+    slots: Vec<u64>,
+    len: usize,
 }
 
-/// What a lookup reports for a word that is in the table but is no name: only its being a word
-/// matters to the finder then, not how common it is.
+impl std::fmt::Debug for Gazetteer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gazetteer").field("len", &self.len).finish()
+    }
+}
+
+/// What a lookup reports for an ASCII word that is in the table but is no name: only its being
+/// a word matters to the finder then, not how common it is.
 const PLAIN_WORD: Entry = Entry {
     first: 0,
     last: 0,
@@ -156,6 +132,25 @@ const PLAIN_WORD: Entry = Entry {
 
 static SHARED: OnceLock<Gazetteer> = OnceLock::new();
 
+fn pack(e: Entry) -> u64 {
+    u64::from(e.first)
+        | u64::from(e.last) << 4
+        | u64::from(e.common) << 8
+        | u64::from(e.place) << 12
+}
+
+fn unpack(slot: u64) -> Entry {
+    let n = |s: u32| ((slot >> s) & 0xf) as u8;
+    Entry {
+        first: n(0),
+        last: n(4),
+        common: n(8),
+        place: n(12),
+    }
+}
+
+const MASK: usize = (1 << SLOT_BITS) - 1;
+
 impl Gazetteer {
     /// The process-wide gazetteer, parsed on first use.
     pub(crate) fn get() -> &'static Gazetteer {
@@ -163,81 +158,138 @@ impl Gazetteer {
     }
 
     fn parse() -> Gazetteer {
-        let mut table = Table::with_capacity_and_hasher(150_000, Default::default());
+        let mut g = Gazetteer {
+            slots: vec![0; 1 << SLOT_BITS],
+            len: 0,
+        };
         let bytes = DATA.as_bytes();
         let mut from = 0;
         // Lines are `word<TAB>FLCP`: the last five bytes of a line are fixed, so no search.
         for nl in memchr::memchr_iter(b'\n', bytes) {
-            let line = &DATA[from..nl];
+            let line = &bytes[from..nl];
             from = nl + 1;
             let n = line.len();
-            if n < 6 || line.as_bytes()[n - 5] != b'\t' {
+            if n < 6 || line[n - 5] != b'\t' {
                 continue;
             }
-            let (word, d) = (&line[..n - 5], &line.as_bytes()[n - 4..]);
+            let (word, d) = (&line[..n - 5], &line[n - 4..]);
             if !d.iter().all(u8::is_ascii_digit) {
                 continue;
             }
-            table.insert(
-                word,
-                Entry {
-                    first: d[0] - b'0',
-                    last: d[1] - b'0',
-                    common: d[2] - b'0',
-                    place: d[3] - b'0',
-                },
-            );
+            let e = Entry {
+                first: d[0] - b'0',
+                last: d[1] - b'0',
+                common: d[2] - b'0',
+                place: d[3] - b'0',
+            };
+            g.insert(word_hash(word), |_| pack(e) | IN_GAZ);
         }
-        let mut names = Filter::new();
-        let mut any = Filter::new();
-        for (word, e) in &table {
-            let h = word_hash(word.as_bytes());
-            any.insert(h);
-            if e.name() > 0 {
-                names.insert(h);
+        for (flag, list) in super::lexicon::LISTS {
+            let flag = u64::from(*flag) << FLAG_SHIFT;
+            for w in *list {
+                g.insert(word_hash(w.as_bytes()), |old| old | flag);
             }
         }
-        Gazetteer { table, names, any }
+        g
+    }
+
+    /// Sets the value of the word with hash `h` to `f(old value)` (0 for a new word).
+    fn insert(&mut self, h: u64, f: impl Fn(u64) -> u64) {
+        let mut i = (h as usize) & MASK;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                self.slots[i] = (h & FINGERPRINT) | USED | f(0);
+                self.len += 1;
+                return;
+            }
+            if s & FINGERPRINT == h & FINGERPRINT {
+                self.slots[i] = (h & FINGERPRINT) | USED | f(s & !FINGERPRINT & !USED);
+                return;
+            }
+            i = (i + 1) & MASK;
+        }
+    }
+
+    /// The slot of the word with hash `h`, if the word is known.
+    fn slot(&self, h: u64) -> Option<u64> {
+        let mut i = (h as usize) & MASK;
+        loop {
+            let s = self.slots[i];
+            if s == 0 {
+                return None;
+            }
+            if s & FINGERPRINT == h & FINGERPRINT {
+                return Some(s);
+            }
+            i = (i + 1) & MASK;
+        }
     }
 
     /// Number of words in the table.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.table.len()
+        self.len
     }
 
-    /// The entry for `word` in any case, if the gazetteer has it.
-    pub(crate) fn lookup(&self, word: &str) -> Option<Entry> {
+    /// The slot of `word` in any case, and whether the word is ASCII. ASCII words are folded
+    /// through a stack buffer; other scripts through `str::to_lowercase` (final sigma).
+    fn find(&self, word: &str) -> (Option<u64>, bool) {
         let b = word.as_bytes();
-        if b.len() <= 32 && b.is_ascii() {
-            let mut buf = [0u8; 32];
+        if b.is_ascii() {
+            if b.len() > 48 {
+                return (None, true);
+            }
+            let mut buf = [0u8; 48];
             for (d, s) in buf.iter_mut().zip(b) {
                 *d = s.to_ascii_lowercase();
             }
-            let lower = &buf[..b.len()];
-            let h = word_hash(lower);
-            if !self.names.may_have(h) {
-                return self.any.may_have(h).then_some(PLAIN_WORD);
-            }
-            let lower = std::str::from_utf8(lower).ok()?;
-            return self
-                .table
-                .get(lower)
-                .copied()
-                .filter(|e| e.name() > 0)
-                .or_else(|| {
-                    // A word that only shares a filter bit with a name.
-                    self.any.may_have(h).then_some(PLAIN_WORD)
-                });
+            return (self.slot(word_hash(&buf[..b.len()])), true);
         }
         if b.len() > 96 {
-            return None;
+            return (None, false);
         }
-        if word.chars().any(char::is_uppercase) {
-            self.table.get(word.to_lowercase().as_str()).copied()
+        let s = if word.chars().any(char::is_uppercase) {
+            self.slot(word_hash(word.to_lowercase().as_bytes()))
         } else {
-            self.table.get(word).copied()
+            self.slot(word_hash(b))
+        };
+        (s, false)
+    }
+
+    fn entry_of((slot, ascii): (Option<u64>, bool)) -> Option<Entry> {
+        let s = slot.filter(|s| s & IN_GAZ != 0)?;
+        let e = unpack(s);
+        Some(if ascii && e.name() == 0 {
+            PLAIN_WORD
+        } else {
+            e
+        })
+    }
+
+    fn flags_of(word: &str, slot: Option<u64>) -> u16 {
+        if word.is_empty() || word.len() > 24 {
+            return 0;
         }
+        slot.map_or(0, |s| ((s >> FLAG_SHIFT) & 0x3ff) as u16)
+    }
+
+    /// The entry for `word` in any case, if the gazetteer has it. ASCII words that are no name
+    /// report [`PLAIN_WORD`].
+    pub(crate) fn lookup(&self, word: &str) -> Option<Entry> {
+        Self::entry_of(self.find(word))
+    }
+
+    /// The [`lexicon`](super::lexicon) flags of `word` (any case, a trailing `.` ignored).
+    pub(crate) fn flags(&self, word: &str) -> u16 {
+        let word = word.strip_suffix('.').unwrap_or(word);
+        Self::flags_of(word, self.find(word).0)
+    }
+
+    /// [`Self::lookup`] and [`Self::flags`] of `word` (without a trailing `.`) in one lookup.
+    pub(crate) fn lookup_with_flags(&self, word: &str) -> (Option<Entry>, u16) {
+        let found = self.find(word);
+        (Self::entry_of(found), Self::flags_of(word, found.0))
     }
 }
 

@@ -4,11 +4,9 @@
 //! one, "Thanks," precedes one, "Street" ends a place, "Ford" is more often a company than a
 //! person. Every list is matched on lower-cased ASCII (or exact Unicode for a few entries).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
-use super::gazetteer::{Filter, FxHasher, word_hash};
+use super::gazetteer::Gazetteer;
 
 /// Words that announce a person's name when they stand right before it (compared lower-cased,
 /// without a trailing `.`).
@@ -850,13 +848,25 @@ pub(crate) const ORG_PLACE: u16 = 1 << 7;
 pub(crate) const CALENDAR_F: u16 = 1 << 8;
 pub(crate) const NOT_PEOPLE_F: u16 = 1 << 9;
 
-/// Every list in one table (word → flags), built once per process, so one lookup tells every
-/// role of a word.
+/// Every list with its flag; the lists are stored in the gazetteer's word table, so one
+/// lookup tells a word's scores and every role it has.
+pub(crate) const LISTS: &[(u16, &[&str])] = &[
+    (TITLE, TITLES),
+    (PARTICLE, PARTICLES),
+    (STRONG_BEFORE_F, STRONG_BEFORE),
+    (WEAK_BEFORE_F, WEAK_BEFORE),
+    (STRONG_AFTER_F, STRONG_AFTER),
+    (PLACE_BEFORE_F, PLACE_BEFORE),
+    (STREET_BEFORE_F, STREET_BEFORE),
+    (ORG_PLACE, ORG_PLACE_WORDS),
+    (CALENDAR_F, CALENDAR),
+    (NOT_PEOPLE_F, NOT_PEOPLE),
+];
+
+/// The word lists, looked up through the shared gazetteer table.
 #[derive(Debug)]
 pub(crate) struct Lexicon {
-    map: HashMap<&'static str, u16, BuildHasherDefault<FxHasher>>,
-    /// Most words are on no list: the filter says so without touching the map.
-    filter: Filter,
+    gaz: &'static Gazetteer,
 }
 
 static SHARED: OnceLock<Lexicon> = OnceLock::new();
@@ -864,59 +874,14 @@ static SHARED: OnceLock<Lexicon> = OnceLock::new();
 impl Lexicon {
     /// The process-wide lexicon.
     pub(crate) fn get() -> &'static Lexicon {
-        SHARED.get_or_init(|| {
-            let mut map: HashMap<&'static str, u16, BuildHasherDefault<FxHasher>> =
-                HashMap::default();
-            for (list, flag) in [
-                (TITLES, TITLE),
-                (PARTICLES, PARTICLE),
-                (STRONG_BEFORE, STRONG_BEFORE_F),
-                (WEAK_BEFORE, WEAK_BEFORE_F),
-                (STRONG_AFTER, STRONG_AFTER_F),
-                (PLACE_BEFORE, PLACE_BEFORE_F),
-                (STREET_BEFORE, STREET_BEFORE_F),
-                (ORG_PLACE_WORDS, ORG_PLACE),
-                (CALENDAR, CALENDAR_F),
-                (NOT_PEOPLE, NOT_PEOPLE_F),
-            ] {
-                for w in list {
-                    *map.entry(w).or_default() |= flag;
-                }
-            }
-            let mut filter = Filter::new();
-            for w in map.keys() {
-                filter.insert(word_hash(w.as_bytes()));
-            }
-            Lexicon { map, filter }
+        SHARED.get_or_init(|| Lexicon {
+            gaz: Gazetteer::get(),
         })
     }
 
     /// The flags of `word` (any case; a trailing `.` ignored); 0 for words on no list.
     pub(crate) fn flags(&self, word: &str) -> u16 {
-        let word = word.strip_suffix('.').unwrap_or(word);
-        let b = word.as_bytes();
-        if b.len() > 24 || b.is_empty() {
-            return 0;
-        }
-        if !b.is_ascii() {
-            return self
-                .map
-                .get(word.to_lowercase().as_str())
-                .copied()
-                .unwrap_or(0);
-        }
-        let mut buf = [0u8; 24];
-        for (d, s) in buf.iter_mut().zip(b) {
-            *d = s.to_ascii_lowercase();
-        }
-        let lower = &buf[..b.len()];
-        if !self.filter.may_have(word_hash(lower)) {
-            return 0;
-        }
-        std::str::from_utf8(lower)
-            .ok()
-            .and_then(|w| self.map.get(w).copied())
-            .unwrap_or(0)
+        self.gaz.flags(word)
     }
 
     /// Whether `word` is on the list `flag`.

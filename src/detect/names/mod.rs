@@ -430,6 +430,38 @@ fn is_short_field(text: &str) -> bool {
         && !text.contains(['.', '!', '?', ':', '\n'])
 }
 
+/// Skips, from `i`, what the scan would skip while no run is open and no lower-case word can
+/// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
+/// non-ASCII byte, a lower-case greeting ("hi") or a word going on with `'`, `-` or a
+/// non-ASCII letter (the full scan decides those), at the start of that word.
+fn skip_idle(b: &[u8], mut i: usize) -> usize {
+    let n = b.len();
+    while i < n {
+        let c = b[i];
+        if c.is_ascii_lowercase() {
+            let start = i;
+            i += 1;
+            while i < n && b[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            if i < n && (b[i] >= 0x80 || b[i] == b'\'' || b[i] == b'-') {
+                return start;
+            }
+            if i - start <= 6
+                && matches!(c, b'h' | b'd' | b't' | b'c' | b'y')
+                && is_lower_greeting(&b[start..i])
+            {
+                return start;
+            }
+        } else if c.is_ascii_uppercase() || c >= 0x80 {
+            return i;
+        } else {
+            i += 1;
+        }
+    }
+    i
+}
+
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
     finder: &'a NameFinder,
@@ -451,6 +483,17 @@ impl Scan<'_, '_> {
         // End of the last lower-case greeting word ("hi"), which lets one lower-case name follow.
         let mut greeting_end = usize::MAX;
         while i < n {
+            if self.run.is_empty()
+                && greeting_end == usize::MAX
+                && !self.field
+                && !self.lower_text
+                && self.evidence.words.is_empty()
+            {
+                i = skip_idle(b, i);
+                if i >= n {
+                    break;
+                }
+            }
             let c = b[i];
             if !c.is_ascii_alphabetic() {
                 if c < 0x80 {
@@ -674,7 +717,7 @@ impl Scan<'_, '_> {
         };
         let word = &text[start..end];
         let bare = word.strip_suffix('.').unwrap_or(word);
-        let mut entry = self.finder.gaz.lookup(bare);
+        let (mut entry, flags) = self.finder.gaz.lookup_with_flags(bare);
         if entry.is_none() && bare.contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
@@ -688,7 +731,7 @@ impl Scan<'_, '_> {
             comma_before,
             possessive,
             entry,
-            flags: self.finder.lex.flags(word),
+            flags,
         });
         if possessive {
             self.flush();
@@ -696,8 +739,18 @@ impl Scan<'_, '_> {
     }
 
     fn flush(&mut self) {
-        if self.run.is_empty() {
-            return;
+        match self.run.as_slice() {
+            [] => return,
+            // The common run of prose: one capitalised ordinary word ("Apply", "The") or a
+            // lone initial. `judge` rejects these whatever the cue (see `single`), so skip it.
+            [t] if !t.particle
+                && (t.shape == Shape::Initial
+                    || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))) =>
+            {
+                self.run.clear();
+                return;
+            }
+            _ => {}
         }
         let run = std::mem::take(&mut self.run);
         self.judge_run(&run);
