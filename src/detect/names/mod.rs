@@ -1147,7 +1147,11 @@ impl Scan<'_, '_> {
     fn suffix_len(&self, end: usize) -> usize {
         let rest = &self.text[end..];
         let body = rest.strip_prefix(", ").or_else(|| rest.strip_prefix(' '));
-        let Some(body) = body else { return 0 };
+        // Every suffix starts with a capital: most runs end with none after them.
+        let Some(body) = body.filter(|b| b.as_bytes().first().is_some_and(u8::is_ascii_uppercase))
+        else {
+            return 0;
+        };
         for suffix in SUFFIXES {
             if let Some(after) = body.strip_prefix(suffix)
                 && after.chars().next().is_none_or(|c| !c.is_alphanumeric())
