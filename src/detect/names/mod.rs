@@ -394,6 +394,10 @@ fn is_code_byte(c: u8) -> bool {
 
 /// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
 fn is_contraction(word: &str) -> bool {
+    // `’` is E2 80 99 in UTF-8: most words have neither byte.
+    if !word.bytes().any(|c| c == b'\'' || c == 0xE2) {
+        return false;
+    }
     let Some(i) = word.find(['\'', '’']) else {
         return false;
     };
