@@ -151,25 +151,10 @@ impl Validity {
         let mut lengths = Vec::new();
         let (mut min_len, mut max_len) = (usize::MAX, 0);
         for meta in metas {
-            let d = meta.descriptors();
-            for desc in [
-                d.fixed_line(),
-                d.mobile(),
-                d.toll_free(),
-                d.premium_rate(),
-                d.shared_cost(),
-                d.personal_number(),
-                d.voip(),
-                d.pager(),
-                d.uan(),
-                d.voicemail(),
-            ]
-            .into_iter()
-            .flatten()
-            {
+            for desc in number_types(meta) {
                 patterns.push(anchored(desc.national_number().as_str()));
                 let lens = desc.possible_length().to_vec();
-                let general = d.general().possible_length();
+                let general = meta.descriptors().general().possible_length();
                 for &l in lens.iter().chain(general) {
                     min_len = min_len.min(usize::from(l));
                     max_len = max_len.max(usize::from(l));
@@ -222,6 +207,28 @@ fn strip_space(pattern: &str) -> String {
 }
 
 /// `^(?:pattern)$` for a metadata pattern.
+/// The descriptors of every subscriber number type a region defines (fixed line, mobile, toll
+/// free ...), the union of which is a valid number.
+fn number_types(
+    meta: &phonenumber::Metadata,
+) -> impl Iterator<Item = &phonenumber::metadata::Descriptor> {
+    let d = meta.descriptors();
+    [
+        d.fixed_line(),
+        d.mobile(),
+        d.toll_free(),
+        d.premium_rate(),
+        d.shared_cost(),
+        d.personal_number(),
+        d.voip(),
+        d.pager(),
+        d.uan(),
+        d.voicemail(),
+    ]
+    .into_iter()
+    .flatten()
+}
+
 fn anchored(pattern: &str) -> String {
     format!("^(?:{})$", strip_space(pattern))
 }
@@ -288,23 +295,9 @@ impl Region {
             }
             out
         });
-        let d = meta.descriptors();
-        let types: Vec<String> = [
-            d.fixed_line(),
-            d.mobile(),
-            d.toll_free(),
-            d.premium_rate(),
-            d.shared_cost(),
-            d.personal_number(),
-            d.voip(),
-            d.pager(),
-            d.uan(),
-            d.voicemail(),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|desc| format!("(?:{})", strip_space(desc.national_number().as_str())))
-        .collect();
+        let types: Vec<String> = number_types(meta)
+            .map(|desc| format!("(?:{})", strip_space(desc.national_number().as_str())))
+            .collect();
         let npfp = prefix.as_ref().map(|re| {
             let src = re.as_str();
             src.strip_prefix("^(?:")
