@@ -7,7 +7,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::detect::{Detector, FindContext};
+use crate::detect::recall::{Recall, RecallBook};
+use crate::detect::{Detector, FindContext, Kind};
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
@@ -17,6 +18,8 @@ use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
 pub struct Engine {
     detector: Arc<Detector>,
     vault: Arc<dyn VaultBackend>,
+    /// Names each session has tokenized, when the detector recalls names.
+    recall: Option<Arc<RecallBook>>,
 }
 
 /// A tokenized document and what was replaced in it.
@@ -78,7 +81,14 @@ fn list(tokens: &[Token]) -> String {
 impl Engine {
     /// An engine over a compiled detector and a vault backend.
     pub fn new(detector: Arc<Detector>, vault: Arc<dyn VaultBackend>) -> Engine {
-        Engine { detector, vault }
+        let recall = detector
+            .recalls_names()
+            .then(|| Arc::new(RecallBook::default()));
+        Engine {
+            detector,
+            vault,
+            recall,
+        }
     }
 
     /// The detector.
@@ -91,6 +101,30 @@ impl Engine {
         &self.vault
     }
 
+    /// Ends a session: drops its vault table and the names it recalls.
+    pub async fn end_session(&self, session: &SessionId) -> Result<(), EngineError> {
+        if let Some(book) = &self.recall {
+            book.forget(session);
+        }
+        Ok(self.vault.end_session(session).await?)
+    }
+
+    /// The session's recalled names, compiled (see [`crate::detect::recall`]).
+    pub(crate) fn recall_of(&self, session: &SessionId) -> Option<Arc<Recall>> {
+        self.recall.as_ref()?.snapshot(session)
+    }
+
+    /// Teaches the session the distinctive names among `found`, just tokenized.
+    fn learn_names(&self, session: &SessionId, found: &[FoundValue]) {
+        let Some(book) = &self.recall else { return };
+        let names = found
+            .iter()
+            .filter(|f| f.kind == Kind::Name)
+            .map(|f| f.value.expose().as_str())
+            .filter(|v| self.detector.is_distinctive_name(v));
+        book.learn(session, names);
+    }
+
     /// Tokenizes a JSON document in place. `origin` is recorded with each minted token.
     pub async fn tokenize_json<'a>(
         &self,
@@ -98,8 +132,8 @@ impl Engine {
         origin: &str,
         doc: &'a str,
     ) -> Result<Tokenized<'a>, EngineError> {
-        let findings = walk::scan_json(&self.detector, doc)?;
-        self.finish_tokenize(session, origin, doc, findings).await
+        self.tokenize_json_except(session, origin, doc, &|_| false)
+            .await
     }
 
     /// Tokenizes a JSON document in place, leaving alone the string values `skip` selects
@@ -111,7 +145,8 @@ impl Engine {
         doc: &'a str,
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
     ) -> Result<Tokenized<'a>, EngineError> {
-        let findings = walk::scan_json_except(&self.detector, doc, skip)?;
+        let recall = self.recall_of(session);
+        let findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
         self.finish_tokenize(session, origin, doc, findings).await
     }
 
@@ -122,7 +157,12 @@ impl Engine {
         origin: &str,
         text: &'a str,
     ) -> Result<Tokenized<'a>, EngineError> {
-        let findings = walk::scan_text(&self.detector, text, &FindContext::default());
+        let recall = self.recall_of(session);
+        let cx = FindContext {
+            recall: recall.as_deref(),
+            ..FindContext::default()
+        };
+        let findings = walk::scan_text(&self.detector, text, &cx);
         self.finish_tokenize(session, origin, text, findings).await
     }
 
@@ -151,6 +191,7 @@ impl Engine {
             .collect();
         let tokens = self.vault.mint(session, origin, &requests).await?;
         drop(requests);
+        self.learn_names(session, &findings.slots);
         let texts = walk::token_texts(&tokens);
         let text = walk::apply(doc, &findings, &texts)?;
         Ok(Tokenized {
@@ -260,5 +301,54 @@ mod tests {
             err.to_string(),
             "unknown token(s) in this session: [EMAIL_1]"
         );
+    }
+
+    #[test]
+    fn a_name_found_once_is_recalled_in_the_session() {
+        let e = engine();
+        let (s, other) = (SessionId::new("s"), SessionId::new("other"));
+        let doc = r#"{"full_name":"Maria Ortiz","first_name":"Will"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(
+            t.text,
+            r#"{"full_name":"[NAME_1]","first_name":"[NAME_2]"}"#
+        );
+        // Lower case, no cue: the name finder alone leaves these; recall finds the full name.
+        let text = "ok, maria ortiz will call back; MARIA ORTIZ said so";
+        let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
+        assert_eq!(t.text, "ok, [NAME_1] will call back; [NAME_1] said so");
+        // Inside JSON too; restoring gives the value as first seen, like any case variant.
+        let doc = r#"{"body":"meeting with maria ortiz"}"#;
+        let t = block_on(e.tokenize_json(&s, "mail/read", doc)).unwrap();
+        assert_eq!(t.text, r#"{"body":"meeting with [NAME_1]"}"#);
+        assert_eq!(
+            block_on(e.rehydrate_json(&s, &t.text)).unwrap(),
+            r#"{"body":"meeting with Maria Ortiz"}"#
+        );
+        // Another session knows nothing of it.
+        let text = "ok, maria ortiz will call back";
+        let t = block_on(e.tokenize_text(&other, "notes/read", text)).unwrap();
+        assert_eq!(t.text, text);
+        // Ending the session forgets the names with the vault table.
+        block_on(e.end_session(&s)).unwrap();
+        let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
+        assert_eq!(t.text, text);
+    }
+
+    #[test]
+    fn recall_can_be_turned_off() {
+        let config = crate::detect::DetectConfig {
+            names_recall: false,
+            ..Default::default()
+        };
+        let e = Engine::new(
+            Arc::new(Detector::new(&config).unwrap()),
+            Arc::new(MemoryVault::default()),
+        );
+        let s = SessionId::new("s");
+        block_on(e.tokenize_json(&s, "crm/get", r#"{"full_name":"Maria Ortiz"}"#)).unwrap();
+        let text = "ok, maria ortiz will call back";
+        let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
+        assert_eq!(t.text, text);
     }
 }

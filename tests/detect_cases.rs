@@ -48,7 +48,7 @@ fn detect_cases() {
             .unwrap_or_else(|e| panic!("detect_cases.jsonl:{}: {e}", i + 1));
         let cx = FindContext {
             key: case.key.as_deref(),
-            parent_key: None,
+            ..FindContext::default()
         };
         let spans = detector.detect(&case.text, &cx);
         let got: Vec<Expected> = to_char_spans(&case.text, &spans)

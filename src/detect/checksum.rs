@@ -473,7 +473,7 @@ mod tests {
         let mut out = Vec::new();
         let cx = FindContext {
             key,
-            parent_key: None,
+            ..FindContext::default()
         };
         NumberRecognizer::new(true, true, true).find(text, &cx, &mut out);
         out.iter()

@@ -23,6 +23,7 @@ mod keys;
 pub mod names;
 pub mod overlap;
 mod phone;
+pub mod recall;
 mod structured;
 
 use std::fmt;
@@ -188,6 +189,8 @@ pub struct FindContext<'a> {
     pub key: Option<&'a str>,
     /// The key of the object that holds `key` (`company` in `{"company": {"name": ..}}`).
     pub parent_key: Option<&'a str>,
+    /// Names the session has already tokenized, found again wherever they recur.
+    pub recall: Option<&'a recall::Recall>,
 }
 
 impl<'a> FindContext<'a> {
@@ -195,7 +198,7 @@ impl<'a> FindContext<'a> {
     pub fn with_key(key: &'a str) -> Self {
         FindContext {
             key: Some(key),
-            parent_key: None,
+            ..FindContext::default()
         }
     }
 }
@@ -226,6 +229,9 @@ pub struct DetectConfig {
     pub names_allow: Vec<String>,
     /// Names always to tokenize, wherever they appear as words.
     pub names_deny: Vec<String>,
+    /// Once a session has tokenized a distinctive name, find it again wherever it recurs in
+    /// the session (see `detect/recall.rs`).
+    pub names_recall: bool,
     /// Detect Luhn-valid payment card numbers.
     pub credit_card: bool,
     /// Detect mod-97-valid IBANs.
@@ -252,6 +258,7 @@ impl Default for DetectConfig {
             names_in_text: true,
             names_allow: Vec::new(),
             names_deny: Vec::new(),
+            names_recall: true,
             credit_card: true,
             iban: true,
             us_ssn: true,
@@ -293,6 +300,7 @@ pub struct Detector {
     structured: structured::StructuredNames,
     custom_keys: Vec<(Box<str>, usize)>,
     literal: LiteralRecognizer,
+    names_recall: bool,
 }
 
 impl Detector {
@@ -344,6 +352,7 @@ impl Detector {
             structured,
             custom_keys,
             literal: LiteralRecognizer,
+            names_recall: config.name && config.names_recall,
         })
     }
 
@@ -370,7 +379,21 @@ impl Detector {
             recognizer.find(text, cx, out);
         }
         self.structured.find(text, cx, out);
+        if let Some(recall) = cx.recall {
+            recall.find(text, out);
+        }
         overlap::resolve(out);
+    }
+
+    /// Whether session recall is on: names are detected and `detect.names_recall` is set.
+    pub fn recalls_names(&self) -> bool {
+        self.names_recall
+    }
+
+    /// Whether a value tokenized as a NAME should be recalled in the rest of the session
+    /// (see [`recall`]): false when names are off.
+    pub fn is_distinctive_name(&self, value: &str) -> bool {
+        self.names_recall && self.structured.is_distinctive_name(value)
     }
 
     /// The custom kinds whose `json_keys` name `key` (case-insensitive), for callers that want

@@ -875,7 +875,7 @@ mod tests {
         let mut out = Vec::new();
         let cx = FindContext {
             key,
-            parent_key: None,
+            ..FindContext::default()
         };
         r.find(text, &cx, &mut out);
         out.iter()

@@ -22,6 +22,11 @@ impl StructuredNames {
         StructuredNames { names, in_text }
     }
 
+    /// See [`NameFinder::is_distinctive`]; false when names are off.
+    pub(super) fn is_distinctive_name(&self, value: &str) -> bool {
+        self.names.as_ref().is_some_and(|n| n.is_distinctive(value))
+    }
+
     pub(super) fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
         let Some(names) = &self.names else {
             return;

@@ -29,6 +29,7 @@ use std::ops::Range;
 
 pub use json::JsonError;
 
+use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Kind, Span};
 use crate::sensitive::Sensitive;
 use crate::token::{self, Token};
@@ -109,18 +110,21 @@ pub enum WalkError {
 
 /// Scans a JSON document for values to tokenize.
 pub fn scan_json(detector: &Detector, doc: &str) -> Result<Findings<FoundValue>, WalkError> {
-    scan_json_except(detector, doc, &|_| false)
+    scan_json_except(detector, None, doc, &|_| false)
 }
 
 /// Scans a JSON document for values to tokenize, leaving alone the top-level string values for
 /// which `skip` says yes (binary blobs the MCP layer knows are not text).
-pub(crate) fn scan_json_except(
-    detector: &Detector,
+/// `recall` is the session's recalled names, if any.
+pub(crate) fn scan_json_except<'d>(
+    detector: &'d Detector,
+    recall: Option<&'d Recall>,
     doc: &str,
-    skip: &dyn Fn(&json::Position<'_>) -> bool,
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 ) -> Result<Findings<FoundValue>, WalkError> {
     let mut scanner = ValueScanner::new(detector);
     scanner.skip = skip;
+    scanner.recall = recall;
     let pieces = scanner.json_pieces(doc, 0)?;
     Ok(Findings {
         pieces,
@@ -133,11 +137,15 @@ pub(crate) fn scan_json_except(
 /// top-level string that holds each slot (`to`, `recipients.0.email`; a value inside an embedded
 /// document gets the path of the string that embeds it). For outbound checks of raw values,
 /// where the argument path decides.
+///
+/// `recall` is the session's recalled names, if any.
 pub fn scan_json_with_paths(
     detector: &Detector,
+    recall: Option<&Recall>,
     doc: &str,
 ) -> Result<(Findings<FoundValue>, Vec<Box<str>>), WalkError> {
     let mut scanner = ValueScanner::new(detector);
+    scanner.recall = recall;
     scanner.paths = Some(Vec::new());
     let pieces = scanner.json_pieces(doc, 0)?;
     let paths = scanner.paths.take().unwrap_or_default();
@@ -153,8 +161,15 @@ pub fn scan_json_with_paths(
 
 /// Scans text for values to tokenize. Text that is a JSON document or CSV with a header row is
 /// scanned with its structure (and stays valid after [`apply`]).
-pub fn scan_text(detector: &Detector, text: &str, cx: &FindContext<'_>) -> Findings<FoundValue> {
+///
+/// `cx.recall` (the session's recalled names) applies to every piece, structured or not.
+pub fn scan_text<'d>(
+    detector: &'d Detector,
+    text: &str,
+    cx: &FindContext<'d>,
+) -> Findings<FoundValue> {
     let mut scanner = ValueScanner::new(detector);
+    scanner.recall = cx.recall;
     let pieces = scanner.text_pieces(text, cx, 0);
     Findings {
         pieces,
@@ -182,6 +197,8 @@ struct ValueScanner<'d> {
     /// When asked for: the path of each slot's top-level string, and the current one.
     paths: Option<Vec<Box<str>>>,
     path: Box<str>,
+    /// The session's recalled names, passed to every detector call.
+    recall: Option<&'d Recall>,
 }
 
 impl<'d> ValueScanner<'d> {
@@ -194,6 +211,7 @@ impl<'d> ValueScanner<'d> {
             skip: &|_| false,
             paths: None,
             path: Box::from(""),
+            recall: None,
         }
     }
 
@@ -235,6 +253,7 @@ impl<'d> ValueScanner<'d> {
             let cx = FindContext {
                 key: if lit.is_key { None } else { pos.key() },
                 parent_key: if lit.is_key { None } else { pos.parent_key() },
+                recall: None,
             };
             let decoded;
             let text: &str = if lit.escaped {
@@ -338,7 +357,11 @@ impl<'d> ValueScanner<'d> {
 
     /// Detects spans in `text`; returns (range, slot) pairs.
     fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> Vec<(Range<usize>, usize)> {
-        self.detector.detect_into(text, cx, &mut self.spans);
+        let cx = FindContext {
+            recall: self.recall,
+            ..*cx
+        };
+        self.detector.detect_into(text, &cx, &mut self.spans);
         let mut out = Vec::with_capacity(self.spans.len());
         for span in self.spans.drain(..) {
             if let Some(paths) = &mut self.paths {
@@ -646,7 +669,7 @@ mod tests {
         };
         let d = Detector::new(&config).unwrap();
         let doc = r#"{"to":["x EMP-123456"],"body":{"text":"EMP-654321 and EMP-111111"},"embedded":"{\"a\":\"EMP-222222\"}"}"#;
-        let (f, paths) = scan_json_with_paths(&d, doc).unwrap();
+        let (f, paths) = scan_json_with_paths(&d, None, doc).unwrap();
         assert_eq!(f.slots.len(), 4);
         let paths: Vec<&str> = paths.iter().map(|p| &**p).collect();
         assert_eq!(paths, ["to.0", "body.text", "body.text", "embedded"]);

@@ -11,7 +11,7 @@ use super::gazetteer::Gazetteer;
 use crate::detect::{Kind, Span};
 
 /// Whether `c` belongs to a script handled here (Han, kana, Hangul).
-pub(super) fn is_cjk(c: char) -> bool {
+pub(crate) fn is_cjk(c: char) -> bool {
     is_han(c) || is_kana(c) || is_hangul(c)
 }
 

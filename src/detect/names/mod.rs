@@ -26,6 +26,7 @@
 //! file has the measured figures and the known misses.
 
 mod cjk;
+pub(super) use cjk::is_cjk;
 mod gazetteer;
 mod lexicon;
 
@@ -360,6 +361,35 @@ impl NameFinder {
         }
         let v = normalize_spaces(&value.to_lowercase());
         self.allow.contains(&v)
+    }
+
+    /// Whether a value tokenized as a NAME is distinctive enough to be recalled wherever it
+    /// recurs in the session (see `detect/recall.rs`): two or more words, or one word of at least
+    /// three letters that is neither an ordinary English word, a place, a month or weekday, nor
+    /// on a list of well-known non-people. Allow-listed values never are.
+    pub fn is_distinctive(&self, value: &str) -> bool {
+        let mut words = value.split_whitespace();
+        let Some(first) = words.next() else {
+            return false;
+        };
+        if self.is_allowed(value) {
+            return false;
+        }
+        if words.next().is_some() {
+            return true;
+        }
+        let word = first.trim_matches(|c: char| !c.is_alphanumeric());
+        if word.chars().count() < 3 && !word.chars().any(cjk::is_cjk) {
+            return false;
+        }
+        let (entry, flags) = self.gaz.lookup_with_flags(word);
+        let listed =
+            flags & (lexicon::CALENDAR_F | lexicon::NOT_PEOPLE_F | lexicon::ORG_PLACE) != 0;
+        // Rare English words that are common names ("Peter", "June" the name) are fine.
+        !listed
+            && entry.is_none_or(|e| {
+                e.place == 0 && (e.common == 0 || (e.name() >= 1 && e.wordiness() <= 1))
+            })
     }
 
     /// The gazetteer entry of a word, with its possessive and initial's dot removed.
@@ -1367,6 +1397,19 @@ mod tests {
         assert_eq!(names("Please ask Dr. Ana Souza."), vec!["Ana Souza"]);
         assert_eq!(names("Yesterday Ronald Haas called."), vec!["Ronald Haas"]);
         assert_eq!(names("Signed: J. R. Tolkien"), vec!["J. R. Tolkien"]);
+    }
+
+    #[test]
+    fn distinctive_names_for_recall() {
+        let f = NameFinder::new(&["Claude".into()], &[]);
+        for yes in ["Maria Ortiz", "will grant", "Xochitl", "Ortiz", "王伟"] {
+            assert!(f.is_distinctive(yes), "{yes}");
+        }
+        for no in [
+            "Will", "may", "Jordan", "Paris", "June", "Al", "", "  ", "claude",
+        ] {
+            assert!(!f.is_distinctive(no), "{no}");
+        }
     }
 
     #[test]

@@ -293,7 +293,9 @@ impl Interceptor {
         // Raw values the model wrote (tool calls only). Token-shaped text is the token
         // path's business, so LITERAL findings are not raw values.
         let raw_scan = if tool_call && (self.policy.acts_on_raw() || self.audit.on()) {
-            let (findings, paths) = walk::scan_json_with_paths(self.engine.detector(), part)?;
+            let recall = self.engine.recall_of(&self.session);
+            let (findings, paths) =
+                walk::scan_json_with_paths(self.engine.detector(), recall.as_deref(), part)?;
             Some((findings, paths))
         } else {
             None

@@ -1,0 +1,280 @@
+//! Session recall: names a session has already tokenized are found again wherever they recur.
+//!
+//! The name finder judges each string on its own evidence, so a name it accepts under a strong
+//! cue ("Thanks, Maria Ortiz") can be missed in the next message ("maria ortiz called back"), and
+//! a value found under a JSON key (`{"full_name": "maria ortiz"}`) is missed in the free text of
+//! the same tool result. Either miss hands the model a raw name next to its token. Recall closes
+//! that gap: once a session has minted a NAME, the exact name (ASCII case-insensitive, whole
+//! words) is a NAME in everything the session scans afterwards.
+//!
+//! Only distinctive values are recalled: a name of two or more words, or a single word the
+//! gazetteer does not know as an ordinary English word or a place ([`Detector::is_distinctive_name`]).
+//! A single "Will" accepted after "Hi" must not turn every later "will" into a token.
+//!
+//! [`RecallBook`] keeps one [`Recall`] per session, in process, bounded by a per-session cap and
+//! an idle TTL; the matcher is rebuilt when a message teaches the session new names (at most
+//! once per message), never while scanning. With the Redis vault, each replica recalls the names
+//! it has tokenized itself.
+//!
+//! [`Detector::is_distinctive_name`]: super::Detector::is_distinctive_name
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use dashmap::DashMap;
+
+use super::{Kind, Span};
+use crate::vault::SessionId;
+
+/// The most names one session recalls; later names are still tokenized where found, just not
+/// recalled.
+pub const MAX_RECALLED_NAMES: usize = 4096;
+
+/// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
+#[derive(Debug)]
+pub struct Recall {
+    matcher: AhoCorasick,
+}
+
+impl Recall {
+    fn new(names: &BTreeSet<Box<str>>) -> Option<Recall> {
+        AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(names.iter().map(|n| n.as_bytes()))
+            .ok()
+            .map(|matcher| Recall { matcher })
+    }
+
+    /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
+    pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
+        for m in self.matcher.find_iter(text) {
+            let (start, end) = (m.start(), m.end());
+            let joined_before = text[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| joins(c, text[start..].chars().next()));
+            let joined_after = text[end..]
+                .chars()
+                .next()
+                .is_some_and(|c| joins(c, text[..end].chars().next_back()));
+            if !joined_before && !joined_after {
+                out.push(Span::new(start, end, Kind::Name));
+            }
+        }
+    }
+}
+
+/// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
+/// except between characters of scripts written without spaces (CJK), where any boundary is one.
+fn joins(neighbour: char, edge: Option<char>) -> bool {
+    neighbour.is_alphanumeric()
+        && !(super::names::is_cjk(neighbour) && edge.is_some_and(super::names::is_cjk))
+}
+
+/// Normalises a name for recall: trimmed, inner whitespace runs made one space, ASCII lower case
+/// (matching is ASCII case-insensitive, so the case of other scripts is kept).
+fn recall_form(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for word in value.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out.make_ascii_lowercase();
+    out
+}
+
+#[derive(Debug)]
+struct SessionNames {
+    names: BTreeSet<Box<str>>,
+    snapshot: Option<Arc<Recall>>,
+    last_used: Instant,
+}
+
+/// Recalled names per session, in process; see the module documentation.
+#[derive(Debug)]
+pub struct RecallBook {
+    sessions: DashMap<SessionId, Arc<Mutex<SessionNames>>>,
+    ttl: Duration,
+    started: Instant,
+    last_sweep_ms: AtomicU64,
+}
+
+impl Default for RecallBook {
+    /// Sessions forgotten after a day idle, like the vault's default.
+    fn default() -> Self {
+        RecallBook::new(Duration::from_secs(24 * 3600))
+    }
+}
+
+impl RecallBook {
+    /// A book whose sessions are forgotten after `ttl` idle.
+    pub fn new(ttl: Duration) -> RecallBook {
+        RecallBook {
+            sessions: DashMap::new(),
+            ttl,
+            started: Instant::now(),
+            last_sweep_ms: AtomicU64::new(0),
+        }
+    }
+
+    /// The session's compiled names, if it has any. Cheap: one map lookup and an `Arc` clone.
+    pub fn snapshot(&self, session: &SessionId) -> Option<Arc<Recall>> {
+        let table = self.sessions.get(session)?.clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        t.last_used = Instant::now();
+        t.snapshot.clone()
+    }
+
+    /// Teaches the session `names` (values already judged distinctive); recompiles its matcher
+    /// once if any is new. Returns how many were new.
+    pub fn learn<'a>(
+        &self,
+        session: &SessionId,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> usize {
+        let mut fresh: Vec<String> = names
+            .into_iter()
+            .map(recall_form)
+            .filter(|n| n.chars().count() >= 2)
+            .collect();
+        if fresh.is_empty() {
+            return 0;
+        }
+        self.maybe_sweep();
+        let table = self
+            .sessions
+            .entry(session.clone())
+            .or_insert_with(|| {
+                Arc::new(Mutex::new(SessionNames {
+                    names: BTreeSet::new(),
+                    snapshot: None,
+                    last_used: Instant::now(),
+                }))
+            })
+            .clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        t.last_used = Instant::now();
+        let before = t.names.len();
+        for name in fresh.drain(..) {
+            if t.names.len() >= MAX_RECALLED_NAMES {
+                tracing::debug!(cap = MAX_RECALLED_NAMES, "session recall is full");
+                break;
+            }
+            t.names.insert(name.into_boxed_str());
+        }
+        let added = t.names.len() - before;
+        if added > 0 {
+            t.snapshot = Recall::new(&t.names).map(Arc::new);
+        }
+        added
+    }
+
+    /// Forgets a session's names (end of session); unknown sessions are fine.
+    pub fn forget(&self, session: &SessionId) {
+        self.sessions.remove(session);
+    }
+
+    /// The number of sessions with recalled names.
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Forgets every session idle for longer than the TTL; returns how many were forgotten.
+    pub fn sweep_expired(&self) -> usize {
+        let now = Instant::now();
+        let before = self.sessions.len();
+        self.sessions.retain(|_, t| match t.lock() {
+            Ok(t) => now.duration_since(t.last_used) <= self.ttl,
+            Err(_) => false,
+        });
+        before - self.sessions.len()
+    }
+
+    fn maybe_sweep(&self) {
+        let now_ms = self.started.elapsed().as_millis() as u64;
+        let every = (self.ttl.as_millis() as u64 / 4).max(1000);
+        let last = self.last_sweep_ms.load(Ordering::Relaxed);
+        if now_ms.saturating_sub(last) >= every
+            && self
+                .last_sweep_ms
+                .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.sweep_expired();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
+        let mut out = Vec::new();
+        recall.find(text, &mut out);
+        out.iter().map(|s| &text[s.start..s.end]).collect()
+    }
+
+    #[test]
+    fn recalls_whole_words_in_any_ascii_case() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        assert_eq!(book.learn(&s, ["Maria  Ortiz", "Xochitl"]), 2);
+        let r = book.snapshot(&s).expect("names learned");
+        assert_eq!(
+            found(&r, "ping MARIA ORTIZ and maria ortiz; xochitl too"),
+            ["MARIA ORTIZ", "maria ortiz", "xochitl"]
+        );
+        // Not inside longer words.
+        assert!(found(&r, "xochitls mariaortiz Maria Ortizes").is_empty());
+    }
+
+    #[test]
+    fn sessions_are_isolated_and_forgotten() {
+        let book = RecallBook::default();
+        let (a, b) = (SessionId::new("a"), SessionId::new("b"));
+        book.learn(&a, ["Maria Ortiz"]);
+        assert!(book.snapshot(&b).is_none());
+        assert_eq!(book.learn(&a, ["maria ortiz"]), 0, "same name, any case");
+        book.forget(&a);
+        assert!(book.snapshot(&a).is_none());
+    }
+
+    #[test]
+    fn idle_sessions_expire() {
+        let book = RecallBook::new(Duration::ZERO);
+        let s = SessionId::new("a");
+        book.learn(&s, ["Maria Ortiz"]);
+        std::thread::sleep(Duration::from_millis(5));
+        assert_eq!(book.sweep_expired(), 1);
+        assert_eq!(book.session_count(), 0);
+    }
+
+    #[test]
+    fn cjk_names_need_no_spaces_around_them() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        book.learn(&s, ["王伟"]);
+        let r = book.snapshot(&s).unwrap();
+        assert_eq!(found(&r, "请联系王伟。"), ["王伟"]);
+    }
+
+    #[test]
+    fn the_cap_bounds_a_session() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        let names: Vec<String> = (0..MAX_RECALLED_NAMES + 10)
+            .map(|i| format!("name{i} surname"))
+            .collect();
+        assert_eq!(
+            book.learn(&s, names.iter().map(String::as_str)),
+            MAX_RECALLED_NAMES
+        );
+    }
+}
