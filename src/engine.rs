@@ -114,15 +114,28 @@ impl Engine {
         self.recall.as_ref()?.snapshot(session)
     }
 
+    /// Teaches the session names it tokenized earlier (a session restored from a file), so they
+    /// are recalled like names found in this process. Values that are not distinctive enough
+    /// are skipped, as they are when found.
+    pub fn recall_names<'v>(&self, session: &SessionId, names: impl IntoIterator<Item = &'v str>) {
+        let Some(book) = &self.recall else { return };
+        book.learn(
+            session,
+            names
+                .into_iter()
+                .filter(|v| self.detector.is_distinctive_name(v)),
+        );
+    }
+
     /// Teaches the session the distinctive names among `found`, just tokenized.
     fn learn_names(&self, session: &SessionId, found: &[FoundValue]) {
-        let Some(book) = &self.recall else { return };
-        let names = found
-            .iter()
-            .filter(|f| f.kind == Kind::Name)
-            .map(|f| f.value.expose().as_str())
-            .filter(|v| self.detector.is_distinctive_name(v));
-        book.learn(session, names);
+        self.recall_names(
+            session,
+            found
+                .iter()
+                .filter(|f| f.kind == Kind::Name)
+                .map(|f| f.value.expose().as_str()),
+        );
     }
 
     /// Tokenizes a JSON document in place. `origin` is recorded with each minted token.

@@ -74,6 +74,27 @@ fn redact_keeps_json_lines_and_line_ends() {
 }
 
 #[test]
+fn a_saved_session_recalls_the_names_it_tokenized() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.veil");
+    let session = session.to_str().unwrap();
+    let o = run(
+        &["redact", "--session", session],
+        "{\"full_name\":\"Maria Ortiz\"}\n",
+    );
+    assert_eq!(stdout(&o), "{\"full_name\":\"[NAME_1]\"}\n");
+    // A later run, lower case and no cue: recalled from the saved session.
+    let o = run(
+        &["redact", "--session", session],
+        "ok, maria ortiz will call back\n",
+    );
+    assert_eq!(stdout(&o), "ok, [NAME_1] will call back\n");
+    // Without the session nothing is known.
+    let o = run(&["redact"], "ok, maria ortiz will call back\n");
+    assert_eq!(stdout(&o), "ok, maria ortiz will call back\n");
+}
+
+#[test]
 fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(run(&["frobnicate"], "").status.code(), Some(2));
     assert_eq!(run(&["restore"], "").status.code(), Some(2));

@@ -1,10 +1,10 @@
 //! `mcp-veil redact`: tokenize text, JSON or JSON Lines from a file or stdin to stdout.
 
 use futures::executor::block_on;
-use mcp_veil::Engine;
 use mcp_veil::engine::{EngineError, Tokenized};
 use mcp_veil::vault::SessionId;
 use mcp_veil::walk::WalkError;
+use mcp_veil::{Engine, Kind};
 
 use super::format::{Format, lines_with_ends, sniff};
 use super::io::{read_input, write_output};
@@ -27,6 +27,17 @@ pub(super) fn run(settings: &Settings, args: &RedactArgs) -> Result<(), Failure>
     }
     let input = read_input(input_path(&args.input))?;
     let engine = Engine::new(detector, vault.clone());
+    if store.is_some() {
+        // Names tokenized in earlier runs of this session are recalled like today's.
+        let earlier = vault.export_session(&session);
+        engine.recall_names(
+            &session,
+            earlier
+                .iter()
+                .filter(|e| e.entry.token.kind == Kind::Name)
+                .map(|e| e.entry.value.expose().as_str()),
+        );
+    }
     let output = block_on(redact(&engine, &session, &input))?;
     // Save before writing: output whose tokens cannot be restored is worse than none.
     if let Some(store) = &store {

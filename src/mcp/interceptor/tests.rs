@@ -831,3 +831,37 @@ fn a_tool_under_confirm_asks_even_without_arguments() {
     ));
     assert_eq!(v["result"]["content"][0]["text"], emp(2));
 }
+
+#[test]
+fn a_name_the_session_tokenized_is_recalled_inbound_and_caught_raw_outbound() {
+    let i = with_rules(
+        "flows:\n  rules:\n    - name: no-raw\n      to: crm/post\n      action: allow\n      raw: deny\n",
+    );
+    call(&i, "2", "contact");
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"{\"full_name\":\"Maria Ortiz\"}"}]}}"#,
+    ));
+    assert_eq!(
+        v["result"]["content"][0]["text"],
+        r#"{"full_name":"[NAME_1]"}"#
+    );
+    // A later note in lower case, with no cue the name finder would take alone.
+    call(&i, "3", "notes");
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ok, maria ortiz will call back"}]}}"#,
+    ));
+    assert_eq!(
+        v["result"]["content"][0]["text"],
+        "ok, [NAME_1] will call back"
+    );
+    // The model types the name raw toward a raw-deny destination: the call stops.
+    let msg = send_call(4, "post", r#"{"body":"tell maria ortiz"}"#);
+    let out = host(&i, &msg);
+    let reply = out.reply.expect("denied");
+    assert!(
+        reply.contains("no-raw") && !reply.to_lowercase().contains("ortiz"),
+        "{reply}"
+    );
+}
