@@ -9,7 +9,7 @@
 //!
 //! Tables: per source and kind, precision/recall/F1 for exact spans and for overlap; the share of
 //! records without a PERSON where a NAME was predicted; email validity cases; phone cases by
-//! format.
+//! format; fields of the real-shaped tool results (`tool_outputs/`, see `mcp_veil::eval::payloads`).
 
 #![allow(clippy::print_stdout)] // An example reports on stdout.
 
@@ -17,6 +17,9 @@ use std::path::PathBuf;
 
 use mcp_veil::config::Config;
 use mcp_veil::detect::Detector;
+use std::sync::Arc;
+
+use mcp_veil::eval::payloads::score_payloads;
 use mcp_veil::eval::{Selection, score_emails, score_phones, score_spans};
 
 fn main() -> anyhow::Result<()> {
@@ -103,6 +106,38 @@ fn main() -> anyhow::Result<()> {
                     *k as f64 / (*n).max(1) as f64
                 );
             }
+        }
+        let payloads = score_payloads(Arc::new(detector), &eval.join("tool_outputs"))?;
+        println!(
+            "\n## tool_outputs ({} files, field level)\n",
+            payloads.files
+        );
+        println!(
+            "| kind | fields | whole | partial | wrong kind | recall | clean fields tokenized as it |"
+        );
+        println!("|---|---|---|---|---|---|---|");
+        for (kind, k) in &payloads.by_kind {
+            println!(
+                "| {kind} | {} | {} | {} | {} | {:.3} | {} |",
+                k.fields,
+                k.whole,
+                k.partial,
+                k.wrong_kind,
+                k.recall(),
+                k.false_positives
+            );
+        }
+        println!(
+            "\nClean fields: {}, of which tokenized: {}.",
+            payloads.clean_fields, payloads.clean_changed
+        );
+        let mut errors: std::collections::BTreeMap<(String, String, String), usize> =
+            Default::default();
+        for e in payloads.errors {
+            *errors.entry(e).or_default() += 1;
+        }
+        for ((file, field, what), n) in errors {
+            eprintln!("  {file} {field}: {what} (x{n})");
         }
     }
     Ok(())

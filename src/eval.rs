@@ -12,6 +12,8 @@
 //! gold spans of other labels (LOCATION, ORGANIZATION ...) are not targets, so a prediction on them
 //! is a false positive.
 
+pub mod payloads;
+
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::Path;
