@@ -272,6 +272,35 @@ struct Region {
     /// The transform rule, with `$N` rewritten as `${N}`.
     transform: Option<String>,
     validity: Validity,
+    /// The region's formats, in metadata order, when it has a national prefix: which numbers
+    /// are written with it in national form.
+    formats: Vec<NationalFormat>,
+}
+
+/// One metadata format: the numbers it applies to, and whether their national form carries
+/// the national prefix (`030 1234567` in Germany; never `30 1234567`).
+#[derive(Debug)]
+struct NationalFormat {
+    /// `^(?:last leading-digits pattern)`, if the format has one.
+    leading: Option<Regex>,
+    /// `^(?:pattern)$`.
+    pattern: Regex,
+    needs_prefix: bool,
+}
+
+impl NationalFormat {
+    fn new(f: &phonenumber::metadata::Format) -> Option<NationalFormat> {
+        let leading = match f.leading_digits().last() {
+            Some(re) => Some(Regex::new(&format!("^(?:{})", strip_space(re.as_str()))).ok()?),
+            None => None,
+        };
+        Some(NationalFormat {
+            leading,
+            pattern: Regex::new(&format!("^(?:{})$", strip_space(f.pattern().as_str()))).ok()?,
+            needs_prefix: f.national_prefix().is_some_and(|rule| rule.contains("$NP"))
+                && !f.is_national_prefix_optional(),
+        })
+    }
 }
 
 impl Region {
@@ -317,13 +346,36 @@ impl Region {
         {
             shape = format!("{shape}|^(?:{p})[0-9]*$");
         }
+        let formats = if meta.national_prefix().is_some() {
+            meta.formats()
+                .iter()
+                .filter_map(NationalFormat::new)
+                .collect()
+        } else {
+            Vec::new()
+        };
         Region {
             code: meta.country_code(),
             shape,
             prefix,
             transform,
             validity: Validity::new(std::iter::once(meta)),
+            formats,
         }
+    }
+
+    /// Whether `nsn`, written in national form, carries the national prefix: the first format
+    /// that applies to it says so. A number no format covers (a German pager `164 2990`) is
+    /// taken to need it too: written without, such digits are far more often something else.
+    fn needs_prefix(&self, nsn: &str) -> bool {
+        !self.formats.is_empty()
+            && self
+                .formats
+                .iter()
+                .find(|f| {
+                    f.leading.as_ref().is_none_or(|re| re.is_match(nsn)) && f.pattern.is_match(nsn)
+                })
+                .is_none_or(|f| f.needs_prefix)
     }
 
     /// The national significant number of `digits` written in national form, if valid.
@@ -346,7 +398,9 @@ impl Region {
                 return Some(stripped);
             }
         }
-        self.validity.valid(digits).then(|| digits.to_string())
+        // Without the prefix: only numbers whose national form is written without one
+        // (`92998-3874` is no German number: Germans write `0` before the area code).
+        (self.validity.valid(digits) && !self.needs_prefix(digits)).then(|| digits.to_string())
     }
 }
 
