@@ -402,7 +402,7 @@ fn has_ssn_cue(text: &str, d: usize) -> bool {
         .any(|cue| window.windows(cue.len()).any(|w| w == cue.as_bytes()))
 }
 
-fn is_ssn_key(key: &str) -> bool {
+pub(super) fn is_ssn_key(key: &str) -> bool {
     let folded: String = key
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())

@@ -19,6 +19,7 @@ mod custom;
 mod digits;
 mod email;
 mod ip;
+mod keyed;
 mod keys;
 pub mod names;
 pub mod overlap;
@@ -298,6 +299,7 @@ pub enum DetectError {
 pub struct Detector {
     recognizers: Vec<Box<dyn Recognizer>>,
     structured: structured::StructuredNames,
+    keyed: keyed::KeyedValues,
     custom_keys: Vec<(Box<str>, usize)>,
     literal: LiteralRecognizer,
     names_recall: bool,
@@ -350,6 +352,12 @@ impl Detector {
         Ok(Detector {
             recognizers,
             structured,
+            keyed: keyed::KeyedValues {
+                cards: config.credit_card,
+                iban: config.iban,
+                ssn: config.us_ssn,
+                ip: config.ip_address,
+            },
             custom_keys,
             literal: LiteralRecognizer,
             names_recall: config.name && config.names_recall,
@@ -379,6 +387,7 @@ impl Detector {
             recognizer.find(text, cx, out);
         }
         self.structured.find(text, cx, out);
+        self.keyed.find(text, cx, out);
         if let Some(recall) = cx.recall {
             recall.find(text, out);
         }
