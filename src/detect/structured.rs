@@ -34,14 +34,20 @@ impl StructuredNames {
         if let Some(key) = cx.key {
             match key_hint(key) {
                 Some(KeyHint::PersonName { strong }) => {
+                    let under_org = cx
+                        .parent_key
+                        .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson));
+                    if under_org && !strong {
+                        // `company.name`: the organisation's own name, even when it is made of
+                        // surnames ("Dooley, Kozey and Cronin").
+                        return;
+                    }
                     if let Some((start, end)) = name_shaped(text) {
                         let value = &text[start..end];
                         let under_people = cx.parent_key.is_some_and(is_people_container);
-                        let under_org = cx
-                            .parent_key
-                            .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson));
                         let evidence = strong
-                            || (!under_org && (under_people || names.has_known_name_word(value)));
+                            || under_people
+                            || (names.has_known_name_word(value) && reads_as_name(names, value));
                         if evidence && !names.is_allowed(value) {
                             out.push(Span::new(start, end, Kind::Name));
                             return;
@@ -85,6 +91,22 @@ fn name_shaped(text: &str) -> Option<(usize, usize)> {
         }
     }
     (words <= 6 && commas <= 1).then_some((start, end))
+}
+
+/// Whether a value under a bare `name` key reads as a person's name rather than a title or a
+/// phrase: every word capitalised (lower-case particles such as "van", "de" aside), or at most
+/// three words that are all known name words ("maria garcia", not "alias odio sit").
+fn reads_as_name(names: &NameFinder, value: &str) -> bool {
+    const PARTICLES: &[&str] = &[
+        "van", "von", "der", "den", "de", "del", "della", "da", "di", "la", "le", "du", "dos",
+        "das", "y", "bin", "al",
+    ];
+    let words = || value.split_whitespace();
+    let capitalised = words().all(|w| {
+        w.chars().next().is_some_and(|c| !c.is_lowercase())
+            || PARTICLES.contains(&w.trim_end_matches(',').to_lowercase().as_str())
+    });
+    capitalised || (words().count() <= 3 && words().all(|w| names.has_known_name_word(w)))
 }
 
 /// Combining marks and joiners used inside names in Devanagari, Arabic and other scripts.
