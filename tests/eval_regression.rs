@@ -100,3 +100,46 @@ fn phone_rates_do_not_regress() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Share of the fields of `tool_outputs/` expected to hold a kind that are tokenized whole as
+/// that kind (`cargo run --release --example eval`, "tool_outputs" table).
+const PAYLOAD_RECALL: &[(&str, f64)] = &[
+    ("EMAIL", 1.000),
+    ("PHONE", 1.000),
+    ("NAME", 1.000),
+    ("CREDIT_CARD", 1.000),
+    ("IBAN", 1.000),
+    ("US_SSN", 1.000),
+    ("IP_ADDRESS", 0.995),
+];
+
+/// Most clean fields of `tool_outputs/` that may come out changed (reached: 388 of 7,322).
+const PAYLOAD_CLEAN_CHANGED_MAX: usize = 400;
+
+#[test]
+fn payload_fields_do_not_regress() {
+    let dir = eval_dir();
+    let scores = mcp_veil::eval::payloads::score_payloads(
+        std::sync::Arc::new(Detector::with_defaults()),
+        &dir.join("tool_outputs"),
+    )
+    .unwrap_or_else(|e| panic!("scoring tool_outputs: {e}"));
+    assert_eq!(scores.files, 8);
+    let mut failures = Vec::new();
+    for &(kind, reached) in PAYLOAD_RECALL {
+        let recall = scores.by_kind.get(kind).map_or(0.0, |k| k.recall());
+        if recall < reached - SLACK {
+            failures.push(format!(
+                "{kind}: recall {recall:.3} < floor {:.3}",
+                reached - SLACK
+            ));
+        }
+    }
+    if scores.clean_changed > PAYLOAD_CLEAN_CHANGED_MAX {
+        failures.push(format!(
+            "{} clean fields tokenized > {PAYLOAD_CLEAN_CHANGED_MAX}",
+            scores.clean_changed
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

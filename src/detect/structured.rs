@@ -122,6 +122,40 @@ fn is_combining(c: char) -> bool {
 mod tests {
     use super::*;
 
+    fn found(key: &str, parent: Option<&str>, text: &str) -> Vec<String> {
+        let s = StructuredNames::new(Some(NameFinder::new(&[], &[])), true);
+        let cx = FindContext {
+            key: Some(key),
+            parent_key: parent,
+            ..FindContext::default()
+        };
+        let mut out = Vec::new();
+        s.find(text, &cx, &mut out);
+        out.iter()
+            .map(|s| text[s.start..s.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn name_keys_and_their_containers() {
+        assert_eq!(found("name", Some("users"), "Ann Lee"), ["Ann Lee"]);
+        assert_eq!(found("name", None, "Leanne Graham"), ["Leanne Graham"]);
+        assert_eq!(found("name", None, "maria garcia"), ["maria garcia"]);
+        assert_eq!(
+            found("full_name", None, "maria del carmen ortiz"),
+            ["maria del carmen ortiz"]
+        );
+        // An organisation's own name, even one made of surnames.
+        assert!(found("name", Some("company"), "Dooley, Kozey and Cronin").is_empty());
+        // A person's name under an organisation, when the key says so.
+        assert_eq!(
+            found("contact_name", Some("company"), "Ann Lee"),
+            ["Ann Lee"]
+        );
+        // A phrase under a bare `name` is no name.
+        assert!(found("name", None, "id labore ex et quam laborum").is_empty());
+    }
+
     #[test]
     fn shapes() {
         assert_eq!(name_shaped("  Ann Lee "), Some((2, 9)));
