@@ -55,7 +55,18 @@ impl StructuredNames {
                     }
                 }
                 Some(KeyHint::NotPerson) => return,
-                _ => {}
+                _ => {
+                    // One word under a key that says nothing of people is an enum value, a
+                    // colour, a code ("Hazel" eyes, "GBP", "AB+") far more often than a name:
+                    // only a word that is a name and nothing else goes on to the name finder.
+                    let value = text.trim();
+                    if !value.is_empty()
+                        && !value.contains(char::is_whitespace)
+                        && !names.is_only_a_name(value)
+                    {
+                        return;
+                    }
+                }
             }
         }
         if self.in_text {
@@ -154,6 +165,11 @@ mod tests {
         );
         // A phrase under a bare `name` is no name.
         assert!(found("name", None, "id labore ex et quam laborum").is_empty());
+        // One word under a key that says nothing of people: only a word that is only a name.
+        assert_eq!(found("reviewer_login", None, "Emily"), ["Emily"]);
+        for value in ["Hazel", "Brown", "GBP", "AB+", "MS", "Jordan"] {
+            assert!(found("eyeColor", None, value).is_empty(), "{value}");
+        }
     }
 
     #[test]

@@ -392,6 +392,21 @@ impl NameFinder {
             })
     }
 
+    /// Whether `word` is a known given name or surname and nothing else: no English word, no
+    /// place, at least three letters, not an ALL-CAPS code ("Emily", not "Hazel", "Jordan",
+    /// "AB").
+    pub fn is_only_a_name(&self, word: &str) -> bool {
+        let word = word.trim_matches(|c: char| !c.is_alphabetic());
+        let letters = word.chars().count();
+        let all_caps = word.chars().all(|c| !c.is_lowercase());
+        if letters < 3 || (all_caps && letters <= 3) {
+            return false;
+        }
+        self.gaz
+            .lookup(word)
+            .is_some_and(|e| e.common == 0 && e.place == 0 && e.name() >= 3)
+    }
+
     /// The gazetteer entry of a word, with its possessive and initial's dot removed.
     fn entry(&self, word: &str) -> Option<Entry> {
         self.gaz.lookup(word)
