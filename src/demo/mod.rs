@@ -2,9 +2,10 @@
 //!
 //! [`run`] starts the embedded rmcp server ([`server::CrmServer`], fake contacts), connects an
 //! rmcp client to it over an in-memory pipe through the rmcp layer
-//! ([`crate::mcp::transport::Veil`]), and plays the agent: it lists the contacts, emails the
-//! first one using what the model saw (`[EMAIL_1]`, `[NAME_1]`), then tries a token the session
-//! never minted. The [`Transcript`] records, step by step, what the model saw and what the
+//! ([`crate::mcp::transport::Veil`]), and plays the agent: it lists the contacts, reads a call
+//! log that names the first one in lower case (tokenized because the session already knows the
+//! name), emails that contact using what the model saw (`[EMAIL_1]`, `[NAME_1]`), then tries a
+//! token the session never minted. The [`Transcript`] records, step by step, what the model saw and what the
 //! server sent or received; the binary prints it. No network, no child process.
 //!
 //! [`serve_stdio`] (`mcp-veil demo --server`) runs the same CRM server alone on stdio.
@@ -208,7 +209,20 @@ pub async fn run() -> Result<Transcript, DemoError> {
         ],
     });
 
-    // 2. Email the first contact, writing what the model saw.
+    // 2. Free text naming a contact in lower case: recalled from step 1.
+    let log = client
+        .call_tool(CallToolRequestParams::new("read_call_log"))
+        .await
+        .map_err(mcp)?;
+    transcript.steps.push(Step {
+        title: "the agent reads the call log (a name in lower case, recalled from step 1)".into(),
+        blocks: vec![
+            block(Side::Server, "server sent", server::CALL_LOG),
+            block(Side::Model, "model saw", shown(&log)),
+        ],
+    });
+
+    // 3. Email the first contact, writing what the model saw.
     let seen: Value = listed
         .content
         .first()
@@ -248,7 +262,7 @@ pub async fn run() -> Result<Transcript, DemoError> {
         ],
     });
 
-    // 3. A token this session never minted (a hallucination, or a prompt injection).
+    // 4. A token this session never minted (a hallucination, or a prompt injection).
     let forged = json!({
         "to": "[EMAIL_99]",
         "subject": "Hello",
@@ -295,6 +309,12 @@ mod tests {
             assert!(server.contains(c.name));
         }
         assert!(model.contains("[NAME_1]"), "{model}");
+        // The call log's lower-case name is the token of step 1.
+        assert!(
+            model.contains("Call log, Tuesday: [NAME_1] rang back"),
+            "{model}"
+        );
+        assert!(!model.to_lowercase().contains("whitfield"), "{model}");
         // The email went out with the real name in its body.
         assert!(server.contains("Hi Ada Whitfield, your order has shipped."));
         assert!(

@@ -1,7 +1,7 @@
 //! The demo's MCP server: a tiny CRM written with rmcp, holding clearly fake contacts.
 //!
-//! It offers two tools, `list_contacts` and `send_email(to, subject, body)`. `send_email` sends
-//! nothing: it records the arguments it received (see [`CrmServer::received`]) so the demo and
+//! It offers three tools, `list_contacts`, `read_call_log` (free text that mentions a contact
+//! in lower case) and `send_email(to, subject, body)`. `send_email` sends nothing: it records the arguments it received (see [`CrmServer::received`]) so the demo and
 //! the tests can show what reached the server, and answers `sent to <to>`.
 //!
 //! Every value is fake: `example.com`/`.org`/`.net` addresses (reserved for documentation) and
@@ -51,6 +51,11 @@ pub const CONTACTS: [Contact; 3] = [
         company: "Placeholder Foods",
     },
 ];
+
+/// The `read_call_log` result: free text naming the first contact in lower case, with no cue,
+/// so only the session's memory of the name finds it.
+pub const CALL_LOG: &str =
+    "Call log, Tuesday: ada whitfield rang back about order 4471 and wants the invoice re-sent.";
 
 /// One `send_email` call as the server received it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,6 +113,11 @@ impl CrmServer {
             Tool::new(
                 "list_contacts",
                 "List the CRM's contacts with their email addresses and phone numbers.",
+                object(json!({ "type": "object", "properties": {} })),
+            ),
+            Tool::new(
+                "read_call_log",
+                "Read the latest entry of the support call log.",
                 object(json!({ "type": "object", "properties": {} })),
             ),
             Tool::new(
@@ -174,6 +184,7 @@ impl ServerHandler for CrmServer {
                 result.structured_content = Some(contacts);
                 result
             }
+            "read_call_log" => CallToolResult::success(vec![ContentBlock::text(CALL_LOG)]),
             "send_email" => self.send_email(request.arguments.as_ref()),
             other => {
                 return Err(ErrorData::invalid_params(
