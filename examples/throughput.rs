@@ -18,9 +18,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
+use mcp_veil::detect::DetectConfig;
 use mcp_veil::testdata;
 use mcp_veil::vault::{MemoryVault, SessionId};
-use mcp_veil::detect::DetectConfig;
 use mcp_veil::{Detector, Engine, walk};
 
 const MB: usize = 1 << 20;
@@ -101,16 +101,26 @@ fn main() {
     };
     let detector = Detector::new(&no_names).expect("the configuration is valid");
     let engine = Engine::new(Arc::new(detector), vault.clone());
-    measure("prose: tokenize_text (no names)", prose.len(), budget, || {
-        black_box(block_on(engine.tokenize_text(&s, "x", &prose)).unwrap());
-    });
+    measure(
+        "prose: tokenize_text (no names)",
+        prose.len(),
+        budget,
+        || {
+            black_box(block_on(engine.tokenize_text(&s, "x", &prose)).unwrap());
+        },
+    );
     measure("json: tokenize_json (no names)", crm.len(), budget, || {
         black_box(block_on(engine.tokenize_json(&s, "x", &crm)).unwrap());
     });
     measure("json: scan_json (no names)", crm.len(), budget, || {
         black_box(walk::scan_json(engine.detector(), &crm).unwrap());
     });
-    measure("clean_text: tokenize_text (no names)", clean.len(), budget, || {
-        black_box(block_on(engine.tokenize_text(&s, "x", &clean)).unwrap());
-    });
+    measure(
+        "clean_text: tokenize_text (no names)",
+        clean.len(),
+        budget,
+        || {
+            black_box(block_on(engine.tokenize_text(&s, "x", &clean)).unwrap());
+        },
+    );
 }

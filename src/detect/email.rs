@@ -287,11 +287,45 @@ fn ascii_domain_ok(domain: &str, from_idna: bool) -> bool {
     } else {
         tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
     };
-    labels >= 2
-        && tld_ok
-        && !FILE_EXTENSIONS
-            .iter()
-            .any(|ext| ext.eq_ignore_ascii_case(tld))
+    labels >= 2 && tld_ok && !is_file_extension(tld)
+}
+
+/// Up to eight bytes, little-endian, in a `u64` (zero-padded).
+const fn pack(b: &[u8]) -> u64 {
+    assert!(b.len() <= 8, "file extensions are at most eight bytes");
+    let mut v = 0u64;
+    let mut i = 0;
+    while i < b.len() {
+        v |= (b[i] as u64) << (8 * i);
+        i += 1;
+    }
+    v
+}
+
+/// [`FILE_EXTENSIONS`] packed, so a top-level domain is checked with one comparison per entry.
+static PACKED_EXTENSIONS: [u64; FILE_EXTENSIONS.len()] = {
+    let mut out = [0u64; FILE_EXTENSIONS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = pack(FILE_EXTENSIONS[i].as_bytes());
+        i += 1;
+    }
+    out
+};
+
+/// Whether `tld` is on [`FILE_EXTENSIONS`], ignoring ASCII case. (The list is lower-case ASCII
+/// without NUL bytes, so equal packed forms of strings of at most eight bytes are equal strings.)
+fn is_file_extension(tld: &str) -> bool {
+    let b = tld.as_bytes();
+    if b.is_empty() || b.len() > 8 {
+        return false;
+    }
+    let mut lower = [0u8; 8];
+    for (d, s) in lower.iter_mut().zip(b) {
+        *d = s.to_ascii_lowercase();
+    }
+    let key = pack(&lower[..b.len()]);
+    PACKED_EXTENSIONS.contains(&key)
 }
 
 #[cfg(test)]
@@ -302,6 +336,17 @@ mod tests {
         let mut out = Vec::new();
         EmailRecognizer::new().find(text, &FindContext::default(), &mut out);
         out.iter().map(|s| &text[s.start..s.end]).collect()
+    }
+
+    #[test]
+    fn file_extensions_match_the_list_in_any_case() {
+        for ext in FILE_EXTENSIONS {
+            assert!(is_file_extension(ext), "{ext}");
+            assert!(is_file_extension(&ext.to_ascii_uppercase()), "{ext}");
+        }
+        for tld in ["com", "io", "org", "pn", "jsonx", "", "photography", "j\0"] {
+            assert!(!is_file_extension(tld), "{tld}");
+        }
     }
 
     #[test]

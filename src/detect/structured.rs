@@ -22,21 +22,31 @@ impl StructuredNames {
         StructuredNames { names, in_text }
     }
 
-    pub(super) fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+    /// Finds names in `text`; `hint` is `key_hint` of `cx.key`, worked out by the caller.
+    pub(super) fn find(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        hint: Option<KeyHint>,
+        out: &mut Vec<Span>,
+    ) {
         let Some(names) = &self.names else {
             return;
         };
-        if let Some(key) = cx.key {
-            match key_hint(key) {
+        if cx.key.is_some() {
+            match hint {
                 Some(KeyHint::PersonName { strong }) => {
                     if let Some((start, end)) = name_shaped(text) {
                         let value = &text[start..end];
-                        let under_people = cx.parent_key.is_some_and(is_people_container);
-                        let under_org = cx
-                            .parent_key
-                            .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson));
+                        // Evaluated only as far as needed: most name keys are strong.
+                        let under_people = || cx.parent_key.is_some_and(is_people_container);
+                        let under_org = || {
+                            cx.parent_key
+                                .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson))
+                        };
                         let evidence = strong
-                            || (!under_org && (under_people || names.has_known_name_word(value)));
+                            || (!under_org()
+                                && (under_people() || names.has_known_name_word(value)));
                         if evidence && !names.is_allowed(value) {
                             out.push(Span::new(start, end, Kind::Name));
                             return;
