@@ -37,10 +37,25 @@ impl Token {
         Token { kind, n }
     }
 
-    /// Appends the token text to `out`.
+    /// Appends the token text to `out` (without the formatting machinery: the inbound path
+    /// writes one per value found).
     pub fn write_to(&self, out: &mut String) {
-        use fmt::Write;
-        let _ = write!(out, "{self}");
+        out.push('[');
+        out.push_str(self.kind.as_str());
+        out.push('_');
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        let mut n = self.n;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        out.extend(digits[i..].iter().map(|&d| char::from(d)));
+        out.push(']');
     }
 }
 
@@ -142,6 +157,18 @@ mod tests {
             Token::new(Kind::from_name("EMPLOYEE_ID"), 12).to_string(),
             "[EMPLOYEE_ID_12]"
         );
+    }
+
+    #[test]
+    fn write_to_matches_display() {
+        for n in [1, 9, 10, 99, 100, 12345, u32::MAX] {
+            for kind in [Kind::Email, Kind::from_name("EMPLOYEE_ID")] {
+                let token = Token::new(kind, n);
+                let mut out = String::from("x");
+                token.write_to(&mut out);
+                assert_eq!(out, format!("x{token}"));
+            }
+        }
     }
 
     #[test]

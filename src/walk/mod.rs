@@ -670,7 +670,26 @@ fn write_piece<R: AsRef<str>>(
 
 /// Token texts for minted tokens, ready for [`apply`].
 pub fn token_texts(tokens: &[Token]) -> Vec<String> {
-    tokens.iter().map(ToString::to_string).collect()
+    tokens
+        .iter()
+        .map(|t| {
+            let mut s = String::with_capacity(t.kind.as_str().len() + 8);
+            t.write_to(&mut s);
+            s
+        })
+        .collect()
+}
+
+/// Token texts for minted tokens written into one buffer, for [`apply`] without an allocation
+/// per token: returns the buffer and the end offset of each text in it.
+pub(crate) fn token_text_buffer(tokens: &[Token]) -> (String, Vec<usize>) {
+    let mut buf = String::with_capacity(tokens.len() * 12);
+    let mut ends = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        token.write_to(&mut buf);
+        ends.push(buf.len());
+    }
+    (buf, ends)
 }
 
 #[cfg(test)]
