@@ -317,12 +317,24 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// How many bytes of a string body [`lex_string`] reads one at a time before it hands the search
+/// for the closing quote to `memchr2`.
+const SHORT_RUN: usize = 32;
+
 /// Lexes the string literal whose opening quote is at `start`.
 fn lex_string(bytes: &[u8], start: usize) -> Result<StrLit, JsonError> {
     let mut i = start + 1;
     let mut escaped = false;
     loop {
-        let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
+        // Most literals are short: read the first bytes one at a time, since `memchr2`'s setup
+        // costs more than a short run itself, and hand longer runs to it.
+        let window = bytes.len().min(i + SHORT_RUN);
+        let found = match bytes[i..window].iter().position(|&b| b == b'"' || b == b'\\') {
+            Some(off) => Some(off),
+            None if window == bytes.len() => None,
+            None => memchr::memchr2(b'"', b'\\', &bytes[window..]).map(|off| off + window - i),
+        };
+        let Some(off) = found else {
             return Err(JsonError {
                 offset: start,
                 what: "a closing quote",
