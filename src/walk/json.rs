@@ -123,7 +123,7 @@ impl<'s> Position<'s> {
 
     /// The dotted path of the current value (`to`, `recipients.0`, `message.cc`).
     pub(crate) fn path(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(32);
         for frame in self.frames {
             let segment_written = match frame {
                 Frame::Object { key: Some(k), .. } => {
