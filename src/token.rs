@@ -40,8 +40,10 @@ impl Token {
     /// Appends the token text to `out` (without the formatting machinery: the inbound path
     /// writes one per value found).
     pub fn write_to(&self, out: &mut String) {
+        let kind = self.kind.as_str();
+        out.reserve(kind.len() + 13);
         out.push('[');
-        out.push_str(self.kind.as_str());
+        out.push_str(kind);
         out.push('_');
         let mut digits = [0u8; 10];
         let mut i = digits.len();
@@ -54,7 +56,8 @@ impl Token {
                 break;
             }
         }
-        out.extend(digits[i..].iter().map(|&d| char::from(d)));
+        // ASCII digits: always UTF-8.
+        out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
         out.push(']');
     }
 }

@@ -267,25 +267,28 @@ fn ascii_domain_ok(domain: &str, from_idna: bool) -> bool {
     if domain.len() > MAX_DOMAIN {
         return false;
     }
+    // On bytes: `.` and the label bytes are ASCII, and splitting on a byte skips the string
+    // searcher's setup per label.
+    let d = domain.as_bytes();
     let mut labels = 0;
-    for label in domain.split('.') {
+    for label in d.split(|&b| b == b'.') {
         labels += 1;
         if label.is_empty()
             || label.len() > MAX_LABEL
-            || label.starts_with('-')
-            || label.ends_with('-')
+            || label[0] == b'-'
+            || label[label.len() - 1] == b'-'
             || !label
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'-')
         {
             return false;
         }
     }
-    let tld = domain.rsplit('.').next().unwrap_or("");
-    let tld_ok = if let Some(puny) = tld.strip_prefix("xn--") {
+    let tld = d.rsplit(|&b| b == b'.').next().unwrap_or(b"");
+    let tld_ok = if let Some(puny) = tld.strip_prefix(b"xn--") {
         from_idna && !puny.is_empty()
     } else {
-        tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
+        tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic)
     };
     labels >= 2 && tld_ok && !is_file_extension(tld)
 }
@@ -315,8 +318,8 @@ static PACKED_EXTENSIONS: [u64; FILE_EXTENSIONS.len()] = {
 
 /// Whether `tld` is on [`FILE_EXTENSIONS`], ignoring ASCII case. (The list is lower-case ASCII
 /// without NUL bytes, so equal packed forms of strings of at most eight bytes are equal strings.)
-fn is_file_extension(tld: &str) -> bool {
-    let b = tld.as_bytes();
+fn is_file_extension(tld: &[u8]) -> bool {
+    let b = tld;
     if b.is_empty() || b.len() > 8 {
         return false;
     }
@@ -341,11 +344,14 @@ mod tests {
     #[test]
     fn file_extensions_match_the_list_in_any_case() {
         for ext in FILE_EXTENSIONS {
-            assert!(is_file_extension(ext), "{ext}");
-            assert!(is_file_extension(&ext.to_ascii_uppercase()), "{ext}");
+            assert!(is_file_extension(ext.as_bytes()), "{ext}");
+            assert!(
+                is_file_extension(ext.to_ascii_uppercase().as_bytes()),
+                "{ext}"
+            );
         }
         for tld in ["com", "io", "org", "pn", "jsonx", "", "photography", "j\0"] {
-            assert!(!is_file_extension(tld), "{tld}");
+            assert!(!is_file_extension(tld.as_bytes()), "{tld}");
         }
     }
 

@@ -620,14 +620,19 @@ fn write_piece<R: AsRef<str>>(
         }
         Content::Spans(spans) => {
             let body = &text[1..text.len() - 1];
+            // A body without escapes is its own decoded text: offsets map to themselves.
+            let plain = memchr::memchr(b'\\', body.as_bytes()).is_none();
             let mut offsets = json::RawOffsets::new(body);
+            let mut raw = |decoded: usize| {
+                if plain { decoded } else { offsets.raw(decoded) }
+            };
             let mut at = 0;
             out.push('"');
             for (range, slot) in spans {
-                let start = offsets.raw(range.start);
+                let start = raw(range.start);
                 out.push_str(&body[at..start]);
                 json::encode_body_into(replacements[*slot].as_ref(), out);
-                at = offsets.raw(range.end);
+                at = raw(range.end);
             }
             out.push_str(&body[at..]);
             out.push('"');
