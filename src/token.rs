@@ -100,10 +100,15 @@ fn parse_at(text: &str, start: usize) -> Option<FoundToken<'_>> {
     if bytes.get(start) != Some(&b'[') {
         return None;
     }
+    // A kind starts with an upper-case letter: most brackets in code and logs (`[0]`, `[http]`,
+    // `[state, setState]`) fail here before any search.
+    if !bytes.get(start + 1).is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
     let limit = (start + MAX_TOKEN_LEN).min(bytes.len());
     let close = start + 1 + memchr::memchr(b']', &bytes[start + 1..limit])?;
     let inner = &text[start + 1..close];
-    let underscore = inner.rfind('_')?;
+    let underscore = memchr::memrchr(b'_', inner.as_bytes())?;
     let (kind, digits) = (&inner[..underscore], &inner[underscore + 1..]);
     if !Kind::is_valid_name(kind) {
         return None;
