@@ -1,6 +1,9 @@
 //! Engine throughput by on-CPU time, for machines shared with other work.
 //!
-//! Run: `cargo run --release --example throughput [SECONDS_PER_WORKLOAD]` (default 2).
+//! Run: `cargo run --release --example throughput [SECONDS_PER_WORKLOAD] [FILTER]` (default 2
+//! seconds; only the workloads whose name contains FILTER). Workloads marked `(no names)` run
+//! with `detect.names_in_text: false`, to show the rest of the path without the free-text name
+//! finder. With 0 seconds each workload runs a fixed four times (for callgrind).
 //!
 //! The criterion bench (`cargo bench --bench engine`) measures wall-clock time, which on a loaded
 //! machine counts the time this thread waited for a core. This example runs the same workloads
@@ -15,6 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
+use mcp_veil::detect::DetectConfig;
 use mcp_veil::testdata;
 use mcp_veil::vault::{MemoryVault, SessionId};
 use mcp_veil::{Detector, Engine, walk};
@@ -28,6 +32,10 @@ fn cpu_ns() -> Option<u64> {
 }
 
 fn measure(name: &str, bytes: usize, budget: Duration, mut f: impl FnMut()) {
+    let filter = std::env::args().nth(2).unwrap_or_default();
+    if !name.contains(&filter) {
+        return;
+    }
     f(); // warm up
     let (wall0, cpu0) = (Instant::now(), cpu_ns());
     let mut n = 0u64;
@@ -86,4 +94,33 @@ fn main() {
     measure("rehydrate: rehydrate_json", args.len(), budget, || {
         black_box(block_on(engine.rehydrate_json(&s, &args)).unwrap());
     });
+
+    let no_names = DetectConfig {
+        names_in_text: false,
+        ..DetectConfig::default()
+    };
+    let detector = Detector::new(&no_names).expect("the configuration is valid");
+    let engine = Engine::new(Arc::new(detector), vault.clone());
+    measure(
+        "prose: tokenize_text (no names)",
+        prose.len(),
+        budget,
+        || {
+            black_box(block_on(engine.tokenize_text(&s, "x", &prose)).unwrap());
+        },
+    );
+    measure("json: tokenize_json (no names)", crm.len(), budget, || {
+        black_box(block_on(engine.tokenize_json(&s, "x", &crm)).unwrap());
+    });
+    measure("json: scan_json (no names)", crm.len(), budget, || {
+        black_box(walk::scan_json(engine.detector(), &crm).unwrap());
+    });
+    measure(
+        "clean_text: tokenize_text (no names)",
+        clean.len(),
+        budget,
+        || {
+            black_box(block_on(engine.tokenize_text(&s, "x", &clean)).unwrap());
+        },
+    );
 }

@@ -205,8 +205,18 @@ impl Engine {
         let tokens = self.vault.mint(session, origin, &requests).await?;
         drop(requests);
         self.learn_names(session, &findings.slots);
-        let texts = walk::token_texts(&tokens);
+        let (buf, ends) = walk::token_text_buffer(&tokens);
+        let mut start = 0;
+        let texts: Vec<&str> = ends
+            .iter()
+            .map(|&end| {
+                let text = &buf[start..end];
+                start = end;
+                text
+            })
+            .collect();
         let text = walk::apply(doc, &findings, &texts)?;
+        drop(texts);
         Ok(Tokenized {
             text,
             found: findings.slots,

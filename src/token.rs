@@ -37,10 +37,28 @@ impl Token {
         Token { kind, n }
     }
 
-    /// Appends the token text to `out`.
+    /// Appends the token text to `out` (without the formatting machinery: the inbound path
+    /// writes one per value found).
     pub fn write_to(&self, out: &mut String) {
-        use fmt::Write;
-        let _ = write!(out, "{self}");
+        let kind = self.kind.as_str();
+        out.reserve(kind.len() + 13);
+        out.push('[');
+        out.push_str(kind);
+        out.push('_');
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        let mut n = self.n;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        // ASCII digits: always UTF-8.
+        out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+        out.push(']');
     }
 }
 
@@ -82,10 +100,15 @@ fn parse_at(text: &str, start: usize) -> Option<FoundToken<'_>> {
     if bytes.get(start) != Some(&b'[') {
         return None;
     }
+    // A kind starts with an upper-case letter: most brackets in code and logs (`[0]`, `[http]`,
+    // `[state, setState]`) fail here before any search.
+    if !bytes.get(start + 1).is_some_and(u8::is_ascii_uppercase) {
+        return None;
+    }
     let limit = (start + MAX_TOKEN_LEN).min(bytes.len());
     let close = start + 1 + memchr::memchr(b']', &bytes[start + 1..limit])?;
     let inner = &text[start + 1..close];
-    let underscore = inner.rfind('_')?;
+    let underscore = memchr::memrchr(b'_', inner.as_bytes())?;
     let (kind, digits) = (&inner[..underscore], &inner[underscore + 1..]);
     if !Kind::is_valid_name(kind) {
         return None;
@@ -142,6 +165,18 @@ mod tests {
             Token::new(Kind::from_name("EMPLOYEE_ID"), 12).to_string(),
             "[EMPLOYEE_ID_12]"
         );
+    }
+
+    #[test]
+    fn write_to_matches_display() {
+        for n in [1, 9, 10, 99, 100, 12345, u32::MAX] {
+            for kind in [Kind::Email, Kind::from_name("EMPLOYEE_ID")] {
+                let token = Token::new(kind, n);
+                let mut out = String::from("x");
+                token.write_to(&mut out);
+                assert_eq!(out, format!("x{token}"));
+            }
+        }
     }
 
     #[test]

@@ -402,13 +402,30 @@ fn has_ssn_cue(text: &str, d: usize) -> bool {
         .any(|cue| window.windows(cue.len()).any(|w| w == cue.as_bytes()))
 }
 
+/// Whether a key names social security numbers: folded to lower-case ASCII letters and digits,
+/// it ends in `ssn` or holds `socialsecurity`. Folds into a stack buffer (this runs once per
+/// keyed JSON value); longer keys fold into a `String`.
 pub(super) fn is_ssn_key(key: &str) -> bool {
-    let folded: String = key
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    folded == "ssn" || folded.ends_with("ssn") || folded.contains("socialsecurity")
+    let mut buf = [0u8; 64];
+    let mut n = 0;
+    for b in key.bytes().filter(u8::is_ascii_alphanumeric) {
+        if n == buf.len() {
+            let folded: Vec<u8> = key
+                .bytes()
+                .filter(u8::is_ascii_alphanumeric)
+                .map(|b| b.to_ascii_lowercase())
+                .collect();
+            return folded_is_ssn(&folded);
+        }
+        buf[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    folded_is_ssn(&buf[..n])
+}
+
+fn folded_is_ssn(folded: &[u8]) -> bool {
+    const SOCIAL: &[u8] = b"socialsecurity";
+    folded.ends_with(b"ssn") || folded.windows(SOCIAL.len()).any(|w| w == SOCIAL)
 }
 
 /// Whether the digits in `s` pass the Luhn check.

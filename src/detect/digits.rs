@@ -12,7 +12,7 @@
 use super::checksum::NumberRecognizer;
 use super::ip::IpRecognizer;
 use super::phone::{PhoneRecognizer, next_digit};
-use super::{FindContext, Recognizer, Span};
+use super::{FindContext, Recognizer, Span, prefilter};
 
 /// Phone, number and IP recognizers (each optional) run in one pass over the digits.
 #[derive(Debug)]
@@ -36,8 +36,19 @@ impl DigitRuns {
     }
 }
 
-impl Recognizer for DigitRuns {
-    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+impl DigitRuns {
+    /// The bytes that can start a candidate: a digit, and `:` when IPv6 is on.
+    pub(super) fn triggers(&self) -> u8 {
+        if self.ip.is_some() {
+            prefilter::DIGIT | prefilter::COLON
+        } else {
+            prefilter::DIGIT
+        }
+    }
+
+    /// [`Recognizer::find`] with what the context's key says worked out by the caller: whether
+    /// the key names phone numbers (`keyed`) and SSNs (`ssn_key`).
+    pub(super) fn find_keyed(&self, text: &str, keyed: bool, ssn_key: bool, out: &mut Vec<Span>) {
         let b = text.as_bytes();
         let v6 = match &self.ip {
             Some(ip) => ip.find_v6(b, out),
@@ -46,8 +57,6 @@ impl Recognizer for DigitRuns {
         let Some(mut d) = next_digit(b, 0) else {
             return;
         };
-        let keyed = PhoneRecognizer::keyed(cx);
-        let ssn_key = NumberRecognizer::ssn_keyed(cx);
         // Where each member resumes; a member that is off never asks again.
         let (mut p, mut n, mut v) = (usize::MAX, usize::MAX, usize::MAX);
         if self.phone.is_some() {
@@ -81,6 +90,14 @@ impl Recognizer for DigitRuns {
                 None => return,
             }
         }
+    }
+}
+
+impl Recognizer for DigitRuns {
+    fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let keyed = PhoneRecognizer::keyed(cx);
+        let ssn_key = NumberRecognizer::ssn_keyed(cx);
+        self.find_keyed(text, keyed, ssn_key, out);
     }
 }
 

@@ -267,31 +267,68 @@ fn ascii_domain_ok(domain: &str, from_idna: bool) -> bool {
     if domain.len() > MAX_DOMAIN {
         return false;
     }
+    // On bytes: `.` and the label bytes are ASCII, and splitting on a byte skips the string
+    // searcher's setup per label.
+    let d = domain.as_bytes();
     let mut labels = 0;
-    for label in domain.split('.') {
+    for label in d.split(|&b| b == b'.') {
         labels += 1;
         if label.is_empty()
             || label.len() > MAX_LABEL
-            || label.starts_with('-')
-            || label.ends_with('-')
+            || label[0] == b'-'
+            || label[label.len() - 1] == b'-'
             || !label
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'-')
         {
             return false;
         }
     }
-    let tld = domain.rsplit('.').next().unwrap_or("");
-    let tld_ok = if let Some(puny) = tld.strip_prefix("xn--") {
+    let tld = d.rsplit(|&b| b == b'.').next().unwrap_or(b"");
+    let tld_ok = if let Some(puny) = tld.strip_prefix(b"xn--") {
         from_idna && !puny.is_empty()
     } else {
-        tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic())
+        tld.len() >= 2 && tld.iter().all(u8::is_ascii_alphabetic)
     };
-    labels >= 2
-        && tld_ok
-        && !FILE_EXTENSIONS
-            .iter()
-            .any(|ext| ext.eq_ignore_ascii_case(tld))
+    labels >= 2 && tld_ok && !is_file_extension(tld)
+}
+
+/// Up to eight bytes, little-endian, in a `u64` (zero-padded).
+const fn pack(b: &[u8]) -> u64 {
+    assert!(b.len() <= 8, "file extensions are at most eight bytes");
+    let mut v = 0u64;
+    let mut i = 0;
+    while i < b.len() {
+        v |= (b[i] as u64) << (8 * i);
+        i += 1;
+    }
+    v
+}
+
+/// [`FILE_EXTENSIONS`] packed, so a top-level domain is checked with one comparison per entry.
+static PACKED_EXTENSIONS: [u64; FILE_EXTENSIONS.len()] = {
+    let mut out = [0u64; FILE_EXTENSIONS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = pack(FILE_EXTENSIONS[i].as_bytes());
+        i += 1;
+    }
+    out
+};
+
+/// Whether `tld` is on [`FILE_EXTENSIONS`], ignoring ASCII case. (The list is lower-case ASCII
+/// without NUL bytes, so equal packed forms of strings of at most eight bytes are equal strings.)
+fn is_file_extension(tld: &[u8]) -> bool {
+    let b = tld;
+    if b.is_empty() || b.len() > 8 {
+        return false;
+    }
+    let mut lower = [0u8; 8];
+    for (d, s) in lower.iter_mut().zip(b) {
+        *d = s.to_ascii_lowercase();
+    }
+    let key = pack(&lower[..b.len()]);
+    PACKED_EXTENSIONS.contains(&key)
 }
 
 #[cfg(test)]
@@ -302,6 +339,20 @@ mod tests {
         let mut out = Vec::new();
         EmailRecognizer::new().find(text, &FindContext::default(), &mut out);
         out.iter().map(|s| &text[s.start..s.end]).collect()
+    }
+
+    #[test]
+    fn file_extensions_match_the_list_in_any_case() {
+        for ext in FILE_EXTENSIONS {
+            assert!(is_file_extension(ext.as_bytes()), "{ext}");
+            assert!(
+                is_file_extension(ext.to_ascii_uppercase().as_bytes()),
+                "{ext}"
+            );
+        }
+        for tld in ["com", "io", "org", "pn", "jsonx", "", "photography", "j\0"] {
+            assert!(!is_file_extension(tld.as_bytes()), "{tld}");
+        }
     }
 
     #[test]

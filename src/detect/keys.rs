@@ -200,7 +200,7 @@ struct Listed {
 /// FNV-1a: keys are short and the table is fixed, so SipHash's DoS resistance buys nothing
 /// here and costs a third of the lookup.
 #[derive(Default)]
-struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl std::hash::Hasher for Fnv {
     fn finish(&self) -> u64 {

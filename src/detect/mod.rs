@@ -9,7 +9,9 @@
 //! Recognizers are the plug-in point: each owns one kind, does its own cheap prefilter (for
 //! example `memchr` on `@` for email) so that text without candidates costs one fast scan, and
 //! appends candidates to a shared output vector so the hot path allocates nothing when nothing is
-//! found.
+//! found. On a short string the detector first reads the bytes once ([`prefilter`]) and skips the
+//! built-in recognizers whose trigger byte is absent, and it works out what the context's key
+//! says (a phone key, an SSN key, a name key) once for all of them.
 //!
 //! Structure matters as much as text: a value under the JSON key `full_name` or in the CSV column
 //! `email` is evidence the text alone does not carry. Callers pass that through [`FindContext`].
@@ -24,6 +26,7 @@ mod keys;
 pub mod names;
 pub mod overlap;
 mod phone;
+pub(crate) mod prefilter;
 pub mod recall;
 mod structured;
 
@@ -33,6 +36,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 pub use custom::{CustomKind, Validator};
+pub(crate) use keys::Fnv;
 pub use keys::{KeyHint, key_hint};
 
 /// A kind of personal data, and the `KIND` in its tokens (`[KIND_N]`).
@@ -204,6 +208,26 @@ impl<'a> FindContext<'a> {
     }
 }
 
+/// What the context's key says to the built-in recognizers, worked out once per key: a caller
+/// that sees the same key many times (the rows of a JSON array) works it out once and reuses it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KeyFacts {
+    /// [`key_hint`] of the key.
+    hint: Option<KeyHint>,
+    /// The key names social security numbers.
+    ssn: bool,
+}
+
+impl KeyFacts {
+    /// The facts of `key` (none without one).
+    pub(crate) fn of(key: Option<&str>) -> KeyFacts {
+        key.map_or_else(KeyFacts::default, |key| KeyFacts {
+            hint: key_hint(key),
+            ssn: checksum::is_ssn_key(key),
+        })
+    }
+}
+
 /// One kind's finder. Implementations push candidates (possibly overlapping each other and
 /// other recognizers' candidates) to `out`; the [`Detector`] resolves overlaps.
 pub trait Recognizer: Send + Sync + fmt::Debug {
@@ -297,7 +321,11 @@ pub enum DetectError {
 /// The compiled detector: build once per configuration, share by reference or `Arc`.
 #[derive(Debug)]
 pub struct Detector {
-    recognizers: Vec<Box<dyn Recognizer>>,
+    email: Option<email::EmailRecognizer>,
+    digits: Option<digits::DigitRuns>,
+    /// The [`prefilter`] classes that can start a candidate of `digits`.
+    digit_triggers: u8,
+    custom: Vec<custom::CustomRecognizer>,
     structured: structured::StructuredNames,
     keyed: keyed::KeyedValues,
     custom_keys: Vec<(Box<str>, usize)>,
@@ -308,10 +336,7 @@ pub struct Detector {
 impl Detector {
     /// Compiles every recognizer the configuration turns on.
     pub fn new(config: &DetectConfig) -> Result<Detector, DetectError> {
-        let mut recognizers: Vec<Box<dyn Recognizer>> = Vec::new();
-        if config.email {
-            recognizers.push(Box::new(email::EmailRecognizer::new()));
-        }
+        let email = config.email.then(email::EmailRecognizer::new);
         // Phone, checksummed numbers and IP addresses share one pass over the digits.
         let phone = if config.phone {
             Some(phone::PhoneRecognizer::new(&config.phone_regions)?)
@@ -322,9 +347,9 @@ impl Detector {
             checksum::NumberRecognizer::new(config.credit_card, config.iban, config.us_ssn)
         });
         let ip = config.ip_address.then(ip::IpRecognizer::new);
-        if let Some(group) = digits::DigitRuns::new(phone, numbers, ip) {
-            recognizers.push(Box::new(group));
-        }
+        let digits = digits::DigitRuns::new(phone, numbers, ip);
+        let digit_triggers = digits.as_ref().map_or(0, digits::DigitRuns::triggers);
+        let mut custom = Vec::new();
         let mut custom_keys = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for kind in &config.custom {
@@ -336,9 +361,9 @@ impl Detector {
             }
             let compiled = custom::CustomRecognizer::new(kind)?;
             for key in &kind.json_keys {
-                custom_keys.push((key.to_ascii_lowercase().into_boxed_str(), recognizers.len()));
+                custom_keys.push((key.to_ascii_lowercase().into_boxed_str(), custom.len()));
             }
-            recognizers.push(Box::new(compiled));
+            custom.push(compiled);
         }
         let names = if config.name {
             Some(names::NameFinder::new(
@@ -350,7 +375,10 @@ impl Detector {
         };
         let structured = structured::StructuredNames::new(names, config.names_in_text);
         Ok(Detector {
-            recognizers,
+            email,
+            digits,
+            digit_triggers,
+            custom,
             structured,
             keyed: keyed::KeyedValues {
                 cards: config.credit_card,
@@ -378,15 +406,41 @@ impl Detector {
 
     /// Like [`Detector::detect`], but reuses `out` (cleared first) to avoid allocating.
     pub fn detect_into(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let classes = prefilter::classes(text.as_bytes());
+        self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key), out);
+    }
+
+    /// [`Detector::detect_into`] for a caller that already has the [`prefilter::classes`] of
+    /// `text` (or [`prefilter::ALL`]) and the [`KeyFacts`] of `cx.key`.
+    pub(crate) fn detect_classified(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+        out: &mut Vec<Span>,
+    ) {
         out.clear();
         if text.is_empty() {
             return;
         }
-        self.literal.find(text, cx, out);
-        for recognizer in &self.recognizers {
-            recognizer.find(text, cx, out);
+        if classes & prefilter::BRACKET != 0 {
+            self.literal.find(text, cx, out);
         }
-        self.structured.find(text, cx, out);
+        if classes & prefilter::AT != 0
+            && let Some(email) = &self.email
+        {
+            email.find(text, cx, out);
+        }
+        if classes & self.digit_triggers != 0
+            && let Some(digits) = &self.digits
+        {
+            digits.find_keyed(text, facts.hint == Some(KeyHint::Phone), facts.ssn, out);
+        }
+        for custom in &self.custom {
+            custom.find(text, cx, out);
+        }
+        self.structured.find(text, cx, facts.hint, out);
         self.keyed.find(text, cx, out);
         if let Some(recall) = cx.recall {
             recall.find(text, out);

@@ -141,6 +141,9 @@ struct Validity {
     any: Option<Regex>,
     set: RegexSet,
     lengths: Vec<Vec<u16>>,
+    /// Bit `n`: every pattern allows length `n`, so a match of `any` settles validity without
+    /// asking `set` which pattern matched.
+    any_length: u64,
     min_len: usize,
     max_len: usize,
 }
@@ -174,10 +177,20 @@ impl Validity {
         let any = (!patterns.is_empty())
             .then(|| union(patterns.iter().map(|p| p.as_str())))
             .flatten();
+        // Only when `set` holds every pattern (it falls back to the empty set if it cannot be
+        // built, and then nothing is valid).
+        let any_length = if set.len() == patterns.len() {
+            (0..64u16)
+                .filter(|&n| lengths.iter().all(|l| l.is_empty() || l.contains(&n)))
+                .fold(0u64, |bits, n| bits | 1 << n)
+        } else {
+            0
+        };
         Validity {
             any,
             set,
             lengths,
+            any_length,
             min_len,
             max_len,
         }
@@ -189,8 +202,12 @@ impl Validity {
         if len < self.min_len || len > self.max_len {
             return false;
         }
-        if self.any.as_ref().is_some_and(|any| !any.is_match(nsn)) {
-            return false;
+        match &self.any {
+            Some(any) if !any.is_match(nsn) => return false,
+            // `any` is the union of the patterns of `set`: one of them matched, and each
+            // allows this length.
+            Some(_) if len < 64 && self.any_length & (1 << len) != 0 => return true,
+            _ => {}
         }
         let found = self.set.matches(nsn);
         found.iter().any(|i| {

@@ -27,26 +27,34 @@ impl StructuredNames {
         self.names.as_ref().is_some_and(|n| n.is_distinctive(value))
     }
 
-    pub(super) fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+    /// Finds names in `text`; `hint` is `key_hint` of `cx.key`, worked out by the caller.
+    pub(super) fn find(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        hint: Option<KeyHint>,
+        out: &mut Vec<Span>,
+    ) {
         let Some(names) = &self.names else {
             return;
         };
-        if let Some(key) = cx.key {
-            match key_hint(key) {
+        if cx.key.is_some() {
+            match hint {
                 Some(KeyHint::PersonName { strong }) => {
-                    let under_org = cx
-                        .parent_key
-                        .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson));
-                    if under_org && !strong {
+                    if !strong
+                        && cx
+                            .parent_key
+                            .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson))
+                    {
                         // `company.name`: the organisation's own name, even when it is made of
                         // surnames ("Dooley, Kozey and Cronin").
                         return;
                     }
                     if let Some((start, end)) = name_shaped(text) {
                         let value = &text[start..end];
-                        let under_people = cx.parent_key.is_some_and(is_people_container);
+                        let under_people = || cx.parent_key.is_some_and(is_people_container);
                         let evidence = strong
-                            || under_people
+                            || under_people()
                             || (names.has_known_name_word(value) && reads_as_name(names, value));
                         if evidence && !names.is_allowed(value) {
                             out.push(Span::new(start, end, Kind::Name));
@@ -141,7 +149,7 @@ mod tests {
             ..FindContext::default()
         };
         let mut out = Vec::new();
-        s.find(text, &cx, &mut out);
+        s.find(text, &cx, key_hint(key), &mut out);
         out.iter()
             .map(|s| text[s.start..s.end].to_string())
             .collect()

@@ -191,6 +191,22 @@ pub fn normalize<'a>(kind: &Kind, value: &'a str, canonical: Option<&'a str>) ->
     }
     match kind {
         Kind::Email => lower(value),
+        Kind::Name if value.is_ascii() => {
+            // The same fold for ASCII, a byte at a time: words split on whitespace (as
+            // `char::is_whitespace` sees it), lower-cased, joined by one space.
+            let mut folded = String::with_capacity(value.len());
+            for word in value
+                .as_bytes()
+                .split(|&b| char::from(b).is_whitespace())
+                .filter(|w| !w.is_empty())
+            {
+                if !folded.is_empty() {
+                    folded.push(' ');
+                }
+                folded.extend(word.iter().map(|&b| char::from(b.to_ascii_lowercase())));
+            }
+            Cow::Owned(folded)
+        }
         Kind::Name => {
             let folded: String = value
                 .split_whitespace()
@@ -244,6 +260,24 @@ mod tests {
             "+14155550100"
         );
         assert_eq!(normalize(&Kind::Literal, "[EMAIL_1]", None), "[EMAIL_1]");
+    }
+
+    #[test]
+    fn ascii_name_fold_matches_the_general_fold() {
+        for value in [
+            "Ann Lee",
+            "  Ann \t\x0bLEE\n ",
+            "o'neil-SMITH jr.",
+            "",
+            "   ",
+            "X",
+        ] {
+            let general: String = value
+                .split_whitespace()
+                .flat_map(|w| w.chars().flat_map(char::to_lowercase).chain([' ']))
+                .collect();
+            assert_eq!(normalize(&Kind::Name, value, None), general.trim_end());
+        }
     }
 
     #[test]

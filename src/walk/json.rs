@@ -123,7 +123,7 @@ impl<'s> Position<'s> {
 
     /// The dotted path of the current value (`to`, `recipients.0`, `message.cc`).
     pub(crate) fn path(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(32);
         for frame in self.frames {
             let segment_written = match frame {
                 Frame::Object { key: Some(k), .. } => {
@@ -317,24 +317,57 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// How many bytes of a string body [`lex_string`] reads one at a time before it hands the search
+/// for the closing quote to `memchr2`.
+const SHORT_RUN: usize = 32;
+
+/// The bytes that end a run of plain string body: `"`, `\\` and control bytes.
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// Lexes the string literal whose opening quote is at `start`.
 fn lex_string(bytes: &[u8], start: usize) -> Result<StrLit, JsonError> {
     let mut i = start + 1;
     let mut escaped = false;
     loop {
-        let Some(off) = memchr::memchr2(b'"', b'\\', &bytes[i..]) else {
-            return Err(JsonError {
-                offset: start,
-                what: "a closing quote",
-            });
+        // Most literals are short: read the first bytes one at a time through a table (quote,
+        // backslash, control byte), since `memchr2`'s setup costs more than a short run
+        // itself, and hand longer runs to it. Errors are the same either way.
+        let window = bytes.len().min(i + SHORT_RUN);
+        let off = match bytes[i..window]
+            .iter()
+            .position(|&b| STRING_STOP[usize::from(b)])
+        {
+            Some(p) if bytes[i + p] >= 0x20 => p,
+            stop => {
+                // A control byte in the window, or no stop in it: search on as before.
+                let from = stop.map_or(window, |p| i + p);
+                let Some(found) = memchr::memchr2(b'"', b'\\', &bytes[from..]) else {
+                    return Err(JsonError {
+                        offset: start,
+                        what: "a closing quote",
+                    });
+                };
+                let off = from + found - i;
+                // Control characters must be escaped inside JSON strings.
+                if bytes[from..i + off].iter().any(|&b| b < 0x20) {
+                    return Err(JsonError {
+                        offset: i,
+                        what: "no raw control character in a string",
+                    });
+                }
+                off
+            }
         };
-        // Control characters must be escaped inside JSON strings.
-        if bytes[i..i + off].iter().any(|&b| b < 0x20) {
-            return Err(JsonError {
-                offset: i,
-                what: "no raw control character in a string",
-            });
-        }
         i += off;
         if bytes[i] == b'"' {
             return Ok(StrLit {
@@ -639,6 +672,29 @@ mod tests {
             "[1.]",
         ] {
             assert!(for_each_string(doc, |_, _| {}).is_err(), "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn string_errors_do_not_depend_on_where_the_stop_byte_is() {
+        // Short and long bodies (the first 32 bytes are read directly, the rest by memchr2).
+        for pad in [0, 5, 31, 32, 33, 100] {
+            let p = "a".repeat(pad);
+            let err = |doc: &str| for_each_string(doc, |_, _| {}).unwrap_err();
+            let e = err(&format!("[\"{p}\u{1}x\"]"));
+            assert_eq!(
+                (e.offset, e.what),
+                (2, "no raw control character in a string")
+            );
+            let e = err(&format!("[\"{p}\u{1}x"));
+            assert_eq!((e.offset, e.what), (1, "a closing quote"));
+            let e = err(&format!("[\"{p}\\n{p}\u{1}\"]"));
+            assert_eq!(
+                (e.offset, e.what),
+                (4 + pad, "no raw control character in a string")
+            );
+            assert_eq!(strings(&format!("[\"{p}\\\"{p}\"]")).len(), 1);
+            assert_eq!(err(&format!("[\"{p}")).what, "a closing quote");
         }
     }
 

@@ -30,7 +30,7 @@ use std::ops::Range;
 pub use json::JsonError;
 
 use crate::detect::recall::Recall;
-use crate::detect::{Detector, FindContext, Kind, Span};
+use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
 use crate::sensitive::Sensitive;
 use crate::token::{self, Token};
 
@@ -178,20 +178,37 @@ pub fn scan_text<'d>(
     }
 }
 
-/// Object keys this scan found nothing in. An array of records repeats the same few keys
-/// thousands of times; a key is scanned with no context, and the detector is a pure function of
-/// the text (and the embedding depth), so a key seen clean before is clean again. Keys are
-/// compared exactly; only short keys are remembered, and only a few (a linear scan of at most
-/// 64 entries, most rejected on length, costs less than one detector call).
-const CLEAN_KEY_MAX_LEN: usize = 64;
-const CLEAN_KEYS: usize = 64;
+/// What this scan remembers about object keys. An array of records repeats the same few keys
+/// thousands of times, so per distinct key (compared exactly) the scan keeps:
+///
+/// - the [`KeyFacts`] the detector derives from it as the key of a value (a phone key, an SSN
+///   key, a name key), worked out once instead of once per value;
+/// - whether the key itself, scanned as text, was found clean, per embedding depth: a key is
+///   scanned with no context and the detector is a pure function of the text (and the depth),
+///   so a key seen clean before is clean again.
+///
+/// Only short keys are remembered, and only a bounded number of them (the table is hashed with
+/// FNV; its size bounds what a document crafted to collide can cost).
+const KEY_MEMO_MAX_LEN: usize = 64;
+const KEY_MEMO_ENTRIES: usize = 256;
+// `KeyMemo::clean` has one bit per embedding depth.
+const _: () = assert!(MAX_EMBED_DEPTH < 8);
+
+#[derive(Clone, Copy, Default)]
+struct KeyMemo {
+    /// The facts, once worked out.
+    facts: Option<KeyFacts>,
+    /// Bit `d`: the key as text was found clean at embedding depth `d`.
+    clean: u8,
+}
+
+type KeyMemos = std::collections::HashMap<Box<str>, KeyMemo, std::hash::BuildHasherDefault<Fnv>>;
 
 struct ValueScanner<'d> {
     detector: &'d Detector,
     slots: Vec<FoundValue>,
     spans: Vec<Span>,
-    /// Clean keys, per embedding depth.
-    clean_keys: Vec<(usize, Box<str>)>,
+    keys: KeyMemos,
     /// Top-level string values to leave alone.
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
     /// When asked for: the path of each slot's top-level string, and the current one.
@@ -207,7 +224,7 @@ impl<'d> ValueScanner<'d> {
             detector,
             slots: Vec::new(),
             spans: Vec::with_capacity(8),
-            clean_keys: Vec::new(),
+            keys: KeyMemos::default(),
             skip: &|_| false,
             paths: None,
             path: Box::from(""),
@@ -223,20 +240,50 @@ impl<'d> ValueScanner<'d> {
         }
     }
 
+    /// Remembers `memo` for `key` if the key is short and there is room.
+    fn remember_key(&mut self, key: &str, memo: KeyMemo) {
+        if key.len() <= KEY_MEMO_MAX_LEN && self.keys.len() < KEY_MEMO_ENTRIES {
+            self.keys.insert(key.into(), memo);
+        }
+    }
+
+    /// The [`KeyFacts`] of the key `key` of a value.
+    fn key_facts(&mut self, key: Option<&str>) -> KeyFacts {
+        let Some(key) = key else {
+            return KeyFacts::default();
+        };
+        if let Some(memo) = self.keys.get_mut(key) {
+            return *memo.facts.get_or_insert_with(|| KeyFacts::of(Some(key)));
+        }
+        let facts = KeyFacts::of(Some(key));
+        self.remember_key(
+            key,
+            KeyMemo {
+                facts: Some(facts),
+                clean: 0,
+            },
+        );
+        facts
+    }
+
     /// [`Self::string_content`] for an object key, skipping keys already found clean.
     fn key_content(&mut self, key: &str, depth: usize) -> Option<Content> {
-        let cacheable = key.len() <= CLEAN_KEY_MAX_LEN;
-        if cacheable
-            && self
-                .clean_keys
-                .iter()
-                .any(|(d, k)| *d == depth && k.as_ref() == key)
-        {
+        let bit = 1u8 << depth;
+        if self.keys.get(key).is_some_and(|m| m.clean & bit != 0) {
             return None;
         }
         let content = self.string_content(key, &FindContext::default(), depth);
-        if content.is_none() && cacheable && self.clean_keys.len() < CLEAN_KEYS {
-            self.clean_keys.push((depth, key.into()));
+        if content.is_none() {
+            match self.keys.get_mut(key) {
+                Some(memo) => memo.clean |= bit,
+                None => self.remember_key(
+                    key,
+                    KeyMemo {
+                        facts: None,
+                        clean: bit,
+                    },
+                ),
+            }
         }
         content
     }
@@ -284,6 +331,10 @@ impl<'d> ValueScanner<'d> {
         cx: &FindContext<'_>,
         depth: usize,
     ) -> Option<Content> {
+        // One pass over a short string says which recognizers can fire, and whether it can be
+        // CSV (a header line needs a newline).
+        let classes = prefilter::classes(text.as_bytes());
+        let facts = self.key_facts(cx.key);
         if depth < MAX_EMBED_DEPTH {
             if looks_like_json(text) {
                 let mark = self.slots.len();
@@ -292,7 +343,9 @@ impl<'d> ValueScanner<'d> {
                     Ok(pieces) => return Some(Content::Embedded { json: true, pieces }),
                     Err(_) => self.truncate(mark),
                 }
-            } else if let Some(csv) = csv::Csv::parse(text) {
+            } else if classes & prefilter::NEWLINE != 0
+                && let Some(csv) = csv::Csv::parse(text)
+            {
                 let pieces = self.csv_pieces(text, &csv);
                 return (!pieces.is_empty()).then_some(Content::Embedded {
                     json: false,
@@ -300,7 +353,7 @@ impl<'d> ValueScanner<'d> {
                 });
             }
         }
-        let spans = self.detect(text, cx);
+        let spans = self.detect_classified(text, cx, classes, &facts);
         (!spans.is_empty()).then_some(Content::Spans(spans))
     }
 
@@ -357,11 +410,24 @@ impl<'d> ValueScanner<'d> {
 
     /// Detects spans in `text`; returns (range, slot) pairs.
     fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> Vec<(Range<usize>, usize)> {
+        let classes = prefilter::classes(text.as_bytes());
+        self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key))
+    }
+
+    /// [`Self::detect`] given the [`prefilter::classes`] of `text`.
+    fn detect_classified(
+        &mut self,
+        text: &str,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+    ) -> Vec<(Range<usize>, usize)> {
         let cx = FindContext {
             recall: self.recall,
             ..*cx
         };
-        self.detector.detect_into(text, &cx, &mut self.spans);
+        self.detector
+            .detect_classified(text, &cx, classes, facts, &mut self.spans);
         let mut out = Vec::with_capacity(self.spans.len());
         for span in self.spans.drain(..) {
             if let Some(paths) = &mut self.paths {
@@ -577,14 +643,19 @@ fn write_piece<R: AsRef<str>>(
         }
         Content::Spans(spans) => {
             let body = &text[1..text.len() - 1];
+            // A body without escapes is its own decoded text: offsets map to themselves.
+            let plain = memchr::memchr(b'\\', body.as_bytes()).is_none();
             let mut offsets = json::RawOffsets::new(body);
+            let mut raw = |decoded: usize| {
+                if plain { decoded } else { offsets.raw(decoded) }
+            };
             let mut at = 0;
             out.push('"');
             for (range, slot) in spans {
-                let start = offsets.raw(range.start);
+                let start = raw(range.start);
                 out.push_str(&body[at..start]);
                 json::encode_body_into(replacements[*slot].as_ref(), out);
-                at = offsets.raw(range.end);
+                at = raw(range.end);
             }
             out.push_str(&body[at..]);
             out.push('"');
@@ -627,7 +698,26 @@ fn write_piece<R: AsRef<str>>(
 
 /// Token texts for minted tokens, ready for [`apply`].
 pub fn token_texts(tokens: &[Token]) -> Vec<String> {
-    tokens.iter().map(ToString::to_string).collect()
+    tokens
+        .iter()
+        .map(|t| {
+            let mut s = String::with_capacity(t.kind.as_str().len() + 8);
+            t.write_to(&mut s);
+            s
+        })
+        .collect()
+}
+
+/// Token texts for minted tokens written into one buffer, for [`apply`] without an allocation
+/// per token: returns the buffer and the end offset of each text in it.
+pub(crate) fn token_text_buffer(tokens: &[Token]) -> (String, Vec<usize>) {
+    let mut buf = String::with_capacity(tokens.len() * 12);
+    let mut ends = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        token.write_to(&mut buf);
+        ends.push(buf.len());
+    }
+    (buf, ends)
 }
 
 #[cfg(test)]
