@@ -139,14 +139,17 @@ fn must_vanish(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Same keys, same types, same numbers, same array lengths; strings may differ.
+/// Same keys, same types, same numbers, same array lengths; strings may differ, and so may a
+/// key that held a value to tokenize (a random key can be a name: `{"Om ": null}`). The exact
+/// round trip is asserted separately.
 fn same_shape(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x.iter()
-                    .zip(y.iter())
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_shape(va, vb))
+                && x.iter().all(|(k, va)| match y.get(k) {
+                    Some(vb) => same_shape(va, vb),
+                    None => y.keys().any(|kb| !x.contains_key(kb) && kb.contains('[')),
+                })
         }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_shape(a, b))
