@@ -7,8 +7,8 @@
 //! which also holds the [`lexicon`](super::lexicon) flags of each word, and every
 //! [`crate::detect::Detector`] shares it.
 //!
-//! Lookups fold case: ASCII words through a stack buffer (no allocation), other scripts through
-//! `str::to_lowercase`.
+//! Lookups fold case: ASCII words in registers, eight bytes at a time (no buffer, no allocation),
+//! other scripts through `str::to_lowercase`.
 
 use std::hash::Hasher;
 use std::sync::OnceLock;
@@ -84,6 +84,39 @@ impl Hasher for FxHasher {
         let h = self.0 ^ (self.0 >> 29);
         h.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (h >> 32)
     }
+}
+
+/// The high bit of every byte of a `u64`.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `x` with its ASCII capitals lower-cased, eight bytes at a time; `None` when a byte is not
+/// ASCII. Bytes compare as `b + (0x80 - bound)`, which sets a byte's high bit when `b >= bound`
+/// without carrying into the next byte (every byte is below 0x80 by then).
+fn fold_ascii(x: u64) -> Option<u64> {
+    if x & HIGH != 0 {
+        return None;
+    }
+    let at_least_a = x.wrapping_add(0x3f3f_3f3f_3f3f_3f3f); // >= b'A'
+    let past_z = x.wrapping_add(0x2525_2525_2525_2525); // >= b'['
+    let upper = at_least_a & !past_z & HIGH;
+    Some(x | (upper >> 2))
+}
+
+/// [`word_hash`] of the ASCII lower case of `b`, without a buffer; `None` when `b` is not ASCII.
+fn ascii_fold_hash(b: &[u8]) -> Option<u64> {
+    let mut h = FxHasher::default();
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h.add(fold_ascii(x)?);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        h.add(fold_ascii(u64::from_le_bytes(buf))?);
+    }
+    Some(h.finish())
 }
 
 pub(crate) fn word_hash(lower: &[u8]) -> u64 {
@@ -233,18 +266,16 @@ impl Gazetteer {
     }
 
     /// The slot of `word` in any case, and whether the word is ASCII. ASCII words are folded
-    /// through a stack buffer; other scripts through `str::to_lowercase` (final sigma).
+    /// and hashed eight bytes at a time in registers; other scripts go through
+    /// `str::to_lowercase` (final sigma).
     fn find(&self, word: &str) -> (Option<u64>, bool) {
         let b = word.as_bytes();
-        if b.is_ascii() {
-            if b.len() > 48 {
-                return (None, true);
+        if b.len() <= 48 {
+            if let Some(h) = ascii_fold_hash(b) {
+                return (self.slot(h), true);
             }
-            let mut buf = [0u8; 48];
-            for (d, s) in buf.iter_mut().zip(b) {
-                *d = s.to_ascii_lowercase();
-            }
-            return (self.slot(word_hash(&buf[..b.len()])), true);
+        } else if b.is_ascii() {
+            return (None, true);
         }
         if b.len() > 96 {
             return (None, false);
@@ -312,5 +343,35 @@ mod tests {
         assert!(g.lookup("Иван").unwrap().first > 0);
         assert!(g.lookup("李").unwrap().last > 0);
         assert!(g.lookup("zzqxw").is_none());
+    }
+
+    #[test]
+    fn folded_hash_matches_lower_case_hash() {
+        for w in [
+            "",
+            "a",
+            "Maria",
+            "SMITH",
+            "O'Neil",
+            "Jean-Luc",
+            "J.",
+            "@[`{",
+            "Zz",
+            "AZaz09_-.",
+            "VeryLongWordThatSpansSeveralChunksOfEightBytes",
+        ] {
+            let lower = w.to_ascii_lowercase();
+            assert_eq!(
+                ascii_fold_hash(w.as_bytes()),
+                Some(word_hash(lower.as_bytes())),
+                "{w}"
+            );
+        }
+        assert_eq!(ascii_fold_hash("Иван".as_bytes()), None);
+        for c in 0u8..0x80 {
+            let x = u64::from_le_bytes([c, b'A', c, b'z', c, b'[', c, b'@']);
+            let want: Vec<u8> = x.to_le_bytes().iter().map(u8::to_ascii_lowercase).collect();
+            assert_eq!(fold_ascii(x).map(u64::to_le_bytes).unwrap().to_vec(), want);
+        }
     }
 }

@@ -101,6 +101,9 @@ enum Cue {
 #[derive(Debug, Default)]
 struct Evidence {
     words: Vec<String>,
+    /// Bit `min(len, 63)` is set for the length of each word: most words of a text are
+    /// rejected by their length alone.
+    lens: u64,
 }
 
 impl Evidence {
@@ -122,6 +125,7 @@ impl Evidence {
                     && !ev.has(part)
                 {
                     ev.words.push(part.to_ascii_lowercase());
+                    ev.lens |= 1 << part.len().min(63);
                 }
             }
         }
@@ -129,7 +133,15 @@ impl Evidence {
     }
 
     fn has(&self, word: &str) -> bool {
-        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
+        self.has_bytes(word.as_bytes())
+    }
+
+    fn has_bytes(&self, word: &[u8]) -> bool {
+        self.lens & (1 << word.len().min(63)) != 0
+            && self
+                .words
+                .iter()
+                .any(|w| w.as_bytes().eq_ignore_ascii_case(word))
     }
 }
 
@@ -182,6 +194,9 @@ fn word_end(text: &str, mut i: usize) -> usize {
 }
 
 fn shape_of(word: &str) -> Option<Shape> {
+    if word.is_ascii() {
+        return shape_of_ascii(word);
+    }
     let mut chars = word.chars();
     let first = chars.next()?;
     if !first.is_uppercase() {
@@ -206,6 +221,45 @@ fn shape_of(word: &str) -> Option<Shape> {
                 camel = true;
             }
         } else if c.is_lowercase() {
+            lower += 1;
+        }
+        prev = c;
+    }
+    if lower == 0 && upper > 0 {
+        return Some(Shape::Upper);
+    }
+    if camel {
+        return None;
+    }
+    Some(Shape::Title)
+}
+
+/// [`shape_of`] for an ASCII word, byte by byte (the same rules: for ASCII, `char::is_uppercase`
+/// is `u8::is_ascii_uppercase`).
+fn shape_of_ascii(word: &str) -> Option<Shape> {
+    let b = word.as_bytes();
+    let first = *b.first()?;
+    if !first.is_ascii_uppercase() {
+        return Some(if first.is_ascii_lowercase() {
+            Shape::Lower
+        } else {
+            Shape::Caseless
+        });
+    }
+    if b.len() == 1 {
+        return Some(Shape::Initial);
+    }
+    let mut upper = 0usize;
+    let mut lower = 0usize;
+    let mut prev = first;
+    let mut camel = false;
+    for &c in &b[1..] {
+        if c.is_ascii_uppercase() {
+            upper += 1;
+            if lower > 0 && !matches!(prev, b'\'' | b'-') && !mc_prefix(word, char::from(c)) {
+                camel = true;
+            }
+        } else if c.is_ascii_lowercase() {
             lower += 1;
         }
         prev = c;
@@ -282,7 +336,7 @@ impl NameFinder {
         if text.len() < 2 {
             return;
         }
-        let evidence = if memchr::memchr(b'@', text.as_bytes()).is_some() {
+        let evidence = if has_byte(text.as_bytes(), b'@') {
             Evidence::collect(text, self.gaz)
         } else {
             Evidence::default()
@@ -292,7 +346,7 @@ impl NameFinder {
         let lower_text = text.len() <= 1024
             && !text
                 .bytes()
-                .any(|c| c.is_ascii_uppercase() || is_code_byte(c))
+                .any(|c| BYTE_CLASS[usize::from(c)] & (UPPER | CODE) != 0)
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let mut scan = Scan {
             finder: self,
@@ -369,7 +423,7 @@ impl NameFinder {
 }
 
 /// Punctuation that marks code, markup or a log line rather than prose.
-fn is_code_byte(c: u8) -> bool {
+const fn is_code_byte(c: u8) -> bool {
     matches!(
         c,
         b'{' | b'}'
@@ -429,41 +483,149 @@ fn normalize_spaces(s: &str) -> String {
 /// A text short enough to be one field value ("maria ortiz", "JOHN SMITH"): lower-case and
 /// ALL-CAPS words count there.
 fn is_short_field(text: &str) -> bool {
-    text.len() <= 48
-        && text.split_whitespace().count() <= 4
-        && !text.contains(['.', '!', '?', ':', '\n'])
+    if text.len() > 48 || text.contains(['.', '!', '?', ':', '\n']) {
+        return false;
+    }
+    if !text.is_ascii() {
+        return text.split_whitespace().count() <= 4;
+    }
+    // ASCII white space as `char::is_whitespace` has it (which includes the vertical tab).
+    let mut words = 0;
+    let mut in_word = false;
+    for &c in text.as_bytes() {
+        let space = matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+        words += usize::from(!space && !in_word);
+        in_word = !space;
+    }
+    words <= 4
+}
+
+/// Byte classes of [`BYTE_CLASS`].
+const UPPER: u8 = 1;
+/// A byte of [`is_code_byte`].
+const CODE: u8 = 2;
+
+/// The class bits of each byte value, so that a test is one load.
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_uppercase() {
+            t[c] |= UPPER;
+        }
+        if is_code_byte(b) {
+            t[c] |= CODE;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// The high bit of every byte of a `u64`.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes of `b` from `i`, little-endian, if there are eight.
+fn load8(b: &[u8], i: usize) -> Option<u64> {
+    match b.get(i..i.checked_add(8)?)? {
+        &[a, b, c, d, e, f, g, h] => Some(u64::from_le_bytes([a, b, c, d, e, f, g, h])),
+        _ => None,
+    }
+}
+
+/// The high bit of each byte of `x` that is an ASCII letter. With every byte below 0x80,
+/// `y + (0x80 - bound)` sets a byte's high bit exactly when `y >= bound`, without carries.
+fn ascii_letters(x: u64) -> u64 {
+    let y = (x | 0x2020_2020_2020_2020) & !HIGH; // lower case, bytes below 0x80
+    let at_least_a = y.wrapping_add(0x1f1f_1f1f_1f1f_1f1f); // >= b'a'
+    let past_z = y.wrapping_add(0x0505_0505_0505_0505); // >= b'{'
+    at_least_a & !past_z & !x & HIGH
+}
+
+/// The end of the run of ASCII letters starting at `i`, eight bytes at a time.
+fn ascii_letters_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(x) = load8(b, i) {
+        let other = !ascii_letters(x) & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    i
+}
+
+/// The first position from `i` holding an ASCII letter or a non-ASCII byte (`b.len()` if none).
+fn next_letter(b: &[u8], mut i: usize) -> usize {
+    // Most gaps between words are one space: look at the next byte before loading eight.
+    match b.get(i) {
+        Some(&c) if c.is_ascii_alphabetic() || c >= 0x80 => return i,
+        Some(_) => i += 1,
+        None => return i,
+    }
+    while let Some(x) = load8(b, i) {
+        let stop = ascii_letters(x) | (x & HIGH);
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !(b[i].is_ascii_alphabetic() || b[i] >= 0x80) {
+        i += 1;
+    }
+    i
+}
+
+/// Whether `b` holds `needle`: `memchr` for long texts, eight bytes at a time for short ones
+/// (where `memchr`'s set-up costs more than the search).
+fn has_byte(b: &[u8], needle: u8) -> bool {
+    if b.len() >= 256 {
+        return memchr::memchr(needle, b).is_some();
+    }
+    let pattern = u64::from(needle) * 0x0101_0101_0101_0101;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ pattern;
+        // A zero byte of `x` (exact: no borrow from the byte below).
+        if !(((x & !HIGH) + !HIGH) | x) & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().contains(&needle)
 }
 
 /// Skips, from `i`, what the scan would skip while no run is open and no lower-case word can
 /// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
-/// non-ASCII byte, a lower-case greeting ("hi") or a word going on with `'`, `-` or a
-/// non-ASCII letter (the full scan decides those), at the start of that word.
-fn skip_idle(b: &[u8], mut i: usize) -> usize {
+/// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
+/// going on with `'`, `-` or a non-ASCII letter (the full scan decides those), at the start of
+/// that word. Gaps and words are crossed eight bytes at a time.
+fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
-    while i < n {
-        let c = b[i];
-        if c.is_ascii_lowercase() {
-            let start = i;
-            i += 1;
-            while i < n && b[i].is_ascii_alphabetic() {
-                i += 1;
-            }
-            if i < n && (b[i] >= 0x80 || b[i] == b'\'' || b[i] == b'-') {
-                return start;
-            }
-            if i - start <= 6
-                && matches!(c, b'h' | b'd' | b't' | b'c' | b'y')
-                && is_lower_greeting(&b[start..i])
-            {
-                return start;
-            }
-        } else if c.is_ascii_uppercase() || c >= 0x80 {
+    loop {
+        i = next_letter(b, i);
+        let Some(&c) = b.get(i) else {
+            return n;
+        };
+        if !c.is_ascii_lowercase() {
             return i;
-        } else {
-            i += 1;
+        }
+        let start = i;
+        i = ascii_letters_end(b, i + 1);
+        if i < n && (b[i] >= 0x80 || b[i] == b'\'' || b[i] == b'-') {
+            return start;
+        }
+        if i - start <= 6
+            && matches!(c, b'h' | b'd' | b't' | b'c' | b'y')
+            && is_lower_greeting(&b[start..i])
+        {
+            return start;
+        }
+        if ev.lens != 0 && ev.has_bytes(&b[start..i]) {
+            return start;
         }
     }
-    i
 }
 
 /// The state of one `find` call.
@@ -487,13 +649,13 @@ impl Scan<'_, '_> {
         // End of the last lower-case greeting word ("hi"), which lets one lower-case name follow.
         let mut greeting_end = usize::MAX;
         while i < n {
+            // A greeting matters only to the word right after it (`after_greeting`).
             if self.run.is_empty()
-                && greeting_end == usize::MAX
+                && (greeting_end == usize::MAX || i > greeting_end + 2)
                 && !self.field
                 && !self.lower_text
-                && self.evidence.words.is_empty()
             {
-                i = skip_idle(b, i);
+                i = skip_idle(b, i, self.evidence);
                 if i >= n {
                     break;
                 }
@@ -525,12 +687,12 @@ impl Scan<'_, '_> {
             let start = i;
             // Plain ASCII letters first (most words); the general scan only when the word
             // goes on with an apostrophe, a hyphen or a non-ASCII letter.
-            let mut end = i + 1;
-            while end < n && b[end].is_ascii_alphabetic() {
-                end += 1;
-            }
+            let mut end = ascii_letters_end(b, i + 1);
+            // Only ASCII letters (most words): no apostrophe, no possessive, no contraction.
+            let mut plain = c < 0x80;
             if end < n && (b[end] >= 0x80 || b[end] == b'\'' || b[end] == b'-') {
                 end = word_end(text, i);
+                plain = false;
             }
             i = end;
             // Lower-case words: the common case, kept cheap.
@@ -558,13 +720,13 @@ impl Scan<'_, '_> {
                 }
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
-                    || (!self.evidence.words.is_empty() && self.evidence.has(&text[start..end]));
+                    || (self.evidence.lens != 0 && self.evidence.has(&text[start..end]));
                 if !candidate {
                     self.flush();
                     continue;
                 }
             }
-            self.push_word(start, end);
+            self.push_word(start, end, plain);
         }
         self.flush();
     }
@@ -627,7 +789,9 @@ impl Scan<'_, '_> {
         &self.text[t.start..t.end]
     }
 
-    fn push_word(&mut self, start: usize, mut end: usize) {
+    /// Adds the word `start..end` to the run (or ends the run); `plain` when the word is only
+    /// ASCII letters.
+    fn push_word(&mut self, start: usize, mut end: usize, plain: bool) {
         let text = self.text;
         let b = text.as_bytes();
         // Code, mentions, hashtags, paths, e-mail addresses, numbers.
@@ -671,7 +835,12 @@ impl Scan<'_, '_> {
             self.flush();
             return;
         }
-        let Some(shape) = shape_of(&text[start..end]) else {
+        let shape = if plain {
+            shape_of_ascii(&text[start..end])
+        } else {
+            shape_of(&text[start..end])
+        };
+        let Some(shape) = shape else {
             self.flush();
             return;
         };
@@ -694,13 +863,16 @@ impl Scan<'_, '_> {
         }
         let mut possessive = false;
         for suffix in ["'s", "’s", "'S"] {
+            if plain {
+                break;
+            }
             if text[start..end].len() > suffix.len() + 1 && text[start..end].ends_with(suffix) {
                 end -= suffix.len();
                 possessive = true;
                 break;
             }
         }
-        if is_contraction(&text[start..end]) {
+        if !plain && is_contraction(&text[start..end]) {
             self.flush();
             return;
         }
@@ -722,7 +894,7 @@ impl Scan<'_, '_> {
         let word = &text[start..end];
         let bare = word.strip_suffix('.').unwrap_or(word);
         let (mut entry, flags) = self.finder.gaz.lookup_with_flags(bare);
-        if entry.is_none() && bare.contains(['\'', '’']) {
+        if entry.is_none() && !plain && bare.contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
             entry = self.finder.gaz.lookup(&joined);
@@ -855,11 +1027,19 @@ impl Scan<'_, '_> {
                 ),
             ),
             Some(_) => {
-                let start = head_p
-                    .char_indices()
-                    .rev()
-                    .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
-                    .map_or(0, |(i, c)| i + c.len_utf8());
+                // ASCII letters and `'` byte by byte; the char scan only past a non-ASCII byte.
+                let hb = head_p.as_bytes();
+                let mut start = hb.len();
+                while start > 0 && (hb[start - 1].is_ascii_alphabetic() || hb[start - 1] == b'\'') {
+                    start -= 1;
+                }
+                if start > 0 && hb[start - 1] >= 0x80 {
+                    start = head_p
+                        .char_indices()
+                        .rev()
+                        .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
+                        .map_or(0, |(i, c)| i + c.len_utf8());
+                }
                 (Some(&head_p[start..]), false)
             }
         }
@@ -868,10 +1048,14 @@ impl Scan<'_, '_> {
     /// The word right after `at`, skipping spaces and one `,`.
     fn next_word(&self, at: usize) -> Option<&str> {
         let rest = self.text[at..].trim_start_matches([' ', ',']);
-        let end = rest
-            .char_indices()
-            .find(|(_, c)| !c.is_alphabetic())
-            .map_or(rest.len(), |(i, _)| i);
+        // ASCII letters eight bytes at a time; the char scan only from a non-ASCII byte.
+        let mut end = ascii_letters_end(rest.as_bytes(), 0);
+        if rest.as_bytes().get(end).is_some_and(|&c| c >= 0x80) {
+            end += rest[end..]
+                .char_indices()
+                .find(|(_, c)| !c.is_alphabetic())
+                .map_or(rest.len() - end, |(i, _)| i);
+        }
         (end > 0).then(|| &rest[..end])
     }
 
