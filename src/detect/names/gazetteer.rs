@@ -112,9 +112,12 @@ fn ascii_fold_hash(b: &[u8]) -> Option<u64> {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut buf = [0u8; 8];
-        buf[..rest.len()].copy_from_slice(rest);
-        h.add(fold_ascii(u64::from_le_bytes(buf))?);
+        // Zero-padded like `word_hash`, built in a register (no `memcpy` call).
+        let mut x = 0u64;
+        for (k, &c) in rest.iter().enumerate() {
+            x |= u64::from(c) << (8 * k);
+        }
+        h.add(fold_ascii(x)?);
     }
     Some(h.finish())
 }

@@ -252,13 +252,14 @@ fn shape_of_ascii(word: &str) -> Option<Shape> {
     let mut upper = 0usize;
     let mut lower = 0usize;
     let mut prev = first;
-    let mut camel = false;
+    // A capital after a lower-case letter, not right after `'` or `-`: camel case unless a
+    // name prefix explains it. `mc_prefix` depends on the word only, so it is asked once, and
+    // only when the word has exactly two capitals (which it requires).
+    let mut inner_capital = false;
     for &c in &b[1..] {
         if c.is_ascii_uppercase() {
             upper += 1;
-            if lower > 0 && !matches!(prev, b'\'' | b'-') && !mc_prefix(word, char::from(c)) {
-                camel = true;
-            }
+            inner_capital |= lower > 0 && !matches!(prev, b'\'' | b'-');
         } else if c.is_ascii_lowercase() {
             lower += 1;
         }
@@ -267,7 +268,7 @@ fn shape_of_ascii(word: &str) -> Option<Shape> {
     if lower == 0 && upper > 0 {
         return Some(Shape::Upper);
     }
-    if camel {
+    if inner_capital && !(upper == 1 && mc_prefix(word, ' ')) {
         return None;
     }
     Some(Shape::Title)
@@ -462,6 +463,19 @@ fn is_contraction(word: &str) -> bool {
         "m" | "ll" | "ve" | "re" | "d" | "t" | "M" | "LL" | "VE" | "RE" | "D" | "T"
     )
 }
+
+/// Bit `min(len, 63)` is set for the word count of each of [`ORG_PHRASES`], so that runs of
+/// other lengths (most: one word) skip the list.
+const ORG_PHRASE_LENS: u64 = {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < ORG_PHRASES.len() {
+        let n = ORG_PHRASES[i].len();
+        m |= 1 << if n < 63 { n } else { 63 };
+        i += 1;
+    }
+    m
+};
 
 /// Generational and academic suffixes written after a name.
 const SUFFIXES: &[&str] = &[
@@ -1382,16 +1396,18 @@ impl Scan<'_, '_> {
     fn is_org_phrase(&self, toks: &[Tok]) -> bool {
         let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
         let n = words().count();
-        ORG_PHRASES.iter().any(|p| {
-            p.len() == n
-                && p.iter()
-                    .zip(words())
-                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
-        }) || (n == 2 && {
-            // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
-            let next = self.text[toks[toks.len() - 1].end..].trim_start();
-            next.starts_with('&')
-        })
+        ORG_PHRASE_LENS & (1 << n.min(63)) != 0
+            && ORG_PHRASES.iter().any(|p| {
+                p.len() == n
+                    && p.iter()
+                        .zip(words())
+                        .all(|(a, b)| a.eq_ignore_ascii_case(b))
+            })
+            || (n == 2 && {
+                // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
+                let next = self.text[toks[toks.len() - 1].end..].trim_start();
+                next.starts_with('&')
+            })
     }
 
     /// A single name word.
