@@ -273,7 +273,20 @@ impl Gazetteer {
     /// `str::to_lowercase` (final sigma).
     fn find(&self, word: &str) -> (Option<u64>, bool) {
         let b = word.as_bytes();
-        if b.len() <= 48 {
+        if b.len() <= 8 {
+            // Most words: one register, one round of the hash.
+            let mut x = 0u64;
+            for (k, &c) in b.iter().enumerate() {
+                x |= u64::from(c) << (8 * k);
+            }
+            if let Some(folded) = fold_ascii(x) {
+                let mut h = FxHasher::default();
+                if !b.is_empty() {
+                    h.add(folded);
+                }
+                return (self.slot(h.finish()), true);
+            }
+        } else if b.len() <= 48 {
             if let Some(h) = ascii_fold_hash(b) {
                 return (self.slot(h), true);
             }

@@ -268,10 +268,19 @@ fn shape_of_ascii(word: &str) -> Option<Shape> {
     if lower == 0 && upper > 0 {
         return Some(Shape::Upper);
     }
-    if inner_capital && !(upper == 1 && mc_prefix(word, ' ')) {
+    if inner_capital && !(upper == 1 && mc_prefix_ascii(b)) {
         return None;
     }
     Some(Shape::Title)
+}
+
+/// [`mc_prefix`] for an ASCII word with exactly two capitals.
+fn mc_prefix_ascii(b: &[u8]) -> bool {
+    [
+        "Mc", "Mac", "De", "La", "Le", "Di", "Da", "Van", "Fitz", "St", "Du",
+    ]
+    .iter()
+    .any(|p| b.starts_with(p.as_bytes()) && b.get(p.len()).is_some_and(u8::is_ascii_uppercase))
 }
 
 /// Whether an inner capital follows a name prefix (`McDonald`, `MacKenzie`, `DeAndre`, `LaToya`,
@@ -355,6 +364,7 @@ impl NameFinder {
             evidence: &evidence,
             field,
             lower_text,
+            has_newline: std::cell::Cell::new(None),
             run: Vec::new(),
             out,
         };
@@ -518,6 +528,9 @@ fn is_short_field(text: &str) -> bool {
 const UPPER: u8 = 1;
 /// A byte of [`is_code_byte`].
 const CODE: u8 = 2;
+/// A byte after ASCII letters that makes the word go on or needs the full word scan: `'`,
+/// `-`, or any non-ASCII byte.
+const GOES_ON: u8 = 4;
 
 /// The class bits of each byte value, so that a test is one load.
 const BYTE_CLASS: [u8; 256] = {
@@ -530,6 +543,9 @@ const BYTE_CLASS: [u8; 256] = {
         }
         if is_code_byte(b) {
             t[c] |= CODE;
+        }
+        if b >= 0x80 || b == b'\'' || b == b'-' {
+            t[c] |= GOES_ON;
         }
         c += 1;
     }
@@ -627,7 +643,9 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         }
         let start = i;
         i = ascii_letters_end(b, i + 1);
-        if i < n && (b[i] >= 0x80 || b[i] == b'\'' || b[i] == b'-') {
+        if b.get(i)
+            .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
+        {
             return start;
         }
         if i - start <= 6
@@ -650,6 +668,9 @@ struct Scan<'a, 'o> {
     field: bool,
     /// The text has no capital letter at all: names are lower-case too.
     lower_text: bool,
+    /// Whether the text holds a line break (else no run is in an address block); looked up
+    /// once, when first needed.
+    has_newline: std::cell::Cell<Option<bool>>,
     run: Vec<Tok>,
     out: &'o mut Vec<Span>,
 }
@@ -704,7 +725,9 @@ impl Scan<'_, '_> {
             let mut end = ascii_letters_end(b, i + 1);
             // Only ASCII letters (most words): no apostrophe, no possessive, no contraction.
             let mut plain = c < 0x80;
-            if end < n && (b[end] >= 0x80 || b[end] == b'\'' || b[end] == b'-') {
+            if b.get(end)
+                .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
+            {
                 end = word_end(text, i);
                 plain = false;
             }
@@ -1318,6 +1341,14 @@ impl Scan<'_, '_> {
     /// Whether the run fills a line whose previous line holds a number: a city or region line
     /// of an address block ("Suite 137\nDen Haag"). A block's first line (the addressee) stays.
     fn in_address_block(&self, toks: &[Tok]) -> bool {
+        let has_newline = self.has_newline.get().unwrap_or_else(|| {
+            let found = memchr::memchr(b'\n', self.text.as_bytes()).is_some();
+            self.has_newline.set(Some(found));
+            found
+        });
+        if !has_newline {
+            return false;
+        }
         let text = self.text;
         let start = toks[0].start;
         let end = toks[toks.len() - 1].end;
