@@ -101,9 +101,18 @@ enum Cue {
 #[derive(Debug, Default)]
 struct Evidence {
     words: Vec<String>,
-    /// Bit `min(len, 63)` is set for the length of each word: most words of a text are
-    /// rejected by their length alone.
-    lens: u64,
+    /// A 1024-bit filter over (length, first letter, last letter) of each word, case folded:
+    /// most words of a text are rejected by one bit test, without comparing strings.
+    filter: [u64; 16],
+    /// Whether there is any word (the filter is not empty).
+    any: bool,
+}
+
+/// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it.
+fn evidence_key(word: &[u8]) -> usize {
+    let first = word.first().map_or(0, u8::to_ascii_lowercase);
+    let last = word.last().map_or(0, u8::to_ascii_lowercase);
+    (word.len().wrapping_mul(0x9e37) ^ usize::from(first) * 0x2f ^ usize::from(last) * 0x3b1) & 1023
 }
 
 impl Evidence {
@@ -111,6 +120,9 @@ impl Evidence {
         let mut ev = Evidence::default();
         let b = text.as_bytes();
         for at in memchr::memchr_iter(b'@', b) {
+            if ev.words.len() >= 16 {
+                break;
+            }
             let mut s = at;
             while s > 0
                 && (b[s - 1].is_ascii_alphanumeric()
@@ -125,7 +137,9 @@ impl Evidence {
                     && !ev.has(part)
                 {
                     ev.words.push(part.to_ascii_lowercase());
-                    ev.lens |= 1 << part.len().min(63);
+                    let k = evidence_key(part.as_bytes());
+                    ev.filter[k / 64] |= 1 << (k % 64);
+                    ev.any = true;
                 }
             }
         }
@@ -137,7 +151,8 @@ impl Evidence {
     }
 
     fn has_bytes(&self, word: &[u8]) -> bool {
-        self.lens & (1 << word.len().min(63)) != 0
+        let k = evidence_key(word);
+        self.filter[k / 64] & (1 << (k % 64)) != 0
             && self
                 .words
                 .iter()
@@ -364,7 +379,6 @@ impl NameFinder {
             evidence: &evidence,
             field,
             lower_text,
-            has_newline: std::cell::Cell::new(None),
             run: Vec::new(),
             out,
         };
@@ -654,7 +668,7 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         {
             return start;
         }
-        if ev.lens != 0 && ev.has_bytes(&b[start..i]) {
+        if ev.any && ev.has_bytes(&b[start..i]) {
             return start;
         }
     }
@@ -668,9 +682,6 @@ struct Scan<'a, 'o> {
     field: bool,
     /// The text has no capital letter at all: names are lower-case too.
     lower_text: bool,
-    /// Whether the text holds a line break (else no run is in an address block); looked up
-    /// once, when first needed.
-    has_newline: std::cell::Cell<Option<bool>>,
     run: Vec<Tok>,
     out: &'o mut Vec<Span>,
 }
@@ -757,7 +768,7 @@ impl Scan<'_, '_> {
                 }
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
-                    || (self.evidence.lens != 0 && self.evidence.has(&text[start..end]));
+                    || (self.evidence.any && self.evidence.has(&text[start..end]));
                 if !candidate {
                     self.flush();
                     continue;
@@ -1341,14 +1352,6 @@ impl Scan<'_, '_> {
     /// Whether the run fills a line whose previous line holds a number: a city or region line
     /// of an address block ("Suite 137\nDen Haag"). A block's first line (the addressee) stays.
     fn in_address_block(&self, toks: &[Tok]) -> bool {
-        let has_newline = self.has_newline.get().unwrap_or_else(|| {
-            let found = memchr::memchr(b'\n', self.text.as_bytes()).is_some();
-            self.has_newline.set(Some(found));
-            found
-        });
-        if !has_newline {
-            return false;
-        }
         let text = self.text;
         let start = toks[0].start;
         let end = toks[toks.len() - 1].end;
