@@ -108,11 +108,14 @@ struct Evidence {
     any: bool,
 }
 
-/// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it.
+/// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it (`& 31`
+/// maps an ASCII letter and its capital to the same value and leaves other bytes unchanged
+/// by case folding).
+#[inline]
 fn evidence_key(word: &[u8]) -> usize {
-    let first = word.first().map_or(0, u8::to_ascii_lowercase);
-    let last = word.last().map_or(0, u8::to_ascii_lowercase);
-    (word.len().wrapping_mul(0x9e37) ^ usize::from(first) * 0x2f ^ usize::from(last) * 0x3b1) & 1023
+    let first = usize::from(word.first().map_or(0, |c| c & 31));
+    let last = usize::from(word.last().map_or(0, |c| c & 31));
+    ((first << 5) | last) ^ (word.len().wrapping_mul(37) & 1023)
 }
 
 impl Evidence {
@@ -150,6 +153,7 @@ impl Evidence {
         self.has_bytes(word.as_bytes())
     }
 
+    #[inline]
     fn has_bytes(&self, word: &[u8]) -> bool {
         let k = evidence_key(word);
         self.filter[k / 64] & (1 << (k % 64)) != 0
@@ -501,6 +505,32 @@ const ORG_PHRASE_LENS: u64 = {
     m
 };
 
+/// For each length up to 4, bit `c & 31` is set for the first byte `c` of each particle of
+/// that length ([`lexicon::PARTICLES`]): most short words are no particle by this test alone,
+/// without a lookup. (`& 31` is the same for an ASCII letter and its capital.)
+const PARTICLE_KEYS: [u32; 5] = {
+    let mut keys = [0u32; 5];
+    let mut i = 0;
+    while i < lexicon::PARTICLES.len() {
+        let p = lexicon::PARTICLES[i].as_bytes();
+        if !p.is_empty() && p.len() <= 4 {
+            keys[p.len()] |= 1 << (p[0] & 31);
+        }
+        i += 1;
+    }
+    keys
+};
+
+/// Whether `word` may be on [`lexicon::PARTICLES`] (no false negatives; words longer than
+/// four bytes are not filtered).
+fn may_be_particle(word: &[u8]) -> bool {
+    match word.len() {
+        0 => false,
+        n @ 1..=4 => PARTICLE_KEYS[n] & (1 << (word[0] & 31)) != 0,
+        _ => true,
+    }
+}
+
 /// Generational and academic suffixes written after a name.
 const SUFFIXES: &[&str] = &[
     "Jr.", "Sr.", "Jr", "Sr", "PhD", "Ph.D.", "MD", "M.D.", "DVM", "DDS", "Esq.", "Esq", "III",
@@ -798,6 +828,7 @@ impl Scan<'_, '_> {
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
     fn is_particle_here(&self, start: usize, end: usize) -> bool {
         !self.run.is_empty()
+            && may_be_particle(&self.text.as_bytes()[start..end])
             && self
                 .finder
                 .lex
@@ -1607,6 +1638,34 @@ mod tests {
     fn common_words_alone_are_not_names() {
         assert!(names("Will you come in May?").is_empty());
         assert!(names("Grant access to the repo.").is_empty());
+    }
+
+    #[test]
+    fn particle_filter_keeps_every_particle() {
+        let lex = Lexicon::get();
+        // Every lower-case ASCII word of up to three letters, and every particle in both
+        // cases: the filter passes each word the lexicon marks as a particle.
+        let letters = b"abcdefghijklmnopqrstuvwxyz";
+        let mut words: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> = words
+                .iter()
+                .filter(|w| w.len() < 3)
+                .flat_map(|w| letters.iter().map(move |&c| [w.as_slice(), &[c]].concat()))
+                .collect();
+            words.extend(longer);
+        }
+        for p in lexicon::PARTICLES {
+            words.push(p.as_bytes().to_vec());
+            words.push(p.to_uppercase().into_bytes());
+        }
+        for w in words.iter().filter(|w| !w.is_empty()) {
+            let s = std::str::from_utf8(w).unwrap();
+            if lex.is(s, lexicon::PARTICLE) {
+                assert!(may_be_particle(w), "{s}");
+            }
+        }
+        assert!(!may_be_particle(b"the"));
     }
 
     #[test]
