@@ -293,15 +293,21 @@ impl Gazetteer {
         } else if b.is_ascii() {
             return (None, true);
         }
-        if b.len() > 96 {
-            return (None, false);
+        (self.find_unicode(word), false)
+    }
+
+    /// [`Self::find`] for a word with non-ASCII letters (rare in most text: kept out of line).
+    #[cold]
+    #[inline(never)]
+    fn find_unicode(&self, word: &str) -> Option<u64> {
+        if word.len() > 96 {
+            return None;
         }
-        let s = if word.chars().any(char::is_uppercase) {
+        if word.chars().any(char::is_uppercase) {
             self.slot(word_hash(word.to_lowercase().as_bytes()))
         } else {
-            self.slot(word_hash(b))
-        };
-        (s, false)
+            self.slot(word_hash(word.as_bytes()))
+        }
     }
 
     fn entry_of((slot, ascii): (Option<u64>, bool)) -> Option<Entry> {
