@@ -2,9 +2,10 @@
 //!
 //! The table is `data/names/gazetteer.tsv` (built by `tools/build_gazetteer.py` from public-domain
 //! SSA/Census name lists, Faker's MIT locale lists and the SCOWL word lists; provenance in
-//! `data/names/README.md`), compiled into the binary with `include_str!`. It is parsed once per
-//! process into one packed open-addressing table of 2^18 `u64` slots (2 MiB; no strings kept),
-//! which also holds the [`lexicon`](super::lexicon) flags of each word, and every
+//! `data/names/README.md`), packed by `build.rs` at compile time into one open-addressing table
+//! of 2^18 `u64` slots (2 MiB; no strings kept) and compiled into the binary with
+//! `include_bytes!`. Once per process the table is copied out and the
+//! [`lexicon`](super::lexicon) flags of a few hundred words are added; every
 //! [`crate::detect::Detector`] shares it.
 //!
 //! Lookups fold case: ASCII words in registers, eight bytes at a time (no buffer, no allocation),
@@ -13,7 +14,10 @@
 use std::hash::Hasher;
 use std::sync::OnceLock;
 
-static DATA: &str = include_str!("../../../data/names/gazetteer.tsv");
+/// The gazetteer's table as `build.rs` packed it from `data/names/gazetteer.tsv`:
+/// 2^[`SLOT_BITS`] little-endian `u64` slots, lexicon flags not yet added.
+const PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gazetteer.bin"));
+const _: () = assert!(PACKED.len() == 8 << SLOT_BITS);
 
 /// What the gazetteer knows of one lower-cased word. Scores are 0 (not at all) to 9 (very).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -168,6 +172,7 @@ const PLAIN_WORD: Entry = Entry {
 
 static SHARED: OnceLock<Gazetteer> = OnceLock::new();
 
+#[cfg(test)]
 fn pack(e: Entry) -> u64 {
     u64::from(e.first)
         | u64::from(e.last) << 4
@@ -194,13 +199,31 @@ impl Gazetteer {
     }
 
     fn parse() -> Gazetteer {
+        let slots: Vec<u64> = PACKED
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
+        let len = slots.iter().filter(|&&s| s != 0).count();
+        let mut g = Gazetteer { slots, len };
+        for (flag, list) in super::lexicon::LISTS {
+            let flag = u64::from(*flag) << FLAG_SHIFT;
+            for w in *list {
+                g.insert(word_hash(w.as_bytes()), |old| old | flag);
+            }
+        }
+        g
+    }
+
+    /// The table built at run time from the TSV text, as before `build.rs` did it (for the
+    /// test that compares the two).
+    #[cfg(test)]
+    fn from_tsv(data: &str) -> Gazetteer {
         let mut g = Gazetteer {
             slots: vec![0; 1 << SLOT_BITS],
             len: 0,
         };
-        let bytes = DATA.as_bytes();
+        let bytes = data.as_bytes();
         let mut from = 0;
-        // Lines are `word<TAB>FLCP`: the last five bytes of a line are fixed, so no search.
         for nl in memchr::memchr_iter(b'\n', bytes) {
             let line = &bytes[from..nl];
             from = nl + 1;
@@ -219,12 +242,6 @@ impl Gazetteer {
                 place: d[3] - b'0',
             };
             g.insert(word_hash(word), |_| pack(e) | IN_GAZ);
-        }
-        for (flag, list) in super::lexicon::LISTS {
-            let flag = u64::from(*flag) << FLAG_SHIFT;
-            for w in *list {
-                g.insert(word_hash(w.as_bytes()), |old| old | flag);
-            }
         }
         g
     }
@@ -365,6 +382,17 @@ mod tests {
         assert!(g.lookup("Иван").unwrap().first > 0);
         assert!(g.lookup("李").unwrap().last > 0);
         assert!(g.lookup("zzqxw").is_none());
+    }
+
+    #[test]
+    fn packed_table_matches_the_tsv() {
+        let tsv = Gazetteer::from_tsv(include_str!("../../../data/names/gazetteer.tsv"));
+        let packed: Vec<u64> = PACKED
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(tsv.len() > 100_000);
+        assert!(tsv.slots == packed, "build.rs packed a different table");
     }
 
     #[test]
