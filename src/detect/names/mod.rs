@@ -1145,7 +1145,12 @@ impl Scan<'_, '_> {
 
     /// Judges one comma-free part of a run, starting from cue `given`; whether it was a name.
     fn judge(&mut self, toks: &[Tok], given: Cue) -> bool {
-        if toks.len() > 2 && toks.iter().all(|t| t.shape == Shape::Caseless) {
+        // (A run that is one stretch of known name words is judged below as it is: splitting it
+        // again would recurse on the same words until the stack overflows.)
+        if toks.len() > 2
+            && toks.iter().all(|t| t.shape == Shape::Caseless)
+            && !toks.iter().all(|t| t.entry.is_some_and(|e| e.name() > 0))
+        {
             // Scripts without case: every word is a candidate, so judge each stretch of known
             // name words on its own ("محمد أحمد وصل اليوم").
             let mut any = false;
@@ -1643,6 +1648,15 @@ mod tests {
     fn common_words_alone_are_not_names() {
         assert!(names("Will you come in May?").is_empty());
         assert!(names("Grant access to the repo.").is_empty());
+    }
+
+    #[test]
+    fn caseless_runs_of_known_names_do_not_recurse_forever() {
+        // Three or more known names in a caseless script overflowed the stack before.
+        let found = names("محمد محمد محمد وصل");
+        assert!(found.len() <= 1, "{found:?}");
+        let found = names("محمد محمد محمد");
+        assert!(found.len() <= 1, "{found:?}");
     }
 
     #[test]
