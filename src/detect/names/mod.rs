@@ -685,29 +685,57 @@ fn has_byte(b: &[u8], needle: u8) -> bool {
 fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
     loop {
-        i = next_letter(b, i);
-        let Some(&c) = b.get(i) else {
-            return n;
+        // The next word's start and end: from one load when the word starts and ends within
+        // the same eight bytes (most words), else byte by byte at the end of the text.
+        let (start, end) = if let Some(x) = load8(b, i) {
+            let letters = ascii_letters(x);
+            let stop = letters | (x & HIGH);
+            if stop == 0 {
+                i += 8;
+                continue;
+            }
+            let p = (stop.trailing_zeros() / 8) as usize;
+            let start = i + p;
+            if !b[start].is_ascii_lowercase() {
+                return start;
+            }
+            // The first byte after `start` within `x` that is not an ASCII letter.
+            let after = if p == 7 {
+                0
+            } else {
+                !letters & HIGH & (u64::MAX << (8 * (p + 1)))
+            };
+            let end = if after != 0 {
+                i + (after.trailing_zeros() / 8) as usize
+            } else {
+                ascii_letters_end(b, i + 8)
+            };
+            (start, end)
+        } else {
+            i = next_letter(b, i);
+            let Some(&c) = b.get(i) else {
+                return n;
+            };
+            if !c.is_ascii_lowercase() {
+                return i;
+            }
+            (i, ascii_letters_end(b, i + 1))
         };
-        if !c.is_ascii_lowercase() {
-            return i;
-        }
-        let start = i;
-        i = ascii_letters_end(b, i + 1);
-        if b.get(i)
+        if b.get(end)
             .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
         {
             return start;
         }
-        if i - start <= 6
-            && matches!(c, b'h' | b'd' | b't' | b'c' | b'y')
-            && is_lower_greeting(&b[start..i])
+        if end - start <= 6
+            && matches!(b[start], b'h' | b'd' | b't' | b'c' | b'y')
+            && is_lower_greeting(&b[start..end])
         {
             return start;
         }
-        if ev.any && ev.has_bytes(&b[start..i]) {
+        if ev.any && ev.has_bytes(&b[start..end]) {
             return start;
         }
+        i = end;
     }
 }
 
