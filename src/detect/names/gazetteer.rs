@@ -2,18 +2,22 @@
 //!
 //! The table is `data/names/gazetteer.tsv` (built by `tools/build_gazetteer.py` from public-domain
 //! SSA/Census name lists, Faker's MIT locale lists and the SCOWL word lists; provenance in
-//! `data/names/README.md`), compiled into the binary with `include_str!`. It is parsed once per
-//! process into one packed open-addressing table of 2^18 `u64` slots (2 MiB; no strings kept),
-//! which also holds the [`lexicon`](super::lexicon) flags of each word, and every
+//! `data/names/README.md`), packed by `build.rs` at compile time into one open-addressing table
+//! of 2^18 `u64` slots (2 MiB; no strings kept) and compiled into the binary with
+//! `include_bytes!`. Once per process the table is copied out and the
+//! [`lexicon`](super::lexicon) flags of a few hundred words are added; every
 //! [`crate::detect::Detector`] shares it.
 //!
-//! Lookups fold case: ASCII words through a stack buffer (no allocation), other scripts through
-//! `str::to_lowercase`.
+//! Lookups fold case: ASCII words in registers, eight bytes at a time (no buffer, no allocation),
+//! other scripts through `str::to_lowercase`.
 
 use std::hash::Hasher;
 use std::sync::OnceLock;
 
-static DATA: &str = include_str!("../../../data/names/gazetteer.tsv");
+/// The gazetteer's table as `build.rs` packed it from `data/names/gazetteer.tsv`:
+/// 2^[`SLOT_BITS`] little-endian `u64` slots, lexicon flags not yet added.
+const PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gazetteer.bin"));
+const _: () = assert!(PACKED.len() == 8 << SLOT_BITS);
 
 /// What the gazetteer knows of one lower-cased word. Scores are 0 (not at all) to 9 (very).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,6 +90,42 @@ impl Hasher for FxHasher {
     }
 }
 
+/// The high bit of every byte of a `u64`.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `x` with its ASCII capitals lower-cased, eight bytes at a time; `None` when a byte is not
+/// ASCII. Bytes compare as `b + (0x80 - bound)`, which sets a byte's high bit when `b >= bound`
+/// without carrying into the next byte (every byte is below 0x80 by then).
+fn fold_ascii(x: u64) -> Option<u64> {
+    if x & HIGH != 0 {
+        return None;
+    }
+    let at_least_a = x.wrapping_add(0x3f3f_3f3f_3f3f_3f3f); // >= b'A'
+    let past_z = x.wrapping_add(0x2525_2525_2525_2525); // >= b'['
+    let upper = at_least_a & !past_z & HIGH;
+    Some(x | (upper >> 2))
+}
+
+/// [`word_hash`] of the ASCII lower case of `b`, without a buffer; `None` when `b` is not ASCII.
+fn ascii_fold_hash(b: &[u8]) -> Option<u64> {
+    let mut h = FxHasher::default();
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        h.add(fold_ascii(x)?);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        // Zero-padded like `word_hash`, built in a register (no `memcpy` call).
+        let mut x = 0u64;
+        for (k, &c) in rest.iter().enumerate() {
+            x |= u64::from(c) << (8 * k);
+        }
+        h.add(fold_ascii(x)?);
+    }
+    Some(h.finish())
+}
+
 pub(crate) fn word_hash(lower: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     h.write(lower);
@@ -132,6 +172,7 @@ const PLAIN_WORD: Entry = Entry {
 
 static SHARED: OnceLock<Gazetteer> = OnceLock::new();
 
+#[cfg(test)]
 fn pack(e: Entry) -> u64 {
     u64::from(e.first)
         | u64::from(e.last) << 4
@@ -158,13 +199,31 @@ impl Gazetteer {
     }
 
     fn parse() -> Gazetteer {
+        let slots: Vec<u64> = PACKED
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect();
+        let len = slots.iter().filter(|&&s| s != 0).count();
+        let mut g = Gazetteer { slots, len };
+        for (flag, list) in super::lexicon::LISTS {
+            let flag = u64::from(*flag) << FLAG_SHIFT;
+            for w in *list {
+                g.insert(word_hash(w.as_bytes()), |old| old | flag);
+            }
+        }
+        g
+    }
+
+    /// The table built at run time from the TSV text, as before `build.rs` did it (for the
+    /// test that compares the two).
+    #[cfg(test)]
+    fn from_tsv(data: &str) -> Gazetteer {
         let mut g = Gazetteer {
             slots: vec![0; 1 << SLOT_BITS],
             len: 0,
         };
-        let bytes = DATA.as_bytes();
+        let bytes = data.as_bytes();
         let mut from = 0;
-        // Lines are `word<TAB>FLCP`: the last five bytes of a line are fixed, so no search.
         for nl in memchr::memchr_iter(b'\n', bytes) {
             let line = &bytes[from..nl];
             from = nl + 1;
@@ -183,12 +242,6 @@ impl Gazetteer {
                 place: d[3] - b'0',
             };
             g.insert(word_hash(word), |_| pack(e) | IN_GAZ);
-        }
-        for (flag, list) in super::lexicon::LISTS {
-            let flag = u64::from(*flag) << FLAG_SHIFT;
-            for w in *list {
-                g.insert(word_hash(w.as_bytes()), |old| old | flag);
-            }
         }
         g
     }
@@ -233,28 +286,45 @@ impl Gazetteer {
     }
 
     /// The slot of `word` in any case, and whether the word is ASCII. ASCII words are folded
-    /// through a stack buffer; other scripts through `str::to_lowercase` (final sigma).
+    /// and hashed eight bytes at a time in registers; other scripts go through
+    /// `str::to_lowercase` (final sigma).
     fn find(&self, word: &str) -> (Option<u64>, bool) {
         let b = word.as_bytes();
-        if b.is_ascii() {
-            if b.len() > 48 {
-                return (None, true);
+        if b.len() <= 8 {
+            // Most words: one register, one round of the hash.
+            let mut x = 0u64;
+            for (k, &c) in b.iter().enumerate() {
+                x |= u64::from(c) << (8 * k);
             }
-            let mut buf = [0u8; 48];
-            for (d, s) in buf.iter_mut().zip(b) {
-                *d = s.to_ascii_lowercase();
+            if let Some(folded) = fold_ascii(x) {
+                let mut h = FxHasher::default();
+                if !b.is_empty() {
+                    h.add(folded);
+                }
+                return (self.slot(h.finish()), true);
             }
-            return (self.slot(word_hash(&buf[..b.len()])), true);
+        } else if b.len() <= 48 {
+            if let Some(h) = ascii_fold_hash(b) {
+                return (self.slot(h), true);
+            }
+        } else if b.is_ascii() {
+            return (None, true);
         }
-        if b.len() > 96 {
-            return (None, false);
+        (self.find_unicode(word), false)
+    }
+
+    /// [`Self::find`] for a word with non-ASCII letters (rare in most text: kept out of line).
+    #[cold]
+    #[inline(never)]
+    fn find_unicode(&self, word: &str) -> Option<u64> {
+        if word.len() > 96 {
+            return None;
         }
-        let s = if word.chars().any(char::is_uppercase) {
+        if word.chars().any(char::is_uppercase) {
             self.slot(word_hash(word.to_lowercase().as_bytes()))
         } else {
-            self.slot(word_hash(b))
-        };
-        (s, false)
+            self.slot(word_hash(word.as_bytes()))
+        }
     }
 
     fn entry_of((slot, ascii): (Option<u64>, bool)) -> Option<Entry> {
@@ -312,5 +382,46 @@ mod tests {
         assert!(g.lookup("Иван").unwrap().first > 0);
         assert!(g.lookup("李").unwrap().last > 0);
         assert!(g.lookup("zzqxw").is_none());
+    }
+
+    #[test]
+    fn packed_table_matches_the_tsv() {
+        let tsv = Gazetteer::from_tsv(include_str!("../../../data/names/gazetteer.tsv"));
+        let packed: Vec<u64> = PACKED
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert!(tsv.len() > 100_000);
+        assert!(tsv.slots == packed, "build.rs packed a different table");
+    }
+
+    #[test]
+    fn folded_hash_matches_lower_case_hash() {
+        for w in [
+            "",
+            "a",
+            "Maria",
+            "SMITH",
+            "O'Neil",
+            "Jean-Luc",
+            "J.",
+            "@[`{",
+            "Zz",
+            "AZaz09_-.",
+            "VeryLongWordThatSpansSeveralChunksOfEightBytes",
+        ] {
+            let lower = w.to_ascii_lowercase();
+            assert_eq!(
+                ascii_fold_hash(w.as_bytes()),
+                Some(word_hash(lower.as_bytes())),
+                "{w}"
+            );
+        }
+        assert_eq!(ascii_fold_hash("Иван".as_bytes()), None);
+        for c in 0u8..0x80 {
+            let x = u64::from_le_bytes([c, b'A', c, b'z', c, b'[', c, b'@']);
+            let want: Vec<u8> = x.to_le_bytes().iter().map(u8::to_ascii_lowercase).collect();
+            assert_eq!(fold_ascii(x).map(u64::to_le_bytes).unwrap().to_vec(), want);
+        }
     }
 }

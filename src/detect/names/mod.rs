@@ -21,9 +21,11 @@
 //! Chinese, Japanese and Korean text has no spaces between words; [`cjk`] handles it.
 //!
 //! # Cost
-//! No allocation for text without candidates; a small vector per call otherwise. The gazetteer
-//! and the word lists are parsed once per process (see [`gazetteer`]); `README.md` beside this
-//! file has the measured figures and the known misses.
+//! No allocation for text without candidates; a small vector per call otherwise. While no run is
+//! open, gaps and lower-case words are crossed eight bytes at a time ([`skip_idle`]). The
+//! gazetteer is packed at compile time (`build.rs`) and copied, with the word lists' flags added,
+//! once per process (see [`gazetteer`]); `README.md` beside this file has the measured figures
+//! and the known misses.
 
 mod cjk;
 pub(super) use cjk::is_cjk;
@@ -102,6 +104,21 @@ enum Cue {
 #[derive(Debug, Default)]
 struct Evidence {
     words: Vec<String>,
+    /// A 1024-bit filter over (length, first letter, last letter) of each word, case folded:
+    /// most words of a text are rejected by one bit test, without comparing strings.
+    filter: [u64; 16],
+    /// Whether there is any word (the filter is not empty).
+    any: bool,
+}
+
+/// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it (`& 31`
+/// maps an ASCII letter and its capital to the same value and leaves other bytes unchanged
+/// by case folding).
+#[inline]
+fn evidence_key(word: &[u8]) -> usize {
+    let first = usize::from(word.first().map_or(0, |c| c & 31));
+    let last = usize::from(word.last().map_or(0, |c| c & 31));
+    ((first << 5) | last) ^ (word.len().wrapping_mul(37) & 1023)
 }
 
 impl Evidence {
@@ -109,6 +126,9 @@ impl Evidence {
         let mut ev = Evidence::default();
         let b = text.as_bytes();
         for at in memchr::memchr_iter(b'@', b) {
+            if ev.words.len() >= 16 {
+                break;
+            }
             let mut s = at;
             while s > 0
                 && (b[s - 1].is_ascii_alphanumeric()
@@ -123,6 +143,9 @@ impl Evidence {
                     && !ev.has(part)
                 {
                     ev.words.push(part.to_ascii_lowercase());
+                    let k = evidence_key(part.as_bytes());
+                    ev.filter[k / 64] |= 1 << (k % 64);
+                    ev.any = true;
                 }
             }
         }
@@ -130,7 +153,17 @@ impl Evidence {
     }
 
     fn has(&self, word: &str) -> bool {
-        self.words.iter().any(|w| w.eq_ignore_ascii_case(word))
+        self.has_bytes(word.as_bytes())
+    }
+
+    #[inline]
+    fn has_bytes(&self, word: &[u8]) -> bool {
+        let k = evidence_key(word);
+        self.filter[k / 64] & (1 << (k % 64)) != 0
+            && self
+                .words
+                .iter()
+                .any(|w| w.as_bytes().eq_ignore_ascii_case(word))
     }
 }
 
@@ -183,6 +216,9 @@ fn word_end(text: &str, mut i: usize) -> usize {
 }
 
 fn shape_of(word: &str) -> Option<Shape> {
+    if word.is_ascii() {
+        return shape_of_ascii(word);
+    }
     let mut chars = word.chars();
     let first = chars.next()?;
     if !first.is_uppercase() {
@@ -218,6 +254,55 @@ fn shape_of(word: &str) -> Option<Shape> {
         return None;
     }
     Some(Shape::Title)
+}
+
+/// [`shape_of`] for an ASCII word, byte by byte (the same rules: for ASCII, `char::is_uppercase`
+/// is `u8::is_ascii_uppercase`).
+fn shape_of_ascii(word: &str) -> Option<Shape> {
+    let b = word.as_bytes();
+    let first = *b.first()?;
+    if !first.is_ascii_uppercase() {
+        return Some(if first.is_ascii_lowercase() {
+            Shape::Lower
+        } else {
+            Shape::Caseless
+        });
+    }
+    if b.len() == 1 {
+        return Some(Shape::Initial);
+    }
+    let mut upper = 0usize;
+    let mut lower = 0usize;
+    let mut prev = first;
+    // A capital after a lower-case letter, not right after `'` or `-`: camel case unless a
+    // name prefix explains it. `mc_prefix` depends on the word only, so it is asked once, and
+    // only when the word has exactly two capitals (which it requires).
+    let mut inner_capital = false;
+    for &c in &b[1..] {
+        if c.is_ascii_uppercase() {
+            upper += 1;
+            inner_capital |= lower > 0 && !matches!(prev, b'\'' | b'-');
+        } else if c.is_ascii_lowercase() {
+            lower += 1;
+        }
+        prev = c;
+    }
+    if lower == 0 && upper > 0 {
+        return Some(Shape::Upper);
+    }
+    if inner_capital && !(upper == 1 && mc_prefix_ascii(b)) {
+        return None;
+    }
+    Some(Shape::Title)
+}
+
+/// [`mc_prefix`] for an ASCII word with exactly two capitals.
+fn mc_prefix_ascii(b: &[u8]) -> bool {
+    [
+        "Mc", "Mac", "De", "La", "Le", "Di", "Da", "Van", "Fitz", "St", "Du",
+    ]
+    .iter()
+    .any(|p| b.starts_with(p.as_bytes()) && b.get(p.len()).is_some_and(u8::is_ascii_uppercase))
 }
 
 /// Whether an inner capital follows a name prefix (`McDonald`, `MacKenzie`, `DeAndre`, `LaToya`,
@@ -283,7 +368,7 @@ impl NameFinder {
         if text.len() < 2 {
             return;
         }
-        let evidence = if memchr::memchr(b'@', text.as_bytes()).is_some() {
+        let evidence = if has_byte(text.as_bytes(), b'@') {
             Evidence::collect(text, self.gaz)
         } else {
             Evidence::default()
@@ -293,7 +378,7 @@ impl NameFinder {
         let lower_text = text.len() <= 1024
             && !text
                 .bytes()
-                .any(|c| c.is_ascii_uppercase() || is_code_byte(c))
+                .any(|c| BYTE_CLASS[usize::from(c)] & (UPPER | CODE) != 0)
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let mut scan = Scan {
             finder: self,
@@ -414,7 +499,7 @@ impl NameFinder {
 }
 
 /// Punctuation that marks code, markup or a log line rather than prose.
-fn is_code_byte(c: u8) -> bool {
+const fn is_code_byte(c: u8) -> bool {
     matches!(
         c,
         b'{' | b'}'
@@ -454,6 +539,45 @@ fn is_contraction(word: &str) -> bool {
     )
 }
 
+/// Bit `min(len, 63)` is set for the word count of each of [`ORG_PHRASES`], so that runs of
+/// other lengths (most: one word) skip the list.
+const ORG_PHRASE_LENS: u64 = {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < ORG_PHRASES.len() {
+        let n = ORG_PHRASES[i].len();
+        m |= 1 << if n < 63 { n } else { 63 };
+        i += 1;
+    }
+    m
+};
+
+/// For each length up to 4, bit `c & 31` is set for the first byte `c` of each particle of
+/// that length ([`lexicon::PARTICLES`]): most short words are no particle by this test alone,
+/// without a lookup. (`& 31` is the same for an ASCII letter and its capital.)
+const PARTICLE_KEYS: [u32; 5] = {
+    let mut keys = [0u32; 5];
+    let mut i = 0;
+    while i < lexicon::PARTICLES.len() {
+        let p = lexicon::PARTICLES[i].as_bytes();
+        if !p.is_empty() && p.len() <= 4 {
+            keys[p.len()] |= 1 << (p[0] & 31);
+        }
+        i += 1;
+    }
+    keys
+};
+
+/// Whether `word` may be on [`lexicon::PARTICLES`] (no false negatives; words longer than
+/// four bytes are not filtered).
+fn may_be_particle(word: &[u8]) -> bool {
+    match word.len() {
+        0 => false,
+        n @ 1..=4 => PARTICLE_KEYS[n] & (1 << (word[0] & 31)) != 0,
+        _ => true,
+    }
+}
+
 /// Generational and academic suffixes written after a name.
 const SUFFIXES: &[&str] = &[
     "Jr.", "Sr.", "Jr", "Sr", "PhD", "Ph.D.", "MD", "M.D.", "DVM", "DDS", "Esq.", "Esq", "III",
@@ -474,41 +598,190 @@ fn normalize_spaces(s: &str) -> String {
 /// A text short enough to be one field value ("maria ortiz", "JOHN SMITH"): lower-case and
 /// ALL-CAPS words count there.
 fn is_short_field(text: &str) -> bool {
-    text.len() <= 48
-        && text.split_whitespace().count() <= 4
-        && !text.contains(['.', '!', '?', ':', '\n'])
+    // The marks are ASCII, so a byte test finds exactly the chars `contains` would.
+    if text.len() > 48
+        || text
+            .bytes()
+            .any(|c| matches!(c, b'.' | b'!' | b'?' | b':' | b'\n'))
+    {
+        return false;
+    }
+    if !text.is_ascii() {
+        return text.split_whitespace().count() <= 4;
+    }
+    // ASCII white space as `char::is_whitespace` has it (which includes the vertical tab).
+    let mut words = 0;
+    let mut in_word = false;
+    for &c in text.as_bytes() {
+        let space = matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+        words += usize::from(!space && !in_word);
+        in_word = !space;
+    }
+    words <= 4
+}
+
+/// Byte classes of [`BYTE_CLASS`].
+const UPPER: u8 = 1;
+/// A byte of [`is_code_byte`].
+const CODE: u8 = 2;
+/// A byte after ASCII letters that makes the word go on or needs the full word scan: `'`,
+/// `-`, or any non-ASCII byte.
+const GOES_ON: u8 = 4;
+
+/// The class bits of each byte value, so that a test is one load.
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_uppercase() {
+            t[c] |= UPPER;
+        }
+        if is_code_byte(b) {
+            t[c] |= CODE;
+        }
+        if b >= 0x80 || b == b'\'' || b == b'-' {
+            t[c] |= GOES_ON;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// The high bit of every byte of a `u64`.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes of `b` from `i`, little-endian, if there are eight.
+fn load8(b: &[u8], i: usize) -> Option<u64> {
+    match b.get(i..i.checked_add(8)?)? {
+        &[a, b, c, d, e, f, g, h] => Some(u64::from_le_bytes([a, b, c, d, e, f, g, h])),
+        _ => None,
+    }
+}
+
+/// The high bit of each byte of `x` that is an ASCII letter. With every byte below 0x80,
+/// `y + (0x80 - bound)` sets a byte's high bit exactly when `y >= bound`, without carries.
+fn ascii_letters(x: u64) -> u64 {
+    let y = (x | 0x2020_2020_2020_2020) & !HIGH; // lower case, bytes below 0x80
+    let at_least_a = y.wrapping_add(0x1f1f_1f1f_1f1f_1f1f); // >= b'a'
+    let past_z = y.wrapping_add(0x0505_0505_0505_0505); // >= b'{'
+    at_least_a & !past_z & !x & HIGH
+}
+
+/// The end of the run of ASCII letters starting at `i`, eight bytes at a time.
+fn ascii_letters_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(x) = load8(b, i) {
+        let other = !ascii_letters(x) & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    i
+}
+
+/// The first position from `i` holding an ASCII letter or a non-ASCII byte (`b.len()` if none).
+fn next_letter(b: &[u8], mut i: usize) -> usize {
+    // Most gaps between words are one space: look at the next byte before loading eight.
+    match b.get(i) {
+        Some(&c) if c.is_ascii_alphabetic() || c >= 0x80 => return i,
+        Some(_) => i += 1,
+        None => return i,
+    }
+    while let Some(x) = load8(b, i) {
+        let stop = ascii_letters(x) | (x & HIGH);
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !(b[i].is_ascii_alphabetic() || b[i] >= 0x80) {
+        i += 1;
+    }
+    i
+}
+
+/// Whether `b` holds `needle`: `memchr` for long texts, eight bytes at a time for short ones
+/// (where `memchr`'s set-up costs more than the search).
+fn has_byte(b: &[u8], needle: u8) -> bool {
+    if b.len() >= 256 {
+        return memchr::memchr(needle, b).is_some();
+    }
+    let pattern = u64::from(needle) * 0x0101_0101_0101_0101;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ pattern;
+        // A zero byte of `x` (exact: no borrow from the byte below).
+        if !(((x & !HIGH) + !HIGH) | x) & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().contains(&needle)
 }
 
 /// Skips, from `i`, what the scan would skip while no run is open and no lower-case word can
 /// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
-/// non-ASCII byte, a lower-case greeting ("hi") or a word going on with `'`, `-` or a
-/// non-ASCII letter (the full scan decides those), at the start of that word.
-fn skip_idle(b: &[u8], mut i: usize) -> usize {
+/// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
+/// going on with `'`, `-` or a non-ASCII letter (the full scan decides those), at the start of
+/// that word. Gaps and words are crossed eight bytes at a time.
+fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
-    while i < n {
-        let c = b[i];
-        if c.is_ascii_lowercase() {
-            let start = i;
-            i += 1;
-            while i < n && b[i].is_ascii_alphabetic() {
-                i += 1;
+    loop {
+        // The next word's start and end: from one load when the word starts and ends within
+        // the same eight bytes (most words), else byte by byte at the end of the text.
+        let (start, end) = if let Some(x) = load8(b, i) {
+            let letters = ascii_letters(x);
+            let stop = letters | (x & HIGH);
+            if stop == 0 {
+                i += 8;
+                continue;
             }
-            if i < n && (b[i] >= 0x80 || b[i] == b'\'' || b[i] == b'-') {
+            let p = (stop.trailing_zeros() / 8) as usize;
+            let start = i + p;
+            if !b[start].is_ascii_lowercase() {
                 return start;
             }
-            if i - start <= 6
-                && matches!(c, b'h' | b'd' | b't' | b'c' | b'y')
-                && is_lower_greeting(&b[start..i])
-            {
-                return start;
-            }
-        } else if c.is_ascii_uppercase() || c >= 0x80 {
-            return i;
+            // The first byte after `start` within `x` that is not an ASCII letter.
+            let after = if p == 7 {
+                0
+            } else {
+                !letters & HIGH & (u64::MAX << (8 * (p + 1)))
+            };
+            let end = if after != 0 {
+                i + (after.trailing_zeros() / 8) as usize
+            } else {
+                ascii_letters_end(b, i + 8)
+            };
+            (start, end)
         } else {
-            i += 1;
+            i = next_letter(b, i);
+            let Some(&c) = b.get(i) else {
+                return n;
+            };
+            if !c.is_ascii_lowercase() {
+                return i;
+            }
+            (i, ascii_letters_end(b, i + 1))
+        };
+        if b.get(end)
+            .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
+        {
+            return start;
         }
+        if end - start <= 6
+            && matches!(b[start], b'h' | b'd' | b't' | b'c' | b'y')
+            && is_lower_greeting(&b[start..end])
+        {
+            return start;
+        }
+        if ev.any && ev.has_bytes(&b[start..end]) {
+            return start;
+        }
+        i = end;
     }
-    i
 }
 
 /// The state of one `find` call.
@@ -532,13 +805,13 @@ impl Scan<'_, '_> {
         // End of the last lower-case greeting word ("hi"), which lets one lower-case name follow.
         let mut greeting_end = usize::MAX;
         while i < n {
+            // A greeting matters only to the word right after it (`after_greeting`).
             if self.run.is_empty()
-                && greeting_end == usize::MAX
+                && (greeting_end == usize::MAX || i > greeting_end + 2)
                 && !self.field
                 && !self.lower_text
-                && self.evidence.words.is_empty()
             {
-                i = skip_idle(b, i);
+                i = skip_idle(b, i, self.evidence);
                 if i >= n {
                     break;
                 }
@@ -570,12 +843,14 @@ impl Scan<'_, '_> {
             let start = i;
             // Plain ASCII letters first (most words); the general scan only when the word
             // goes on with an apostrophe, a hyphen or a non-ASCII letter.
-            let mut end = i + 1;
-            while end < n && b[end].is_ascii_alphabetic() {
-                end += 1;
-            }
-            if end < n && (b[end] >= 0x80 || b[end] == b'\'' || b[end] == b'-') {
+            let mut end = ascii_letters_end(b, i + 1);
+            // Only ASCII letters (most words): no apostrophe, no possessive, no contraction.
+            let mut plain = c < 0x80;
+            if b.get(end)
+                .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
+            {
                 end = word_end(text, i);
+                plain = false;
             }
             i = end;
             // Lower-case words: the common case, kept cheap.
@@ -603,13 +878,13 @@ impl Scan<'_, '_> {
                 }
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
-                    || (!self.evidence.words.is_empty() && self.evidence.has(&text[start..end]));
+                    || (self.evidence.any && self.evidence.has(&text[start..end]));
                 if !candidate {
                     self.flush();
                     continue;
                 }
             }
-            self.push_word(start, end);
+            self.push_word(start, end, plain);
         }
         self.flush();
     }
@@ -633,6 +908,7 @@ impl Scan<'_, '_> {
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
     fn is_particle_here(&self, start: usize, end: usize) -> bool {
         !self.run.is_empty()
+            && may_be_particle(&self.text.as_bytes()[start..end])
             && self
                 .finder
                 .lex
@@ -672,7 +948,9 @@ impl Scan<'_, '_> {
         &self.text[t.start..t.end]
     }
 
-    fn push_word(&mut self, start: usize, mut end: usize) {
+    /// Adds the word `start..end` to the run (or ends the run); `plain` when the word is only
+    /// ASCII letters.
+    fn push_word(&mut self, start: usize, mut end: usize, plain: bool) {
         let text = self.text;
         let b = text.as_bytes();
         // Code, mentions, hashtags, paths, e-mail addresses, numbers.
@@ -716,7 +994,12 @@ impl Scan<'_, '_> {
             self.flush();
             return;
         }
-        let Some(shape) = shape_of(&text[start..end]) else {
+        let shape = if plain {
+            shape_of_ascii(&text[start..end])
+        } else {
+            shape_of(&text[start..end])
+        };
+        let Some(shape) = shape else {
             self.flush();
             return;
         };
@@ -739,13 +1022,16 @@ impl Scan<'_, '_> {
         }
         let mut possessive = false;
         for suffix in ["'s", "’s", "'S"] {
+            if plain {
+                break;
+            }
             if text[start..end].len() > suffix.len() + 1 && text[start..end].ends_with(suffix) {
                 end -= suffix.len();
                 possessive = true;
                 break;
             }
         }
-        if is_contraction(&text[start..end]) {
+        if !plain && is_contraction(&text[start..end]) {
             self.flush();
             return;
         }
@@ -767,7 +1053,7 @@ impl Scan<'_, '_> {
         let word = &text[start..end];
         let bare = word.strip_suffix('.').unwrap_or(word);
         let (mut entry, flags) = self.finder.gaz.lookup_with_flags(bare);
-        if entry.is_none() && bare.contains(['\'', '’']) {
+        if entry.is_none() && !plain && bare.contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
             entry = self.finder.gaz.lookup(&joined);
@@ -900,11 +1186,19 @@ impl Scan<'_, '_> {
                 ),
             ),
             Some(_) => {
-                let start = head_p
-                    .char_indices()
-                    .rev()
-                    .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
-                    .map_or(0, |(i, c)| i + c.len_utf8());
+                // ASCII letters and `'` byte by byte; the char scan only past a non-ASCII byte.
+                let hb = head_p.as_bytes();
+                let mut start = hb.len();
+                while start > 0 && (hb[start - 1].is_ascii_alphabetic() || hb[start - 1] == b'\'') {
+                    start -= 1;
+                }
+                if start > 0 && hb[start - 1] >= 0x80 {
+                    start = head_p
+                        .char_indices()
+                        .rev()
+                        .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
+                        .map_or(0, |(i, c)| i + c.len_utf8());
+                }
                 (Some(&head_p[start..]), false)
             }
         }
@@ -913,16 +1207,25 @@ impl Scan<'_, '_> {
     /// The word right after `at`, skipping spaces and one `,`.
     fn next_word(&self, at: usize) -> Option<&str> {
         let rest = self.text[at..].trim_start_matches([' ', ',']);
-        let end = rest
-            .char_indices()
-            .find(|(_, c)| !c.is_alphabetic())
-            .map_or(rest.len(), |(i, _)| i);
+        // ASCII letters eight bytes at a time; the char scan only from a non-ASCII byte.
+        let mut end = ascii_letters_end(rest.as_bytes(), 0);
+        if rest.as_bytes().get(end).is_some_and(|&c| c >= 0x80) {
+            end += rest[end..]
+                .char_indices()
+                .find(|(_, c)| !c.is_alphabetic())
+                .map_or(rest.len() - end, |(i, _)| i);
+        }
         (end > 0).then(|| &rest[..end])
     }
 
     /// Judges one comma-free part of a run, starting from cue `given`; whether it was a name.
     fn judge(&mut self, toks: &[Tok], given: Cue) -> bool {
-        if toks.len() > 2 && toks.iter().all(|t| t.shape == Shape::Caseless) {
+        // (A run that is one stretch of known name words is judged below as it is: splitting it
+        // again would recurse on the same words until the stack overflows.)
+        if toks.len() > 2
+            && toks.iter().all(|t| t.shape == Shape::Caseless)
+            && !toks.iter().all(|t| t.entry.is_some_and(|e| e.name() > 0))
+        {
             // Scripts without case: every word is a candidate, so judge each stretch of known
             // name words on its own ("محمد أحمد وصل اليوم").
             let mut any = false;
@@ -1243,16 +1546,18 @@ impl Scan<'_, '_> {
     fn is_org_phrase(&self, toks: &[Tok]) -> bool {
         let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
         let n = words().count();
-        ORG_PHRASES.iter().any(|p| {
-            p.len() == n
-                && p.iter()
-                    .zip(words())
-                    .all(|(a, b)| a.eq_ignore_ascii_case(b))
-        }) || (n == 2 && {
-            // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
-            let next = self.text[toks[toks.len() - 1].end..].trim_start();
-            next.starts_with('&')
-        })
+        ORG_PHRASE_LENS & (1 << n.min(63)) != 0
+            && ORG_PHRASES.iter().any(|p| {
+                p.len() == n
+                    && p.iter()
+                        .zip(words())
+                        .all(|(a, b)| a.eq_ignore_ascii_case(b))
+            })
+            || (n == 2 && {
+                // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
+                let next = self.text[toks[toks.len() - 1].end..].trim_start();
+                next.starts_with('&')
+            })
     }
 
     /// A single name word.
@@ -1431,6 +1736,43 @@ mod tests {
     fn common_words_alone_are_not_names() {
         assert!(names("Will you come in May?").is_empty());
         assert!(names("Grant access to the repo.").is_empty());
+    }
+
+    #[test]
+    fn caseless_runs_of_known_names_do_not_recurse_forever() {
+        // Three or more known names in a caseless script overflowed the stack before.
+        let found = names("محمد محمد محمد وصل");
+        assert!(found.len() <= 1, "{found:?}");
+        let found = names("محمد محمد محمد");
+        assert!(found.len() <= 1, "{found:?}");
+    }
+
+    #[test]
+    fn particle_filter_keeps_every_particle() {
+        let lex = Lexicon::get();
+        // Every lower-case ASCII word of up to three letters, and every particle in both
+        // cases: the filter passes each word the lexicon marks as a particle.
+        let letters = b"abcdefghijklmnopqrstuvwxyz";
+        let mut words: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> = words
+                .iter()
+                .filter(|w| w.len() < 3)
+                .flat_map(|w| letters.iter().map(move |&c| [w.as_slice(), &[c]].concat()))
+                .collect();
+            words.extend(longer);
+        }
+        for p in lexicon::PARTICLES {
+            words.push(p.as_bytes().to_vec());
+            words.push(p.to_uppercase().into_bytes());
+        }
+        for w in words.iter().filter(|w| !w.is_empty()) {
+            let s = std::str::from_utf8(w).unwrap();
+            if lex.is(s, lexicon::PARTICLE) {
+                assert!(may_be_particle(w), "{s}");
+            }
+        }
+        assert!(!may_be_particle(b"was") && !may_be_particle(b"it"));
     }
 
     #[test]

@@ -1,0 +1,36 @@
+//! Runs the default detector once over the `throughput` example's generated prose or
+//! code/log text, for counting instructions with callgrind (the machine is shared, so
+//! instruction counts are steadier than clocks).
+//!
+//! ```text
+//! cargo build --release --example names_cost
+//! valgrind --tool=callgrind --toggle-collect='mcp_veil::detect::names::NameFinder::find' \
+//!     target/release/examples/names_cost prose        # or: clean
+//! ```
+//!
+//! The texts are the ones `throughput` measures: `testdata::prose(1, 1 MiB)` and
+//! `testdata::clean_text(3, 1 MiB)`, each detected as one text. Without `--toggle-collect`
+//! callgrind counts the whole detector (and the generation, which `--toggle-collect=
+//! 'mcp_veil::detect::Detector::detect_into'` leaves out).
+
+// The byte count is this example's output; stdout is not an MCP wire here.
+#![allow(clippy::print_stdout)]
+
+use std::hint::black_box;
+
+use mcp_veil::detect::{Detector, FindContext};
+use mcp_veil::testdata;
+
+fn main() -> anyhow::Result<()> {
+    const MB: usize = 1 << 20;
+    let which = std::env::args().nth(1).unwrap_or_else(|| "prose".into());
+    let text = match which.as_str() {
+        "prose" => testdata::prose(1, MB).text,
+        "clean" => testdata::clean_text(3, MB).text,
+        other => anyhow::bail!("unknown text {other:?}: prose or clean"),
+    };
+    let detector = Detector::with_defaults();
+    let spans = detector.detect(&text, &FindContext::default());
+    println!("{} bytes, {} spans", text.len(), black_box(spans).len());
+    Ok(())
+}
