@@ -99,6 +99,37 @@ pub(crate) const TITLES: &[&str] = &[
     "госпожа",
     "κ",
     "κύριος",
+    "pope",
+    "prophet",
+    "dj",
+    "lil",
+];
+
+/// Titles that are part of how a person is named ("Pope Benedict", "Coach Dantonio", "Lady
+/// Gaga", "DJ Khaled"): a name span starts at them when they lead a run. Forms of address
+/// ("Mr.", "Dr.", "Ms.", "Prof.") stay outside the span. Compared lower-cased.
+pub(crate) const ROLE_TITLES: &[&str] = &[
+    "lady",
+    "lord",
+    "pope",
+    "prophet",
+    "coach",
+    "justice",
+    "president",
+    "senator",
+    "governor",
+    "mayor",
+    "judge",
+    "pastor",
+    "rabbi",
+    "imam",
+    "sheikh",
+    "emperor",
+    "chancellor",
+    "congressman",
+    "congresswoman",
+    "dj",
+    "lil",
 ];
 
 /// Lower-case words that join the parts of a name ("van der Berg", "del Carmen", "bin Zayed").
@@ -366,6 +397,34 @@ pub(crate) const STREET_BEFORE: &[&str] = &[
     "travessa",
     "estr",
     "r",
+    "ft",
+    "mt",
+    "sta",
+    "north",
+    "south",
+    "east",
+    "west",
+    "cite",
+    "usns",
+    "usnv",
+    "uscgc",
+    "uss",
+    "san",
+    "santa",
+    "são",
+];
+
+/// [`STREET_BEFORE`] words that may lead a person's name in a run of capitalised words ("Lane
+/// Kiffin", "Drive Maria home"): only a word before the run makes them a street.
+pub(crate) const STREET_WORDS_NOT_LEADING: &[&str] = &[
+    "drive",
+    "lane",
+    "road",
+    "street",
+    "avenue",
+    "route",
+    "r",
+    "boulevard",
 ];
 
 /// Words that end an organisation or place name: a run containing one is not a person.
@@ -784,7 +843,85 @@ pub(crate) const NOT_PEOPLE: &[&str] = &[
     "allah",
     "buddha",
     "santa's",
+    // banking and other acronyms that are also rare given names
+    "iban",
+    // nationalities, languages and religions ("a Thai place", "the Christian world")
+    "thai",
+    "arab",
+    "muslim",
+    "catholic",
+    "jewish",
+    "hindu",
+    "german",
+    "russian",
+    "irish",
+    "french",
+    "english",
+    "british",
+    "american",
+    "african",
+    "mexican",
+    "italian",
+    "spanish",
+    "chinese",
+    "japanese",
+    "korean",
+    "indian",
+    "dutch",
+    "swiss",
+    "polish",
+    "greek",
+    "turkish",
+    "rican",
+    // star signs in horoscopes
+    "aquarius",
+    "gemini",
+    "taurus",
+    "sagittarius",
+    "scorpio",
+    "capricorn",
+    // social-media spellings of "I'm going to" and "that"
+    "ima",
+    "dat",
 ];
+
+/// The [`NOT_PEOPLE`] words that are never part of a person's name, even beside a given name
+/// ("Costa Rican group", "Thai place"). Compared lower-cased.
+pub(crate) const NEVER_NAME_WORDS: &[&str] = &[
+    "iban",
+    "thai",
+    "arab",
+    "muslim",
+    "catholic",
+    "jewish",
+    "hindu",
+    "russian",
+    "british",
+    "american",
+    "african",
+    "mexican",
+    "italian",
+    "spanish",
+    "chinese",
+    "japanese",
+    "korean",
+    "indian",
+    "swiss",
+    "turkish",
+    "rican",
+    "aquarius",
+    "gemini",
+    "taurus",
+    "sagittarius",
+    "scorpio",
+    "capricorn",
+];
+
+/// Whether `word` is on `list` (ASCII case ignored, a trailing `.` ignored).
+pub(crate) fn on_list(list: &[&str], word: &str) -> bool {
+    let word = word.strip_suffix('.').unwrap_or(word);
+    list.iter().any(|w| w.eq_ignore_ascii_case(word))
+}
 
 /// Companies written as two or more name words ("Wells Fargo", "Johnson & Johnson"), as
 /// lower-case word sequences.

@@ -143,6 +143,11 @@ fn is_word_char(c: char) -> bool {
             | 0x0C00..=0x0D4D | 0x0E31..=0x0E4E | 0x200C | 0x200D)
 }
 
+/// `text[a..b]`, or "" when the range is empty or not on character boundaries.
+fn text_of(text: &str, a: usize, b: usize) -> &str {
+    text.get(a..b).unwrap_or("")
+}
+
 fn char_at(text: &str, i: usize) -> Option<char> {
     text.get(i..).and_then(|s| s.chars().next())
 }
@@ -558,6 +563,7 @@ impl Scan<'_, '_> {
                 }
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
+                    || (!self.run.is_empty() && self.lower_surname(start, end))
                     || (!self.evidence.words.is_empty() && self.evidence.has(&text[start..end]));
                 if !candidate {
                     self.flush();
@@ -576,13 +582,41 @@ impl Scan<'_, '_> {
         if self.finder.lex.is(w, lexicon::TITLE) {
             return true;
         }
+        let after_given = || {
+            self.run
+                .last()
+                .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3))
+        };
         match self.finder.entry(w) {
+            // A common word ("said", "to", "will") joins only as a surname after a given name
+            // ("kevin small").
+            Some(e) if e.wordiness() > e.name() + 1 => e.last >= 2 && after_given(),
             Some(e) => e.name() >= 1,
             None => self
                 .run
                 .last()
                 .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3)),
         }
+    }
+
+    /// Whether the lower-case word at `start..end` is a surname written in lower case right
+    /// after a capitalised given name ("Kylie minogue", "Travis scott"): a clear surname, not
+    /// a common word ("Kevin love", "Tanya will").
+    fn lower_surname(&self, start: usize, end: usize) -> bool {
+        let Some(prev) = self.run.last() else {
+            return false;
+        };
+        let given = prev.shape == Shape::Title
+            && !prev.possessive
+            && prev
+                .entry
+                .is_some_and(|e| e.first >= 3 && e.first > e.last && e.first >= e.wordiness() + 2)
+            && text_of(self.text, prev.end, start) == " ";
+        given
+            && self
+                .finder
+                .entry(&self.text[start..end])
+                .is_some_and(|e| e.last >= 2 && e.last >= e.wordiness() + 2)
     }
 
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
@@ -913,6 +947,8 @@ impl Scan<'_, '_> {
         // Cues inside the run: titles, greetings and verbs at its front.
         let mut cue = given;
         let mut dropped_the = false;
+        // Where the span starts when a role title leads it ("Pope Benedict").
+        let mut role_start = None;
         while toks.len() > 1 {
             let t = &toks[0];
             let w = self.word(t);
@@ -921,6 +957,20 @@ impl Scan<'_, '_> {
             }
             if t.is(lexicon::TITLE) && t.shape != Shape::Initial {
                 cue = Cue::Title;
+                if role_start.is_none()
+                    && t.shape != Shape::Lower
+                    && text_of(self.text, t.end, toks[1].start) == " "
+                    && lexicon::on_list(lexicon::ROLE_TITLES, w)
+                {
+                    role_start = Some(t.start);
+                }
+            } else if t.is(lexicon::STREET_BEFORE_F)
+                && cue < Cue::Title
+                && t.shape != Shape::Initial
+                && !lexicon::on_list(lexicon::STREET_WORDS_NOT_LEADING, w)
+            {
+                // "Lake Charles", "Saint Vincent", "USNS Márquez": a place, not a person.
+                return false;
             } else if t.is(lexicon::STRONG_BEFORE_F) {
                 cue = cue.max(Cue::Strong);
             } else if t.is(lexicon::WEAK_BEFORE_F) {
@@ -986,7 +1036,7 @@ impl Scan<'_, '_> {
         let text = self.text;
         let amp_before = text[..run_start].trim_end().ends_with('&');
         let amp_after = text[run_end..].trim_start().starts_with('&');
-        if amp_before || amp_after {
+        if (amp_before || amp_after) && !self.person_beside_amp(toks, amp_after) {
             return false;
         }
         let (prev, sentence_start) = if toks[0].start == run_start {
@@ -1110,7 +1160,7 @@ impl Scan<'_, '_> {
         };
         if accept {
             // A leading initial belongs to the name only when a core word follows it.
-            let start = toks[0].start;
+            let start = role_start.unwrap_or(toks[0].start);
             let end = last.end + self.suffix_len(last.end);
             self.emit(Span::new(start, end, Kind::Name));
         }
@@ -1210,6 +1260,34 @@ impl Scan<'_, '_> {
         })
     }
 
+    /// Whether a run beside `&` is still a person: a given name with a surname ("Gwen Stefani
+    /// & a friend"), or a name before "& I" / "& me". Firms are single words on each side
+    /// ("Marks & Spencer", "Ernst & Young").
+    fn person_beside_amp(&self, toks: &[Tok], amp_after: bool) -> bool {
+        let mut core = toks
+            .iter()
+            .filter(|t| !t.particle && t.shape != Shape::Initial);
+        let given_first = core.next().is_some_and(|t| {
+            t.shape == Shape::Title
+                && t.entry
+                    .is_some_and(|e| e.first >= 3 && e.first >= e.wordiness() + 2)
+        });
+        if given_first && core.next().is_some() {
+            return true;
+        }
+        if !amp_after {
+            return false;
+        }
+        let rest = self.text[toks[toks.len() - 1].end..].trim_start();
+        let rest = rest
+            .strip_prefix("&amp;")
+            .or_else(|| rest.strip_prefix('&'))
+            .unwrap_or(rest)
+            .trim_start();
+        let pronoun = rest.split(|c: char| !c.is_alphabetic()).next();
+        given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
+    }
+
     /// A single name word.
     fn single(
         &self,
@@ -1290,7 +1368,10 @@ impl Scan<'_, '_> {
             let w = self.word(t);
             // "April Horton" is a person; "Monday March" is not.
             let calendar_ok = i == 0 && first.first >= 3;
-            if (t.is(lexicon::CALENDAR_F) && !calendar_ok) || t.is(lexicon::TITLE) {
+            if (t.is(lexicon::CALENDAR_F) && !calendar_ok)
+                || t.is(lexicon::TITLE)
+                || (t.is(lexicon::NOT_PEOPLE_F) && lexicon::on_list(lexicon::NEVER_NAME_WORDS, w))
+            {
                 return false;
             }
             match t.entry {
@@ -1305,7 +1386,13 @@ impl Scan<'_, '_> {
                 }
                 Some(e) => {
                     let margin = e.name() as i32 - e.wordiness() as i32;
-                    let word_surname = i == core.len() - 1 && given_first && e.last >= 2;
+                    // A known surname after a clear given name, even if it is also a word
+                    // ("Kevin Small"); in lower-case text any rare name word ("natasha
+                    // higuchi").
+                    let word_surname = i == core.len() - 1
+                        && given_first
+                        && (e.last >= 2
+                            || (self.lower_text && e.name() >= 1 && e.wordiness() == 0));
                     if e.name() == 0 || (margin <= -3 && !word_surname) {
                         return false;
                     }
