@@ -337,6 +337,14 @@ pub(crate) const STRONG_AFTER: &[&str] = &[
     "left",
     "arrived",
     "signed",
+    "spent",
+    "began",
+    "went",
+    "listed",
+    "lives",
+    "lived",
+    "works",
+    "worked",
 ];
 
 /// Words after which a capitalised word is a place or organisation rather than a person, when
@@ -425,6 +433,13 @@ pub(crate) const STREET_WORDS_NOT_LEADING: &[&str] = &[
     "route",
     "r",
     "boulevard",
+];
+
+/// [`STRONG_AFTER`] words that things and places take as well as people ("Kenya was fun",
+/// "Tesla is the future"): they do not make a place name or a listed non-person a person.
+pub(crate) const AUX_AFTER: &[&str] = &[
+    "is", "was", "has", "had", "will", "would", "can", "could", "should", "did", "does", "wants",
+    "needs",
 ];
 
 /// Words that end an organisation or place name: a run containing one is not a person.

@@ -97,6 +97,17 @@ enum Cue {
     Title,
 }
 
+/// What the word after a run says about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum After {
+    /// Nothing.
+    None,
+    /// An auxiliary ("is", "was", "has"): things and places take these too ("Kenya was fun").
+    Aux,
+    /// A speaker label, a vocative, or a verb people do ("said", "shouted", "spent").
+    Person,
+}
+
 /// Per-call evidence: lower-case words of e-mail local parts that are known name words.
 #[derive(Debug, Default)]
 struct Evidence {
@@ -823,7 +834,8 @@ impl Scan<'_, '_> {
             || ["office", "law", "LLP", "&"]
                 .iter()
                 .any(|w| after.starts_with(w))
-            || after.bytes().next().is_some_and(|c| c.is_ascii_digit());
+            || after.bytes().next().is_some_and(|c| c.is_ascii_digit())
+            || self.surname_firm(run, after);
         if firm {
             return;
         }
@@ -846,6 +858,22 @@ impl Scan<'_, '_> {
                 self.judge(&run[a..b], Cue::Strong);
             }
         }
+    }
+
+    /// "Davis, Reynolds and Williamson is ...": three surnames in the form of a firm's name,
+    /// going on in the sentence. A list of people closes it ("our founders: Blair, Sousa and
+    /// Parks.") or has given names in it.
+    fn surname_firm(&self, run: &[Tok], after: &str) -> bool {
+        run.len() == 3
+            && self.text[run[0].end..run[1].start] == *", "
+            && self.text[run[1].end..run[2].start] == *" and "
+            && run.iter().all(|t| {
+                t.shape == Shape::Title && t.entry.is_some_and(|e| e.last >= 2 && e.last > e.first)
+            })
+            && after
+                .bytes()
+                .next()
+                .is_some_and(|c| !matches!(c, b'.' | b'!' | b'?' | b'"' | b')'))
     }
 
     /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
@@ -1067,6 +1095,16 @@ impl Scan<'_, '_> {
                 }
             } else if pf & lexicon::PLACE_BEFORE_F != 0 && cue == Cue::None {
                 cue = Cue::Place;
+            } else if p == "me" {
+                // "call me Mark", "everyone calls me Weronika"
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                if self
+                    .prev_word(at)
+                    .0
+                    .is_some_and(|w| ["call", "calls", "called", "named"].contains(&w))
+                {
+                    cue = cue.max(Cue::Strong);
+                }
             } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
                 // "my name is X", "her maiden name is X"
                 let at = text[..run_start].rfind(p).unwrap_or(0);
@@ -1097,19 +1135,30 @@ impl Scan<'_, '_> {
             .trim_start_matches([' ', ','])
             .bytes()
             .next()
-            .is_some_and(|c| c.is_ascii_digit());
+            .is_some_and(|c| c.is_ascii_digit())
+            || self.corner_of_streets(toks[toks.len() - 1].end);
         if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
             return false;
         }
         let last = toks[toks.len() - 1];
         let rest = &text[last.end..];
-        let after_cue = !last.possessive
-            && (self
-                .next_word(last.end)
-                .is_some_and(|w| lex.is(w, lexicon::STRONG_AFTER_F))
-                // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
-                || (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
-                || (sentence_start && rest.starts_with(", ")));
+        let next = self.next_word(last.end);
+        let after = if last.possessive {
+            After::None
+        } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
+            || (sentence_start && rest.starts_with(", "))
+        {
+            // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
+            After::Person
+        } else if let Some(w) = next.filter(|w| lex.is(w, lexicon::STRONG_AFTER_F)) {
+            if lexicon::on_list(lexicon::AUX_AFTER, w) {
+                After::Aux
+            } else {
+                After::Person
+            }
+        } else {
+            After::None
+        };
         // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
         let vocative = sentence_start
             && rest.starts_with(", ")
@@ -1153,8 +1202,11 @@ impl Scan<'_, '_> {
         let accept = match core.len() {
             0 => false,
             1 => {
-                self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1)
+                self.single(core[0], cue, after, sentence_start, toks.len() > 1)
                     || (vocative && core[0].entry.is_none() && core[0].shape == Shape::Title)
+                    || (after == After::Person
+                        && self.unknown_name_shape(core[0])
+                        && self.word(core[0]).len() >= 4)
             }
             _ => self.multi(core, cue),
         };
@@ -1165,6 +1217,19 @@ impl Scan<'_, '_> {
             self.emit(Span::new(start, end, Kind::Name));
         }
         accept
+    }
+
+    /// Whether the run ends a street name at a corner or before an address: " and " followed,
+    /// within four words, by a house number of two digits or more ("Eloise and 226 Thomas
+    /// Avenue", "Ines and Nordahl Rolfsens vei 187").
+    fn corner_of_streets(&self, end: usize) -> bool {
+        let Some(rest) = self.text[end..].strip_prefix(" and ") else {
+            return false;
+        };
+        rest.split_whitespace().take(4).any(|w| {
+            let w = w.trim_end_matches(['.', ',', '?', '!']);
+            w.len() >= 2 && w.bytes().all(|c| c.is_ascii_digit())
+        })
     }
 
     /// Whether the run fills a line whose previous line holds a number: a city or region line
@@ -1288,12 +1353,18 @@ impl Scan<'_, '_> {
         given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
     }
 
+    /// Whether `t` is a capitalised word the gazetteer does not know and that is on no list:
+    /// with a verb people do after it ("Klimek shouted", "Bożena spent") it names someone.
+    fn unknown_name_shape(&self, t: &Tok) -> bool {
+        t.shape == Shape::Title && t.entry.is_none() && t.flags == 0 && !t.possessive
+    }
+
     /// A single name word.
     fn single(
         &self,
         t: &Tok,
         cue: Cue,
-        after_cue: bool,
+        after: After,
         sentence_start: bool,
         with_initials: bool,
     ) -> bool {
@@ -1301,15 +1372,24 @@ impl Scan<'_, '_> {
         if w.chars().count() < 2 {
             return false;
         }
-
-        if (t.is(lexicon::CALENDAR_F) && cue < Cue::Title) || t.is(lexicon::TITLE) {
+        let after_cue = after > After::None;
+        let e = t.entry;
+        // "April" in a list of names or after a greeting; "May" alone is a month.
+        let calendar_ok =
+            cue >= Cue::Title || (cue >= Cue::Strong && e.is_some_and(|e| e.first >= 3));
+        if (t.is(lexicon::CALENDAR_F) && !calendar_ok)
+            || t.is(lexicon::TITLE)
+            || t.is(lexicon::ORG_PLACE)
+        {
             return false;
         }
-        let e = t.entry;
         if t.shape == Shape::Upper && e.is_none() && w.len() <= 3 {
             return false;
         }
-        if t.is(lexicon::NOT_PEOPLE_F) && cue < Cue::Strong && !after_cue {
+        if t.is(lexicon::NOT_PEOPLE_F)
+            && ((cue < Cue::Strong && after < After::Person)
+                || lexicon::on_list(lexicon::NEVER_NAME_WORDS, w))
+        {
             return false;
         }
         let name = e.map_or(0, |e| e.name());
@@ -1337,7 +1417,11 @@ impl Scan<'_, '_> {
         // A place name ("in Harrison", "to Hartford", "Utah lawmakers") unless a title, a
         // greeting or a very common given name says otherwise.
         let place = e.map_or(0, |e| e.place);
-        if place > 0 && cue < Cue::Strong && !after_cue && (cue == Cue::Place || first < 6) {
+        if place > 0
+            && cue < Cue::Strong
+            && after < After::Person
+            && (cue == Cue::Place || first < 6)
+        {
             return false;
         }
         match cue {
