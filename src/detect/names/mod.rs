@@ -425,6 +425,14 @@ fn is_contraction(word: &str) -> bool {
     )
 }
 
+/// Whether `rest` (the text after a word at the start of a line or sentence) makes the word a
+/// speaker label: `Name: "...` or `Name: text`, not a URL or a path.
+fn speaker_label(rest: &str) -> bool {
+    let rest = rest.strip_prefix(" :").unwrap_or(rest);
+    rest.strip_prefix(':')
+        .is_some_and(|r| r.starts_with([' ', '"', '\\', '“']))
+}
+
 /// Generational and academic suffixes written after a name.
 const SUFFIXES: &[&str] = &[
     "Jr.", "Sr.", "Jr", "Sr", "PhD", "Ph.D.", "MD", "M.D.", "DVM", "DDS", "Esq.", "Esq", "III",
@@ -1095,6 +1103,16 @@ impl Scan<'_, '_> {
                 }
             } else if pf & lexicon::PLACE_BEFORE_F != 0 && cue == Cue::None {
                 cue = Cue::Place;
+            } else if p == "and" {
+                // "me and Lari", "you and Davis"
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                if self
+                    .prev_word(at)
+                    .0
+                    .is_some_and(|w| ["me", "you", "him", "her", "us"].contains(&w))
+                {
+                    cue = cue.max(Cue::Weak);
+                }
             } else if p == "me" {
                 // "call me Mark", "everyone calls me Weronika"
                 let at = text[..run_start].rfind(p).unwrap_or(0);
@@ -1142,15 +1160,20 @@ impl Scan<'_, '_> {
         }
         let last = toks[toks.len() - 1];
         let rest = &text[last.end..];
-        let next = self.next_word(last.end);
+        let verb = self
+            .next_word(last.end)
+            .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
+        let person_verb =
+            verb.is_some_and(|w| !lexicon::on_list(lexicon::AUX_AFTER, w)) && rest.starts_with(' ');
         let after = if last.possessive {
             After::None
         } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
-            || (sentence_start && rest.starts_with(", "))
+            || (sentence_start && (rest.starts_with(", ") || rest.starts_with(" , ")))
+            || Self::and_i(rest)
         {
             // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
             After::Person
-        } else if let Some(w) = next.filter(|w| lex.is(w, lexicon::STRONG_AFTER_F)) {
+        } else if let Some(w) = verb {
             if lexicon::on_list(lexicon::AUX_AFTER, w) {
                 After::Aux
             } else {
@@ -1159,9 +1182,23 @@ impl Scan<'_, '_> {
         } else {
             After::None
         };
+        // "Where are you, Summer?": a clear given name addressed at the end of a sentence.
+        if toks.len() == 1
+            && text[..run_start].trim_end_matches(' ').ends_with(',')
+            && rest
+                .trim_start_matches(' ')
+                .bytes()
+                .next()
+                .is_none_or(|c| matches!(c, b'?' | b'!' | b'.'))
+            && toks[0]
+                .entry
+                .is_some_and(|e| e.first >= 3 && e.first > e.last && e.place == 0)
+        {
+            cue = cue.max(Cue::Strong);
+        }
         // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
         let vocative = sentence_start
-            && rest.starts_with(", ")
+            && (rest.starts_with(", ") || rest.starts_with(" , "))
             && self.next_word(last.end).is_some_and(|w| {
                 [
                     "can", "could", "would", "will", "please", "are", "do", "did", "have", "I",
@@ -1204,7 +1241,7 @@ impl Scan<'_, '_> {
             1 => {
                 self.single(core[0], cue, after, sentence_start, toks.len() > 1)
                     || (vocative && core[0].entry.is_none() && core[0].shape == Shape::Title)
-                    || (after == After::Person
+                    || ((person_verb || (sentence_start && speaker_label(rest)))
                         && self.unknown_name_shape(core[0])
                         && self.word(core[0]).len() >= 4)
             }
@@ -1353,6 +1390,19 @@ impl Scan<'_, '_> {
         given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
     }
 
+    /// Whether `rest` (the text after a run) goes on with "and I" or "& I": the run is a person.
+    fn and_i(rest: &str) -> bool {
+        let rest = rest.trim_start_matches(' ');
+        let rest = rest
+            .strip_prefix("and ")
+            .or_else(|| rest.strip_prefix("&amp; "))
+            .or_else(|| rest.strip_prefix("& "));
+        rest.is_some_and(|r| {
+            r.strip_prefix('I')
+                .is_some_and(|t| t.bytes().next().is_none_or(|c| !c.is_ascii_alphanumeric()))
+        })
+    }
+
     /// Whether `t` is a capitalised word the gazetteer does not know and that is on no list:
     /// with a verb people do after it ("Klimek shouted", "Bożena spent") it names someone.
     fn unknown_name_shape(&self, t: &Tok) -> bool {
@@ -1497,6 +1547,24 @@ impl Scan<'_, '_> {
         let caseless = core.iter().all(|t| t.shape == Shape::Caseless);
         if caseless {
             return unknown == 0 && first.first >= 1;
+        }
+        if self.lower_text
+            && cue < Cue::Weak
+            && core.iter().all(|t| t.shape == Shape::Lower)
+            && !(first.first >= 6
+                || (first.first >= 4 && last.last >= 2)
+                || core.iter().any(|t| self.evidence.has(self.word(t))))
+        {
+            // Lower-case text in other languages is full of words on some locale's list of
+            // names ("para com", "liat nih"): a lower-case pair needs a clear given name.
+            return false;
+        }
+        if self.lower_text
+            && core
+                .iter()
+                .any(|t| t.entry.is_none() && t.end - t.start < 3)
+        {
+            return false;
         }
         let upper = core.iter().all(|t| t.shape == Shape::Upper);
         if upper && !(self.field || cue >= Cue::Strong) {
