@@ -308,7 +308,7 @@ impl NameFinder {
         let lower_text = text.len() <= 1024
             && !text
                 .bytes()
-                .any(|c| c.is_ascii_uppercase() || is_code_byte(c))
+                .any(|c| c.is_ascii_uppercase() || is_code_byte_in_lower_text(c))
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let mut scan = Scan {
             finder: self,
@@ -406,6 +406,13 @@ fn is_code_byte(c: u8) -> bool {
             | b'*'
             | b'`'
     )
+}
+
+/// Punctuation that makes an all-lower-case text code or a log line rather than prose typed
+/// without capitals: [`is_code_byte`] less the brackets, `#` and `*` of chat ("(not by megan
+/// fyodorova)", "at #15").
+fn is_code_byte_in_lower_text(c: u8) -> bool {
+    is_code_byte(c) && !matches!(c, b'(' | b')' | b'#' | b'*')
 }
 
 /// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
