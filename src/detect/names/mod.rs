@@ -616,7 +616,9 @@ impl Scan<'_, '_> {
         match self.finder.entry(w) {
             // A common word ("said", "to", "will") joins only as a surname after a given name
             // ("kevin small").
-            Some(e) if e.wordiness() > e.name() + 1 => e.last >= 2 && after_given(),
+            Some(e) if e.wordiness() > e.name() + 1 => {
+                e.last >= 2 && e.wordiness() <= 4 && after_given()
+            }
             Some(e) => e.name() >= 1,
             None => self
                 .run
@@ -672,7 +674,8 @@ impl Scan<'_, '_> {
     /// space, `Some(true)` for `", "`, `None` for anything else.
     fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
         match &self.text[prev_end..start] {
-            " " | "\u{a0}" => Some(false),
+            // a space, a no-break space, or one with a zero-width character pasted in
+            " " | "\u{a0}" | " \u{feff}" | " \u{200b}" | "\u{200b}" => Some(false),
             ", " | " , " | " and " | ", and " => Some(true),
             ". " | "." => self
                 .run
@@ -862,13 +865,23 @@ impl Scan<'_, '_> {
                 from = i;
             }
         }
+        // A list with a thing in it ("Merrill Lynch, Arrive Labs and Buildzoom") lists firms
+        // or places: its name-like items are not promoted, and judged with no list cue.
+        let things = parts.len() >= 3
+            && parts.iter().any(|&(a, b)| {
+                run[a..b].iter().any(|t| {
+                    !t.particle
+                        && t.shape != Shape::Initial
+                        && (t.is(lexicon::ORG_PLACE) || t.entry.is_some_and(|e| e.name() == 0))
+                })
+            });
         let mut rejected = Vec::new();
         for &(a, b) in &parts {
             if !self.judge(&run[a..b], Cue::None) {
                 rejected.push((a, b));
             }
         }
-        if rejected.len() < parts.len() {
+        if rejected.len() < parts.len() && !things {
             for (a, b) in rejected {
                 self.judge(&run[a..b], Cue::Strong);
             }
@@ -1030,6 +1043,10 @@ impl Scan<'_, '_> {
                 }
             }
         }
+        // A day named after someone ("Marvin Gaye Day"): the name is the person.
+        if toks.len() > 2 && self.word(&toks[toks.len() - 1]) == "Day" {
+            toks = &toks[..toks.len() - 1];
+        }
         // Ordinary words at the end ("Maria Office").
         while toks.len() > 1 && !toks[toks.len() - 2].particle {
             let t = &toks[toks.len() - 1];
@@ -1172,6 +1189,11 @@ impl Scan<'_, '_> {
             .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
         let person_verb =
             verb.is_some_and(|w| !lexicon::on_list(lexicon::AUX_AFTER, w)) && rest.starts_with(' ');
+        // "Lincoln park", "marshall islands": a place or firm word in lower case goes on the
+        // name of a place.
+        if cue < Cue::Title && self.place_word_after(last.end) {
+            return false;
+        }
         let after = if last.possessive {
             After::None
         } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
@@ -1310,13 +1332,24 @@ impl Scan<'_, '_> {
     fn suffix_len(&self, end: usize) -> usize {
         let rest = &self.text[end..];
         let body = rest.strip_prefix(", ").or_else(|| rest.strip_prefix(' '));
-        // Every suffix starts with a capital: most runs end with none after them.
-        let Some(body) = body.filter(|b| b.as_bytes().first().is_some_and(u8::is_ascii_uppercase))
-        else {
+        // Every suffix starts with a capital (in lower-case text, a lower-case letter): most
+        // runs end with none after them.
+        let Some(body) = body.filter(|b| {
+            b.as_bytes().first().is_some_and(|c| {
+                c.is_ascii_uppercase() || (self.lower_text && c.is_ascii_lowercase())
+            })
+        }) else {
             return 0;
         };
         for suffix in SUFFIXES {
-            if let Some(after) = body.strip_prefix(suffix)
+            let after = if self.lower_text {
+                body.get(..suffix.len())
+                    .filter(|head| head.eq_ignore_ascii_case(suffix))
+                    .map(|_| &body[suffix.len()..])
+            } else {
+                body.strip_prefix(suffix)
+            };
+            if let Some(after) = after
                 && after.chars().next().is_none_or(|c| !c.is_alphanumeric())
             {
                 return rest.len() - after.len();
@@ -1397,6 +1430,22 @@ impl Scan<'_, '_> {
         given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
     }
 
+    /// Whether a lower-case place or firm word follows `end` after one space ("Lincoln park",
+    /// "marshall islands").
+    fn place_word_after(&self, end: usize) -> bool {
+        let Some(r) = self.text[end..].strip_prefix(' ') else {
+            return false;
+        };
+        let n = r.bytes().take_while(u8::is_ascii_lowercase).count();
+        n >= 2
+            && r[n..]
+                .bytes()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric())
+            && self.finder.lex.is(&r[..n], lexicon::ORG_PLACE)
+            && !lexicon::on_list(lexicon::ORG_PLACE_AFTER_PERSON, &r[..n])
+    }
+
     /// Whether `rest` (the text after a run) goes on with "and I" or "& I": the run is a person.
     fn and_i(rest: &str) -> bool {
         let rest = rest.trim_start_matches(' ');
@@ -1454,6 +1503,15 @@ impl Scan<'_, '_> {
         let margin = name as i32 - wordy;
         let first = e.map_or(0, |e| e.first);
         let last = e.map_or(0, |e| e.last);
+        // Countries, capitals and states ("Canada", "Poland") need a title or a person verb,
+        // even in a list of names, unless they are common given names ("Georgia").
+        if e.is_some_and(|e| e.place >= 3) && first < 6 && cue < Cue::Title && after < After::Person
+        {
+            return false;
+        }
+        if t.shape == Shape::Lower && w.len() < 3 {
+            return false;
+        }
         match t.shape {
             Shape::Lower if !self.lower_text => {
                 return cue >= Cue::Strong && name >= 3 && wordy <= 2
@@ -1533,7 +1591,7 @@ impl Scan<'_, '_> {
                     let word_surname = i == core.len() - 1
                         && given_first
                         && (e.last >= 2
-                            || (self.lower_text && e.name() >= 1 && e.wordiness() == 0));
+                            || (self.lower_text && e.name() >= 1 && e.wordiness() <= 1));
                     if e.name() == 0 || (margin <= -3 && !word_surname) {
                         return false;
                     }
@@ -1571,6 +1629,11 @@ impl Scan<'_, '_> {
                 .iter()
                 .any(|t| t.entry.is_none() && t.end - t.start < 3)
         {
+            return false;
+        }
+        // "in Hamilton East", "from Berlin Spandau": a city and a district, not a given name
+        // and a surname.
+        if cue == Cue::Place && first.place >= 2 && core.len() == 2 && last.last < 3 {
             return false;
         }
         let upper = core.iter().all(|t| t.shape == Shape::Upper);
