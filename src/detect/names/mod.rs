@@ -866,7 +866,7 @@ impl Scan<'_, '_> {
             }
         }
         // A list with a thing in it ("Merrill Lynch, Arrive Labs and Buildzoom") lists firms
-        // or places: its name-like items are not promoted, and judged with no list cue.
+        // or places: none of its items is taken for a person.
         let things = parts.len() >= 3
             && parts.iter().any(|&(a, b)| {
                 run[a..b].iter().any(|t| {
@@ -875,13 +875,16 @@ impl Scan<'_, '_> {
                         && (t.is(lexicon::ORG_PLACE) || t.entry.is_some_and(|e| e.name() == 0))
                 })
             });
+        if things {
+            return;
+        }
         let mut rejected = Vec::new();
         for &(a, b) in &parts {
             if !self.judge(&run[a..b], Cue::None) {
                 rejected.push((a, b));
             }
         }
-        if rejected.len() < parts.len() && !things {
+        if rejected.len() < parts.len() {
             for (a, b) in rejected {
                 self.judge(&run[a..b], Cue::Strong);
             }
@@ -1265,6 +1268,16 @@ impl Scan<'_, '_> {
             n_core += 1;
         }
         let core = &core_buf[..n_core];
+        // "in Hamilton East", "from Berlin Spandau": a city and a district, not a given name
+        // and a surname.
+        if core.len() == 2
+            && (cue == Cue::Place || prev.is_some_and(|p| p.eq_ignore_ascii_case("from")))
+            && cue < Cue::Strong
+            && core[0].entry.is_some_and(|e| e.place >= 2)
+            && core[1].entry.is_none_or(|e| e.last < 3)
+        {
+            return false;
+        }
         let accept = match core.len() {
             0 => false,
             1 => {
@@ -1398,7 +1411,7 @@ impl Scan<'_, '_> {
         }) || (n == 2 && {
             // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
             let next = self.text[toks[toks.len() - 1].end..].trim_start();
-            next.starts_with('&')
+            next.starts_with('&') && !self.person_beside_amp(toks, true)
         })
     }
 
@@ -1551,6 +1564,7 @@ impl Scan<'_, '_> {
             Cue::None => {
                 (first >= 3 && margin >= 3)
                     || (after_cue && first >= 3 && margin >= 1)
+                    || (after == After::Person && name >= 2 && margin >= 2)
                     || (!sentence_start && last >= 2 && wordy == 0)
             }
         }
@@ -1629,11 +1643,6 @@ impl Scan<'_, '_> {
                 .iter()
                 .any(|t| t.entry.is_none() && t.end - t.start < 3)
         {
-            return false;
-        }
-        // "in Hamilton East", "from Berlin Spandau": a city and a district, not a given name
-        // and a surname.
-        if cue == Cue::Place && first.place >= 2 && core.len() == 2 && last.last < 3 {
             return false;
         }
         let upper = core.iter().all(|t| t.shape == Shape::Upper);
