@@ -614,10 +614,10 @@ impl Scan<'_, '_> {
                 .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3))
         };
         match self.finder.entry(w) {
-            // A common word ("said", "to", "will") joins only as a surname after a given name
-            // ("kevin small").
-            Some(e) if e.wordiness() > e.name() + 1 => {
-                e.last >= 2 && e.wordiness() <= 4 && after_given()
+            // In prose, a common word ("said", "to", "will") joins only as a surname after a
+            // given name, and not the commonest words ("chad farmer", not "robinson were").
+            Some(e) if !self.field && e.wordiness() > e.name() + 1 => {
+                e.last >= 2 && e.wordiness() <= 6 && after_given()
             }
             Some(e) => e.name() >= 1,
             None => self
