@@ -940,6 +940,8 @@ pub(crate) const NOT_PEOPLE: &[&str] = &[
     "sagittarius",
     "scorpio",
     "capricorn",
+    "jews",
+    "ok",
     // social-media spellings of "I'm going to" and "that"
     "ima",
     "dat",
@@ -975,6 +977,8 @@ pub(crate) const NEVER_NAME_WORDS: &[&str] = &[
     "sagittarius",
     "scorpio",
     "capricorn",
+    "jews",
+    "ok",
 ];
 
 /// Whether `word` is on `list` (ASCII case ignored, a trailing `.` ignored).

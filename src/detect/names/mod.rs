@@ -1114,7 +1114,7 @@ impl Scan<'_, '_> {
             if pf & lexicon::TITLE != 0 {
                 cue = cue.max(Cue::Title);
             } else if pf & lexicon::STRONG_BEFORE_F != 0 {
-                cue = cue.max(Cue::Strong);
+                cue = cue.max(self.sign_off_cue(p, run_start));
             } else if pf & lexicon::WEAK_BEFORE_F != 0 {
                 cue = cue.max(Cue::Weak);
             } else if pf & lexicon::STREET_BEFORE_F != 0 && cue < Cue::Title {
@@ -1441,6 +1441,32 @@ impl Scan<'_, '_> {
             .trim_start();
         let pronoun = rest.split(|c: char| !c.is_alphabetic()).next();
         given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
+    }
+
+    /// The cue of a greeting or sign-off word `p` right before the run at `run_start`. "Love"
+    /// and the times of day are greetings only as such ("Love, Mackenna", "Good morning
+    /// Sarah", "Night,\nJo"); otherwise they are a verb ("I love Fridays") or a time ("Saturday
+    /// night Casitas presents").
+    fn sign_off_cue(&self, p: &str, run_start: usize) -> Cue {
+        let timely = ["morning", "evening", "afternoon", "night"]
+            .iter()
+            .any(|w| p.eq_ignore_ascii_case(w));
+        if !timely && !p.eq_ignore_ascii_case("love") {
+            return Cue::Strong;
+        }
+        let at = self.text[..run_start].rfind(p).unwrap_or(0);
+        let gap = &self.text[at + p.len()..run_start];
+        let good = self
+            .prev_word(at)
+            .0
+            .is_some_and(|w| w.eq_ignore_ascii_case("good"));
+        if gap.contains([',', '\n']) || (timely && good) || (!timely && self.prev_word(at).1) {
+            Cue::Strong
+        } else if timely {
+            Cue::None
+        } else {
+            Cue::Weak
+        }
     }
 
     /// Whether a lower-case place or firm word follows `end` after one space ("Lincoln park",
