@@ -105,32 +105,11 @@ pub(crate) const TITLES: &[&str] = &[
     "lil",
 ];
 
-/// Titles that are part of how a person is named ("Pope Benedict", "Coach Dantonio", "Lady
-/// Gaga", "DJ Khaled"): a name span starts at them when they lead a run. Forms of address
-/// ("Mr.", "Dr.", "Ms.", "Prof.") stay outside the span. Compared lower-cased.
-pub(crate) const ROLE_TITLES: &[&str] = &[
-    "lady",
-    "lord",
-    "pope",
-    "prophet",
-    "coach",
-    "justice",
-    "president",
-    "senator",
-    "governor",
-    "mayor",
-    "judge",
-    "pastor",
-    "rabbi",
-    "imam",
-    "sheikh",
-    "emperor",
-    "chancellor",
-    "congressman",
-    "congresswoman",
-    "dj",
-    "lil",
-];
+/// Titles of nobility, religion and the stage that are part of how a person is named ("Pope
+/// Benedict", "Lady Gaga", "DJ Khaled", "Lil Wayne"): a name span starts at them when they
+/// lead a run. Forms of address ("Mr.", "Dr.", "Ms.") and offices ("President", "Coach",
+/// "Senator") stay outside the span. Compared lower-cased.
+pub(crate) const ROLE_TITLES: &[&str] = &["lady", "lord", "pope", "prophet", "dj", "lil"];
 
 /// Lower-case words that join the parts of a name ("van der Berg", "del Carmen", "bin Zayed").
 pub(crate) const PARTICLES: &[&str] = &[

@@ -886,6 +886,12 @@ impl Scan<'_, '_> {
         }
         if rejected.len() < parts.len() {
             for (a, b) in rejected {
+                // "Love, Maria", "Thanks, Omar": a sign-off or greeting is no list item.
+                if b == a + 1
+                    && run[a].is(lexicon::STRONG_BEFORE_F | lexicon::WEAK_BEFORE_F | lexicon::TITLE)
+                {
+                    continue;
+                }
                 self.judge(&run[a..b], Cue::Strong);
             }
         }
@@ -988,6 +994,7 @@ impl Scan<'_, '_> {
         }
         let f = self.finder;
         let lex = f.lex;
+        let all = toks;
         let mut toks = toks;
         while toks
             .first()
@@ -1034,7 +1041,7 @@ impl Scan<'_, '_> {
                 cue = cue.max(Cue::Strong);
             } else if t.is(lexicon::WEAK_BEFORE_F) {
                 cue = cue.max(Cue::Weak);
-            } else if self.is_lead_word(t, &toks[1]) {
+            } else if cue < Cue::Title && self.is_lead_word(t, &toks[1], t.start == run_start) {
                 dropped_the |= w.eq_ignore_ascii_case("the");
             } else {
                 break;
@@ -1084,7 +1091,13 @@ impl Scan<'_, '_> {
                     && t.entry.is_some_and(|e| e.name() == 0)
             })
         {
-            let a = self.judge(&toks[..i], cue);
+            // A role title before the first part stays with it ("President Jonathan Visits").
+            let role = role_start.and_then(|rs| all.iter().position(|t| t.start == rs));
+            let split = all.iter().position(|t| t.start == toks[i].start);
+            let a = match (role, split) {
+                (Some(r), Some(k)) => self.judge(&all[r..k], given),
+                _ => self.judge(&toks[..i], cue),
+            };
             let b = self.judge(&toks[i + 1..], Cue::None);
             return a || b;
         }
@@ -1372,7 +1385,7 @@ impl Scan<'_, '_> {
     }
 
     /// Whether the first word of a run is an ordinary word to drop ("Yesterday Ronald Haas").
-    fn is_lead_word(&self, t: &Tok, next: &Tok) -> bool {
+    fn is_lead_word(&self, t: &Tok, next: &Tok, run_first: bool) -> bool {
         if t.shape == Shape::Initial || t.shape == Shape::Caseless {
             return false;
         }
@@ -1394,6 +1407,19 @@ impl Scan<'_, '_> {
         }
         if t.shape == Shape::Lower {
             return true;
+        }
+        // Inside a sentence, a capitalised given name that is also a word begins the name
+        // before another name word ("I met Nick Jonas", "with Don Cheadle").
+        if run_first
+            && t.shape == Shape::Title
+            && e.first >= 5
+            && e.first > e.last
+            && !t.is(lexicon::CALENDAR_F)
+            && next.shape == Shape::Title
+            && next.entry.is_none_or(|n| n.name() >= 1)
+            && !self.prev_word(t.start).1
+        {
+            return false;
         }
         // "Will Smith" keeps Will; "Will Maria come?" drops it.
         let next = next.entry.unwrap_or_default();
