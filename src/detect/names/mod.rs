@@ -1205,11 +1205,6 @@ impl Scan<'_, '_> {
             .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
         let person_verb =
             verb.is_some_and(|w| !lexicon::on_list(lexicon::AUX_AFTER, w)) && rest.starts_with(' ');
-        // "Lincoln park", "marshall islands": a place or firm word in lower case goes on the
-        // name of a place.
-        if cue < Cue::Title && self.place_word_after(last.end) {
-            return false;
-        }
         let after = if last.possessive {
             After::None
         } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
@@ -1301,7 +1296,10 @@ impl Scan<'_, '_> {
                         && self.word(core[0]).len() >= 4)
             }
             _ => self.multi(core, cue),
-        };
+        }
+        // "Lincoln county", "marshall islands": a place or firm word in lower case goes on the
+        // name of a place (checked last: it costs a lookup).
+        && !(cue < Cue::Title && self.place_word_after(last.end));
         if accept {
             // A leading initial belongs to the name only when a core word follows it.
             let start = role_start.unwrap_or(toks[0].start);
