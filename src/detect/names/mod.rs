@@ -433,9 +433,8 @@ fn is_contraction(word: &str) -> bool {
 }
 
 /// Whether `rest` (the text after a word at the start of a line or sentence) makes the word a
-/// speaker label: `Name: "...` or `Name: text`, not a URL or a path.
+/// speaker label: `Name: "...` or `Name: text`, not a URL, a path or a spaced headline source.
 fn speaker_label(rest: &str) -> bool {
-    let rest = rest.strip_prefix(" :").unwrap_or(rest);
     rest.strip_prefix(':')
         .is_some_and(|r| r.starts_with([' ', '"', '\\', '“']))
 }
@@ -1741,6 +1740,27 @@ mod tests {
     fn common_words_alone_are_not_names() {
         assert!(names("Will you come in May?").is_empty());
         assert!(names("Grant access to the repo.").is_empty());
+    }
+
+    #[test]
+    fn speaker_labels_and_and_i() {
+        assert!(speaker_label(": \"Who are you?\""));
+        // A spaced colon is a headline's source in tweets ("Engadget : Sky 3D ...").
+        assert!(!speaker_label(" : hello"));
+        assert!(speaker_label(": hello"));
+        assert!(!speaker_label("://example.com"));
+        assert!(!speaker_label(" said"));
+        assert!(Scan::and_i(" and I went"));
+        assert!(Scan::and_i(" &amp; I work"));
+        assert!(!Scan::and_i(" and Ivan went"));
+    }
+
+    #[test]
+    fn role_titles_and_place_prefixes() {
+        assert_eq!(names("We saw Pope Benedict today."), vec!["Pope Benedict"]);
+        assert_eq!(names("Senator Maria Ortiz spoke."), vec!["Maria Ortiz"]);
+        assert!(names("Back to Lake Charles tonight.").is_empty());
+        assert!(names("Kenya was super fun to visit!").is_empty());
     }
 
     #[test]
