@@ -1193,7 +1193,8 @@ impl Scan<'_, '_> {
             .bytes()
             .next()
             .is_some_and(|c| c.is_ascii_digit())
-            || self.corner_of_streets(toks[toks.len() - 1].end);
+            || self.corner_of_streets(toks[toks.len() - 1].end)
+            || self.street_type_after(toks[toks.len() - 1].end);
         if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
             return false;
         }
@@ -1319,6 +1320,29 @@ impl Scan<'_, '_> {
             let w = w.trim_end_matches(['.', ',', '?', '!']);
             w.len() >= 2 && w.bytes().all(|c| c.is_ascii_digit())
         })
+    }
+
+    /// Whether a short lower-case word that is no English word and a house number follow the
+    /// run: a street type written after the name ("Erzsébet tér 92", "Dózsa György út 78",
+    /// "Király u. 15"). "Maria has 3 kids" keeps Maria: "has" is a word.
+    fn street_type_after(&self, end: usize) -> bool {
+        let Some(rest) = self.text[end..].strip_prefix(' ') else {
+            return false;
+        };
+        let n = rest.find([' ', '.']).unwrap_or(rest.len());
+        let word = &rest[..n];
+        let tail = rest[n..].trim_start_matches('.');
+        let number_next = tail
+            .strip_prefix(' ')
+            .is_some_and(|t| t.bytes().next().is_some_and(|c| c.is_ascii_digit()));
+        number_next
+            && (1..=12).contains(&n)
+            && word.chars().all(char::is_lowercase)
+            && self
+                .finder
+                .gaz
+                .lookup(word)
+                .is_none_or(|e| e.wordiness() == 0 && e.name() == 0)
     }
 
     /// Whether the run fills a line whose previous line holds a number: a city or region line
