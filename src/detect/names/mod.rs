@@ -1193,8 +1193,7 @@ impl Scan<'_, '_> {
             .bytes()
             .next()
             .is_some_and(|c| c.is_ascii_digit())
-            || self.corner_of_streets(toks[toks.len() - 1].end)
-            || self.street_type_after(toks[toks.len() - 1].end);
+            || self.corner_of_streets(toks[toks.len() - 1].end);
         if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
             return false;
         }
@@ -1299,7 +1298,8 @@ impl Scan<'_, '_> {
         }
         // "Lincoln county", "marshall islands": a place or firm word in lower case goes on the
         // name of a place (checked last: it costs a lookup).
-        && !(cue < Cue::Title && self.place_word_after(last.end));
+        && !(cue < Cue::Title && self.place_word_after(last.end))
+        && !(cue < Cue::Strong && self.street_type_after(last.end));
         if accept {
             // A leading initial belongs to the name only when a core word follows it.
             let start = role_start.unwrap_or(toks[0].start);
