@@ -99,7 +99,17 @@ pub(crate) const TITLES: &[&str] = &[
     "госпожа",
     "κ",
     "κύριος",
+    "pope",
+    "prophet",
+    "dj",
+    "lil",
 ];
+
+/// Titles of nobility, religion and the stage that are part of how a person is named ("Pope
+/// Benedict", "Lady Gaga", "DJ Khaled", "Lil Wayne"): a name span starts at them when they
+/// lead a run. Forms of address ("Mr.", "Dr.", "Ms.") and offices ("President", "Coach",
+/// "Senator") stay outside the span. Compared lower-cased.
+pub(crate) const ROLE_TITLES: &[&str] = &["lady", "lord", "pope", "prophet", "dj", "lil"];
 
 /// Lower-case words that join the parts of a name ("van der Berg", "del Carmen", "bin Zayed").
 pub(crate) const PARTICLES: &[&str] = &[
@@ -306,6 +316,14 @@ pub(crate) const STRONG_AFTER: &[&str] = &[
     "left",
     "arrived",
     "signed",
+    "spent",
+    "began",
+    "went",
+    "listed",
+    "lives",
+    "lived",
+    "works",
+    "worked",
 ];
 
 /// Words after which a capitalised word is a place or organisation rather than a person, when
@@ -366,6 +384,41 @@ pub(crate) const STREET_BEFORE: &[&str] = &[
     "travessa",
     "estr",
     "r",
+    "ft",
+    "mt",
+    "sta",
+    "north",
+    "south",
+    "east",
+    "west",
+    "cite",
+    "usns",
+    "usnv",
+    "uscgc",
+    "uss",
+    "san",
+    "santa",
+    "são",
+];
+
+/// [`STREET_BEFORE`] words that may lead a person's name in a run of capitalised words ("Lane
+/// Kiffin", "Drive Maria home"): only a word before the run makes them a street.
+pub(crate) const STREET_WORDS_NOT_LEADING: &[&str] = &[
+    "drive",
+    "lane",
+    "road",
+    "street",
+    "avenue",
+    "route",
+    "r",
+    "boulevard",
+];
+
+/// [`STRONG_AFTER`] words that things and places take as well as people ("Kenya was fun",
+/// "Tesla is the future"): they do not make a place name or a listed non-person a person.
+pub(crate) const AUX_AFTER: &[&str] = &[
+    "is", "was", "has", "had", "will", "would", "can", "could", "should", "did", "does", "wants",
+    "needs",
 ];
 
 /// Words that end an organisation or place name: a run containing one is not a person.
@@ -487,6 +540,51 @@ pub(crate) const ORG_PLACE_WORDS: &[&str] = &[
     "sons",
     "llp",
     "pc",
+    "agency",
+    "ratings",
+    "research",
+    "ministry",
+    "ministries",
+    "lounge",
+    "inn",
+    "shop",
+    "magazine",
+    "journal",
+    "news",
+    "times",
+    "daily",
+    "tv",
+    "radio",
+    "band",
+    "show",
+    "fest",
+    "explorer",
+    "innovation",
+    "discovery",
+    "data",
+    "nation",
+    "science",
+    "sciences",
+    "bioscience",
+    "analytics",
+    "software",
+    "capital",
+    "ventures",
+    "communications",
+    "energy",
+    "health",
+    "healthcare",
+    "insurance",
+    "financial",
+    "bros",
+    "gardens",
+];
+
+/// [`ORG_PLACE_WORDS`] that also follow a person's name in lower case ("the Smith family",
+/// "Maria team"): a lower-case one right after a run does not make it a place.
+pub(crate) const ORG_PLACE_AFTER_PERSON: &[&str] = &[
+    "family", "team", "brothers", "sons", "series", "week", "festival", "awards", "league", "club",
+    "state", "states", "show", "band", "news", "data", "health",
 ];
 
 /// Months, weekdays and holidays: never a person on their own.
@@ -784,7 +882,89 @@ pub(crate) const NOT_PEOPLE: &[&str] = &[
     "allah",
     "buddha",
     "santa's",
+    // banking and other acronyms that are also rare given names
+    "iban",
+    // nationalities, languages and religions ("a Thai place", "the Christian world")
+    "thai",
+    "arab",
+    "muslim",
+    "catholic",
+    "jewish",
+    "hindu",
+    "german",
+    "russian",
+    "irish",
+    "french",
+    "english",
+    "british",
+    "american",
+    "african",
+    "mexican",
+    "italian",
+    "spanish",
+    "chinese",
+    "japanese",
+    "korean",
+    "indian",
+    "dutch",
+    "swiss",
+    "polish",
+    "greek",
+    "turkish",
+    "rican",
+    // star signs in horoscopes
+    "aquarius",
+    "gemini",
+    "taurus",
+    "sagittarius",
+    "scorpio",
+    "capricorn",
+    "jews",
+    "ok",
+    // social-media spellings of "I'm going to" and "that"
+    "ima",
+    "dat",
 ];
+
+/// The [`NOT_PEOPLE`] words that are never part of a person's name, even beside a given name
+/// ("Costa Rican group", "Thai place"). Compared lower-cased.
+pub(crate) const NEVER_NAME_WORDS: &[&str] = &[
+    "iban",
+    "thai",
+    "arab",
+    "muslim",
+    "catholic",
+    "jewish",
+    "hindu",
+    "russian",
+    "british",
+    "american",
+    "african",
+    "mexican",
+    "italian",
+    "spanish",
+    "chinese",
+    "japanese",
+    "korean",
+    "indian",
+    "swiss",
+    "turkish",
+    "rican",
+    "aquarius",
+    "gemini",
+    "taurus",
+    "sagittarius",
+    "scorpio",
+    "capricorn",
+    "jews",
+    "ok",
+];
+
+/// Whether `word` is on `list` (ASCII case ignored, a trailing `.` ignored).
+pub(crate) fn on_list(list: &[&str], word: &str) -> bool {
+    let word = word.strip_suffix('.').unwrap_or(word);
+    list.iter().any(|w| w.eq_ignore_ascii_case(word))
+}
 
 /// Companies written as two or more name words ("Wells Fargo", "Johnson & Johnson"), as
 /// lower-case word sequences.

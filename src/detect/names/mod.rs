@@ -100,6 +100,17 @@ enum Cue {
     Title,
 }
 
+/// What the word after a run says about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum After {
+    /// Nothing.
+    None,
+    /// An auxiliary ("is", "was", "has"): things and places take these too ("Kenya was fun").
+    Aux,
+    /// A speaker label, a vocative, or a verb people do ("said", "shouted", "spent").
+    Person,
+}
+
 /// Per-call evidence: lower-case words of e-mail local parts that are known name words.
 #[derive(Debug, Default)]
 struct Evidence {
@@ -175,6 +186,11 @@ fn is_word_char(c: char) -> bool {
             | 0x05B0..=0x05C7 | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0951..=0x0957
             | 0x0981..=0x0983 | 0x09BC..=0x09D7 | 0x0A01..=0x0A51 | 0x0B01..=0x0BCD
             | 0x0C00..=0x0D4D | 0x0E31..=0x0E4E | 0x200C | 0x200D)
+}
+
+/// `text[a..b]`, or "" when the range is empty or not on character boundaries.
+fn text_of(text: &str, a: usize, b: usize) -> &str {
+    text.get(a..b).unwrap_or("")
 }
 
 fn char_at(text: &str, i: usize) -> Option<char> {
@@ -378,7 +394,7 @@ impl NameFinder {
         let lower_text = text.len() <= 1024
             && !text
                 .bytes()
-                .any(|c| BYTE_CLASS[usize::from(c)] & (UPPER | CODE) != 0)
+                .any(|c| c.is_ascii_uppercase() || is_code_byte_in_lower_text(c))
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let mut scan = Scan {
             finder: self,
@@ -522,6 +538,13 @@ const fn is_code_byte(c: u8) -> bool {
     )
 }
 
+/// Punctuation that makes an all-lower-case text code or a log line rather than prose typed
+/// without capitals: [`is_code_byte`] less the brackets, `#` and `*` of chat ("(not by megan
+/// fyodorova)", "at #15").
+fn is_code_byte_in_lower_text(c: u8) -> bool {
+    is_code_byte(c) && !matches!(c, b'(' | b')' | b'#' | b'*')
+}
+
 /// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
 fn is_contraction(word: &str) -> bool {
     // `’` is E2 80 99 in UTF-8: most words have neither byte.
@@ -576,6 +599,13 @@ fn may_be_particle(word: &[u8]) -> bool {
         n @ 1..=4 => PARTICLE_KEYS[n] & (1 << (word[0] & 31)) != 0,
         _ => true,
     }
+}
+
+/// Whether `rest` (the text after a word at the start of a line or sentence) makes the word a
+/// speaker label: `Name: "...` or `Name: text`, not a URL, a path or a spaced headline source.
+fn speaker_label(rest: &str) -> bool {
+    rest.strip_prefix(':')
+        .is_some_and(|r| r.starts_with([' ', '"', '\\', '“']))
 }
 
 /// Generational and academic suffixes written after a name.
@@ -878,6 +908,7 @@ impl Scan<'_, '_> {
                 }
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
+                    || (!self.run.is_empty() && self.lower_surname(start, end))
                     || (self.evidence.any && self.evidence.has(&text[start..end]));
                 if !candidate {
                     self.flush();
@@ -896,13 +927,43 @@ impl Scan<'_, '_> {
         if self.finder.lex.is(w, lexicon::TITLE) {
             return true;
         }
+        let after_given = || {
+            self.run
+                .last()
+                .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3))
+        };
         match self.finder.entry(w) {
+            // In prose, a common word ("said", "to", "will") joins only as a surname after a
+            // given name, and not the commonest words ("chad farmer", not "robinson were").
+            Some(e) if !self.field && e.wordiness() > e.name() + 1 => {
+                e.last >= 2 && e.wordiness() <= 6 && after_given()
+            }
             Some(e) => e.name() >= 1,
             None => self
                 .run
                 .last()
                 .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3)),
         }
+    }
+
+    /// Whether the lower-case word at `start..end` is a surname written in lower case right
+    /// after a capitalised given name ("Kylie minogue", "Travis scott"): a clear surname, not
+    /// a common word ("Kevin love", "Tanya will").
+    fn lower_surname(&self, start: usize, end: usize) -> bool {
+        let Some(prev) = self.run.last() else {
+            return false;
+        };
+        let given = prev.shape == Shape::Title
+            && !prev.possessive
+            && prev
+                .entry
+                .is_some_and(|e| e.first >= 3 && e.first > e.last && e.first >= e.wordiness() + 2)
+            && text_of(self.text, prev.end, start) == " ";
+        given
+            && self
+                .finder
+                .entry(&self.text[start..end])
+                .is_some_and(|e| e.last >= 2 && e.last >= e.wordiness() + 2)
     }
 
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
@@ -933,7 +994,8 @@ impl Scan<'_, '_> {
     /// space, `Some(true)` for `", "`, `None` for anything else.
     fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
         match &self.text[prev_end..start] {
-            " " | "\u{a0}" => Some(false),
+            // a space, a no-break space, or one with a zero-width character pasted in
+            " " | "\u{a0}" | " \u{feff}" | " \u{200b}" | "\u{200b}" => Some(false),
             ", " | " , " | " and " | ", and " => Some(true),
             ". " | "." => self
                 .run
@@ -1120,7 +1182,8 @@ impl Scan<'_, '_> {
             || ["office", "law", "LLP", "&"]
                 .iter()
                 .any(|w| after.starts_with(w))
-            || after.bytes().next().is_some_and(|c| c.is_ascii_digit());
+            || after.bytes().next().is_some_and(|c| c.is_ascii_digit())
+            || self.surname_firm(run, after);
         if firm {
             return;
         }
@@ -1132,6 +1195,19 @@ impl Scan<'_, '_> {
                 from = i;
             }
         }
+        // A list with a thing in it ("Merrill Lynch, Arrive Labs and Buildzoom") lists firms
+        // or places: none of its items is taken for a person.
+        let things = parts.len() >= 3
+            && parts.iter().any(|&(a, b)| {
+                run[a..b].iter().any(|t| {
+                    !t.particle
+                        && t.shape != Shape::Initial
+                        && (t.is(lexicon::ORG_PLACE) || t.entry.is_some_and(|e| e.name() == 0))
+                })
+            });
+        if things {
+            return;
+        }
         let mut rejected = Vec::new();
         for &(a, b) in &parts {
             if !self.judge(&run[a..b], Cue::None) {
@@ -1140,9 +1216,31 @@ impl Scan<'_, '_> {
         }
         if rejected.len() < parts.len() {
             for (a, b) in rejected {
+                // "Love, Maria", "Thanks, Omar": a sign-off or greeting is no list item.
+                if b == a + 1
+                    && run[a].is(lexicon::STRONG_BEFORE_F | lexicon::WEAK_BEFORE_F | lexicon::TITLE)
+                {
+                    continue;
+                }
                 self.judge(&run[a..b], Cue::Strong);
             }
         }
+    }
+
+    /// "Davis, Reynolds and Williamson is ...": three surnames in the form of a firm's name,
+    /// going on in the sentence. A list of people closes it ("our founders: Blair, Sousa and
+    /// Parks.") or has given names in it.
+    fn surname_firm(&self, run: &[Tok], after: &str) -> bool {
+        run.len() == 3
+            && self.text[run[0].end..run[1].start] == *", "
+            && self.text[run[1].end..run[2].start] == *" and "
+            && run.iter().all(|t| {
+                t.shape == Shape::Title && t.entry.is_some_and(|e| e.last >= 2 && e.last > e.first)
+            })
+            && after
+                .bytes()
+                .next()
+                .is_some_and(|c| !matches!(c, b'.' | b'!' | b'?' | b'"' | b')'))
     }
 
     /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
@@ -1243,6 +1341,7 @@ impl Scan<'_, '_> {
         }
         let f = self.finder;
         let lex = f.lex;
+        let all = toks;
         let mut toks = toks;
         while toks
             .first()
@@ -1261,6 +1360,8 @@ impl Scan<'_, '_> {
         // Cues inside the run: titles, greetings and verbs at its front.
         let mut cue = given;
         let mut dropped_the = false;
+        // Where the span starts when a role title leads it ("Pope Benedict").
+        let mut role_start = None;
         while toks.len() > 1 {
             let t = &toks[0];
             let w = self.word(t);
@@ -1269,11 +1370,25 @@ impl Scan<'_, '_> {
             }
             if t.is(lexicon::TITLE) && t.shape != Shape::Initial {
                 cue = Cue::Title;
+                if role_start.is_none()
+                    && t.shape != Shape::Lower
+                    && text_of(self.text, t.end, toks[1].start) == " "
+                    && lexicon::on_list(lexicon::ROLE_TITLES, w)
+                {
+                    role_start = Some(t.start);
+                }
+            } else if t.is(lexicon::STREET_BEFORE_F)
+                && cue < Cue::Title
+                && t.shape != Shape::Initial
+                && !lexicon::on_list(lexicon::STREET_WORDS_NOT_LEADING, w)
+            {
+                // "Lake Charles", "Saint Vincent", "USNS Márquez": a place, not a person.
+                return false;
             } else if t.is(lexicon::STRONG_BEFORE_F) {
                 cue = cue.max(Cue::Strong);
             } else if t.is(lexicon::WEAK_BEFORE_F) {
                 cue = cue.max(Cue::Weak);
-            } else if self.is_lead_word(t, &toks[1]) {
+            } else if cue < Cue::Title && self.is_lead_word(t, &toks[1], t.start == run_start) {
                 dropped_the |= w.eq_ignore_ascii_case("the");
             } else {
                 break;
@@ -1284,6 +1399,10 @@ impl Scan<'_, '_> {
                     toks = &toks[1..];
                 }
             }
+        }
+        // A day named after someone ("Marvin Gaye Day"): the name is the person.
+        if toks.len() > 2 && self.word(&toks[toks.len() - 1]) == "Day" {
+            toks = &toks[..toks.len() - 1];
         }
         // Ordinary words at the end ("Maria Office").
         while toks.len() > 1 && !toks[toks.len() - 2].particle {
@@ -1319,7 +1438,13 @@ impl Scan<'_, '_> {
                     && t.entry.is_some_and(|e| e.name() == 0)
             })
         {
-            let a = self.judge(&toks[..i], cue);
+            // A role title before the first part stays with it ("President Jonathan Visits").
+            let role = role_start.and_then(|rs| all.iter().position(|t| t.start == rs));
+            let split = all.iter().position(|t| t.start == toks[i].start);
+            let a = match (role, split) {
+                (Some(r), Some(k)) => self.judge(&all[r..k], given),
+                _ => self.judge(&toks[..i], cue),
+            };
             let b = self.judge(&toks[i + 1..], Cue::None);
             return a || b;
         }
@@ -1334,7 +1459,7 @@ impl Scan<'_, '_> {
         let text = self.text;
         let amp_before = text[..run_start].trim_end().ends_with('&');
         let amp_after = text[run_end..].trim_start().starts_with('&');
-        if amp_before || amp_after {
+        if (amp_before || amp_after) && !self.person_beside_amp(toks, amp_after) {
             return false;
         }
         let (prev, sentence_start) = if toks[0].start == run_start {
@@ -1349,7 +1474,7 @@ impl Scan<'_, '_> {
             if pf & lexicon::TITLE != 0 {
                 cue = cue.max(Cue::Title);
             } else if pf & lexicon::STRONG_BEFORE_F != 0 {
-                cue = cue.max(Cue::Strong);
+                cue = cue.max(self.sign_off_cue(p, run_start));
             } else if pf & lexicon::WEAK_BEFORE_F != 0 {
                 cue = cue.max(Cue::Weak);
             } else if pf & lexicon::STREET_BEFORE_F != 0 && cue < Cue::Title {
@@ -1365,6 +1490,26 @@ impl Scan<'_, '_> {
                 }
             } else if pf & lexicon::PLACE_BEFORE_F != 0 && cue == Cue::None {
                 cue = Cue::Place;
+            } else if p == "and" {
+                // "me and Lari", "you and Davis"
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                if self
+                    .prev_word(at)
+                    .0
+                    .is_some_and(|w| ["me", "you", "him", "her", "us"].contains(&w))
+                {
+                    cue = cue.max(Cue::Weak);
+                }
+            } else if p == "me" {
+                // "call me Mark", "everyone calls me Weronika"
+                let at = text[..run_start].rfind(p).unwrap_or(0);
+                if self
+                    .prev_word(at)
+                    .0
+                    .is_some_and(|w| ["call", "calls", "called", "named"].contains(&w))
+                {
+                    cue = cue.max(Cue::Strong);
+                }
             } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
                 // "my name is X", "her maiden name is X"
                 let at = text[..run_start].rfind(p).unwrap_or(0);
@@ -1395,22 +1540,52 @@ impl Scan<'_, '_> {
             .trim_start_matches([' ', ','])
             .bytes()
             .next()
-            .is_some_and(|c| c.is_ascii_digit());
+            .is_some_and(|c| c.is_ascii_digit())
+            || self.corner_of_streets(toks[toks.len() - 1].end);
         if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
             return false;
         }
         let last = toks[toks.len() - 1];
         let rest = &text[last.end..];
-        let after_cue = !last.possessive
-            && (self
-                .next_word(last.end)
-                .is_some_and(|w| lex.is(w, lexicon::STRONG_AFTER_F))
-                // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
-                || (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
-                || (sentence_start && rest.starts_with(", ")));
+        let verb = self
+            .next_word(last.end)
+            .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
+        let person_verb =
+            verb.is_some_and(|w| !lexicon::on_list(lexicon::AUX_AFTER, w)) && rest.starts_with(' ');
+        let after = if last.possessive {
+            After::None
+        } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
+            || (sentence_start && (rest.starts_with(", ") || rest.starts_with(" , ")))
+            || Self::and_i(rest)
+        {
+            // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
+            After::Person
+        } else if let Some(w) = verb {
+            if lexicon::on_list(lexicon::AUX_AFTER, w) {
+                After::Aux
+            } else {
+                After::Person
+            }
+        } else {
+            After::None
+        };
+        // "Where are you, Summer?": a clear given name addressed at the end of a sentence.
+        if toks.len() == 1
+            && text[..run_start].trim_end_matches(' ').ends_with(',')
+            && rest
+                .trim_start_matches(' ')
+                .bytes()
+                .next()
+                .is_none_or(|c| matches!(c, b'?' | b'!' | b'.'))
+            && toks[0]
+                .entry
+                .is_some_and(|e| e.first >= 3 && e.first > e.last && e.place == 0)
+        {
+            cue = cue.max(Cue::Strong);
+        }
         // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
         let vocative = sentence_start
-            && rest.starts_with(", ")
+            && (rest.starts_with(", ") || rest.starts_with(" , "))
             && self.next_word(last.end).is_some_and(|w| {
                 [
                     "can", "could", "would", "will", "please", "are", "do", "did", "have", "I",
@@ -1448,21 +1623,74 @@ impl Scan<'_, '_> {
             n_core += 1;
         }
         let core = &core_buf[..n_core];
+        // "in Hamilton East", "from Berlin Spandau": a city and a district, not a given name
+        // and a surname.
+        if core.len() == 2
+            && (cue == Cue::Place || prev.is_some_and(|p| p.eq_ignore_ascii_case("from")))
+            && cue < Cue::Strong
+            && core[0].entry.is_some_and(|e| e.place >= 2)
+            && core[1].entry.is_none_or(|e| e.last < 3)
+        {
+            return false;
+        }
         let accept = match core.len() {
             0 => false,
             1 => {
-                self.single(core[0], cue, after_cue, sentence_start, toks.len() > 1)
+                self.single(core[0], cue, after, sentence_start, toks.len() > 1)
                     || (vocative && core[0].entry.is_none() && core[0].shape == Shape::Title)
+                    || ((person_verb || (sentence_start && speaker_label(rest)))
+                        && self.unknown_name_shape(core[0])
+                        && self.word(core[0]).len() >= 4)
             }
             _ => self.multi(core, cue),
-        };
+        }
+        // "Lincoln county", "marshall islands": a place or firm word in lower case goes on the
+        // name of a place (checked last: it costs a lookup).
+        && !(cue < Cue::Title && self.place_word_after(last.end))
+        && !(cue < Cue::Strong && self.street_type_after(last.end));
         if accept {
             // A leading initial belongs to the name only when a core word follows it.
-            let start = toks[0].start;
+            let start = role_start.unwrap_or(toks[0].start);
             let end = last.end + self.suffix_len(last.end);
             self.emit(Span::new(start, end, Kind::Name));
         }
         accept
+    }
+
+    /// Whether the run ends a street name at a corner or before an address: " and " followed,
+    /// within four words, by a house number of two digits or more ("Eloise and 226 Thomas
+    /// Avenue", "Ines and Nordahl Rolfsens vei 187").
+    fn corner_of_streets(&self, end: usize) -> bool {
+        let Some(rest) = self.text[end..].strip_prefix(" and ") else {
+            return false;
+        };
+        rest.split_whitespace().take(4).any(|w| {
+            let w = w.trim_end_matches(['.', ',', '?', '!']);
+            w.len() >= 2 && w.bytes().all(|c| c.is_ascii_digit())
+        })
+    }
+
+    /// Whether a short lower-case word that is no English word and a house number follow the
+    /// run: a street type written after the name ("Erzsébet tér 92", "Dózsa György út 78",
+    /// "Király u. 15"). "Maria has 3 kids" keeps Maria: "has" is a word.
+    fn street_type_after(&self, end: usize) -> bool {
+        let Some(rest) = self.text[end..].strip_prefix(' ') else {
+            return false;
+        };
+        let n = rest.find([' ', '.']).unwrap_or(rest.len());
+        let word = &rest[..n];
+        let tail = rest[n..].trim_start_matches('.');
+        let number_next = tail
+            .strip_prefix(' ')
+            .is_some_and(|t| t.bytes().next().is_some_and(|c| c.is_ascii_digit()));
+        number_next
+            && (1..=12).contains(&n)
+            && word.chars().all(char::is_lowercase)
+            && self
+                .finder
+                .gaz
+                .lookup(word)
+                .is_none_or(|e| e.wordiness() == 0 && e.name() == 0)
     }
 
     /// Whether the run fills a line whose previous line holds a number: a city or region line
@@ -1499,13 +1727,24 @@ impl Scan<'_, '_> {
     fn suffix_len(&self, end: usize) -> usize {
         let rest = &self.text[end..];
         let body = rest.strip_prefix(", ").or_else(|| rest.strip_prefix(' '));
-        // Every suffix starts with a capital: most runs end with none after them.
-        let Some(body) = body.filter(|b| b.as_bytes().first().is_some_and(u8::is_ascii_uppercase))
-        else {
+        // Every suffix starts with a capital (in lower-case text, a lower-case letter): most
+        // runs end with none after them.
+        let Some(body) = body.filter(|b| {
+            b.as_bytes().first().is_some_and(|c| {
+                c.is_ascii_uppercase() || (self.lower_text && c.is_ascii_lowercase())
+            })
+        }) else {
             return 0;
         };
         for suffix in SUFFIXES {
-            if let Some(after) = body.strip_prefix(suffix)
+            let after = if self.lower_text {
+                body.get(..suffix.len())
+                    .filter(|head| head.eq_ignore_ascii_case(suffix))
+                    .map(|_| &body[suffix.len()..])
+            } else {
+                body.strip_prefix(suffix)
+            };
+            if let Some(after) = after
                 && after.chars().next().is_none_or(|c| !c.is_alphanumeric())
             {
                 return rest.len() - after.len();
@@ -1515,7 +1754,7 @@ impl Scan<'_, '_> {
     }
 
     /// Whether the first word of a run is an ordinary word to drop ("Yesterday Ronald Haas").
-    fn is_lead_word(&self, t: &Tok, next: &Tok) -> bool {
+    fn is_lead_word(&self, t: &Tok, next: &Tok, run_first: bool) -> bool {
         if t.shape == Shape::Initial || t.shape == Shape::Caseless {
             return false;
         }
@@ -1538,6 +1777,19 @@ impl Scan<'_, '_> {
         if t.shape == Shape::Lower {
             return true;
         }
+        // Inside a sentence, a capitalised given name that is also a word begins the name
+        // before another name word ("I met Nick Jonas", "with Don Cheadle").
+        if run_first
+            && t.shape == Shape::Title
+            && e.first >= 5
+            && e.first > e.last
+            && !t.is(lexicon::CALENDAR_F)
+            && next.shape == Shape::Title
+            && next.entry.is_none_or(|n| n.name() >= 1)
+            && !self.prev_word(t.start).1
+        {
+            return false;
+        }
         // "Will Smith" keeps Will; "Will Maria come?" drops it.
         let next = next.entry.unwrap_or_default();
         !(next.last >= 3 && next.last + 1 >= next.first)
@@ -1556,8 +1808,97 @@ impl Scan<'_, '_> {
             || (n == 2 && {
                 // "Johnson & Johnson" is split by `&`; "Wells Fargo" and friends are listed.
                 let next = self.text[toks[toks.len() - 1].end..].trim_start();
-                next.starts_with('&')
+                next.starts_with('&') && !self.person_beside_amp(toks, true)
             })
+    }
+
+    /// Whether a run beside `&` is still a person: a given name with a surname ("Gwen Stefani
+    /// & a friend"), or a name before "& I" / "& me". Firms are single words on each side
+    /// ("Marks & Spencer", "Ernst & Young").
+    fn person_beside_amp(&self, toks: &[Tok], amp_after: bool) -> bool {
+        let mut core = toks
+            .iter()
+            .filter(|t| !t.particle && t.shape != Shape::Initial);
+        let given_first = core.next().is_some_and(|t| {
+            t.shape == Shape::Title
+                && t.entry
+                    .is_some_and(|e| e.first >= 3 && e.first >= e.wordiness() + 2)
+        });
+        if given_first && core.next().is_some() {
+            return true;
+        }
+        if !amp_after {
+            return false;
+        }
+        let rest = self.text[toks[toks.len() - 1].end..].trim_start();
+        let rest = rest
+            .strip_prefix("&amp;")
+            .or_else(|| rest.strip_prefix('&'))
+            .unwrap_or(rest)
+            .trim_start();
+        let pronoun = rest.split(|c: char| !c.is_alphabetic()).next();
+        given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
+    }
+
+    /// The cue of a greeting or sign-off word `p` right before the run at `run_start`. "Love"
+    /// and the times of day are greetings only as such ("Love, Mackenna", "Good morning
+    /// Sarah", "Night,\nJo"); otherwise they are a verb ("I love Fridays") or a time ("Saturday
+    /// night Casitas presents").
+    fn sign_off_cue(&self, p: &str, run_start: usize) -> Cue {
+        let timely = ["morning", "evening", "afternoon", "night"]
+            .iter()
+            .any(|w| p.eq_ignore_ascii_case(w));
+        if !timely && !p.eq_ignore_ascii_case("love") {
+            return Cue::Strong;
+        }
+        let at = self.text[..run_start].rfind(p).unwrap_or(0);
+        let gap = &self.text[at + p.len()..run_start];
+        let good = self
+            .prev_word(at)
+            .0
+            .is_some_and(|w| w.eq_ignore_ascii_case("good"));
+        if gap.contains([',', '\n']) || (timely && good) || (!timely && self.prev_word(at).1) {
+            Cue::Strong
+        } else if timely {
+            Cue::None
+        } else {
+            Cue::Weak
+        }
+    }
+
+    /// Whether a lower-case place or firm word follows `end` after one space ("Lincoln park",
+    /// "marshall islands").
+    fn place_word_after(&self, end: usize) -> bool {
+        let Some(r) = self.text[end..].strip_prefix(' ') else {
+            return false;
+        };
+        let n = r.bytes().take_while(u8::is_ascii_lowercase).count();
+        n >= 2
+            && r[n..]
+                .bytes()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric())
+            && self.finder.lex.is(&r[..n], lexicon::ORG_PLACE)
+            && !lexicon::on_list(lexicon::ORG_PLACE_AFTER_PERSON, &r[..n])
+    }
+
+    /// Whether `rest` (the text after a run) goes on with "and I" or "& I": the run is a person.
+    fn and_i(rest: &str) -> bool {
+        let rest = rest.trim_start_matches(' ');
+        let rest = rest
+            .strip_prefix("and ")
+            .or_else(|| rest.strip_prefix("&amp; "))
+            .or_else(|| rest.strip_prefix("& "));
+        rest.is_some_and(|r| {
+            r.strip_prefix('I')
+                .is_some_and(|t| t.bytes().next().is_none_or(|c| !c.is_ascii_alphanumeric()))
+        })
+    }
+
+    /// Whether `t` is a capitalised word the gazetteer does not know and that is on no list:
+    /// with a verb people do after it ("Klimek shouted", "Bożena spent") it names someone.
+    fn unknown_name_shape(&self, t: &Tok) -> bool {
+        t.shape == Shape::Title && t.entry.is_none() && t.flags == 0 && !t.possessive
     }
 
     /// A single name word.
@@ -1565,7 +1906,7 @@ impl Scan<'_, '_> {
         &self,
         t: &Tok,
         cue: Cue,
-        after_cue: bool,
+        after: After,
         sentence_start: bool,
         with_initials: bool,
     ) -> bool {
@@ -1573,15 +1914,24 @@ impl Scan<'_, '_> {
         if w.chars().count() < 2 {
             return false;
         }
-
-        if (t.is(lexicon::CALENDAR_F) && cue < Cue::Title) || t.is(lexicon::TITLE) {
+        let after_cue = after > After::None;
+        let e = t.entry;
+        // "April" in a list of names or after a greeting; "May" alone is a month.
+        let calendar_ok =
+            cue >= Cue::Title || (cue >= Cue::Strong && e.is_some_and(|e| e.first >= 3));
+        if (t.is(lexicon::CALENDAR_F) && !calendar_ok)
+            || t.is(lexicon::TITLE)
+            || t.is(lexicon::ORG_PLACE)
+        {
             return false;
         }
-        let e = t.entry;
         if t.shape == Shape::Upper && e.is_none() && w.len() <= 3 {
             return false;
         }
-        if t.is(lexicon::NOT_PEOPLE_F) && cue < Cue::Strong && !after_cue {
+        if t.is(lexicon::NOT_PEOPLE_F)
+            && ((cue < Cue::Strong && after < After::Person)
+                || lexicon::on_list(lexicon::NEVER_NAME_WORDS, w))
+        {
             return false;
         }
         let name = e.map_or(0, |e| e.name());
@@ -1589,6 +1939,15 @@ impl Scan<'_, '_> {
         let margin = name as i32 - wordy;
         let first = e.map_or(0, |e| e.first);
         let last = e.map_or(0, |e| e.last);
+        // Countries, capitals and states ("Canada", "Poland") need a title or a person verb,
+        // even in a list of names, unless they are common given names ("Georgia").
+        if e.is_some_and(|e| e.place >= 3) && first < 6 && cue < Cue::Title && after < After::Person
+        {
+            return false;
+        }
+        if t.shape == Shape::Lower && w.len() < 3 {
+            return false;
+        }
         match t.shape {
             Shape::Lower if !self.lower_text => {
                 return cue >= Cue::Strong && name >= 3 && wordy <= 2
@@ -1609,7 +1968,11 @@ impl Scan<'_, '_> {
         // A place name ("in Harrison", "to Hartford", "Utah lawmakers") unless a title, a
         // greeting or a very common given name says otherwise.
         let place = e.map_or(0, |e| e.place);
-        if place > 0 && cue < Cue::Strong && !after_cue && (cue == Cue::Place || first < 6) {
+        if place > 0
+            && cue < Cue::Strong
+            && after < After::Person
+            && (cue == Cue::Place || first < 6)
+        {
             return false;
         }
         match cue {
@@ -1624,6 +1987,7 @@ impl Scan<'_, '_> {
             Cue::None => {
                 (first >= 3 && margin >= 3)
                     || (after_cue && first >= 3 && margin >= 1)
+                    || (after == After::Person && name >= 2 && margin >= 2)
                     || (!sentence_start && last >= 2 && wordy == 0)
             }
         }
@@ -1640,7 +2004,10 @@ impl Scan<'_, '_> {
             let w = self.word(t);
             // "April Horton" is a person; "Monday March" is not.
             let calendar_ok = i == 0 && first.first >= 3;
-            if (t.is(lexicon::CALENDAR_F) && !calendar_ok) || t.is(lexicon::TITLE) {
+            if (t.is(lexicon::CALENDAR_F) && !calendar_ok)
+                || t.is(lexicon::TITLE)
+                || (t.is(lexicon::NOT_PEOPLE_F) && lexicon::on_list(lexicon::NEVER_NAME_WORDS, w))
+            {
                 return false;
             }
             match t.entry {
@@ -1655,7 +2022,13 @@ impl Scan<'_, '_> {
                 }
                 Some(e) => {
                     let margin = e.name() as i32 - e.wordiness() as i32;
-                    let word_surname = i == core.len() - 1 && given_first && e.last >= 2;
+                    // A known surname after a clear given name, even if it is also a word
+                    // ("Kevin Small"); in lower-case text any rare name word ("natasha
+                    // higuchi").
+                    let word_surname = i == core.len() - 1
+                        && given_first
+                        && (e.last >= 2
+                            || (self.lower_text && e.name() >= 1 && e.wordiness() <= 1));
                     if e.name() == 0 || (margin <= -3 && !word_surname) {
                         return false;
                     }
@@ -1676,6 +2049,24 @@ impl Scan<'_, '_> {
         let caseless = core.iter().all(|t| t.shape == Shape::Caseless);
         if caseless {
             return unknown == 0 && first.first >= 1;
+        }
+        if self.lower_text
+            && cue < Cue::Weak
+            && core.iter().all(|t| t.shape == Shape::Lower)
+            && !(first.first >= 6
+                || (first.first >= 4 && last.last >= 2)
+                || core.iter().any(|t| self.evidence.has(self.word(t))))
+        {
+            // Lower-case text in other languages is full of words on some locale's list of
+            // names ("para com", "liat nih"): a lower-case pair needs a clear given name.
+            return false;
+        }
+        if self.lower_text
+            && core
+                .iter()
+                .any(|t| t.entry.is_none() && t.end - t.start < 3)
+        {
+            return false;
         }
         let upper = core.iter().all(|t| t.shape == Shape::Upper);
         if upper && !(self.field || cue >= Cue::Strong) {
@@ -1773,6 +2164,27 @@ mod tests {
             }
         }
         assert!(!may_be_particle(b"was") && !may_be_particle(b"it"));
+    }
+
+    #[test]
+    fn speaker_labels_and_and_i() {
+        assert!(speaker_label(": \"Who are you?\""));
+        // A spaced colon is a headline's source in tweets ("Engadget : Sky 3D ...").
+        assert!(!speaker_label(" : hello"));
+        assert!(speaker_label(": hello"));
+        assert!(!speaker_label("://example.com"));
+        assert!(!speaker_label(" said"));
+        assert!(Scan::and_i(" and I went"));
+        assert!(Scan::and_i(" &amp; I work"));
+        assert!(!Scan::and_i(" and Ivan went"));
+    }
+
+    #[test]
+    fn role_titles_and_place_prefixes() {
+        assert_eq!(names("We saw Pope Benedict today."), vec!["Pope Benedict"]);
+        assert_eq!(names("Senator Maria Ortiz spoke."), vec!["Maria Ortiz"]);
+        assert!(names("Back to Lake Charles tonight.").is_empty());
+        assert!(names("Kenya was super fun to visit!").is_empty());
     }
 
     #[test]
