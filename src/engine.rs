@@ -337,9 +337,9 @@ mod tests {
             r#"{"full_name":"[NAME_1]","first_name":"[NAME_2]"}"#
         );
         // Lower case, no cue: the name finder alone leaves these; recall finds the full name.
-        let text = "ok, maria ortiz will call back; MARIA ORTIZ said so";
+        let text = "OK, maria ortiz will call back; MARIA ORTIZ said so";
         let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
-        assert_eq!(t.text, "ok, [NAME_1] will call back; [NAME_1] said so");
+        assert_eq!(t.text, "OK, [NAME_1] will call back; [NAME_1] said so");
         // Inside JSON too; restoring gives the value as first seen, like any case variant.
         let doc = r#"{"body":"meeting with maria ortiz"}"#;
         let t = block_on(e.tokenize_json(&s, "mail/read", doc)).unwrap();
@@ -349,7 +349,7 @@ mod tests {
             r#"{"body":"meeting with Maria Ortiz"}"#
         );
         // Another session knows nothing of it.
-        let text = "ok, maria ortiz will call back";
+        let text = "OK, maria ortiz will call back";
         let t = block_on(e.tokenize_text(&other, "notes/read", text)).unwrap();
         assert_eq!(t.text, text);
         // Ending the session forgets the names with the vault table.
@@ -370,7 +370,7 @@ mod tests {
         );
         let s = SessionId::new("s");
         block_on(e.tokenize_json(&s, "crm/get", r#"{"full_name":"Maria Ortiz"}"#)).unwrap();
-        let text = "ok, maria ortiz will call back";
+        let text = "OK, maria ortiz will call back";
         let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
         assert_eq!(t.text, text);
     }

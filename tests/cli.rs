@@ -86,12 +86,12 @@ fn a_saved_session_recalls_the_names_it_tokenized() {
     // A later run, lower case and no cue: recalled from the saved session.
     let o = run(
         &["redact", "--session", session],
-        "ok, maria ortiz will call back\n",
+        "OK, maria ortiz will call back\n",
     );
-    assert_eq!(stdout(&o), "ok, [NAME_1] will call back\n");
+    assert_eq!(stdout(&o), "OK, [NAME_1] will call back\n");
     // Without the session nothing is known.
-    let o = run(&["redact"], "ok, maria ortiz will call back\n");
-    assert_eq!(stdout(&o), "ok, maria ortiz will call back\n");
+    let o = run(&["redact"], "OK, maria ortiz will call back\n");
+    assert_eq!(stdout(&o), "OK, maria ortiz will call back\n");
 }
 
 #[test]

@@ -850,11 +850,11 @@ fn a_name_the_session_tokenized_is_recalled_inbound_and_caught_raw_outbound() {
     call(&i, "3", "notes");
     let v = forwarded(&server(
         &i,
-        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"ok, maria ortiz will call back"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"OK, maria ortiz will call back"}]}}"#,
     ));
     assert_eq!(
         v["result"]["content"][0]["text"],
-        "ok, [NAME_1] will call back"
+        "OK, [NAME_1] will call back"
     );
     // The model types the name raw toward a raw-deny destination: the call stops.
     let msg = send_call(4, "post", r#"{"body":"tell maria ortiz"}"#);
