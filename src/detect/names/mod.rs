@@ -402,6 +402,7 @@ impl NameFinder {
             evidence: &evidence,
             field,
             lower_text,
+            english: std::cell::Cell::new(None),
             run: Vec::new(),
             out,
         };
@@ -822,11 +823,34 @@ struct Scan<'a, 'o> {
     field: bool,
     /// The text has no capital letter at all: names are lower-case too.
     lower_text: bool,
+    /// Whether most words of the text are English words; worked out on first need.
+    english: std::cell::Cell<Option<bool>>,
     run: Vec<Tok>,
     out: &'o mut Vec<Span>,
 }
 
 impl Scan<'_, '_> {
+    /// Whether at least half the words of the text are English words (computed once, only
+    /// when a lower-case pair with an unknown word is judged: rare, so never per byte).
+    fn is_english(&self) -> bool {
+        if let Some(known) = self.english.get() {
+            return known;
+        }
+        let (mut words, mut english) = (0usize, 0usize);
+        for w in self
+            .text
+            .split(|c: char| !c.is_alphabetic())
+            .filter(|w| w.len() >= 2)
+            .take(200)
+        {
+            words += 1;
+            english += usize::from(self.finder.gaz.lookup(w).is_some_and(|e| e.common > 0));
+        }
+        let known = english * 2 >= words;
+        self.english.set(Some(known));
+        known
+    }
+
     fn run_all(&mut self) {
         let text = self.text;
         let b = text.as_bytes();
@@ -2066,6 +2090,11 @@ impl Scan<'_, '_> {
                 .iter()
                 .any(|t| t.entry.is_none() && t.end - t.start < 3)
         {
+            return false;
+        }
+        if self.lower_text && unknown > 0 && cue < Cue::Weak && !self.is_english() {
+            // Lower-case text that is mostly not English (lorem ipsum, other languages): a
+            // word the gazetteer lacks there is no evidence of a surname ("dolores similique").
             return false;
         }
         let upper = core.iter().all(|t| t.shape == Shape::Upper);
