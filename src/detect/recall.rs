@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
 use dashmap::DashMap;
 
 use super::{Kind, Span};
@@ -34,37 +34,91 @@ use crate::vault::SessionId;
 pub const MAX_RECALLED_NAMES: usize = 4096;
 
 /// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
+///
+/// A scan with thousands of patterns over every byte would cost as much as the rest of the
+/// detector, so the text is walked by word starts (and by character in scripts without
+/// spaces); only where the first two bytes, ASCII-folded, begin some recalled name (a 64 Kibit
+/// table) is the anchored automaton run.
 #[derive(Debug)]
 pub struct Recall {
     matcher: AhoCorasick,
+    /// Bit `pair_key(a, b)` is set when some name starts with the bytes `a b`.
+    starts: Box<[u64]>,
+}
+
+/// The table index of a pair of leading bytes, ASCII letters folded to lower case.
+fn pair_key(a: u8, b: u8) -> usize {
+    usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
 }
 
 impl Recall {
     fn new(names: &BTreeSet<Box<str>>) -> Option<Recall> {
-        AhoCorasickBuilder::new()
+        let matcher = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
+            .start_kind(StartKind::Anchored)
             .build(names.iter().map(|n| n.as_bytes()))
-            .ok()
-            .map(|matcher| Recall { matcher })
+            .ok()?;
+        let mut starts = vec![0u64; 1 << 10].into_boxed_slice();
+        for name in names {
+            if let [a, b, ..] = name.as_bytes() {
+                let k = pair_key(*a, *b);
+                starts[k >> 6] |= 1 << (k & 63);
+            }
+        }
+        Some(Recall { matcher, starts })
     }
 
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
-        for m in self.matcher.find_iter(text) {
-            let (start, end) = (m.start(), m.end());
-            let joined_before = text[..start]
-                .chars()
-                .next_back()
-                .is_some_and(|c| joins(c, text[start..].chars().next()));
-            let joined_after = text[end..]
-                .chars()
-                .next()
-                .is_some_and(|c| joins(c, text[..end].chars().next_back()));
-            if !joined_before && !joined_after {
-                out.push(Span::new(start, end, Kind::Name));
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i + 1 < b.len() {
+            let c = b[i];
+            let ascii_word = c.is_ascii_alphanumeric();
+            // Candidates: ASCII word starts, and every non-ASCII character start (CJK names
+            // stand between other characters; the boundary check below sorts the rest out).
+            let candidate = if ascii_word {
+                i == 0 || !b[i - 1].is_ascii_alphanumeric()
+            } else {
+                c >= 0xC0
+            };
+            if candidate {
+                let k = pair_key(c, b[i + 1]);
+                if self.starts[k >> 6] & (1 << (k & 63)) != 0
+                    && let Some(end) = self.match_at(text, i)
+                {
+                    out.push(Span::new(i, end, Kind::Name));
+                    i = end;
+                    continue;
+                }
+            }
+            if ascii_word {
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+            } else {
+                i += 1;
             }
         }
+    }
+
+    /// The end of a recalled name starting at `start`, standing as whole words.
+    fn match_at(&self, text: &str, start: usize) -> Option<usize> {
+        let input = Input::new(text)
+            .span(start..text.len())
+            .anchored(Anchored::Yes);
+        let m = self.matcher.find(input)?;
+        let end = m.end();
+        let joined_before = text[..start]
+            .chars()
+            .next_back()
+            .is_some_and(|c| joins(c, text[start..].chars().next()));
+        let joined_after = text[end..]
+            .chars()
+            .next()
+            .is_some_and(|c| joins(c, text[..end].chars().next_back()));
+        (!joined_before && !joined_after).then_some(end)
     }
 }
 
