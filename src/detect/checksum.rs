@@ -423,7 +423,7 @@ pub(super) fn is_ssn_key(key: &str) -> bool {
     folded_is_ssn(&buf[..n])
 }
 
-fn folded_is_ssn(folded: &[u8]) -> bool {
+pub(super) fn folded_is_ssn(folded: &[u8]) -> bool {
     const SOCIAL: &[u8] = b"socialsecurity";
     folded.ends_with(b"ssn") || folded.windows(SOCIAL.len()).any(|w| w == SOCIAL)
 }

@@ -13,7 +13,7 @@
 
 use std::net::IpAddr;
 
-use super::checksum::{is_ssn_key, luhn_valid, mod97_valid};
+use super::checksum::{folded_is_ssn, luhn_valid, mod97_valid};
 use super::{FindContext, Kind, Span};
 
 /// Which kinds this looks for (the configuration's switches).
@@ -50,13 +50,16 @@ impl KeyedValues {
     }
 
     fn kind_of_key(&self, key: &str) -> Option<Kind> {
-        let folded: String = key
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        let f = folded.as_str();
-        if self.ssn && is_ssn_key(key) {
+        // Folded into a stack buffer: this runs for every keyed JSON value. No key that names
+        // one of these kinds is longer.
+        let mut buf = [0u8; 32];
+        let mut n = 0;
+        for b in key.bytes().filter(u8::is_ascii_alphanumeric) {
+            *buf.get_mut(n)? = b.to_ascii_lowercase();
+            n += 1;
+        }
+        let f = std::str::from_utf8(&buf[..n]).ok()?;
+        if self.ssn && folded_is_ssn(f.as_bytes()) {
             Some(Kind::UsSsn)
         } else if self.cards
             && (f.ends_with("cardnumber")
