@@ -19,7 +19,6 @@
 //! [`Detector::is_distinctive_name`]: super::Detector::is_distinctive_name
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -27,7 +26,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, 
 use dashmap::DashMap;
 
 use super::{Kind, Span};
-use crate::vault::SessionId;
+use crate::vault::{SessionId, SweepClock};
 
 /// The most names one session recalls; later names are still tokenized where found, just not
 /// recalled.
@@ -155,8 +154,7 @@ struct SessionNames {
 pub struct RecallBook {
     sessions: DashMap<SessionId, Arc<Mutex<SessionNames>>>,
     ttl: Duration,
-    started: Instant,
-    last_sweep_ms: AtomicU64,
+    sweeps: SweepClock,
 }
 
 impl Default for RecallBook {
@@ -172,8 +170,7 @@ impl RecallBook {
         RecallBook {
             sessions: DashMap::new(),
             ttl,
-            started: Instant::now(),
-            last_sweep_ms: AtomicU64::new(0),
+            sweeps: SweepClock::new(),
         }
     }
 
@@ -251,15 +248,7 @@ impl RecallBook {
     }
 
     fn maybe_sweep(&self) {
-        let now_ms = self.started.elapsed().as_millis() as u64;
-        let every = (self.ttl.as_millis() as u64 / 4).max(1000);
-        let last = self.last_sweep_ms.load(Ordering::Relaxed);
-        if now_ms.saturating_sub(last) >= every
-            && self
-                .last_sweep_ms
-                .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if self.sweeps.due(self.ttl) {
             self.sweep_expired();
         }
     }

@@ -10,7 +10,6 @@
 //! encrypted session file) keeps the same numbering across runs.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -18,7 +17,7 @@ use dashmap::DashMap;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
-use super::{Entry, MintRequest, SessionId, VaultBackend, VaultError, normalize};
+use super::{Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize};
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;
 use crate::token::Token;
@@ -29,8 +28,7 @@ pub struct MemoryVault {
     sessions: DashMap<SessionId, Arc<Mutex<Table>>>,
     ttl: Duration,
     cap: usize,
-    started: Instant,
-    last_sweep_ms: AtomicU64,
+    sweeps: SweepClock,
 }
 
 /// One entry of an exported session table: the entry and the normal form it is matched by.
@@ -74,8 +72,7 @@ impl MemoryVault {
             sessions: DashMap::new(),
             ttl,
             cap,
-            started: Instant::now(),
-            last_sweep_ms: AtomicU64::new(0),
+            sweeps: SweepClock::new(),
         }
     }
 
@@ -96,15 +93,7 @@ impl MemoryVault {
     }
 
     fn maybe_sweep(&self) {
-        let now_ms = self.started.elapsed().as_millis() as u64;
-        let every = (self.ttl.as_millis() as u64 / 4).max(1000);
-        let last = self.last_sweep_ms.load(Ordering::Relaxed);
-        if now_ms.saturating_sub(last) >= every
-            && self
-                .last_sweep_ms
-                .compare_exchange(last, now_ms, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if self.sweeps.due(self.ttl) {
             self.sweep_expired();
         }
     }

@@ -124,6 +124,36 @@ pub fn from_config(config: &VaultConfig) -> Result<Arc<dyn VaultBackend>, VaultE
     }
 }
 
+/// When a store of idle-expiring sessions last swept: at most one caller claims a sweep per
+/// quarter of the TTL (and at most one a second), so expiry costs no timer task.
+#[derive(Debug)]
+pub(crate) struct SweepClock {
+    started: std::time::Instant,
+    last_ms: std::sync::atomic::AtomicU64,
+}
+
+impl SweepClock {
+    pub(crate) fn new() -> SweepClock {
+        SweepClock {
+            started: std::time::Instant::now(),
+            last_ms: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Whether the caller should sweep now; true for one caller only.
+    pub(crate) fn due(&self, ttl: std::time::Duration) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let now_ms = self.started.elapsed().as_millis() as u64;
+        let every = (ttl.as_millis() as u64 / 4).max(1000);
+        let last = self.last_ms.load(Relaxed);
+        now_ms.saturating_sub(last) >= every
+            && self
+                .last_ms
+                .compare_exchange(last, now_ms, Relaxed, Relaxed)
+                .is_ok()
+    }
+}
+
 /// Where session tables live.
 pub trait VaultBackend: Send + Sync + fmt::Debug {
     /// Returns one token per request, in order, minting those the session has not seen.
