@@ -26,7 +26,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, 
 use dashmap::DashMap;
 
 use super::{Kind, Span};
-use crate::vault::{SessionId, SweepClock};
+use crate::vault::{SessionId, SweepClock, sweep_idle};
 
 /// The most names one session recalls; later names are still tokenized where found, just not
 /// recalled.
@@ -238,13 +238,7 @@ impl RecallBook {
 
     /// Forgets every session idle for longer than the TTL; returns how many were forgotten.
     pub fn sweep_expired(&self) -> usize {
-        let now = Instant::now();
-        let before = self.sessions.len();
-        self.sessions.retain(|_, t| match t.lock() {
-            Ok(t) => now.duration_since(t.last_used) <= self.ttl,
-            Err(_) => false,
-        });
-        before - self.sessions.len()
+        sweep_idle(&self.sessions, self.ttl, |t| t.last_used)
     }
 
     fn maybe_sweep(&self) {

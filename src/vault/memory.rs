@@ -17,7 +17,9 @@ use dashmap::DashMap;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
-use super::{Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize};
+use super::{
+    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, sweep_idle,
+};
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;
 use crate::token::Token;
@@ -83,13 +85,7 @@ impl MemoryVault {
 
     /// Drops every session idle for longer than the TTL; returns how many were dropped.
     pub fn sweep_expired(&self) -> usize {
-        let now = Instant::now();
-        let before = self.sessions.len();
-        self.sessions.retain(|_, table| match table.lock() {
-            Ok(t) => now.duration_since(t.last_used) <= self.ttl,
-            Err(_) => false,
-        });
-        before - self.sessions.len()
+        sweep_idle(&self.sessions, self.ttl, |t| t.last_used)
     }
 
     fn maybe_sweep(&self) {

@@ -154,6 +154,22 @@ impl SweepClock {
     }
 }
 
+/// Drops every session of `sessions` idle for longer than `ttl` (by `last_used`, or poisoned);
+/// returns how many were dropped. Shared by the stores that expire idle sessions.
+pub(crate) fn sweep_idle<T>(
+    sessions: &dashmap::DashMap<SessionId, std::sync::Arc<std::sync::Mutex<T>>>,
+    ttl: std::time::Duration,
+    last_used: impl Fn(&T) -> std::time::Instant,
+) -> usize {
+    let now = std::time::Instant::now();
+    let before = sessions.len();
+    sessions.retain(|_, entry| match entry.lock() {
+        Ok(t) => now.duration_since(last_used(&t)) <= ttl,
+        Err(_) => false,
+    });
+    before - sessions.len()
+}
+
 /// Where session tables live.
 pub trait VaultBackend: Send + Sync + fmt::Debug {
     /// Returns one token per request, in order, minting those the session has not seen.
