@@ -27,9 +27,19 @@ fn main() -> anyhow::Result<()> {
     let text = match which.as_str() {
         "prose" => testdata::prose(1, MB).text,
         "clean" => testdata::clean_text(3, MB).text,
-        other => anyhow::bail!("unknown text {other:?}: prose or clean"),
+        "json" => testdata::crm_json(2, MB).text,
+        other => anyhow::bail!("unknown text {other:?}: prose, clean or json"),
     };
     let detector = Detector::with_defaults();
+    if which == "json" {
+        let findings = mcp_veil::walk::scan_json(&detector, &text)?;
+        println!(
+            "{} bytes, empty: {}",
+            text.len(),
+            black_box(findings).is_empty()
+        );
+        return Ok(());
+    }
     let spans = detector.detect(&text, &FindContext::default());
     println!("{} bytes, {} spans", text.len(), black_box(spans).len());
     Ok(())

@@ -14,7 +14,7 @@
 use std::net::IpAddr;
 
 use super::checksum::{folded_is_ssn, luhn_valid, mod97_valid};
-use super::{FindContext, Kind, Span};
+use super::{Kind, Span};
 
 /// Which kinds this looks for (the configuration's switches).
 #[derive(Debug)]
@@ -26,71 +26,91 @@ pub(super) struct KeyedValues {
 }
 
 impl KeyedValues {
-    /// Appends a span over the whole trimmed `text` when `cx.key` names a kind and the value
-    /// has that kind's shape.
-    pub(super) fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
-        let Some(key) = cx.key else { return };
-        let Some(kind) = self.kind_of_key(key) else {
+    /// Appends a span over the whole trimmed `text` when the key's kind (`key_kind`, from
+    /// [`kind_of_key`], worked out once per key) is switched on and the value has its shape.
+    pub(super) fn find(&self, text: &str, key_kind: Option<KeyedKind>, out: &mut Vec<Span>) {
+        let Some(kind) = key_kind.filter(|&k| self.is_on(k)) else {
             return;
         };
         let start = text.len() - text.trim_start().len();
         let value = text.trim();
-        let ok = match kind {
-            Kind::UsSsn => grouped_digits(value, 9..=9),
-            Kind::CreditCard => grouped_digits(value, 12..=19) && luhn_valid(value),
-            Kind::Iban => iban_shaped(value) && mod97_valid(value),
-            Kind::IpAddress => value
-                .parse::<IpAddr>()
-                .is_ok_and(|ip| !ip.is_loopback() && !ip.is_unspecified()),
-            _ => false,
+        let (ok, kind) = match kind {
+            KeyedKind::Ssn => (grouped_digits(value, 9..=9), Kind::UsSsn),
+            KeyedKind::Card => (
+                grouped_digits(value, 12..=19) && luhn_valid(value),
+                Kind::CreditCard,
+            ),
+            KeyedKind::Iban => (iban_shaped(value) && mod97_valid(value), Kind::Iban),
+            KeyedKind::Ip => (
+                value
+                    .parse::<IpAddr>()
+                    .is_ok_and(|ip| !ip.is_loopback() && !ip.is_unspecified()),
+                Kind::IpAddress,
+            ),
         };
         if ok {
             out.push(Span::new(start, start + value.len(), kind));
         }
     }
 
-    fn kind_of_key(&self, key: &str) -> Option<Kind> {
-        // Folded into a stack buffer: this runs for every keyed JSON value. No key that names
-        // one of these kinds is longer.
-        let mut buf = [0u8; 32];
-        let mut n = 0;
-        for b in key.bytes().filter(u8::is_ascii_alphanumeric) {
-            *buf.get_mut(n)? = b.to_ascii_lowercase();
-            n += 1;
+    fn is_on(&self, kind: KeyedKind) -> bool {
+        match kind {
+            KeyedKind::Ssn => self.ssn,
+            KeyedKind::Card => self.cards,
+            KeyedKind::Iban => self.iban,
+            KeyedKind::Ip => self.ip,
         }
-        let f = std::str::from_utf8(&buf[..n]).ok()?;
-        if self.ssn && folded_is_ssn(f.as_bytes()) {
-            Some(Kind::UsSsn)
-        } else if self.cards
-            && (f.ends_with("cardnumber")
-                || f.ends_with("cardno")
-                || matches!(f, "creditcard" | "ccnumber" | "ccnum" | "pan"))
-        {
-            Some(Kind::CreditCard)
-        } else if self.iban && f.contains("iban") {
-            Some(Kind::Iban)
-        } else if self.ip
-            && (f == "ip"
-                || f.ends_with("ipaddress")
-                || f.ends_with("ipaddr")
-                || matches!(
-                    f,
-                    "clientip"
-                        | "remoteip"
-                        | "remoteaddr"
-                        | "sourceip"
-                        | "srcip"
-                        | "userip"
-                        | "lastip"
-                        | "loginip"
-                        | "lastloginip"
-                        | "publicip"
-                ))
-        {
-            Some(Kind::IpAddress)
-        } else {
-            None
-        }
+    }
+}
+
+/// The kinds a key can vouch for (a `Copy` stand-in for their [`Kind`]s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum KeyedKind {
+    Ssn,
+    Card,
+    Iban,
+    Ip,
+}
+
+/// The kind a JSON key names, if it is one this module takes whole values for.
+pub(super) fn kind_of_key(key: &str) -> Option<KeyedKind> {
+    // Folded into a stack buffer. No key that names one of these kinds is longer.
+    let mut buf = [0u8; 32];
+    let mut n = 0;
+    for b in key.bytes().filter(u8::is_ascii_alphanumeric) {
+        *buf.get_mut(n)? = b.to_ascii_lowercase();
+        n += 1;
+    }
+    let f = std::str::from_utf8(&buf[..n]).ok()?;
+    if folded_is_ssn(f.as_bytes()) {
+        Some(KeyedKind::Ssn)
+    } else if f.ends_with("cardnumber")
+        || f.ends_with("cardno")
+        || matches!(f, "creditcard" | "ccnumber" | "ccnum" | "pan")
+    {
+        Some(KeyedKind::Card)
+    } else if f.contains("iban") {
+        Some(KeyedKind::Iban)
+    } else if f == "ip"
+        || f.ends_with("ipaddress")
+        || f.ends_with("ipaddr")
+        || matches!(
+            f,
+            "clientip"
+                | "remoteip"
+                | "remoteaddr"
+                | "sourceip"
+                | "srcip"
+                | "userip"
+                | "lastip"
+                | "loginip"
+                | "lastloginip"
+                | "publicip"
+        )
+    {
+        Some(KeyedKind::Ip)
+    } else {
+        None
     }
 }
 
@@ -130,7 +150,7 @@ mod tests {
             ip: true,
         };
         let mut out = Vec::new();
-        k.find(text, &FindContext::with_key(key), &mut out);
+        k.find(text, kind_of_key(key), &mut out);
         out.first()
             .map(|s| (text[s.start..s.end].to_string(), s.kind.clone()))
     }

@@ -216,6 +216,8 @@ pub(crate) struct KeyFacts {
     hint: Option<KeyHint>,
     /// The key names social security numbers.
     ssn: bool,
+    /// The kind whose whole values the key vouches for (`detect/keyed.rs`).
+    keyed: Option<keyed::KeyedKind>,
 }
 
 impl KeyFacts {
@@ -224,6 +226,7 @@ impl KeyFacts {
         key.map_or_else(KeyFacts::default, |key| KeyFacts {
             hint: key_hint(key),
             ssn: checksum::is_ssn_key(key),
+            keyed: keyed::kind_of_key(key),
         })
     }
 }
@@ -441,7 +444,7 @@ impl Detector {
             custom.find(text, cx, out);
         }
         self.structured.find(text, cx, facts.hint, out);
-        self.keyed.find(text, cx, out);
+        self.keyed.find(text, facts.keyed, out);
         if let Some(recall) = cx.recall {
             recall.find(text, out);
         }
