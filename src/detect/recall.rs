@@ -4,8 +4,8 @@
 //! cue ("Thanks, Maria Ortiz") can be missed in the next message ("maria ortiz called back"), and
 //! a value found under a JSON key (`{"full_name": "maria ortiz"}`) is missed in the free text of
 //! the same tool result. Either miss hands the model a raw name next to its token. Recall closes
-//! that gap: once a session has minted a NAME, the exact name (ASCII case-insensitive, whole
-//! words) is a NAME in everything the session scans afterwards.
+//! that gap: once a session has minted a NAME, the exact name (in lower case, upper case or
+//! title case, whole words) is a NAME in everything the session scans afterwards.
 //!
 //! Only distinctive values are recalled: a name of two or more words, or a single word the
 //! gazetteer does not know as an ordinary English word or a place ([`Detector::is_distinctive_name`]).
@@ -52,14 +52,27 @@ fn pair_key(a: u8, b: u8) -> usize {
 
 impl Recall {
     fn new(names: &BTreeSet<Box<str>>) -> Option<Recall> {
+        // The automaton folds ASCII case only; a name with other cased letters ("józef
+        // wąs") gets its upper-case and title-case forms as patterns of their own.
+        let mut patterns: Vec<String> = Vec::with_capacity(names.len());
+        for name in names {
+            patterns.push(name.to_string());
+            if !name.is_ascii() {
+                for form in [name.to_uppercase(), title_case(name)] {
+                    if form != **name {
+                        patterns.push(form);
+                    }
+                }
+            }
+        }
         let matcher = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .start_kind(StartKind::Anchored)
-            .build(names.iter().map(|n| n.as_bytes()))
+            .build(&patterns)
             .ok()?;
         let mut starts = vec![0u64; 1 << 10].into_boxed_slice();
-        for name in names {
+        for name in &patterns {
             if let [a, b, ..] = name.as_bytes() {
                 let k = pair_key(*a, *b);
                 starts[k >> 6] |= 1 << (k & 63);
@@ -128,8 +141,7 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
         && !(super::names::is_cjk(neighbour) && edge.is_some_and(super::names::is_cjk))
 }
 
-/// Normalises a name for recall: trimmed, inner whitespace runs made one space, ASCII lower case
-/// (matching is ASCII case-insensitive, so the case of other scripts is kept).
+/// Normalises a name for recall: trimmed, inner whitespace runs made one space, lower case.
 fn recall_form(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for word in value.split_whitespace() {
@@ -138,7 +150,27 @@ fn recall_form(value: &str) -> String {
         }
         out.push_str(word);
     }
-    out.make_ascii_lowercase();
+    if out.is_ascii() {
+        out.make_ascii_lowercase();
+        out
+    } else {
+        out.to_lowercase()
+    }
+}
+
+/// `name` (lower case) with each word's first letter in upper case, also after `-` and `'`
+/// ("józef wąs-ćwik" → "Józef Wąs-Ćwik").
+fn title_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut at_start = true;
+    for c in name.chars() {
+        if at_start {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        at_start = matches!(c, ' ' | '-' | '\'');
+    }
     out
 }
 
@@ -270,6 +302,28 @@ mod tests {
         );
         // Not inside longer words.
         assert!(found(&r, "xochitls mariaortiz Maria Ortizes").is_empty());
+    }
+
+    #[test]
+    fn recalls_names_with_other_cased_letters_in_upper_and_title_case() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        assert_eq!(book.learn(&s, ["ÁNGEL WĄS-ĆWIK", "Ørjan"]), 2);
+        assert_eq!(book.learn(&s, ["ángel wąs-ćwik"]), 0, "same name, any case");
+        let r = book.snapshot(&s).expect("names learned");
+        assert_eq!(
+            found(
+                &r,
+                "Ángel Wąs-Ćwik, ángel wąs-ćwik and ÁNGEL WĄS-ĆWIK; ØRJAN, ørjan"
+            ),
+            [
+                "Ángel Wąs-Ćwik",
+                "ángel wąs-ćwik",
+                "ÁNGEL WĄS-ĆWIK",
+                "ØRJAN",
+                "ørjan"
+            ]
+        );
     }
 
     #[test]
