@@ -8,9 +8,11 @@
 //!    17 digits are dropped right there, as are runs glued to letters (hex, UUIDs, identifiers),
 //!    dates (`2024-01-15`, `15.01.2024`), IPv4-shaped and decimal numbers, times (`10:30`),
 //!    prices (`$`, `€`, `£`) and numbers named by a preceding `order`, `invoice`, `ISBN` ...
-//! 2. **Confirm** the few survivors with the metadata of the `phonenumber` crate, compiled into
-//!    our own anchored [`RegexSet`]s once (the crate's own parser compiles regexes lazily into a
-//!    100-entry cache behind a global mutex, which would thrash on the hot path):
+//! 2. **Confirm** the few survivors with the metadata of the `phonenumber` crate (written out at
+//!    compile time, [`metadata`]), compiled into our own anchored [`RegexSet`]s once: the
+//!    configured regions' when the detector is built, each other calling code's the first time
+//!    a number names it (the crate's own parser compiles regexes lazily into a 100-entry cache
+//!    behind a global mutex, which would thrash on the hot path):
 //!    - international form (`+44 20 7946 0958`, `00 49 30 1234567`, `011 ...`, `tel:+1-...`):
 //!      the country code picks the metadata, the rest must be a valid number of one of its
 //!      regions (any region in the world, not only the configured ones);
@@ -28,13 +30,15 @@
 //! phone number is personal data whether or not its area code exists. Such spans carry a
 //! canonical form only when written in international form.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
 use super::{DetectError, FindContext, KeyHint, Kind, Recognizer, Span, key_hint};
+use metadata::{FormatEntry, MetaEntry};
+
+mod metadata;
 
 /// Fewest digits in a number confirmed by metadata (international `+47 02000` has 7).
 const MIN_DIGITS: usize = 7;
@@ -149,16 +153,15 @@ struct Validity {
 }
 
 impl Validity {
-    fn new<'a>(metas: impl Iterator<Item = &'a phonenumber::Metadata>) -> Validity {
+    fn new<'a>(metas: impl Iterator<Item = &'a MetaEntry>) -> Validity {
         let mut patterns = Vec::new();
         let mut lengths = Vec::new();
         let (mut min_len, mut max_len) = (usize::MAX, 0);
         for meta in metas {
-            for desc in number_types(meta) {
-                patterns.push(anchored(desc.national_number().as_str()));
-                let lens = desc.possible_length().to_vec();
-                let general = meta.descriptors().general().possible_length();
-                for &l in lens.iter().chain(general) {
+            for t in meta.types {
+                patterns.push(anchored(t.pattern));
+                let lens = t.lengths.to_vec();
+                for &l in lens.iter().chain(meta.general_lengths) {
                     min_len = min_len.min(usize::from(l));
                     max_len = max_len.max(usize::from(l));
                 }
@@ -217,37 +220,9 @@ impl Validity {
     }
 }
 
-/// The metadata writes patterns in extended syntax (spread over lines); they hold no literal
-/// spaces, so dropping whitespace gives the plain pattern.
-fn strip_space(pattern: &str) -> String {
-    pattern.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
 /// `^(?:pattern)$` for a metadata pattern.
-/// The descriptors of every subscriber number type a region defines (fixed line, mobile, toll
-/// free ...), the union of which is a valid number.
-fn number_types(
-    meta: &phonenumber::Metadata,
-) -> impl Iterator<Item = &phonenumber::metadata::Descriptor> {
-    let d = meta.descriptors();
-    [
-        d.fixed_line(),
-        d.mobile(),
-        d.toll_free(),
-        d.premium_rate(),
-        d.shared_cost(),
-        d.personal_number(),
-        d.voip(),
-        d.pager(),
-        d.uan(),
-        d.voicemail(),
-    ]
-    .into_iter()
-    .flatten()
-}
-
 fn anchored(pattern: &str) -> String {
-    format!("^(?:{})$", strip_space(pattern))
+    format!("^(?:{pattern})$")
 }
 
 /// One anchored regex matching what any of `patterns` (each already anchored) matches.
@@ -261,21 +236,17 @@ fn union<'a>(patterns: impl Iterator<Item = &'a str>) -> Option<Regex> {
         .ok()
 }
 
-/// Every country calling code's validity patterns, compiled once per process.
-fn international() -> &'static HashMap<u16, Validity> {
-    static TABLE: OnceLock<HashMap<u16, Validity>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let db = &*phonenumber::metadata::DATABASE;
-        // By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id
-        // `001`.
-        (1..1000u16)
-            .filter_map(|code| {
-                let mut metas = db.by_code(&code)?;
-                metas.sort_by(|a, b| a.id().cmp(b.id()));
-                Some((code, Validity::new(metas.into_iter())))
-            })
-            .collect()
-    })
+/// The validity patterns of calling code `code` (all its regions), compiled the first time
+/// they are asked for and kept for the process; `None` for codes with no metadata.
+///
+/// By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id `001`.
+fn international(code: u16) -> Option<&'static Validity> {
+    static TABLE: [OnceLock<Validity>; 1000] = [const { OnceLock::new() }; 1000];
+    let entries = metadata::by_code(code);
+    let slot = TABLE
+        .get(usize::from(code))
+        .filter(|_| !entries.is_empty())?;
+    Some(slot.get_or_init(|| Validity::new(entries.iter())))
 }
 
 /// One configured region's national-format rules.
@@ -295,39 +266,48 @@ struct Region {
 }
 
 /// One metadata format: the numbers it applies to, and whether their national form carries
-/// the national prefix (`030 1234567` in Germany; never `30 1234567`).
+/// the national prefix (`030 1234567` in Germany; never `30 1234567`). Its regexes are compiled
+/// the first time a number is checked against it (a region has dozens of formats; most
+/// processes never need most of them).
 #[derive(Debug)]
 struct NationalFormat {
-    /// `^(?:last leading-digits pattern)`, if the format has one.
-    leading: Option<Regex>,
-    /// `^(?:pattern)$`.
-    pattern: Regex,
-    needs_prefix: bool,
+    entry: &'static FormatEntry,
+    /// `^(?:last leading-digits pattern)` (if the format has one) and `^(?:pattern)$`; `None`
+    /// if either does not compile (the format is then skipped).
+    compiled: OnceLock<Option<(Option<Regex>, Regex)>>,
 }
 
 impl NationalFormat {
-    fn new(f: &phonenumber::metadata::Format) -> Option<NationalFormat> {
-        let leading = match f.leading_digits().last() {
-            Some(re) => Some(Regex::new(&format!("^(?:{})", strip_space(re.as_str()))).ok()?),
-            None => None,
-        };
-        Some(NationalFormat {
-            leading,
-            pattern: Regex::new(&format!("^(?:{})$", strip_space(f.pattern().as_str()))).ok()?,
-            needs_prefix: f.national_prefix().is_some_and(|rule| rule.contains("$NP"))
-                && !f.is_national_prefix_optional(),
+    fn new(entry: &'static FormatEntry) -> NationalFormat {
+        NationalFormat {
+            entry,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Whether the format applies to `nsn`.
+    fn applies(&self, nsn: &str) -> bool {
+        let compiled = self.compiled.get_or_init(|| {
+            let leading = match self.entry.leading {
+                Some(re) => Some(Regex::new(&format!("^(?:{re})")).ok()?),
+                None => None,
+            };
+            Some((leading, Regex::new(&anchored(self.entry.pattern)).ok()?))
+        });
+        compiled.as_ref().is_some_and(|(leading, pattern)| {
+            leading.as_ref().is_none_or(|re| re.is_match(nsn)) && pattern.is_match(nsn)
         })
     }
 }
 
 impl Region {
-    fn new(meta: &phonenumber::Metadata) -> Region {
+    fn new(meta: &'static MetaEntry) -> Region {
         let prefix = meta
-            .national_prefix_for_parsing()
-            .map(|re| strip_space(re.as_str()))
-            .or_else(|| meta.national_prefix().map(regex::escape))
+            .prefix_for_parsing
+            .map(String::from)
+            .or_else(|| meta.national_prefix.map(regex::escape))
             .and_then(|p| Regex::new(&format!("^(?:{p})")).ok());
-        let transform = meta.national_prefix_transform_rule().map(|rule| {
+        let transform = meta.transform.map(|rule| {
             let mut out = String::new();
             let mut chars = rule.chars().peekable();
             while let Some(c) = chars.next() {
@@ -341,8 +321,10 @@ impl Region {
             }
             out
         });
-        let types: Vec<String> = number_types(meta)
-            .map(|desc| format!("(?:{})", strip_space(desc.national_number().as_str())))
+        let types: Vec<String> = meta
+            .types
+            .iter()
+            .map(|t| format!("(?:{})", t.pattern))
             .collect();
         let npfp = prefix.as_ref().map(|re| {
             let src = re.as_str();
@@ -363,16 +345,13 @@ impl Region {
         {
             shape = format!("{shape}|^(?:{p})[0-9]*$");
         }
-        let formats = if meta.national_prefix().is_some() {
-            meta.formats()
-                .iter()
-                .filter_map(NationalFormat::new)
-                .collect()
+        let formats = if meta.national_prefix.is_some() {
+            meta.formats.iter().map(NationalFormat::new).collect()
         } else {
             Vec::new()
         };
         Region {
-            code: meta.country_code(),
+            code: meta.code,
             shape,
             prefix,
             transform,
@@ -389,10 +368,8 @@ impl Region {
             && self
                 .formats
                 .iter()
-                .find(|f| {
-                    f.leading.as_ref().is_none_or(|re| re.is_match(nsn)) && f.pattern.is_match(nsn)
-                })
-                .is_none_or(|f| f.needs_prefix)
+                .find(|f| f.applies(nsn))
+                .is_none_or(|f| f.entry.needs_prefix)
     }
 
     /// The national significant number of `digits` written in national form, if valid.
@@ -429,18 +406,17 @@ pub(super) struct PhoneRecognizer {
     cues: AhoCorasick,
     /// The union of the regions' `shape`s: one fast test before the exact per-region checks.
     national_any: Option<Regex>,
-    international: &'static HashMap<u16, Validity>,
 }
 
 impl PhoneRecognizer {
-    /// Compiles the metadata of every country code and of the configured national regions.
+    /// Compiles the metadata of the configured national regions (other calling codes are
+    /// compiled when a number first names them).
     pub(super) fn new(regions: &[String]) -> Result<Self, DetectError> {
-        let db = &*phonenumber::metadata::DATABASE;
         let mut compiled = Vec::new();
         for region in regions {
             let id = region.to_ascii_uppercase();
             let meta = (id.len() == 2 && id.bytes().all(|b| b.is_ascii_uppercase()))
-                .then(|| db.by_id(id.as_str()))
+                .then(|| metadata::by_region(&id))
                 .flatten()
                 .ok_or_else(|| DetectError::UnknownRegion(region.clone()))?;
             compiled.push(Region::new(meta));
@@ -454,7 +430,6 @@ impl PhoneRecognizer {
             cues,
             national_any,
             regions: compiled,
-            international: international(),
         })
     }
 
@@ -467,7 +442,7 @@ impl PhoneRecognizer {
             let Ok(code) = digits[..cc_len].parse::<u16>() else {
                 return None;
             };
-            if let Some(validity) = self.international.get(&code) {
+            if let Some(validity) = international(code) {
                 let nsn = &digits[cc_len..];
                 if validity.valid(nsn) {
                     return Some(format!("+{digits}"));
