@@ -169,6 +169,34 @@ fn score(finder: &NameFinder, recs: &[&Record]) -> [Score; 3] {
     out
 }
 
+/// Prints the spans where the judge and the rules disagree, marked right (`+`) or wrong (`-`).
+fn show_changes(rules: &NameFinder, model: &NameFinder, recs: &[&Record]) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for r in recs {
+        a.clear();
+        b.clear();
+        rules.find(&r.text, &FindContext::default(), &mut a);
+        model.find(&r.text, &FindContext::default(), &mut b);
+        let a: HashSet<(usize, usize)> = a.iter().map(|s| (s.start, s.end)).collect();
+        let b: HashSet<(usize, usize)> = b.iter().map(|s| (s.start, s.end)).collect();
+        for (what, set, other) in [("added", &b, &a), ("dropped", &a, &b)] {
+            for &(s, e) in set.difference(other) {
+                let right = r.gold.contains(&(s, e)) == (what == "added");
+                let lo = r.text.floor_char_boundary(s.saturating_sub(40));
+                let hi = r.text.ceil_char_boundary((e + 25).min(r.text.len()));
+                println!(
+                    "{} {what:7} {:8} {:?} [[{}]] {:?}",
+                    if right { '+' } else { '-' },
+                    SOURCES[r.source].split('-').next().unwrap_or(""),
+                    &r.text[lo..s],
+                    &r.text[s..e],
+                    &r.text[e..hi]
+                );
+            }
+        }
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut path = None;
@@ -176,6 +204,9 @@ fn main() -> anyhow::Result<()> {
     let mut holdout = None;
     let mut by_template = false;
     let mut epochs = 10;
+    let mut drop: Vec<u8> = Vec::new();
+    let mut margin = 0f32;
+    let mut show = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -200,6 +231,19 @@ fn main() -> anyhow::Result<()> {
                     .and_then(|e| e.parse().ok())
                     .ok_or_else(|| anyhow::anyhow!("--epochs N"))?
             }
+            "--margin" => {
+                margin = it
+                    .next()
+                    .and_then(|e| e.parse().ok())
+                    .ok_or_else(|| anyhow::anyhow!("--margin X"))?
+            }
+            "--show" => show = true,
+            "--drop" => {
+                drop = it
+                    .next()
+                    .map(|d| d.split(',').filter_map(|t| t.parse().ok()).collect())
+                    .unwrap_or_default()
+            }
             p => path = Some(p.to_string()),
         }
     }
@@ -217,7 +261,8 @@ fn main() -> anyhow::Result<()> {
         seen.clear();
         spans.clear();
         rules.trace(&r.text, &mut spans, &mut seen);
-        for c in seen.drain(..) {
+        for mut c in seen.drain(..) {
+            c.features.retain(|t| !drop.contains(&t));
             let gold = r.gold.contains(&(c.start, c.end));
             samples.push((c, gold));
         }
@@ -231,7 +276,9 @@ fn main() -> anyhow::Result<()> {
         positives,
         rule_right
     );
-    let judge = train(&samples, epochs);
+    let judge = train(&samples, epochs)
+        .skipping(&drop)
+        .with_margin(margin);
     let model = NameFinder::new(&[], &[]).with_judge(Some(judge.clone()));
     let before = score(&rules, &test_set);
     let after = score(&model, &test_set);
@@ -249,6 +296,9 @@ fn main() -> anyhow::Result<()> {
                 s.empty_flagged, s.empty
             );
         }
+    }
+    if show {
+        show_changes(&rules, &model, &test_set);
     }
     if let Some(out) = out_path {
         std::fs::write(&out, judge.to_bytes())?;

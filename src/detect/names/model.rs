@@ -14,7 +14,8 @@
 //! weights, with no allocation.
 //!
 //! Weights come from `examples/names_train.rs` (see `data/names/README.md`): a file of a
-//! magic, the table size, a scale, and one little-endian `i16` per weight.
+//! magic (`NJW1`), the table size in bits and three zero bytes, a scale and a margin (`f32`),
+//! and one little-endian `i16` per weight.
 
 use std::sync::Arc;
 
@@ -30,6 +31,8 @@ const MAGIC: &[u8; 4] = b"NJW1";
 #[derive(Clone, Debug)]
 pub struct Features {
     ids: [u32; MAX_FEATS],
+    /// The template tag of each feature (for training experiments that leave groups out).
+    tags: [u8; MAX_FEATS],
     n: usize,
 }
 
@@ -37,6 +40,7 @@ impl Default for Features {
     fn default() -> Self {
         Features {
             ids: [0; MAX_FEATS],
+            tags: [0; MAX_FEATS],
             n: 0,
         }
     }
@@ -51,9 +55,28 @@ impl Features {
         &self.ids[..self.n]
     }
 
-    fn push_hash(&mut self, h: u32) {
+    /// The template tag of each feature, beside [`Features::ids`].
+    pub fn tags(&self) -> &[u8] {
+        &self.tags[..self.n]
+    }
+
+    /// Keeps only the features whose tag `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(u8) -> bool) {
+        let mut k = 0;
+        for i in 0..self.n {
+            if keep(self.tags[i]) {
+                self.ids[k] = self.ids[i];
+                self.tags[k] = self.tags[i];
+                k += 1;
+            }
+        }
+        self.n = k;
+    }
+
+    fn push_hash(&mut self, tag: u8, h: u32) {
         if self.n < MAX_FEATS {
             self.ids[self.n] = h;
+            self.tags[self.n] = tag;
             self.n += 1;
         }
     }
@@ -64,7 +87,7 @@ impl Features {
         for &v in vals {
             h = (h ^ u32::from(v)).wrapping_mul(FNV_PRIME);
         }
-        self.push_hash(h);
+        self.push_hash(tag, h);
     }
 
     /// A feature named by a tag and a word, lower-cased (ASCII), at most 16 bytes of it.
@@ -78,7 +101,7 @@ impl Features {
             }
             None => h = (h ^ 0xff).wrapping_mul(FNV_PRIME),
         }
-        self.push_hash(h);
+        self.push_hash(tag, h);
     }
 }
 
@@ -87,6 +110,10 @@ impl Features {
 pub struct Judge {
     weights: Arc<[f32]>,
     mask: u32,
+    /// Feature tags (bits, all below 64) the judge leaves out: a training experiment.
+    skip: u64,
+    /// How sure the judge must be to overrule the rules (score units).
+    margin: f32,
 }
 
 /// Why a weights file could not be read.
@@ -111,12 +138,14 @@ impl Judge {
         Ok(Judge {
             weights: weights.into(),
             mask,
+            skip: 0,
+            margin: 0.0,
         })
     }
 
     /// Reads a weights file (see the module doc).
     pub fn from_bytes(b: &[u8]) -> Result<Judge, WeightsError> {
-        if b.len() < 12 || &b[..4] != MAGIC {
+        if b.len() < 16 || &b[..4] != MAGIC {
             return Err(WeightsError::Magic);
         }
         let bits = b[4];
@@ -125,31 +154,52 @@ impl Judge {
         }
         let n = 1usize << bits;
         let scale = f32::from_le_bytes([b[8], b[9], b[10], b[11]]);
-        let body = &b[12..];
-        if body.len() != 2 * n || !scale.is_finite() {
+        let margin = f32::from_le_bytes([b[12], b[13], b[14], b[15]]);
+        let body = &b[16..];
+        if body.len() != 2 * n || !scale.is_finite() || !margin.is_finite() {
             return Err(WeightsError::Size);
         }
         let weights = body
             .chunks_exact(2)
             .map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])) * scale)
             .collect();
-        Judge::from_weights(weights)
+        Ok(Judge::from_weights(weights)?.with_margin(margin))
     }
 
     /// Writes the weights file: each weight quantised to `i16` against the largest weight.
     pub fn to_bytes(&self) -> Vec<u8> {
         let max = self.weights.iter().fold(0f32, |m, w| m.max(w.abs()));
         let scale = if max > 0.0 { max / 32767.0 } else { 1.0 };
-        let mut out = Vec::with_capacity(12 + 2 * self.weights.len());
+        let mut out = Vec::with_capacity(16 + 2 * self.weights.len());
         out.extend_from_slice(MAGIC);
         out.push(self.weights.len().trailing_zeros() as u8);
         out.extend_from_slice(&[0, 0, 0]);
         out.extend_from_slice(&scale.to_le_bytes());
+        out.extend_from_slice(&self.margin.to_le_bytes());
         for w in self.weights.iter() {
             let q = (w / scale).round().clamp(-32767.0, 32767.0) as i16;
             out.extend_from_slice(&q.to_le_bytes());
         }
         out
+    }
+
+    /// The same judge overruling the rules only with a score beyond `margin`.
+    pub fn with_margin(mut self, margin: f32) -> Judge {
+        self.margin = margin.max(0.0);
+        self
+    }
+
+    /// Whether a candidate is a person: the rules' decision `rule` unless the score overrules
+    /// it by more than the margin.
+    pub fn decide(&self, f: &Features, rule: bool) -> bool {
+        let s = self.score(f);
+        if rule { s > -self.margin } else { s > self.margin }
+    }
+
+    /// The same judge leaving out features with the given tags (training experiments).
+    pub fn skipping(mut self, tags: &[u8]) -> Judge {
+        self.skip = tags.iter().fold(0, |m, &t| m | 1u64 << (t & 63));
+        self
     }
 
     /// The table index of a feature id.
@@ -159,7 +209,15 @@ impl Judge {
 
     /// The score of a candidate: positive means a person.
     pub fn score(&self, f: &Features) -> f32 {
-        f.ids().iter().map(|&id| self.weights[self.slot(id)]).sum()
+        if self.skip == 0 {
+            return f.ids().iter().map(|&id| self.weights[self.slot(id)]).sum();
+        }
+        f.ids()
+            .iter()
+            .zip(f.tags())
+            .filter(|&(_, &t)| self.skip & (1u64 << (t & 63)) == 0)
+            .map(|(&id, _)| self.weights[self.slot(id)])
+            .sum()
     }
 }
 
@@ -278,10 +336,29 @@ impl Scan<'_, '_> {
                 features: f.clone(),
             });
         }
-        match &self.finder.judge {
-            Some(j) => j.score(&f) > 0.0,
-            None => s.rule,
+        let Some(j) = &self.finder.judge else {
+            return s.rule;
+        };
+        if s.rule {
+            // A title or a greeting before the run, a sign-off: the rules are sure there.
+            s.cue >= Cue::Strong || j.decide(&f, true)
+        } else {
+            self.may_rescue(s) && j.decide(&f, false)
         }
+    }
+
+    /// Whether the judge may accept a candidate the rules rejected: not when a word of it is
+    /// on a list of titles, months, organisation or place words or things never people
+    /// ("IBAN"), nor a contraction ("C'mon").
+    fn may_rescue(&self, s: &Seen<'_, '_>) -> bool {
+        use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
+        s.core.iter().all(|t| {
+            let w = self.text[t.start..t.end].as_bytes();
+            !t.is(TITLE | NOT_PEOPLE_F | CALENDAR_F | ORG_PLACE)
+                && !w
+                    .windows(2)
+                    .any(|p| p[0] == b'\'' && p[1].is_ascii_lowercase())
+        })
     }
 
     /// The offset of `word`, a slice of the text, in the text.
@@ -393,7 +470,7 @@ mod tests {
         assert!((back.weights[3] - 1.5).abs() < 1e-3);
         assert!((back.weights[200] + 0.75).abs() < 1e-3);
         assert!(Judge::from_bytes(b"NJW1").is_err());
-        assert!(Judge::from_bytes(b"XXXX\x08\0\0\0\0\0\x80\x3f").is_err());
+        assert!(Judge::from_bytes(b"XXXX\x08\0\0\0\0\0\x80\x3f\0\0\0\0").is_err());
     }
 
     #[test]
