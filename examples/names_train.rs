@@ -276,9 +276,7 @@ fn main() -> anyhow::Result<()> {
         positives,
         rule_right
     );
-    let judge = train(&samples, epochs)
-        .skipping(&drop)
-        .with_margin(margin);
+    let judge = train(&samples, epochs).skipping(&drop).with_margin(margin);
     let model = NameFinder::new(&[], &[]).with_judge(Some(judge.clone()));
     let before = score(&rules, &test_set);
     let after = score(&model, &test_set);
@@ -287,7 +285,10 @@ fn main() -> anyhow::Result<()> {
         Some(_) => "odd (held out)",
         None => "all (trained on)",
     };
-    println!("scored on: {half}, split by {}", if by_template { "template" } else { "record" });
+    println!(
+        "scored on: {half}, split by {}",
+        if by_template { "template" } else { "record" }
+    );
     for (i, src) in SOURCES.iter().enumerate() {
         for (what, s) in [("rules", before[i]), ("model", after[i])] {
             let (p, r, f) = s.prf();

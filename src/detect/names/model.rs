@@ -193,7 +193,11 @@ impl Judge {
     /// it by more than the margin.
     pub fn decide(&self, f: &Features, rule: bool) -> bool {
         let s = self.score(f);
-        if rule { s > -self.margin } else { s > self.margin }
+        if rule {
+            s > -self.margin
+        } else {
+            s > self.margin
+        }
     }
 
     /// The same judge leaving out features with the given tags (training experiments).
@@ -315,9 +319,7 @@ pub(super) fn shipped() -> Option<Judge> {
     }
     static SHIPPED: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
     SHIPPED
-        .get_or_init(|| {
-            Judge::from_bytes(include_bytes!("../../../data/names/judge.weights")).ok()
-        })
+        .get_or_init(|| Judge::from_bytes(include_bytes!("../../../data/names/judge.weights")).ok())
         .clone()
 }
 
@@ -349,12 +351,19 @@ impl Scan<'_, '_> {
 
     /// Whether the judge may accept a candidate the rules rejected: not when a word of it is
     /// on a list of titles, months, organisation or place words or things never people
-    /// ("IBAN"), nor a contraction ("C'mon").
+    /// ("IBAN"), nor one of the thousand commonest English words ("Guys"), nor a contraction
+    /// ("C'mon"), nor a lower-case word outside all-lower-case text ("girl" in a comment) or
+    /// in text that is mostly not English (lorem ipsum, which the development data lacks).
     fn may_rescue(&self, s: &Seen<'_, '_>) -> bool {
         use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
+        let lower = s.core.iter().any(|t| t.shape == Shape::Lower);
+        if lower && (!self.lower_text || !self.is_english()) {
+            return false;
+        }
         s.core.iter().all(|t| {
             let w = self.text[t.start..t.end].as_bytes();
             !t.is(TITLE | NOT_PEOPLE_F | CALENDAR_F | ORG_PLACE)
+                && t.entry.is_none_or(|e| e.wordiness() < 7)
                 && !w
                     .windows(2)
                     .any(|p| p[0] == b'\'' && p[1].is_ascii_lowercase())
@@ -434,7 +443,10 @@ impl Scan<'_, '_> {
             .first()
             .copied();
         f.add(25, &[punct_class(before), ncore]);
-        f.add(26, &[punct_class(raw_after), u8::from(last.possessive), ncore]);
+        f.add(
+            26,
+            &[punct_class(raw_after), u8::from(last.possessive), ncore],
+        );
         f.add(27, &[punct_class(after_ns), punct_class(before)]);
         f.add(28, &[punct_class(after_ns), rule, ncore]);
         let line_start = before.is_none_or(|c| matches!(c, b'\n' | b'\r' | b':' | b'>' | b'|'));
