@@ -342,8 +342,9 @@ impl Scan<'_, '_> {
             return s.rule;
         };
         if s.rule {
-            // A title or a greeting before the run, a sign-off: the rules are sure there.
-            s.cue >= Cue::Strong || j.decide(&f, true)
+            // With a cue ("Dr.", "Hi", "by", "loop in", "Contact", a possessive) the rules
+            // stand; the judge overrules only bare runs.
+            s.cue >= Cue::Weak || j.decide(&f, true)
         } else {
             self.may_rescue(s) && j.decide(&f, false)
         }
