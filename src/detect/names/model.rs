@@ -327,27 +327,34 @@ impl Scan<'_, '_> {
     /// The judge's decision on one candidate (the rules' when no judge is loaded); records
     /// the candidate when tracing. `start` is where the emitted span would start.
     pub(super) fn judge_candidate(&self, s: &Seen<'_, '_>, start: usize) -> bool {
-        let mut f = Features::default();
-        self.features(s, &mut f);
         if let Some(trace) = self.trace {
+            let mut f = Features::default();
+            self.features(s, &mut f);
             let last = s.toks[s.toks.len() - 1].end;
             trace.borrow_mut().push(Candidate {
                 start,
                 end: last + self.suffix_len(last),
                 rule: s.rule,
-                features: f.clone(),
+                features: f,
             });
         }
         let Some(j) = &self.finder.judge else {
             return s.rule;
         };
-        if s.rule {
-            // With a cue ("Dr.", "Hi", "by", "loop in", "Contact", a possessive) the rules
-            // stand; the judge overrules only bare runs.
-            s.cue >= Cue::Weak || j.decide(&f, true)
+        // With a cue ("Dr.", "Hi", "by", "loop in", "Contact", a possessive) the rules' yes
+        // stands; the judge overrules only bare runs. Features are worked out only when the
+        // judge may change the decision.
+        let open = if s.rule {
+            s.cue < Cue::Weak
         } else {
-            self.may_rescue(s) && j.decide(&f, false)
+            self.may_rescue(s)
+        };
+        if !open {
+            return s.rule;
         }
+        let mut f = Features::default();
+        self.features(s, &mut f);
+        j.decide(&f, s.rule)
     }
 
     /// Whether the judge may accept a candidate the rules rejected: not when a word of it is
