@@ -493,3 +493,56 @@ mod tests {
         assert_eq!(a.ids()[1], c.ids()[0]);
     }
 }
+
+#[cfg(test)]
+mod shipped_tests {
+    use crate::detect::FindContext;
+    use crate::detect::names::NameFinder;
+
+    fn names(f: &NameFinder, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        f.find(text, &FindContext::default(), &mut out);
+        out.iter().map(|s| text[s.start..s.end].to_string()).collect()
+    }
+
+    #[test]
+    fn shipped_weights_load() {
+        assert!(super::shipped().is_some(), "data/names/judge.weights must load");
+    }
+
+    /// Held-in cases (contexts of the development data) the judge fixes, and texts it must
+    /// leave alone.
+    #[test]
+    fn judge_fixes_bare_single_words() {
+        let m = NameFinder::new(&[], &[]);
+        let r = NameFinder::new(&[], &[]).with_judge(None);
+        for (text, want) in [
+            ("Why is Jesenko so impulsive?", &["Jesenko"][..]),
+            ("This song by ex-Zombie Ookubo is great.", &["Ookubo"]),
+            ("Nothing beats it, not even early Morishita?", &["Morishita"]),
+            ("Sousa and Ball were precision engineers.", &["Sousa", "Ball"]),
+            ("Robert had given Chise his address.", &["Robert", "Chise"]),
+        ] {
+            assert_eq!(names(&m, text), want, "{text}");
+            assert_ne!(names(&r, text), want, "the rules alone: {text}");
+        }
+        for text in [
+            "My IBAN is GB03TXHR1391012142696",
+            "Hey Guys! here you can get to know about all the latest updates.",
+            "The Beatles played in Hamburg.",
+            "sit dolores consequatur qui voluptas sunt earum at natus alias",
+            "Damn that cheeks.",
+        ] {
+            assert!(names(&m, text).is_empty(), "{text}");
+        }
+    }
+
+    #[test]
+    fn scoring_is_deterministic() {
+        let a = NameFinder::new(&[], &[]);
+        let b = NameFinder::new(&[], &[]);
+        let text = "Why is Jesenko so impulsive? Unlike the Takuda novel, Yumika is reliable.";
+        assert_eq!(names(&a, text), names(&b, text));
+        assert_eq!(names(&a, text), names(&a, text));
+    }
+}
