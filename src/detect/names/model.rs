@@ -375,10 +375,11 @@ impl Scan<'_, '_> {
             return false;
         }
         s.core.iter().all(|t| {
-            let w = self.text[t.start..t.end].as_bytes();
+            let w = &self.text.as_bytes()[t.start..t.end];
+            let short_acronym = t.shape == Shape::Upper && t.entry.is_none() && w.len() <= 3;
             !t.is(TITLE | NOT_PEOPLE_F | CALENDAR_F | ORG_PLACE)
                 && t.entry.is_none_or(|e| e.wordiness() < 7)
-                && !(t.shape == Shape::Upper && t.entry.is_none() && w.len() <= 3)
+                && !short_acronym
                 && !w
                     .windows(2)
                     .any(|p| p[0] == b'\'' && p[1].is_ascii_lowercase())
