@@ -106,7 +106,7 @@ impl Features {
 }
 
 /// The weights of the candidate judge.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Judge {
     weights: Arc<[f32]>,
     mask: u32,
@@ -114,6 +114,16 @@ pub struct Judge {
     skip: u64,
     /// How sure the judge must be to overrule the rules (score units).
     margin: f32,
+}
+
+impl std::fmt::Debug for Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The size and the margin, not 16,384 numbers.
+        f.debug_struct("Judge")
+            .field("weights", &self.weights.len())
+            .field("margin", &self.margin)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a weights file could not be read.
