@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo build --release --example names_cost
-//! valgrind --tool=callgrind --toggle-collect='mcp_veil::detect::names::NameFinder::find' \
+//! valgrind --tool=callgrind --toggle-collect='mcp_veil::detect::names::NameFinder::find*' \
 //!     target/release/examples/names_cost prose        # or: clean
 //! ```
 //!

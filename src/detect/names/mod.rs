@@ -31,6 +31,7 @@ mod cjk;
 pub(super) use cjk::is_cjk;
 mod gazetteer;
 mod lexicon;
+pub mod model;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -45,6 +46,8 @@ pub struct NameFinder {
     deny: Option<AhoCorasick>,
     gaz: &'static Gazetteer,
     lex: &'static Lexicon,
+    /// The learned candidate judge ([`model`]), when switched on.
+    judge: Option<model::Judge>,
 }
 
 /// The shape of a word's letters.
@@ -373,11 +376,39 @@ impl NameFinder {
             deny,
             gaz: Gazetteer::get(),
             lex: Lexicon::get(),
+            judge: model::shipped(),
         }
+    }
+
+    /// The same finder with another candidate judge (`None`: the rules alone); for training
+    /// and evaluation (`examples/names_train.rs`).
+    #[doc(hidden)]
+    pub fn with_judge(mut self, judge: Option<model::Judge>) -> NameFinder {
+        self.judge = judge;
+        self
+    }
+
+    /// Finds names like [`NameFinder::find`] and also records every candidate the judge saw,
+    /// with its features (for training the judge).
+    #[doc(hidden)]
+    pub fn trace(&self, text: &str, out: &mut Vec<Span>, seen: &mut Vec<model::Candidate>) {
+        let cell = std::cell::RefCell::new(std::mem::take(seen));
+        self.find_inner(text, &FindContext::default(), out, Some(&cell));
+        *seen = cell.into_inner();
     }
 
     /// Appends names found in `text`.
     pub fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        self.find_inner(text, cx, out, None);
+    }
+
+    fn find_inner(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        out: &mut Vec<Span>,
+        trace: Option<&std::cell::RefCell<Vec<model::Candidate>>>,
+    ) {
         if let Some(deny) = &self.deny {
             self.find_denied(deny, text, out);
         }
@@ -405,6 +436,7 @@ impl NameFinder {
             english: std::cell::Cell::new(None),
             run: Vec::new(),
             out,
+            trace,
         };
         scan.run_all();
     }
@@ -827,6 +859,8 @@ struct Scan<'a, 'o> {
     english: std::cell::Cell<Option<bool>>,
     run: Vec<Tok>,
     out: &'o mut Vec<Span>,
+    /// Candidates seen, with features, when training the judge.
+    trace: Option<&'a std::cell::RefCell<Vec<model::Candidate>>>,
 }
 
 impl Scan<'_, '_> {
@@ -1657,7 +1691,7 @@ impl Scan<'_, '_> {
         {
             return false;
         }
-        let accept = match core.len() {
+        let rule = match core.len() {
             0 => false,
             1 => {
                 self.single(core[0], cue, after, sentence_start, toks.len() > 1)
@@ -1667,7 +1701,24 @@ impl Scan<'_, '_> {
                         && self.word(core[0]).len() >= 4)
             }
             _ => self.multi(core, cue),
-        }
+        };
+        // The learned judge, when on, has the last word (the hard rejections above stay).
+        let decided = if !core.is_empty() && (f.judge.is_some() || self.trace.is_some()) {
+            let seen = model::Seen {
+                toks,
+                core,
+                run_start,
+                cue,
+                after,
+                sentence_start,
+                prev,
+                rule,
+            };
+            self.judge_candidate(&seen, role_start.unwrap_or(toks[0].start))
+        } else {
+            rule
+        };
+        let accept = decided
         // "Lincoln county", "marshall islands": a place or firm word in lower case goes on the
         // name of a place (checked last: it costs a lookup).
         && !(cue < Cue::Title && self.place_word_after(last.end))

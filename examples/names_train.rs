@@ -1,0 +1,318 @@
+//! Trains the name finder's candidate judge (`src/detect/names/model.rs`), an averaged
+//! perceptron, on a span file, and scores it against the rules.
+//!
+//! ```text
+//! cargo run --release --example names_train -- ../shared/eval/spans_dev.jsonl \
+//!     [--holdout even|odd] [--split record|template] [--epochs N] [--out data/names/judge.weights]
+//! ```
+//!
+//! With `--holdout even` it trains on the odd records and scores the even ones (and the other
+//! way round); `--split template` puts presidio-research records in halves by template id
+//! rather than by line number, so no sentence template is on both sides. Without `--holdout`
+//! it trains and scores on all records. Scores are exact-span P/R/F1 of NAME against gold
+//! PERSON for the name finder alone (rules, then rules plus judge), and how many records
+//! without a gold PERSON got a name. Deterministic: records in file order, a fixed-seed shuffle
+//! per epoch.
+
+// The scores are this example's output; stdout is not an MCP wire here.
+#![allow(clippy::print_stdout)]
+
+use std::collections::HashSet;
+use std::io::BufRead;
+
+use mcp_veil::detect::FindContext;
+use mcp_veil::detect::names::NameFinder;
+use mcp_veil::detect::names::model::{Candidate, Judge};
+
+const BITS: u32 = 14;
+const SOURCES: [&str; 3] = ["presidio-research", "emerging_entities_17", "PII-synthetic"];
+
+struct Record {
+    text: String,
+    gold: HashSet<(usize, usize)>,
+    source: usize,
+    /// Which half the record is in (0 even, 1 odd).
+    half: usize,
+}
+
+fn byte_offsets(text: &str) -> Vec<usize> {
+    let mut v: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+    v.push(text.len());
+    v
+}
+
+fn load(path: &str, by_template: bool) -> anyhow::Result<Vec<Record>> {
+    let file = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut out = Vec::new();
+    for (i, line) in file.lines().enumerate() {
+        let line = line?;
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        let text = v["text"].as_str().unwrap_or("").to_string();
+        let src = v["source"].as_str().unwrap_or("");
+        let Some(source) = SOURCES.iter().position(|s| src.contains(s)) else {
+            continue;
+        };
+        let map = byte_offsets(&text);
+        let gold = v["spans"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter(|s| s["label"] == "PERSON")
+                    .filter_map(|s| {
+                        let a = map.get(s["start"].as_u64()? as usize)?;
+                        let b = map.get(s["end"].as_u64()? as usize)?;
+                        Some((*a, *b))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let half = match v["template_id"].as_u64() {
+            Some(t) if by_template => (t % 2) as usize,
+            _ => i % 2,
+        };
+        out.push(Record {
+            text,
+            gold,
+            source,
+            half,
+        });
+    }
+    Ok(out)
+}
+
+/// A small deterministic generator for the epoch shuffles.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn train(samples: &[(Candidate, bool)], epochs: usize) -> Judge {
+    let n = 1usize << BITS;
+    let mask = (n - 1) as u32;
+    let mut w = vec![0f32; n];
+    // Averaging: `acc` holds the sum of c * update; the average is w - acc / c.
+    let mut acc = vec![0f32; n];
+    let mut c = 1f32;
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..epochs {
+        for i in (1..order.len()).rev() {
+            let j = (rng.next() % (i as u64 + 1)) as usize;
+            order.swap(i, j);
+        }
+        for &k in &order {
+            let (cand, gold) = &samples[k];
+            let y = if *gold { 1f32 } else { -1f32 };
+            let score: f32 = cand
+                .features
+                .ids()
+                .iter()
+                .map(|&id| w[(id & mask) as usize])
+                .sum();
+            if y * score <= 0.0 {
+                for &id in cand.features.ids() {
+                    let s = (id & mask) as usize;
+                    w[s] += y;
+                    acc[s] += c * y;
+                }
+            }
+            c += 1.0;
+        }
+    }
+    let avg: Vec<f32> = w.iter().zip(&acc).map(|(w, a)| w - a / c).collect();
+    Judge::from_weights(avg).expect("table size is a power of two")
+}
+
+#[derive(Default, Clone, Copy)]
+struct Score {
+    tp: usize,
+    fp: usize,
+    fn_: usize,
+    empty: usize,
+    empty_flagged: usize,
+}
+
+impl Score {
+    fn prf(&self) -> (f64, f64, f64) {
+        let p = self.tp as f64 / (self.tp + self.fp).max(1) as f64;
+        let r = self.tp as f64 / (self.tp + self.fn_).max(1) as f64;
+        let f = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
+        (p, r, f)
+    }
+}
+
+fn score(finder: &NameFinder, recs: &[&Record]) -> [Score; 3] {
+    let mut out = [Score::default(); 3];
+    let mut spans = Vec::new();
+    for r in recs {
+        spans.clear();
+        finder.find(&r.text, &FindContext::default(), &mut spans);
+        let pred: HashSet<(usize, usize)> = spans.iter().map(|s| (s.start, s.end)).collect();
+        let s = &mut out[r.source];
+        s.tp += pred.intersection(&r.gold).count();
+        s.fp += pred.difference(&r.gold).count();
+        s.fn_ += r.gold.difference(&pred).count();
+        if r.gold.is_empty() {
+            s.empty += 1;
+            s.empty_flagged += usize::from(!pred.is_empty());
+        }
+    }
+    out
+}
+
+/// Prints the spans where the judge and the rules disagree, marked right (`+`) or wrong (`-`).
+fn show_changes(rules: &NameFinder, model: &NameFinder, recs: &[&Record]) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for r in recs {
+        a.clear();
+        b.clear();
+        rules.find(&r.text, &FindContext::default(), &mut a);
+        model.find(&r.text, &FindContext::default(), &mut b);
+        let a: HashSet<(usize, usize)> = a.iter().map(|s| (s.start, s.end)).collect();
+        let b: HashSet<(usize, usize)> = b.iter().map(|s| (s.start, s.end)).collect();
+        for (what, set, other) in [("added", &b, &a), ("dropped", &a, &b)] {
+            for &(s, e) in set.difference(other) {
+                let right = r.gold.contains(&(s, e)) == (what == "added");
+                let mut lo = s.saturating_sub(40);
+                while !r.text.is_char_boundary(lo) {
+                    lo -= 1;
+                }
+                let mut hi = (e + 25).min(r.text.len());
+                while !r.text.is_char_boundary(hi) {
+                    hi += 1;
+                }
+                println!(
+                    "{} {what:7} {:8} {:?} [[{}]] {:?}",
+                    if right { '+' } else { '-' },
+                    SOURCES[r.source].split('-').next().unwrap_or(""),
+                    &r.text[lo..s],
+                    &r.text[s..e],
+                    &r.text[e..hi]
+                );
+            }
+        }
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut path = None;
+    let mut out_path = None;
+    let mut holdout = None;
+    let mut by_template = false;
+    let mut epochs = 10;
+    let mut drop: Vec<u8> = Vec::new();
+    let mut margin = 0f32;
+    let mut show = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out_path = it.next().cloned(),
+            "--holdout" => {
+                holdout = match it.next().map(String::as_str) {
+                    Some("even") => Some(0),
+                    Some("odd") => Some(1),
+                    _ => anyhow::bail!("--holdout even|odd"),
+                }
+            }
+            "--split" => {
+                by_template = match it.next().map(String::as_str) {
+                    Some("template") => true,
+                    Some("record") => false,
+                    _ => anyhow::bail!("--split record|template"),
+                }
+            }
+            "--epochs" => {
+                epochs = it
+                    .next()
+                    .and_then(|e| e.parse().ok())
+                    .ok_or_else(|| anyhow::anyhow!("--epochs N"))?
+            }
+            "--margin" => {
+                margin = it
+                    .next()
+                    .and_then(|e| e.parse().ok())
+                    .ok_or_else(|| anyhow::anyhow!("--margin X"))?
+            }
+            "--show" => show = true,
+            "--drop" => {
+                drop = it
+                    .next()
+                    .map(|d| d.split(',').filter_map(|t| t.parse().ok()).collect())
+                    .unwrap_or_default()
+            }
+            p => path = Some(p.to_string()),
+        }
+    }
+    let path = path.ok_or_else(|| anyhow::anyhow!("usage: names_train FILE.jsonl [options]"))?;
+    let recs = load(&path, by_template)?;
+    let rules = NameFinder::new(&[], &[]).with_judge(None);
+    let (train_set, test_set): (Vec<&Record>, Vec<&Record>) = match holdout {
+        Some(h) => recs.iter().partition(|r| r.half != h),
+        None => (recs.iter().collect(), recs.iter().collect()),
+    };
+    let mut samples = Vec::new();
+    let mut seen = Vec::new();
+    let mut spans = Vec::new();
+    for r in &train_set {
+        seen.clear();
+        spans.clear();
+        rules.trace(&r.text, &mut spans, &mut seen);
+        for mut c in seen.drain(..) {
+            c.features.retain(|t| !drop.contains(&t));
+            let gold = r.gold.contains(&(c.start, c.end));
+            samples.push((c, gold));
+        }
+    }
+    let positives = samples.iter().filter(|s| s.1).count();
+    let rule_right = samples.iter().filter(|s| s.0.rule == s.1).count();
+    eprintln!(
+        "training: {} records, {} candidates ({} gold, rules right on {})",
+        train_set.len(),
+        samples.len(),
+        positives,
+        rule_right
+    );
+    let judge = train(&samples, epochs).skipping(&drop).with_margin(margin);
+    let model = NameFinder::new(&[], &[]).with_judge(Some(judge.clone()));
+    let before = score(&rules, &test_set);
+    let after = score(&model, &test_set);
+    let half = match holdout {
+        Some(0) => "even (held out)",
+        Some(_) => "odd (held out)",
+        None => "all (trained on)",
+    };
+    println!(
+        "scored on: {half}, split by {}",
+        if by_template { "template" } else { "record" }
+    );
+    for (i, src) in SOURCES.iter().enumerate() {
+        for (what, s) in [("rules", before[i]), ("model", after[i])] {
+            let (p, r, f) = s.prf();
+            println!(
+                "{src:22} {what}  exact P {p:.3} R {r:.3} F1 {f:.3}  no-PERSON records with a NAME {}/{}",
+                s.empty_flagged, s.empty
+            );
+        }
+    }
+    if show {
+        show_changes(&rules, &model, &test_set);
+    }
+    if let Some(out) = out_path {
+        std::fs::write(&out, judge.to_bytes())?;
+        eprintln!("wrote {out}");
+    }
+    Ok(())
+}
