@@ -602,6 +602,22 @@ fn may_be_particle(word: &[u8]) -> bool {
     }
 }
 
+/// Whether [`Scan::single`] can accept the known word `t` only with a title cue (`Cue::Title`),
+/// whatever the other cues, the word after it and the sentence start say: an ordinary word far
+/// more than a name (`name - wordiness <= -4`: "The", "You"), or a month or weekday that is no
+/// clear given name ("Friday", not "April"). For a run of this one word, the only source of a
+/// title cue in [`Scan::judge`] is a title word right before it, and the other ways `judge`
+/// accepts a single word need a word the gazetteer lacks; so `flush` skips `judge` for it
+/// otherwise. Mirrors the thresholds of `single` (`Cue::Strong` needs a margin of -3 or more;
+/// weaker cues more); the test `single_needs_title_mirrors_single` checks every entry.
+fn single_needs_title(t: &Tok) -> bool {
+    t.shape != Shape::Initial
+        && t.entry.is_some_and(|e| {
+            i32::from(e.name()) - i32::from(e.wordiness()) <= -4
+                || (t.is(lexicon::CALENDAR_F) && e.first < 3)
+        })
+}
+
 /// Whether `rest` (the text after a word at the start of a line or sentence) makes the word a
 /// speaker label: `Name: "...` or `Name: text`, not a URL, a path or a spaced headline source.
 fn speaker_label(rest: &str) -> bool {
@@ -1167,6 +1183,18 @@ impl Scan<'_, '_> {
             [t] if !t.particle
                 && (t.shape == Shape::Initial
                     || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))) =>
+            {
+                self.run.clear();
+                return;
+            }
+            // One known word that only a title could make a name ("The", "You" at a sentence
+            // start; see `single_needs_title`): judge it only after a title word.
+            [t] if !t.particle
+                && single_needs_title(t)
+                && self
+                    .prev_word(t.start)
+                    .0
+                    .is_none_or(|p| self.finder.lex.flags(p) & lexicon::TITLE == 0) =>
             {
                 self.run.clear();
                 return;
@@ -2214,6 +2242,76 @@ mod tests {
         assert_eq!(names("Senator Maria Ortiz spoke."), vec!["Maria Ortiz"]);
         assert!(names("Back to Lake Charles tonight.").is_empty());
         assert!(names("Kenya was super fun to visit!").is_empty());
+    }
+
+    #[test]
+    fn single_needs_title_mirrors_single() {
+        // For every entry the shortcut in `flush` skips, `single` accepts with no cue below
+        // a title, whatever the shape, the word after, the sentence start and the text's mode.
+        let f = NameFinder::new(&[], &[]);
+        let evidence = Evidence::default();
+        let mut out = Vec::new();
+        let cues = [Cue::None, Cue::Place, Cue::Weak, Cue::Strong];
+        let afters = [After::None, After::Aux, After::Person];
+        let shapes = [Shape::Title, Shape::Upper, Shape::Lower, Shape::Caseless];
+        let mut skipped = 0;
+        for (field, lower_text) in [(false, false), (true, false), (false, true), (true, true)] {
+            let scan = Scan {
+                finder: &f,
+                text: "xyzzy",
+                evidence: &evidence,
+                field,
+                lower_text,
+                english: std::cell::Cell::new(None),
+                run: Vec::new(),
+                out: &mut out,
+            };
+            for first in 0..=9 {
+                for last in 0..=9 {
+                    for common in 0..=9 {
+                        for place in 0..=3 {
+                            for flags in [0, lexicon::CALENDAR_F] {
+                                for shape in shapes {
+                                    let entry = Entry {
+                                        first,
+                                        last,
+                                        common,
+                                        place,
+                                    };
+                                    let t = Tok {
+                                        start: 0,
+                                        end: 5,
+                                        shape,
+                                        particle: false,
+                                        comma_before: false,
+                                        possessive: false,
+                                        entry: Some(entry),
+                                        flags,
+                                    };
+                                    if !single_needs_title(&t) {
+                                        continue;
+                                    }
+                                    skipped += 1;
+                                    for cue in cues {
+                                        for after in afters {
+                                            for ss in [false, true] {
+                                                assert!(
+                                                    !scan.single(&t, cue, after, ss, false),
+                                                    "{entry:?} {flags} {shape:?} {cue:?} {after:?}"
+                                                );
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(skipped > 1000, "{skipped}");
+        // A title still makes such a word a name: the shortcut leaves those runs to `judge`.
+        assert!(names("The Friday meeting moved. You said so.").is_empty());
     }
 
     #[test]
