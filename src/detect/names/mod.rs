@@ -1189,13 +1189,7 @@ impl Scan<'_, '_> {
             }
             // One known word that only a title could make a name ("The", "You" at a sentence
             // start; see `single_needs_title`): judge it only after a title word.
-            [t] if !t.particle
-                && single_needs_title(t)
-                && self
-                    .prev_word(t.start)
-                    .0
-                    .is_none_or(|p| self.finder.lex.flags(p) & lexicon::TITLE == 0) =>
-            {
+            [t] if !t.particle && single_needs_title(t) && !self.title_before(t.start) => {
                 self.run.clear();
                 return;
             }
@@ -1352,6 +1346,32 @@ impl Scan<'_, '_> {
                 (Some(&head_p[start..]), false)
             }
         }
+    }
+
+    /// Whether the word before `at`, as [`Self::prev_word`] finds it, is a title ("Mr The").
+    /// Most words follow a space and a byte that ends no word (". The", "\nYou"): that byte
+    /// alone answers.
+    fn title_before(&self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        let mut j = at;
+        while j > 0 && b[j - 1] == b' ' {
+            j -= 1;
+        }
+        match j.checked_sub(1).and_then(|k| b.get(k)) {
+            None => return false,
+            // What `prev_word` would see last after its trims: no letter, no word.
+            Some(&c)
+                if c < 0x80
+                    && !c.is_ascii_alphabetic()
+                    && !matches!(c, b',' | b':' | b'-' | b'(' | b'"') =>
+            {
+                return false;
+            }
+            Some(_) => {}
+        }
+        self.prev_word(at)
+            .0
+            .is_some_and(|p| self.finder.lex.flags(p) & lexicon::TITLE != 0)
     }
 
     /// The word right after `at`, skipping spaces and one `,`.
