@@ -576,6 +576,40 @@ const ORG_PHRASE_LENS: u64 = {
     m
 };
 
+/// A 1024-bit filter of words by length and first and last letter, ASCII case folded: a word
+/// equal to one of the filter's words up to ASCII case always passes it.
+struct WordFilter([u64; 16]);
+
+impl WordFilter {
+    /// The bit of `word`.
+    const fn key(word: &[u8]) -> usize {
+        let (first, last) = match word {
+            [] => (0, 0),
+            [f] => (*f & 31, *f & 31),
+            [f, .., l] => (*f & 31, *l & 31),
+        };
+        (((first as usize) << 5) | last as usize) ^ (word.len().wrapping_mul(37) & 1023)
+    }
+
+    #[inline]
+    fn has(&self, word: &[u8]) -> bool {
+        let k = Self::key(word);
+        self.0[k / 64] & (1 << (k % 64)) != 0
+    }
+}
+
+/// The first words of [`ORG_PHRASES`]: most runs of their length skip the list by this test.
+const ORG_PHRASE_FIRSTS: WordFilter = {
+    let mut bits = [0u64; 16];
+    let mut i = 0;
+    while i < ORG_PHRASES.len() {
+        let k = WordFilter::key(ORG_PHRASES[i][0].as_bytes());
+        bits[k / 64] |= 1 << (k % 64);
+        i += 1;
+    }
+    WordFilter(bits)
+};
+
 /// For each length up to 4, bit `c & 31` is set for the first byte `c` of each particle of
 /// that length ([`lexicon::PARTICLES`]): most short words are no particle by this test alone,
 /// without a lookup. (`& 31` is the same for an ASCII letter and its capital.)
@@ -1622,8 +1656,9 @@ impl Scan<'_, '_> {
         let verb = self
             .next_word(last.end)
             .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
-        let person_verb =
-            verb.is_some_and(|w| !lexicon::on_list(lexicon::AUX_AFTER, w)) && rest.starts_with(' ');
+        // An auxiliary ("is", "was"): looked up once, used twice below.
+        let aux_verb = verb.is_some_and(|w| lexicon::on_list(lexicon::AUX_AFTER, w));
+        let person_verb = verb.is_some() && !aux_verb && rest.starts_with(' ');
         let after = if last.possessive {
             After::None
         } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
@@ -1632,12 +1667,8 @@ impl Scan<'_, '_> {
         {
             // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
             After::Person
-        } else if let Some(w) = verb {
-            if lexicon::on_list(lexicon::AUX_AFTER, w) {
-                After::Aux
-            } else {
-                After::Person
-            }
+        } else if verb.is_some() {
+            if aux_verb { After::Aux } else { After::Person }
         } else {
             After::None
         };
@@ -1749,7 +1780,10 @@ impl Scan<'_, '_> {
         let Some(rest) = self.text[end..].strip_prefix(' ') else {
             return false;
         };
-        let n = rest.find([' ', '.']).unwrap_or(rest.len());
+        let n = rest
+            .bytes()
+            .position(|c| matches!(c, b' ' | b'.'))
+            .unwrap_or(rest.len());
         let word = &rest[..n];
         let tail = rest[n..].trim_start_matches('.');
         let number_next = tail
@@ -1871,6 +1905,9 @@ impl Scan<'_, '_> {
         let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
         let n = words().count();
         ORG_PHRASE_LENS & (1 << n.min(63)) != 0
+            && words()
+                .next()
+                .is_some_and(|w| ORG_PHRASE_FIRSTS.has(w.as_bytes()))
             && ORG_PHRASES.iter().any(|p| {
                 p.len() == n
                     && p.iter()
@@ -2241,6 +2278,19 @@ mod tests {
             }
         }
         assert!(!may_be_particle(b"was") && !may_be_particle(b"it"));
+    }
+
+    #[test]
+    fn org_phrase_filter_keeps_every_phrase() {
+        for p in ORG_PHRASES {
+            assert!(ORG_PHRASE_FIRSTS.has(p[0].as_bytes()), "{p:?}");
+            assert!(
+                ORG_PHRASE_FIRSTS.has(p[0].to_uppercase().as_bytes()),
+                "{p:?}"
+            );
+        }
+        assert_eq!(names("Wells Fargo approved it."), Vec::<&str>::new());
+        assert_eq!(names("Maria Ortiz approved it."), vec!["Maria Ortiz"]);
     }
 
     #[test]
