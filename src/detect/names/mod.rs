@@ -1227,6 +1227,18 @@ impl Scan<'_, '_> {
                 self.run.clear();
                 return;
             }
+            // Ordinary words, initials and particles only ("ORDER BY", "Account Manager"):
+            // `single` and `multi` reject every word the gazetteer knows as no name, so
+            // `judge` rejects each part of such a run whatever the cue.
+            run if run.iter().all(|t| {
+                t.particle
+                    || t.shape == Shape::Initial
+                    || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
+            }) =>
+            {
+                self.run.clear();
+                return;
+            }
             _ => {}
         }
         let run = std::mem::take(&mut self.run);
@@ -2380,6 +2392,65 @@ mod tests {
             }
         }
         assert!(skipped > 1000, "{skipped}");
+        // Words known as no name: no cue makes `single` or `multi` take them (the shortcut
+        // for runs of ordinary words in `flush`).
+        for common in 0..=9 {
+            for place in 0..=3 {
+                for shape in [Shape::Title, Shape::Upper, Shape::Lower] {
+                    let entry = Entry {
+                        first: 0,
+                        last: 0,
+                        common,
+                        place,
+                    };
+                    let t = Tok {
+                        start: 0,
+                        end: 5,
+                        shape,
+                        particle: false,
+                        comma_before: false,
+                        possessive: false,
+                        entry: Some(entry),
+                        flags: 0,
+                    };
+                    let name = Tok {
+                        entry: Some(Entry {
+                            first: 9,
+                            last: 9,
+                            common: 0,
+                            place: 0,
+                        }),
+                        ..t
+                    };
+                    for (field, lower_text) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut out = Vec::new();
+                        let scan = Scan {
+                            finder: &f,
+                            text: "xyzzy",
+                            evidence: &evidence,
+                            field,
+                            lower_text,
+                            english: std::cell::Cell::new(None),
+                            run: Vec::new(),
+                            out: &mut out,
+                        };
+                        for cue in [Cue::Title, Cue::Strong, Cue::Weak, Cue::Place, Cue::None] {
+                            assert!(!scan.multi(&[&t, &name], cue), "{entry:?} {shape:?}");
+                            assert!(!scan.multi(&[&name, &t], cue), "{entry:?} {shape:?}");
+                            for after in afters {
+                                for ss in [false, true] {
+                                    for initials in [false, true] {
+                                        assert!(!scan.single(&t, cue, after, ss, initials));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         // A title still makes such a word a name: the shortcut leaves those runs to `judge`.
         assert!(names("The Friday meeting moved. You said so.").is_empty());
     }
