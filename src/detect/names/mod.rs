@@ -813,16 +813,21 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     loop {
         // The next word's start and end: from one load when the word starts and ends within
         // the same eight bytes (most words), else byte by byte at the end of the text.
-        let (start, end) = if let Some(x) = load8(b, i) {
+        // The word's first byte and the byte after it come from `x` when they lie in it
+        // (no second load, no bounds check).
+        let (start, end, first, next) = if let Some(x) = load8(b, i) {
             let letters = ascii_letters(x);
             let stop = letters | (x & HIGH);
             if stop == 0 {
                 i += 8;
                 continue;
             }
-            let p = (stop.trailing_zeros() / 8) as usize;
+            // The high bit of byte `p`: bit `8p + 7`.
+            let tz = stop.trailing_zeros();
+            let p = (tz / 8) as usize;
             let start = i + p;
-            if !b[start].is_ascii_lowercase() {
+            let first = (x >> (tz & !7)) as u8;
+            if !first.is_ascii_lowercase() {
                 return start;
             }
             // The first byte after `start` within `x` that is not an ASCII letter.
@@ -831,12 +836,14 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
             } else {
                 !letters & HIGH & (u64::MAX << (8 * (p + 1)))
             };
-            let end = if after != 0 {
-                i + (after.trailing_zeros() / 8) as usize
+            if after != 0 {
+                let tz = after.trailing_zeros();
+                let next = (x >> (tz & !7)) as u8;
+                (start, i + (tz / 8) as usize, first, Some(next))
             } else {
-                ascii_letters_end(b, i + 8)
-            };
-            (start, end)
+                let end = ascii_letters_end(b, i + 8);
+                (start, end, first, b.get(end).copied())
+            }
         } else {
             i = next_letter(b, i);
             let Some(&c) = b.get(i) else {
@@ -845,15 +852,14 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
             if !c.is_ascii_lowercase() {
                 return i;
             }
-            (i, ascii_letters_end(b, i + 1))
+            let end = ascii_letters_end(b, i + 1);
+            (i, end, c, b.get(end).copied())
         };
-        if b.get(end)
-            .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
-        {
+        if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
         }
         if end - start <= 6
-            && matches!(b[start], b'h' | b'd' | b't' | b'c' | b'y')
+            && matches!(first, b'h' | b'd' | b't' | b'c' | b'y')
             && is_lower_greeting(&b[start..end])
         {
             return start;
@@ -983,7 +989,7 @@ impl Scan<'_, '_> {
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
                     || (!self.run.is_empty() && self.lower_surname(start, end))
-                    || (self.evidence.any && self.evidence.has(&text[start..end]));
+                    || (self.evidence.any && self.evidence.has_bytes(word));
                 if !candidate {
                     self.flush();
                     continue;
