@@ -120,6 +120,9 @@ struct Evidence {
     filter: [u64; 16],
     /// Whether there is any word (the filter is not empty).
     any: bool,
+    /// Bit `min(len, 63)` is set for the byte length of each word: most words of a text
+    /// have no evidence word's length (short words first of all), one test rejects them.
+    lens: u64,
 }
 
 /// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it (`& 31`
@@ -157,6 +160,7 @@ impl Evidence {
                     let k = evidence_key(part.as_bytes());
                     ev.filter[k / 64] |= 1 << (k % 64);
                     ev.any = true;
+                    ev.lens |= 1 << part.len().min(63);
                 }
             }
         }
@@ -170,7 +174,8 @@ impl Evidence {
     #[inline]
     fn has_bytes(&self, word: &[u8]) -> bool {
         let k = evidence_key(word);
-        self.filter[k / 64] & (1 << (k % 64)) != 0
+        self.lens & (1 << word.len().min(63)) != 0
+            && self.filter[k / 64] & (1 << (k % 64)) != 0
             && self
                 .words
                 .iter()
@@ -1194,7 +1199,10 @@ impl Scan<'_, '_> {
         };
         let word = &text[start..end];
         let bare = word.strip_suffix('.').unwrap_or(word);
-        let (mut entry, flags) = self.finder.gaz.lookup_with_flags(bare);
+        let (mut entry, flags) =
+            self.finder
+                .gaz
+                .lookup_with_flags_at(text, start, start + bare.len());
         if entry.is_none() && !plain && bare.contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
