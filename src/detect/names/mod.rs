@@ -835,12 +835,10 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
             if !first.is_ascii_lowercase() {
                 return start;
             }
-            // The first byte after `start` within `x` that is not an ASCII letter.
-            let after = if p == 7 {
-                0
-            } else {
-                !letters & HIGH & (u64::MAX << (8 * (p + 1)))
-            };
+            // The first byte after `start` within `x` that is not an ASCII letter: the high
+            // bits of the bytes that are no letters (`letters ^ HIGH`) above the lowest bit of
+            // `stop` (`stop ^ (stop - 1)` masks it and every bit below it).
+            let after = (letters ^ HIGH) & !(stop ^ (stop - 1));
             if after != 0 {
                 let tz = after.trailing_zeros();
                 let next = (x >> (tz & !7)) as u8;
@@ -863,8 +861,9 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
         }
-        if end - start <= 6
-            && matches!(first, b'h' | b'd' | b't' | b'c' | b'y')
+        let len = end - start;
+        if len < 8
+            && GREETING_LENS[usize::from(first)] & (1 << len) != 0
             && is_lower_greeting(&b[start..end])
         {
             return start;
@@ -875,6 +874,24 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         i = end;
     }
 }
+
+/// The words of [`is_lower_greeting`].
+const LOWER_GREETINGS: [&str; 9] = [
+    "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
+];
+
+/// For each first byte, bit `n` is set when a [`LOWER_GREETINGS`] word of `n` bytes starts
+/// with it: one load rejects most words ("the", "to", "can") before comparing strings.
+const GREETING_LENS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < LOWER_GREETINGS.len() {
+        let g = LOWER_GREETINGS[i].as_bytes();
+        t[g[0] as usize] |= 1 << g.len();
+        i += 1;
+    }
+    t
+};
 
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
@@ -2317,6 +2334,16 @@ mod tests {
         }
         assert_eq!(names("Wells Fargo approved it."), Vec::<&str>::new());
         assert_eq!(names("Maria Ortiz approved it."), vec!["Maria Ortiz"]);
+    }
+
+    #[test]
+    fn greeting_lengths_keep_every_greeting() {
+        for g in LOWER_GREETINGS {
+            let b = g.as_bytes();
+            assert!(is_lower_greeting(b), "{g}");
+            assert!(b.len() < 8 && GREETING_LENS[usize::from(b[0])] & (1 << b.len()) != 0);
+        }
+        assert_eq!(GREETING_LENS[usize::from(b't')], (1 << 3) | (1 << 6));
     }
 
     #[test]
