@@ -356,6 +356,32 @@ impl Gazetteer {
         Self::flags_of(word, self.find(word).0)
     }
 
+    /// [`Self::lookup_with_flags`] of `text[start..end]`: a word of up to eight bytes with
+    /// eight bytes of text from its start is read with one load (the rest masked off), not
+    /// byte by byte; the hash and the answer are the same.
+    pub(crate) fn lookup_with_flags_at(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+    ) -> (Option<Entry>, u16) {
+        let len = end.saturating_sub(start);
+        if (1..=8).contains(&len)
+            && let Some(&[a, b, c, d, e, f, g, h]) = text.as_bytes().get(start..start + 8)
+        {
+            let x = u64::from_le_bytes([a, b, c, d, e, f, g, h]) & (u64::MAX >> (64 - 8 * len));
+            if let Some(folded) = fold_ascii(x) {
+                let mut hasher = FxHasher::default();
+                hasher.add(folded);
+                let slot = self.slot(hasher.finish());
+                // `flags_of` for a word of 1 to 24 bytes: the slot's flags.
+                let flags = slot.map_or(0, |s| ((s >> FLAG_SHIFT) & 0x3ff) as u16);
+                return (Self::entry_of((slot, true)), flags);
+            }
+        }
+        self.lookup_with_flags(text.get(start..end).unwrap_or(""))
+    }
+
     /// [`Self::lookup`] and [`Self::flags`] of `word` (without a trailing `.`) in one lookup.
     pub(crate) fn lookup_with_flags(&self, word: &str) -> (Option<Entry>, u16) {
         let found = self.find(word);
@@ -382,6 +408,29 @@ mod tests {
         assert!(g.lookup("Иван").unwrap().first > 0);
         assert!(g.lookup("李").unwrap().last > 0);
         assert!(g.lookup("zzqxw").is_none());
+    }
+
+    #[test]
+    fn lookup_at_matches_lookup() {
+        let g = Gazetteer::get();
+        let text = "Maria said: the SMITH and O'Neil, Иван, a Jean-Luc b yesterday Wells zzqxw J.";
+        let mut starts = vec![0];
+        starts.extend(
+            text.char_indices()
+                .filter(|(_, c)| *c == ' ')
+                .map(|(i, _)| i + 1),
+        );
+        for &start in &starts {
+            for end in start..=text.len() {
+                if let Some(word) = text.get(start..end) {
+                    assert_eq!(
+                        g.lookup_with_flags_at(text, start, end),
+                        g.lookup_with_flags(word),
+                        "{word}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -123,6 +123,9 @@ struct Evidence {
     filter: [u64; 16],
     /// Whether there is any word (the filter is not empty).
     any: bool,
+    /// Bit `min(len, 63)` is set for the byte length of each word: most words of a text
+    /// have no evidence word's length (short words first of all), one test rejects them.
+    lens: u64,
 }
 
 /// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it (`& 31`
@@ -160,6 +163,7 @@ impl Evidence {
                     let k = evidence_key(part.as_bytes());
                     ev.filter[k / 64] |= 1 << (k % 64);
                     ev.any = true;
+                    ev.lens |= 1 << part.len().min(63);
                 }
             }
         }
@@ -173,7 +177,8 @@ impl Evidence {
     #[inline]
     fn has_bytes(&self, word: &[u8]) -> bool {
         let k = evidence_key(word);
-        self.filter[k / 64] & (1 << (k % 64)) != 0
+        self.lens & (1 << word.len().min(63)) != 0
+            && self.filter[k / 64] & (1 << (k % 64)) != 0
             && self
                 .words
                 .iter()
@@ -608,6 +613,40 @@ const ORG_PHRASE_LENS: u64 = {
     m
 };
 
+/// A 1024-bit filter of words by length and first and last letter, ASCII case folded: a word
+/// equal to one of the filter's words up to ASCII case always passes it.
+struct WordFilter([u64; 16]);
+
+impl WordFilter {
+    /// The bit of `word`.
+    const fn key(word: &[u8]) -> usize {
+        let (first, last) = match word {
+            [] => (0, 0),
+            [f] => (*f & 31, *f & 31),
+            [f, .., l] => (*f & 31, *l & 31),
+        };
+        (((first as usize) << 5) | last as usize) ^ (word.len().wrapping_mul(37) & 1023)
+    }
+
+    #[inline]
+    fn has(&self, word: &[u8]) -> bool {
+        let k = Self::key(word);
+        self.0[k / 64] & (1 << (k % 64)) != 0
+    }
+}
+
+/// The first words of [`ORG_PHRASES`]: most runs of their length skip the list by this test.
+const ORG_PHRASE_FIRSTS: WordFilter = {
+    let mut bits = [0u64; 16];
+    let mut i = 0;
+    while i < ORG_PHRASES.len() {
+        let k = WordFilter::key(ORG_PHRASES[i][0].as_bytes());
+        bits[k / 64] |= 1 << (k % 64);
+        i += 1;
+    }
+    WordFilter(bits)
+};
+
 /// For each length up to 4, bit `c & 31` is set for the first byte `c` of each particle of
 /// that length ([`lexicon::PARTICLES`]): most short words are no particle by this test alone,
 /// without a lookup. (`& 31` is the same for an ASCII letter and its capital.)
@@ -632,6 +671,22 @@ fn may_be_particle(word: &[u8]) -> bool {
         n @ 1..=4 => PARTICLE_KEYS[n] & (1 << (word[0] & 31)) != 0,
         _ => true,
     }
+}
+
+/// Whether [`Scan::single`] can accept the known word `t` only with a title cue (`Cue::Title`),
+/// whatever the other cues, the word after it and the sentence start say: an ordinary word far
+/// more than a name (`name - wordiness <= -4`: "The", "You"), or a month or weekday that is no
+/// clear given name ("Friday", not "April"). For a run of this one word, the only source of a
+/// title cue in [`Scan::judge`] is a title word right before it, and the other ways `judge`
+/// accepts a single word need a word the gazetteer lacks; so `flush` skips `judge` for it
+/// otherwise. Mirrors the thresholds of `single` (`Cue::Strong` needs a margin of -3 or more;
+/// weaker cues more); the test `single_needs_title_mirrors_single` checks every entry.
+fn single_needs_title(t: &Tok) -> bool {
+    t.shape != Shape::Initial
+        && t.entry.is_some_and(|e| {
+            i32::from(e.name()) - i32::from(e.wordiness()) <= -4
+                || (t.is(lexicon::CALENDAR_F) && e.first < 3)
+        })
 }
 
 /// Whether `rest` (the text after a word at the start of a line or sentence) makes the word a
@@ -795,30 +850,35 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     loop {
         // The next word's start and end: from one load when the word starts and ends within
         // the same eight bytes (most words), else byte by byte at the end of the text.
-        let (start, end) = if let Some(x) = load8(b, i) {
+        // The word's first byte and the byte after it come from `x` when they lie in it
+        // (no second load, no bounds check).
+        let (start, end, first, next) = if let Some(x) = load8(b, i) {
             let letters = ascii_letters(x);
             let stop = letters | (x & HIGH);
             if stop == 0 {
                 i += 8;
                 continue;
             }
-            let p = (stop.trailing_zeros() / 8) as usize;
+            // The high bit of byte `p`: bit `8p + 7`.
+            let tz = stop.trailing_zeros();
+            let p = (tz / 8) as usize;
             let start = i + p;
-            if !b[start].is_ascii_lowercase() {
+            let first = (x >> (tz & !7)) as u8;
+            if !first.is_ascii_lowercase() {
                 return start;
             }
-            // The first byte after `start` within `x` that is not an ASCII letter.
-            let after = if p == 7 {
-                0
+            // The first byte after `start` within `x` that is not an ASCII letter: the high
+            // bits of the bytes that are no letters (`letters ^ HIGH`) above the lowest bit of
+            // `stop` (`stop ^ (stop - 1)` masks it and every bit below it).
+            let after = (letters ^ HIGH) & !(stop ^ (stop - 1));
+            if after != 0 {
+                let tz = after.trailing_zeros();
+                let next = (x >> (tz & !7)) as u8;
+                (start, i + (tz / 8) as usize, first, Some(next))
             } else {
-                !letters & HIGH & (u64::MAX << (8 * (p + 1)))
-            };
-            let end = if after != 0 {
-                i + (after.trailing_zeros() / 8) as usize
-            } else {
-                ascii_letters_end(b, i + 8)
-            };
-            (start, end)
+                let end = ascii_letters_end(b, i + 8);
+                (start, end, first, b.get(end).copied())
+            }
         } else {
             i = next_letter(b, i);
             let Some(&c) = b.get(i) else {
@@ -827,15 +887,15 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
             if !c.is_ascii_lowercase() {
                 return i;
             }
-            (i, ascii_letters_end(b, i + 1))
+            let end = ascii_letters_end(b, i + 1);
+            (i, end, c, b.get(end).copied())
         };
-        if b.get(end)
-            .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
-        {
+        if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
         }
-        if end - start <= 6
-            && matches!(b[start], b'h' | b'd' | b't' | b'c' | b'y')
+        let len = end - start;
+        if len < 8
+            && GREETING_LENS[usize::from(first)] & (1 << len) != 0
             && is_lower_greeting(&b[start..end])
         {
             return start;
@@ -846,6 +906,24 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         i = end;
     }
 }
+
+/// The words of [`is_lower_greeting`].
+const LOWER_GREETINGS: [&str; 9] = [
+    "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
+];
+
+/// For each first byte, bit `n` is set when a [`LOWER_GREETINGS`] word of `n` bytes starts
+/// with it: one load rejects most words ("the", "to", "can") before comparing strings.
+const GREETING_LENS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < LOWER_GREETINGS.len() {
+        let g = LOWER_GREETINGS[i].as_bytes();
+        t[g[0] as usize] |= 1 << g.len();
+        i += 1;
+    }
+    t
+};
 
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
@@ -967,7 +1045,7 @@ impl Scan<'_, '_> {
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
                     || (!self.run.is_empty() && self.lower_surname(start, end))
-                    || (self.evidence.any && self.evidence.has(&text[start..end]));
+                    || (self.evidence.any && self.evidence.has_bytes(word));
                 if !candidate {
                     self.flush();
                     continue;
@@ -1172,7 +1250,10 @@ impl Scan<'_, '_> {
         };
         let word = &text[start..end];
         let bare = word.strip_suffix('.').unwrap_or(word);
-        let (mut entry, flags) = self.finder.gaz.lookup_with_flags(bare);
+        let (mut entry, flags) =
+            self.finder
+                .gaz
+                .lookup_with_flags_at(text, start, start + bare.len());
         if entry.is_none() && !plain && bare.contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
@@ -1201,6 +1282,24 @@ impl Scan<'_, '_> {
             [t] if !t.particle
                 && (t.shape == Shape::Initial
                     || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))) =>
+            {
+                self.run.clear();
+                return;
+            }
+            // One known word that only a title could make a name ("The", "You" at a sentence
+            // start; see `single_needs_title`): judge it only after a title word.
+            [t] if !t.particle && single_needs_title(t) && !self.title_before(t.start) => {
+                self.run.clear();
+                return;
+            }
+            // Ordinary words, initials and particles only ("ORDER BY", "Account Manager"):
+            // `single` and `multi` reject every word the gazetteer knows as no name, so
+            // `judge` rejects each part of such a run whatever the cue.
+            run if run.iter().all(|t| {
+                t.particle
+                    || t.shape == Shape::Initial
+                    || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
+            }) =>
             {
                 self.run.clear();
                 return;
@@ -1358,6 +1457,32 @@ impl Scan<'_, '_> {
                 (Some(&head_p[start..]), false)
             }
         }
+    }
+
+    /// Whether the word before `at`, as [`Self::prev_word`] finds it, is a title ("Mr The").
+    /// Most words follow a space and a byte that ends no word (". The", "\nYou"): that byte
+    /// alone answers.
+    fn title_before(&self, at: usize) -> bool {
+        let b = self.text.as_bytes();
+        let mut j = at;
+        while j > 0 && b[j - 1] == b' ' {
+            j -= 1;
+        }
+        match j.checked_sub(1).and_then(|k| b.get(k)) {
+            None => return false,
+            // What `prev_word` would see last after its trims: no letter, no word.
+            Some(&c)
+                if c < 0x80
+                    && !c.is_ascii_alphabetic()
+                    && !matches!(c, b',' | b':' | b'-' | b'(' | b'"') =>
+            {
+                return false;
+            }
+            Some(_) => {}
+        }
+        self.prev_word(at)
+            .0
+            .is_some_and(|p| self.finder.lex.flags(p) & lexicon::TITLE != 0)
     }
 
     /// The word right after `at`, skipping spaces and one `,`.
@@ -1608,8 +1733,9 @@ impl Scan<'_, '_> {
         let verb = self
             .next_word(last.end)
             .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
-        let person_verb =
-            verb.is_some_and(|w| !lexicon::on_list(lexicon::AUX_AFTER, w)) && rest.starts_with(' ');
+        // An auxiliary ("is", "was"): looked up once, used twice below.
+        let aux_verb = verb.is_some_and(|w| lexicon::on_list(lexicon::AUX_AFTER, w));
+        let person_verb = verb.is_some() && !aux_verb && rest.starts_with(' ');
         let after = if last.possessive {
             After::None
         } else if (rest.starts_with(':') && !rest.starts_with("::") && !rest.starts_with(":/"))
@@ -1618,12 +1744,8 @@ impl Scan<'_, '_> {
         {
             // a speaker label ("Jordan: ...") or a vocative ("Oscar, can I ...")
             After::Person
-        } else if let Some(w) = verb {
-            if lexicon::on_list(lexicon::AUX_AFTER, w) {
-                After::Aux
-            } else {
-                After::Person
-            }
+        } else if verb.is_some() {
+            if aux_verb { After::Aux } else { After::Person }
         } else {
             After::None
         };
@@ -1752,7 +1874,10 @@ impl Scan<'_, '_> {
         let Some(rest) = self.text[end..].strip_prefix(' ') else {
             return false;
         };
-        let n = rest.find([' ', '.']).unwrap_or(rest.len());
+        let n = rest
+            .bytes()
+            .position(|c| matches!(c, b' ' | b'.'))
+            .unwrap_or(rest.len());
         let word = &rest[..n];
         let tail = rest[n..].trim_start_matches('.');
         let number_next = tail
@@ -1874,6 +1999,9 @@ impl Scan<'_, '_> {
         let words = || toks.iter().filter(|t| !t.particle).map(|t| self.word(t));
         let n = words().count();
         ORG_PHRASE_LENS & (1 << n.min(63)) != 0
+            && words()
+                .next()
+                .is_some_and(|w| ORG_PHRASE_FIRSTS.has(w.as_bytes()))
             && ORG_PHRASES.iter().any(|p| {
                 p.len() == n
                     && p.iter()
@@ -2247,6 +2375,29 @@ mod tests {
     }
 
     #[test]
+    fn org_phrase_filter_keeps_every_phrase() {
+        for p in ORG_PHRASES {
+            assert!(ORG_PHRASE_FIRSTS.has(p[0].as_bytes()), "{p:?}");
+            assert!(
+                ORG_PHRASE_FIRSTS.has(p[0].to_uppercase().as_bytes()),
+                "{p:?}"
+            );
+        }
+        assert_eq!(names("Wells Fargo approved it."), Vec::<&str>::new());
+        assert_eq!(names("Maria Ortiz approved it."), vec!["Maria Ortiz"]);
+    }
+
+    #[test]
+    fn greeting_lengths_keep_every_greeting() {
+        for g in LOWER_GREETINGS {
+            let b = g.as_bytes();
+            assert!(is_lower_greeting(b), "{g}");
+            assert!(b.len() < 8 && GREETING_LENS[usize::from(b[0])] & (1 << b.len()) != 0);
+        }
+        assert_eq!(GREETING_LENS[usize::from(b't')], (1 << 3) | (1 << 6));
+    }
+
+    #[test]
     fn speaker_labels_and_and_i() {
         assert!(speaker_label(": \"Who are you?\""));
         // A spaced colon is a headline's source in tweets ("Engadget : Sky 3D ...").
@@ -2265,6 +2416,135 @@ mod tests {
         assert_eq!(names("Senator Maria Ortiz spoke."), vec!["Maria Ortiz"]);
         assert!(names("Back to Lake Charles tonight.").is_empty());
         assert!(names("Kenya was super fun to visit!").is_empty());
+    }
+
+    #[test]
+    fn single_needs_title_mirrors_single() {
+        // For every entry the shortcut in `flush` skips, `single` accepts with no cue below
+        // a title, whatever the shape, the word after, the sentence start and the text's mode.
+        let f = NameFinder::new(&[], &[]);
+        let evidence = Evidence::default();
+        let mut out = Vec::new();
+        let cues = [Cue::None, Cue::Place, Cue::Weak, Cue::Strong];
+        let afters = [After::None, After::Aux, After::Person];
+        let shapes = [Shape::Title, Shape::Upper, Shape::Lower, Shape::Caseless];
+        let mut skipped = 0;
+        for (field, lower_text) in [(false, false), (true, false), (false, true), (true, true)] {
+            let scan = Scan {
+                finder: &f,
+                text: "xyzzy",
+                evidence: &evidence,
+                field,
+                lower_text,
+                english: std::cell::Cell::new(None),
+                run: Vec::new(),
+                out: &mut out,
+            };
+            for first in 0..=9 {
+                for last in 0..=9 {
+                    for common in 0..=9 {
+                        for place in 0..=3 {
+                            for flags in [0, lexicon::CALENDAR_F] {
+                                for shape in shapes {
+                                    let entry = Entry {
+                                        first,
+                                        last,
+                                        common,
+                                        place,
+                                    };
+                                    let t = Tok {
+                                        start: 0,
+                                        end: 5,
+                                        shape,
+                                        particle: false,
+                                        comma_before: false,
+                                        possessive: false,
+                                        entry: Some(entry),
+                                        flags,
+                                    };
+                                    if !single_needs_title(&t) {
+                                        continue;
+                                    }
+                                    skipped += 1;
+                                    for cue in cues {
+                                        for after in afters {
+                                            for ss in [false, true] {
+                                                assert!(
+                                                    !scan.single(&t, cue, after, ss, false),
+                                                    "{entry:?} {flags} {shape:?} {cue:?} {after:?}"
+                                                );
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(skipped > 1000, "{skipped}");
+        // Words known as no name: no cue makes `single` or `multi` take them (the shortcut
+        // for runs of ordinary words in `flush`).
+        for common in 0..=9 {
+            for place in 0..=3 {
+                for shape in [Shape::Title, Shape::Upper, Shape::Lower] {
+                    let entry = Entry {
+                        first: 0,
+                        last: 0,
+                        common,
+                        place,
+                    };
+                    let t = Tok {
+                        start: 0,
+                        end: 5,
+                        shape,
+                        particle: false,
+                        comma_before: false,
+                        possessive: false,
+                        entry: Some(entry),
+                        flags: 0,
+                    };
+                    let name = Tok {
+                        entry: Some(Entry {
+                            first: 9,
+                            last: 9,
+                            common: 0,
+                            place: 0,
+                        }),
+                        ..t
+                    };
+                    for (field, lower_text) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut out = Vec::new();
+                        let scan = Scan {
+                            finder: &f,
+                            text: "xyzzy",
+                            evidence: &evidence,
+                            field,
+                            lower_text,
+                            english: std::cell::Cell::new(None),
+                            run: Vec::new(),
+                            out: &mut out,
+                        };
+                        for cue in [Cue::Title, Cue::Strong, Cue::Weak, Cue::Place, Cue::None] {
+                            assert!(!scan.multi(&[&t, &name], cue), "{entry:?} {shape:?}");
+                            assert!(!scan.multi(&[&name, &t], cue), "{entry:?} {shape:?}");
+                            for after in afters {
+                                for ss in [false, true] {
+                                    for initials in [false, true] {
+                                        assert!(!scan.single(&t, cue, after, ss, initials));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // A title still makes such a word a name: the shortcut leaves those runs to `judge`.
+        assert!(names("The Friday meeting moved. You said so.").is_empty());
     }
 
     #[test]
