@@ -1287,19 +1287,25 @@ impl Scan<'_, '_> {
                 return;
             }
             // One known word that only a title could make a name ("The", "You" at a sentence
-            // start; see `single_needs_title`): judge it only after a title word.
-            [t] if !t.particle && single_needs_title(t) && !self.title_before(t.start) => {
+            // start; see `single_needs_title`): judge it only after a title word, or when the
+            // learned judge could accept it ("starring Bang").
+            [t] if !t.particle
+                && single_needs_title(t)
+                && !self.title_before(t.start)
+                && !self.judge_could_rescue(&self.run) =>
+            {
                 self.run.clear();
                 return;
             }
             // Ordinary words, initials and particles only ("ORDER BY", "Account Manager"):
             // `single` and `multi` reject every word the gazetteer knows as no name, so
-            // `judge` rejects each part of such a run whatever the cue.
+            // `judge` rejects each part of such a run whatever the cue (unless the learned
+            // judge could accept it).
             run if run.iter().all(|t| {
                 t.particle
                     || t.shape == Shape::Initial
                     || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
-            }) =>
+            }) && !self.judge_could_rescue(run) =>
             {
                 self.run.clear();
                 return;
@@ -1310,6 +1316,12 @@ impl Scan<'_, '_> {
         self.judge_run(&run);
         self.run = run;
         self.run.clear();
+    }
+
+    /// Whether the learned judge, if loaded, could accept `run` when the rules reject it
+    /// (every word passes [`Scan::rescuable`]); `flush` judges such runs instead of skipping.
+    fn judge_could_rescue(&self, run: &[Tok]) -> bool {
+        self.finder.judge.is_some() && run.iter().all(|t| self.rescuable(t))
     }
 
     /// Splits a run at its commas ("Smith, John" stays whole) and judges each part.
@@ -2439,6 +2451,7 @@ mod tests {
                 english: std::cell::Cell::new(None),
                 run: Vec::new(),
                 out: &mut out,
+                trace: None,
             };
             for first in 0..=9 {
                 for last in 0..=9 {
@@ -2527,6 +2540,7 @@ mod tests {
                             english: std::cell::Cell::new(None),
                             run: Vec::new(),
                             out: &mut out,
+                            trace: None,
                         };
                         for cue in [Cue::Title, Cue::Strong, Cue::Weak, Cue::Place, Cue::None] {
                             assert!(!scan.multi(&[&t, &name], cue), "{entry:?} {shape:?}");
