@@ -35,19 +35,50 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
 ///
 /// A scan with thousands of patterns over every byte would cost as much as the rest of the
-/// detector, so the text is walked by word starts (and by character in scripts without
-/// spaces); only where the first two bytes, ASCII-folded, begin some recalled name (a 64 Kibit
-/// table) is the anchored automaton run.
+/// detector, so the text is walked word by word: an ASCII word is hashed (folded to lower case)
+/// while it is skipped, and only when a Bloom filter of the names' first ASCII words says it
+/// may begin one is the anchored automaton run. Names that begin with another character are
+/// tried at each non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
 #[derive(Debug)]
 pub struct Recall {
     matcher: AhoCorasick,
-    /// Bit `pair_key(a, b)` is set when some name starts with the bytes `a b`.
+    /// Bloom filter (two bits per word) over [`word_hash`] of each pattern's leading ASCII
+    /// word; `words.len() * 64` is a power of two.
+    words: Box<[u64]>,
+    /// Bit `pair_key(a, b)` is set when some name that starts with a non-ASCII character
+    /// starts with the bytes `a b`.
     starts: Box<[u64]>,
 }
 
 /// The table index of a pair of leading bytes, ASCII letters folded to lower case.
 fn pair_key(a: u8, b: u8) -> usize {
     usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
+}
+
+/// One step of a word's hash over its ASCII-folded bytes: a rotate and an exclusive or, so
+/// that the per-byte chain stays short (a multiply per byte would bound the scan); the word's
+/// hash is mixed once at its end ([`hash_finish`]).
+fn hash_step(h: u64, byte: u8) -> u64 {
+    h.rotate_left(7) ^ u64::from(byte | 0x20)
+}
+
+const HASH_START: u64 = 0;
+
+/// Mixes a word's accumulated [`hash_step`]s (the finaliser of SplitMix64).
+fn hash_finish(h: u64) -> u64 {
+    let h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+/// The hash of the ASCII letters and digits at the start of `bytes`, folded to lower case.
+fn word_hash(bytes: &[u8]) -> u64 {
+    hash_finish(
+        bytes
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .fold(HASH_START, |h, &b| hash_step(h, b)),
+    )
 }
 
 impl Recall {
@@ -71,31 +102,64 @@ impl Recall {
             .start_kind(StartKind::Anchored)
             .build(&patterns)
             .ok()?;
+        // About 16 bits per pattern: with two bits set per word, a word that begins no name
+        // passes the filter about once in a hundred.
+        let bits = (patterns.len() * 16).next_power_of_two().max(1 << 12);
+        let mut words = vec![0u64; bits / 64].into_boxed_slice();
         let mut starts = vec![0u64; 1 << 10].into_boxed_slice();
         for name in &patterns {
-            if let [a, b, ..] = name.as_bytes() {
-                let k = pair_key(*a, *b);
-                starts[k >> 6] |= 1 << (k & 63);
+            match name.as_bytes() {
+                [a, ..] if a.is_ascii_alphanumeric() => {
+                    for bit in bloom_bits(word_hash(name.as_bytes()), bits) {
+                        words[bit >> 6] |= 1 << (bit & 63);
+                    }
+                }
+                [a, b, ..] => {
+                    let k = pair_key(*a, *b);
+                    starts[k >> 6] |= 1 << (k & 63);
+                }
+                _ => {}
             }
         }
-        Some(Recall { matcher, starts })
+        Some(Recall {
+            matcher,
+            words,
+            starts,
+        })
+    }
+
+    /// Whether some name may begin with the ASCII word whose hash is `h`.
+    fn may_begin(&self, h: u64) -> bool {
+        bloom_bits(h, self.words.len() * 64)
+            .iter()
+            .all(|&bit| self.words[bit >> 6] & (1 << (bit & 63)) != 0)
     }
 
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
         let b = text.as_bytes();
         let mut i = 0;
-        while i + 1 < b.len() {
+        while i < b.len() {
             let c = b[i];
-            let ascii_word = c.is_ascii_alphanumeric();
-            // Candidates: ASCII word starts, and every non-ASCII character start (CJK names
-            // stand between other characters; the boundary check below sorts the rest out).
-            let candidate = if ascii_word {
-                i == 0 || !b[i - 1].is_ascii_alphanumeric()
-            } else {
-                c >= 0xC0
-            };
-            if candidate {
+            if c.is_ascii_alphanumeric() {
+                // A word start: hash the word while skipping it.
+                let start = i;
+                let mut h = HASH_START;
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    h = hash_step(h, b[i]);
+                    i += 1;
+                }
+                if self.may_begin(hash_finish(h))
+                    && let Some(end) = self.match_at(text, start)
+                {
+                    out.push(Span::new(start, end, Kind::Name));
+                    i = end;
+                }
+                continue;
+            }
+            // Every non-ASCII character start is a candidate (CJK names stand between other
+            // characters; the boundary check sorts the rest out).
+            if c >= 0xC0 && i + 1 < b.len() {
                 let k = pair_key(c, b[i + 1]);
                 if self.starts[k >> 6] & (1 << (k & 63)) != 0
                     && let Some(end) = self.match_at(text, i)
@@ -105,13 +169,7 @@ impl Recall {
                     continue;
                 }
             }
-            if ascii_word {
-                while i < b.len() && b[i].is_ascii_alphanumeric() {
-                    i += 1;
-                }
-            } else {
-                i += 1;
-            }
+            i += 1;
         }
     }
 
@@ -132,6 +190,12 @@ impl Recall {
             .is_some_and(|c| joins(c, text[..end].chars().next_back()));
         (!joined_before && !joined_after).then_some(end)
     }
+}
+
+/// The two filter bits of a word hash, for a filter of `bits` bits (a power of two).
+fn bloom_bits(h: u64, bits: usize) -> [usize; 2] {
+    let mask = bits as u64 - 1;
+    [(h & mask) as usize, ((h >> 32) & mask) as usize]
 }
 
 /// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
@@ -354,6 +418,28 @@ mod tests {
         book.learn(&s, ["王伟"]);
         let r = book.snapshot(&s).unwrap();
         assert_eq!(found(&r, "请联系王伟。"), ["王伟"]);
+    }
+
+    #[test]
+    fn the_word_filter_never_drops_a_recalled_name() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        let names: Vec<String> = (0..3000)
+            .map(|i| format!("given{i} family{}", i * 7))
+            .chain([
+                "josé ruiz".into(),
+                "o'neil".into(),
+                "jean-luc picard".into(),
+            ])
+            .collect();
+        book.learn(&s, names.iter().map(String::as_str));
+        let r = book.snapshot(&s).unwrap();
+        let text = names.join(", ").to_uppercase();
+        assert_eq!(found(&r, &text).len(), names.len());
+        assert_eq!(
+            found(&r, "Josés, JOSÉ RUIZ and O'Neil met Jean-Luc Picard"),
+            ["JOSÉ RUIZ", "O'Neil", "Jean-Luc Picard"]
+        );
     }
 
     #[test]
