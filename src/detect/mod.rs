@@ -23,6 +23,7 @@ mod email;
 mod ip;
 mod keyed;
 mod keys;
+mod labels;
 pub mod names;
 pub mod overlap;
 mod phone;
@@ -413,6 +414,28 @@ impl Detector {
         self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key), out);
     }
 
+    /// Names that are the values of person labels in free text (`Reporter: jean-luc picard`),
+    /// judged as the values of the same JSON keys would be (`labels.rs`).
+    fn labelled_names(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        labels::for_each_labelled_value(text, |label, start, end| {
+            let hint = key_hint(label);
+            if !matches!(hint, Some(KeyHint::PersonName { .. })) {
+                return;
+            }
+            let field = FindContext {
+                key: Some(label),
+                parent_key: None,
+                ..*cx
+            };
+            let before = out.len();
+            self.structured.find(&text[start..end], &field, hint, out);
+            for span in &mut out[before..] {
+                span.start += start;
+                span.end += start;
+            }
+        });
+    }
+
     /// [`Detector::detect_into`] for a caller that already has the [`prefilter::classes`] of
     /// `text` (or [`prefilter::ALL`]) and the [`KeyFacts`] of `cx.key`.
     pub(crate) fn detect_classified(
@@ -444,6 +467,9 @@ impl Detector {
             custom.find(text, cx, out);
         }
         self.structured.find(text, cx, facts.hint, out);
+        if cx.key.is_none() && classes & prefilter::COLON != 0 {
+            self.labelled_names(text, cx, out);
+        }
         self.keyed.find(text, facts.keyed, out);
         if let Some(recall) = cx.recall {
             recall.find(text, out);

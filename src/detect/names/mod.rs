@@ -1292,7 +1292,8 @@ impl Scan<'_, '_> {
             [t] if !t.particle
                 && single_needs_title(t)
                 && !self.title_before(t.start)
-                && !self.judge_could_rescue(&self.run) =>
+                && !self.judge_could_rescue(&self.run)
+                && self.trace.is_none() =>
             {
                 self.run.clear();
                 return;
@@ -1305,7 +1306,8 @@ impl Scan<'_, '_> {
                 t.particle
                     || t.shape == Shape::Initial
                     || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
-            }) && !self.judge_could_rescue(run) =>
+            }) && !self.judge_could_rescue(run)
+                && self.trace.is_none() =>
             {
                 self.run.clear();
                 return;
@@ -1320,6 +1322,8 @@ impl Scan<'_, '_> {
 
     /// Whether the learned judge, if loaded, could accept `run` when the rules reject it
     /// (every word passes [`Scan::rescuable`]); `flush` judges such runs instead of skipping.
+    /// (When tracing for training, `flush` skips only what the judge was trained without, so
+    /// the training candidates do not depend on these shortcuts.)
     fn judge_could_rescue(&self, run: &[Tok]) -> bool {
         self.finder.judge.is_some() && run.iter().all(|t| self.rescuable(t))
     }
