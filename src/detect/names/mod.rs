@@ -432,18 +432,7 @@ impl NameFinder {
                 .bytes()
                 .any(|c| c.is_ascii_uppercase() || is_code_byte_in_lower_text(c))
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
-        let mut scan = Scan {
-            finder: self,
-            text,
-            evidence: &evidence,
-            field,
-            lower_text,
-            english: std::cell::Cell::new(None),
-            run: Vec::new(),
-            out,
-            trace,
-        };
-        scan.run_all();
+        Scan::new(self, text, &evidence, field, lower_text, out, trace).run_all();
     }
 
     /// Deny-list names, wherever they stand as whole words.
@@ -939,6 +928,32 @@ struct Scan<'a, 'o> {
     out: &'o mut Vec<Span>,
     /// Candidates seen, with features, when training the judge.
     trace: Option<&'a std::cell::RefCell<Vec<model::Candidate>>>,
+}
+
+impl<'a, 'o> Scan<'a, 'o> {
+    /// The state of a `find` call over `text` (`field`, `lower_text`: how its words may be
+    /// read; see `find_inner`).
+    fn new(
+        finder: &'a NameFinder,
+        text: &'a str,
+        evidence: &'a Evidence,
+        field: bool,
+        lower_text: bool,
+        out: &'o mut Vec<Span>,
+        trace: Option<&'a std::cell::RefCell<Vec<model::Candidate>>>,
+    ) -> Self {
+        Scan {
+            finder,
+            text,
+            evidence,
+            field,
+            lower_text,
+            english: std::cell::Cell::new(None),
+            run: Vec::new(),
+            out,
+            trace,
+        }
+    }
 }
 
 impl Scan<'_, '_> {
@@ -2446,17 +2461,7 @@ mod tests {
         let shapes = [Shape::Title, Shape::Upper, Shape::Lower, Shape::Caseless];
         let mut skipped = 0;
         for (field, lower_text) in [(false, false), (true, false), (false, true), (true, true)] {
-            let scan = Scan {
-                finder: &f,
-                text: "xyzzy",
-                evidence: &evidence,
-                field,
-                lower_text,
-                english: std::cell::Cell::new(None),
-                run: Vec::new(),
-                out: &mut out,
-                trace: None,
-            };
+            let scan = Scan::new(&f, "xyzzy", &evidence, field, lower_text, &mut out, None);
             for first in 0..=9 {
                 for last in 0..=9 {
                     for common in 0..=9 {
@@ -2535,17 +2540,8 @@ mod tests {
                         [(false, false), (true, false), (false, true), (true, true)]
                     {
                         let mut out = Vec::new();
-                        let scan = Scan {
-                            finder: &f,
-                            text: "xyzzy",
-                            evidence: &evidence,
-                            field,
-                            lower_text,
-                            english: std::cell::Cell::new(None),
-                            run: Vec::new(),
-                            out: &mut out,
-                            trace: None,
-                        };
+                        let scan =
+                            Scan::new(&f, "xyzzy", &evidence, field, lower_text, &mut out, None);
                         for cue in [Cue::Title, Cue::Strong, Cue::Weak, Cue::Place, Cue::None] {
                             assert!(!scan.multi(&[&t, &name], cue), "{entry:?} {shape:?}");
                             assert!(!scan.multi(&[&name, &t], cue), "{entry:?} {shape:?}");
