@@ -347,6 +347,28 @@ fn mc_prefix(word: &str, _c: char) -> bool {
         })
 }
 
+/// Whether a lower-case word with gazetteer entry `e` may be a name after a greeting or another
+/// strong cue in capitalised text: a name more than a word ("megan", "john"), not "will" or
+/// "mark".
+fn lower_given_name_after_cue(e: Entry) -> bool {
+    e.name() >= 3 && (e.wordiness() <= 2 || (e.first >= 6 && e.wordiness() <= 4))
+}
+
+/// Whether `rest`, the text right after a run, is an e-mail address in angle brackets
+/// (` <maria@example.com>`, `" <...>` after a quoted name): the run is that address's display
+/// name.
+fn display_name_before(rest: &str) -> bool {
+    let rest = rest.strip_prefix('"').unwrap_or(rest);
+    let Some(addr) = rest.strip_prefix(" <").or_else(|| rest.strip_prefix("<")) else {
+        return false;
+    };
+    let addr = &addr.as_bytes()[..addr.len().min(256)];
+    addr.iter().position(|&c| c == b'>').is_some_and(|close| {
+        let a = &addr[..close];
+        a.contains(&b'@') && !a.iter().any(|c| c.is_ascii_whitespace())
+    })
+}
+
 /// Whether `b` (lower-case ASCII bytes of a short word) is a greeting or thanks that may precede
 /// a lower-case name ("hi megan", "thanks omar").
 fn is_lower_greeting(b: &[u8]) -> bool {
@@ -1047,8 +1069,9 @@ impl Scan<'_, '_> {
                     // "Sousa and Ball": the next word decides (see `gap_joins`).
                     continue;
                 }
-                let after_greeting =
-                    greeting_end != usize::MAX && matches!(&text[greeting_end..start], " " | ", ");
+                let after_greeting = (greeting_end != usize::MAX
+                    && matches!(&text[greeting_end..start], " " | ", "))
+                    || self.after_capitalised_greeting(start, end);
                 if word.len() <= 6
                     && matches!(word[0], b'h' | b'd' | b't' | b'c' | b'y')
                     && is_lower_greeting(word)
@@ -1069,6 +1092,29 @@ impl Scan<'_, '_> {
             self.push_word(start, end, plain);
         }
         self.flush();
+    }
+
+    /// Whether the run so far is one capitalised greeting right before the lower-case word at
+    /// `start..end`, and that word reads as a given name ("Hi megan", "Thanks omar"; not
+    /// "Thanks to", "Hi will"): the word is then judged with the greeting as its cue, which
+    /// `single` asks of a lower-case word in capitalised text.
+    fn after_capitalised_greeting(&self, start: usize, end: usize) -> bool {
+        let [t] = self.run.as_slice() else {
+            return false;
+        };
+        let w = &self.text.as_bytes()[t.start..t.end];
+        if t.particle || !matches!(t.shape, Shape::Title | Shape::Upper) || w.len() > 6 {
+            return false;
+        }
+        let mut lower = [0u8; 6];
+        lower[..w.len()].copy_from_slice(w);
+        lower[..w.len()].make_ascii_lowercase();
+        is_lower_greeting(&lower[..w.len()])
+            && &self.text[t.end..start] == " "
+            && self
+                .finder
+                .entry(&self.text[start..end])
+                .is_some_and(|e| e.first >= 3 && lower_given_name_after_cue(e))
     }
 
     /// In a text without capitals: whether the lower-case word at `start..end` may be part of a
@@ -1095,6 +1141,20 @@ impl Scan<'_, '_> {
                 .last()
                 .is_some_and(|t| !t.particle && t.entry.is_some_and(|e| e.first >= 3)),
         }
+    }
+
+    /// Whether the word at `start..end` is a hyphenated phrase with a common lower-case English
+    /// word after a hyphen ("Signed-off-by", "Co-authored-by", "Mother-in-law"), not a
+    /// double name ("Jean-Luc", "Smith-Jones", "Ould-Abdallahi").
+    fn hyphenated_phrase(&self, start: usize, end: usize) -> bool {
+        self.text[start..end].split('-').skip(1).any(|part| {
+            !part.is_empty()
+                && part.bytes().all(|c| c.is_ascii_lowercase())
+                && self
+                    .finder
+                    .entry(part)
+                    .is_some_and(|e| e.wordiness() >= 6 && e.wordiness() > e.name())
+        })
     }
 
     /// Whether the lower-case word at `start..end` is a surname written in lower case right
@@ -1244,7 +1304,7 @@ impl Scan<'_, '_> {
                 break;
             }
         }
-        if !plain && is_contraction(&text[start..end]) {
+        if !plain && (is_contraction(&text[start..end]) || self.hyphenated_phrase(start, end)) {
             self.flush();
             return;
         }
@@ -1402,8 +1462,22 @@ impl Scan<'_, '_> {
                 rejected.push((a, b));
             }
         }
-        if rejected.len() < parts.len() {
+        // Only a list proper lends an item its neighbours' standing: three or more items, or
+        // two joined by "and" ("Sousa and Ball"), not "omar, will do".
+        let list = parts.len() >= 3
+            || parts.last().is_some_and(|&(a, _)| {
+                a > 0 && self.text[run[a - 1].end..run[a].start].contains("and")
+            })
+            || after.trim_start_matches([',', ' ']).starts_with("and ");
+        if list && rejected.len() < parts.len() {
             for (a, b) in rejected {
+                // A lower-case common word is no list item ("sam, will and ...").
+                if b == a + 1
+                    && run[a].shape == Shape::Lower
+                    && run[a].entry.is_some_and(|e| e.wordiness() >= 6)
+                {
+                    continue;
+                }
                 // "Love, Maria", "Thanks, Omar": a sign-off or greeting is no list item.
                 if b == a + 1
                     && run[a].is(lexicon::STRONG_BEFORE_F | lexicon::WEAK_BEFORE_F | lexicon::TITLE)
@@ -1739,6 +1813,29 @@ impl Scan<'_, '_> {
         // A signature line: "-- Justin Jackson | ...".
         let head = text[..run_start].trim_end();
         if head.ends_with("--") || head.ends_with('—') {
+            cue = cue.max(Cue::Strong);
+        }
+        // An attribution or a sign-off by dash closing a line: "Thanks! - Priya",
+        // "... in the end. -Larry Bird".
+        if toks[0].start == run_start
+            && let Some(dash) = head.strip_suffix(['-', '–', '~'])
+            && dash.ends_with([' ', '\n'])
+            && dash
+                .trim_end_matches(' ')
+                .chars()
+                .next_back()
+                .is_none_or(|c| matches!(c, '.' | '!' | '?' | ')' | '"' | '\n'))
+            && text[toks[toks.len() - 1].end..]
+                .trim_start_matches([' ', '.', '!'])
+                .bytes()
+                .next()
+                .is_none_or(|c| c == b'\n' || c == b'\r')
+        {
+            cue = cue.max(Cue::Strong);
+        }
+        // A display name before its address (`Maria Ortiz <maria@example.com>`,
+        // `"Jean-Luc Picard" <jl@example.org>`): mail headers, git trailers, CC lists.
+        if display_name_before(&text[toks[toks.len() - 1].end..]) {
             cue = cue.max(Cue::Strong);
         }
         if dropped_the && cue == Cue::None {
@@ -2183,8 +2280,9 @@ impl Scan<'_, '_> {
             return false;
         }
         match t.shape {
+            // After a greeting ("Hi megan", "Hey john"), not "Hi will" nor "Thanks mark".
             Shape::Lower if !self.lower_text => {
-                return cue >= Cue::Strong && name >= 3 && wordy <= 2
+                return cue >= Cue::Strong && e.is_some_and(lower_given_name_after_cue)
                     || (self.field && first >= 4 && wordy == 0);
             }
             Shape::Lower if cue < Cue::Weak && !after_cue && !(first >= 4 && wordy == 0) => {

@@ -333,6 +333,20 @@ pub(super) fn shipped() -> Option<Judge> {
         .clone()
 }
 
+/// Whether `core` is a clear given name and a clear surname ("MARIA GARCIA", "Peter Brown"):
+/// the rules' yes for such a run stands without the judge, whose few features about the text
+/// around a run must not outweigh two unambiguous name words (a retrained judge once dropped
+/// "MARIA GARCIA" alone in a field).
+fn clear_full_name(core: &[&Tok]) -> bool {
+    let clear = |t: &Tok, given: bool| {
+        t.entry.is_some_and(|e| {
+            let score = if given { e.first } else { e.last };
+            score >= 5 && score >= e.wordiness() + 3 && e.place <= 1
+        })
+    };
+    core.len() >= 2 && clear(core[0], true) && clear(core[core.len() - 1], false)
+}
+
 impl Scan<'_, '_> {
     /// The judge's decision on one candidate (the rules' when no judge is loaded); records
     /// the candidate when tracing. `start` is where the emitted span would start.
@@ -355,7 +369,7 @@ impl Scan<'_, '_> {
         // stands; the judge overrules only bare runs. Features are worked out only when the
         // judge may change the decision.
         let open = if s.rule {
-            s.cue < Cue::Weak
+            s.cue < Cue::Weak && !clear_full_name(s.core)
         } else {
             self.may_rescue(s)
         };
