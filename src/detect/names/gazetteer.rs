@@ -350,6 +350,51 @@ impl Gazetteer {
         Self::entry_of(self.find(word))
     }
 
+    /// The entry of a Cyrillic name in an inflected case, by its nominative form: Russian,
+    /// Ukrainian and Bulgarian decline names ("с Иваном Петровым", "позвоните Анне
+    /// Смирновой", "Марией"), while the gazetteer lists them as Faker does, in the nominative.
+    /// Tries the word without each case ending, then with `а`, `я` or `й` in its place. `None`
+    /// for words that are not Cyrillic or whose base is no name.
+    pub(crate) fn lookup_declined_cyrillic(&self, word: &str) -> Option<Entry> {
+        /// Case endings, longest first (two-letter endings before their one-letter tails).
+        const ENDINGS: [&str; 13] = [
+            "ом", "ым", "ем", "ой", "ей", "ою", "им", "у", "ю", "е", "а", "ы", "и",
+        ];
+        const NOMINATIVE: [&str; 4] = ["", "а", "я", "й"];
+        if !word
+            .chars()
+            .next()
+            .is_some_and(|c| ('\u{400}'..='\u{4ff}').contains(&c))
+        {
+            return None;
+        }
+        let mut buf = [0u8; 64];
+        for ending in ENDINGS {
+            let Some(base) = word.strip_suffix(ending) else {
+                continue;
+            };
+            // A base of one or two letters ("Ива") is too short to tell a name from a word.
+            if base.chars().count() < 3 {
+                continue;
+            }
+            for tail in NOMINATIVE {
+                let n = base.len() + tail.len();
+                if n > buf.len() {
+                    return None;
+                }
+                buf[..base.len()].copy_from_slice(base.as_bytes());
+                buf[base.len()..n].copy_from_slice(tail.as_bytes());
+                let guess = std::str::from_utf8(&buf[..n]).ok()?;
+                if guess != word
+                    && let Some(e) = self.lookup(guess).filter(|e| e.name() > 0)
+                {
+                    return Some(e);
+                }
+            }
+        }
+        None
+    }
+
     /// The [`lexicon`](super::lexicon) flags of `word` (any case, a trailing `.` ignored).
     pub(crate) fn flags(&self, word: &str) -> u16 {
         let word = word.strip_suffix('.').unwrap_or(word);

@@ -700,11 +700,15 @@ fn single_needs_title(t: &Tok) -> bool {
         })
 }
 
-/// Whether `rest` (the text after a word at the start of a line or sentence) makes the word a
-/// speaker label: `Name: "...` or `Name: text`, not a URL, a path or a spaced headline source.
+/// Whether `rest` (the text after a word the gazetteer lacks, at the start of a line or
+/// sentence) makes the word a speaker label: `Name: "...`, a line of dialogue. Not `Betreff:
+/// Rechnung`, `Adresse: ...` (form labels in other languages), a URL, a path or a spaced
+/// headline source.
 fn speaker_label(rest: &str) -> bool {
-    rest.strip_prefix(':')
-        .is_some_and(|r| r.starts_with([' ', '"', '\\', '“']))
+    rest.strip_prefix(':').is_some_and(|r| {
+        r.trim_start_matches(' ')
+            .starts_with(['"', '\\', '“', '«', '„'])
+    })
 }
 
 /// Generational and academic suffixes written after a name.
@@ -1329,6 +1333,9 @@ impl Scan<'_, '_> {
             self.finder
                 .gaz
                 .lookup_with_flags_at(text, start, start + bare.len());
+        if entry.is_none() && !plain && shape == Shape::Title {
+            entry = self.finder.gaz.lookup_declined_cyrillic(bare);
+        }
         if entry.is_none() && !plain && bare.contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
@@ -1687,6 +1694,20 @@ impl Scan<'_, '_> {
                     toks = &toks[1..];
                 }
             }
+        }
+        // A title inside the run starts the name ("rufen Sie Frau Schneider an", "Thank You
+        // Mr. Lee"): what comes before it is judged on its own.
+        if cue < Cue::Title
+            && let Some(i) = (1..toks.len().saturating_sub(1)).find(|&i| {
+                let t = &toks[i];
+                t.is(lexicon::TITLE)
+                    && !t.particle
+                    && matches!(t.shape, Shape::Title | Shape::Upper)
+                    && !toks[i + 1].particle
+            })
+        {
+            let before = self.judge(&toks[..i], given);
+            return self.judge(&toks[i..], Cue::None) || before;
         }
         // A day named after someone ("Marvin Gaye Day"): the name is the person.
         if toks.len() > 2 && self.word(&toks[toks.len() - 1]) == "Day" {
@@ -2531,7 +2552,8 @@ mod tests {
         assert!(speaker_label(": \"Who are you?\""));
         // A spaced colon is a headline's source in tweets ("Engadget : Sky 3D ...").
         assert!(!speaker_label(" : hello"));
-        assert!(speaker_label(": hello"));
+        assert!(!speaker_label(": hello"));
+        assert!(speaker_label(": “Who are you?”"));
         assert!(!speaker_label("://example.com"));
         assert!(!speaker_label(" said"));
         assert!(Scan::and_i(" and I went"));
