@@ -356,6 +356,16 @@ fn clear_full_name(core: &[&Tok]) -> bool {
             .all(|t| t.entry.is_some_and(|e| e.name() >= 3))
 }
 
+/// Whether the run is initials and one clear surname ("J. Smith", "J. R. Tolkien"): as sure a
+/// name as [`clear_full_name`], so the rules' yes stands too.
+fn initial_and_surname(s: &Seen<'_, '_>) -> bool {
+    s.core.len() == 1
+        && s.toks.first().is_some_and(|t| t.shape == Shape::Initial)
+        && s.core[0]
+            .entry
+            .is_some_and(|e| e.last >= 5 && e.last >= e.wordiness() + 3 && e.last > e.first)
+}
+
 impl Scan<'_, '_> {
     /// The judge's decision on one candidate (the rules' when no judge is loaded); records
     /// the candidate when tracing. `start` is where the emitted span would start.
@@ -384,7 +394,7 @@ impl Scan<'_, '_> {
         // stands; the judge overrules only bare runs. Features are worked out only when the
         // judge may change the decision.
         let open = if s.rule {
-            s.cue < Cue::Weak && !clear_full_name(s.core)
+            s.cue < Cue::Weak && !clear_full_name(s.core) && !initial_and_surname(s)
         } else {
             self.may_rescue(s)
         };
