@@ -7,11 +7,15 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::detect::recall::{Recall, RecallBook};
+use crate::detect::recall::{MAX_RECALLED_NAMES, Recall, RecallBook};
 use crate::detect::{Detector, FindContext, Kind};
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
+
+/// How often, at most, a session's names that other replicas tokenized are read from a shared
+/// vault before a scan: a name one replica tokenizes is recalled on the others within this.
+pub const RECALL_SYNC_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Detector + vault.
 #[derive(Clone, Debug)]
@@ -109,9 +113,33 @@ impl Engine {
         Ok(self.vault.end_session(session).await?)
     }
 
-    /// The session's recalled names, compiled (see [`crate::detect::recall`]).
-    pub(crate) fn recall_of(&self, session: &SessionId) -> Option<Arc<Recall>> {
-        self.recall.as_ref()?.snapshot(session)
+    /// The session's recalled names, compiled (see [`crate::detect::recall`]). With a vault
+    /// shared by replicas, first reads the names other replicas tokenized since the last read
+    /// (at most every [`RECALL_SYNC_EVERY`]); if the vault cannot be read, recall goes on with
+    /// the names this process knows (the mint that follows fails closed on its own).
+    pub(crate) async fn recall_for(&self, session: &SessionId) -> Option<Arc<Recall>> {
+        let book = self.recall.as_ref()?;
+        if self.vault.shares_sessions()
+            && let Some(after) = book.sync_due(session, RECALL_SYNC_EVERY)
+        {
+            match self
+                .vault
+                .entries_after(session, &Kind::Name, after, MAX_RECALLED_NAMES)
+                .await
+            {
+                Ok(entries) => {
+                    if let Some(last) = entries.last() {
+                        book.synced(session, last.token.n);
+                    }
+                    self.recall_names(session, entries.iter().map(|e| e.value.expose().as_str()));
+                }
+                Err(error) => tracing::warn!(
+                    %error,
+                    "session recall: could not read the names other replicas tokenized"
+                ),
+            }
+        }
+        book.snapshot(session)
     }
 
     /// Teaches the session names it tokenized earlier (a session restored from a file), so they
@@ -158,7 +186,7 @@ impl Engine {
         doc: &'a str,
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
     ) -> Result<Tokenized<'a>, EngineError> {
-        let recall = self.recall_of(session);
+        let recall = self.recall_for(session).await;
         let findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
         self.finish_tokenize(session, origin, doc, findings).await
     }
@@ -170,7 +198,7 @@ impl Engine {
         origin: &str,
         text: &'a str,
     ) -> Result<Tokenized<'a>, EngineError> {
-        let recall = self.recall_of(session);
+        let recall = self.recall_for(session).await;
         let cx = FindContext {
             recall: recall.as_deref(),
             ..FindContext::default()

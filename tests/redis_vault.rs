@@ -803,3 +803,73 @@ async fn a_batch_costs_one_round_trip_unless_another_replica_minted_meanwhile() 
     total += 1;
     assert_eq!(script_calls(&mut conn).await, total, "resolve");
 }
+
+#[tokio::test]
+async fn entries_after_reads_only_newer_numbers_of_one_kind() {
+    let server = RedisServer::start();
+    let v = vault(&server);
+    let s = SessionId::new("entries");
+    let (email, name) = (Kind::Email, Kind::Name);
+    v.mint(
+        &s,
+        "crm/list",
+        &[
+            req(&name, "Ann Lee"),
+            req(&email, "ann@x.io"),
+            req(&name, "Bo Diaz"),
+            req(&name, "Cy Young"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert!(v.shares_sessions());
+    let all = v.entries_after(&s, &name, 0, 100).await.unwrap();
+    let values: Vec<&str> = all.iter().map(|e| e.value.expose().as_str()).collect();
+    assert_eq!(values, ["Ann Lee", "Bo Diaz", "Cy Young"]);
+    assert_eq!(all[2].token.to_string(), "[NAME_3]");
+    let newer = v.entries_after(&s, &name, 2, 100).await.unwrap();
+    assert_eq!(newer.len(), 1);
+    assert_eq!(newer[0].value.expose(), "Cy Young");
+    assert!(v.entries_after(&s, &name, 3, 100).await.unwrap().is_empty());
+    assert_eq!(v.entries_after(&s, &name, 0, 2).await.unwrap().len(), 2);
+    let unknown = SessionId::new("never used");
+    assert!(
+        v.entries_after(&unknown, &name, 0, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_name_one_replica_tokenized_is_recalled_on_another() {
+    use mcp_veil::{Detector, Engine};
+    let server = RedisServer::start();
+    let detector = Arc::new(Detector::with_defaults());
+    let replica_a = Engine::new(detector.clone(), Arc::new(vault(&server)));
+    let replica_b = Engine::new(detector, Arc::new(vault(&server)));
+    let s = SessionId::new("recall across replicas");
+    // Replica B has scanned this session before replica A tokenized the name.
+    let before = replica_b
+        .tokenize_text(&s, "mail/read", "nothing here yet")
+        .await
+        .unwrap();
+    assert!(before.found.is_empty());
+    let first = replica_a
+        .tokenize_text(&s, "crm/get", "Thanks, Marisol Quintanilla")
+        .await
+        .unwrap();
+    assert_eq!(first.text, "Thanks, [NAME_1]");
+    // The lower-case repeat has no cue: only recall finds it. Replica B reads the names the
+    // other replica minted at most `RECALL_SYNC_EVERY` after its last read.
+    tokio::time::sleep(mcp_veil::engine::RECALL_SYNC_EVERY + Duration::from_millis(50)).await;
+    let log = "Call log: marisol quintanilla rang back about order 4471.";
+    let later = replica_b.tokenize_text(&s, "mail/read", log).await.unwrap();
+    assert_eq!(later.text, "Call log: [NAME_1] rang back about order 4471.");
+    // The name finder alone leaves the log as it is: recall made the difference.
+    let fresh = replica_b
+        .tokenize_text(&SessionId::new("another session"), "mail/read", log)
+        .await
+        .unwrap();
+    assert!(fresh.found.is_empty());
+}

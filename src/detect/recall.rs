@@ -13,8 +13,10 @@
 //!
 //! [`RecallBook`] keeps one [`Recall`] per session, in process, bounded by a per-session cap and
 //! an idle TTL; the matcher is rebuilt when a message teaches the session new names (at most
-//! once per message), never while scanning. With the Redis vault, each replica recalls the names
-//! it has tokenized itself.
+//! once per message), never while scanning. With a vault shared by replicas (Redis), the engine
+//! also reads, at most once a second per session, the NAME entries other replicas minted since
+//! it last looked ([`RecallBook::sync_due`], `VaultBackend::entries_after`), so a name tokenized
+//! on one replica is recalled on all of them.
 //!
 //! [`Detector::is_distinctive_name`]: super::Detector::is_distinctive_name
 
@@ -243,6 +245,22 @@ struct SessionNames {
     names: BTreeSet<Box<str>>,
     snapshot: Option<Arc<Recall>>,
     last_used: Instant,
+    /// The highest NAME number read from a shared vault, and when it was last read
+    /// ([`RecallBook::sync_due`]).
+    synced_upto: u32,
+    synced_at: Option<Instant>,
+}
+
+impl SessionNames {
+    fn new() -> SessionNames {
+        SessionNames {
+            names: BTreeSet::new(),
+            snapshot: None,
+            last_used: Instant::now(),
+            synced_upto: 0,
+            synced_at: None,
+        }
+    }
 }
 
 /// Recalled names per session, in process; see the module documentation.
@@ -297,13 +315,7 @@ impl RecallBook {
         let table = self
             .sessions
             .entry(session.clone())
-            .or_insert_with(|| {
-                Arc::new(Mutex::new(SessionNames {
-                    names: BTreeSet::new(),
-                    snapshot: None,
-                    last_used: Instant::now(),
-                }))
-            })
+            .or_insert_with(|| Arc::new(Mutex::new(SessionNames::new())))
             .clone();
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
         t.last_used = Instant::now();
@@ -320,6 +332,34 @@ impl RecallBook {
             t.snapshot = Recall::new(&t.names).map(Arc::new);
         }
         added
+    }
+
+    /// Whether the session's names in a shared vault are due to be read again (never read, or
+    /// last read more than `every` ago). When due, marks them read now and returns the highest
+    /// NAME number read so far, to read only newer ones; `None` when not due.
+    pub fn sync_due(&self, session: &SessionId, every: Duration) -> Option<u32> {
+        self.maybe_sweep();
+        let table = self
+            .sessions
+            .entry(session.clone())
+            .or_insert_with(|| Arc::new(Mutex::new(SessionNames::new())))
+            .clone();
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if t.synced_at.is_some_and(|at| now.duration_since(at) < every) {
+            return None;
+        }
+        t.synced_at = Some(now);
+        Some(t.synced_upto)
+    }
+
+    /// Records that the session's names up to NAME number `upto` have been read from a shared
+    /// vault.
+    pub fn synced(&self, session: &SessionId, upto: u32) {
+        if let Some(table) = self.sessions.get(session) {
+            let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+            t.synced_upto = t.synced_upto.max(upto);
+        }
     }
 
     /// Forgets a session's names (end of session); unknown sessions are fine.

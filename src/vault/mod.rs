@@ -189,6 +189,27 @@ pub trait VaultBackend: Send + Sync + fmt::Debug {
 
     /// Drops a session's table (end of session); unknown sessions are fine.
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>>;
+
+    /// Whether other processes mint into the same sessions (a backend shared by replicas).
+    /// The engine then reads the names they tokenized ([`VaultBackend::entries_after`]) so
+    /// that session recall works across replicas.
+    fn shares_sessions(&self) -> bool {
+        false
+    }
+
+    /// The session's entries of `kind` numbered above `after`, in token order, at most `limit`
+    /// of them, whichever process minted them. A backend private to one process returns
+    /// nothing: that process saw every value itself.
+    fn entries_after<'a>(
+        &'a self,
+        session: &'a SessionId,
+        kind: &'a Kind,
+        after: u32,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
+        let _ = (session, kind, after, limit);
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
 }
 
 /// Vault settings from the `vault:` section.

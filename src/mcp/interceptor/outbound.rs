@@ -293,7 +293,7 @@ impl Interceptor {
         // Raw values the model wrote (tool calls only). Token-shaped text is the token
         // path's business, so LITERAL findings are not raw values.
         let raw_scan = if tool_call && (self.policy.acts_on_raw() || self.audit.on()) {
-            let recall = self.engine.recall_of(&self.session);
+            let recall = self.engine.recall_for(&self.session).await;
             let (findings, paths) =
                 walk::scan_json_with_paths(self.engine.detector(), recall.as_deref(), part)?;
             Some((findings, paths))

@@ -184,6 +184,20 @@ impl VaultBackend for CountingVault {
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>> {
         self.inner.end_session(session)
     }
+
+    fn shares_sessions(&self) -> bool {
+        self.inner.shares_sessions()
+    }
+
+    fn entries_after<'a>(
+        &'a self,
+        session: &'a SessionId,
+        kind: &'a crate::Kind,
+        after: u32,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
+        self.inner.entries_after(session, kind, after, limit)
+    }
 }
 
 /// A policy that counts denials.

@@ -672,6 +672,48 @@ impl RedisVault {
             .collect()
     }
 
+    /// [`VaultBackend::entries_after`]: the kind's counter (one `HGET`), then the entries above
+    /// `after` through the resolve script. Numbers are minted in order without gaps, so the
+    /// counter bounds them.
+    async fn entries_after_number(
+        &self,
+        session: &SessionId,
+        kind: &Kind,
+        after: u32,
+        limit: usize,
+    ) -> Result<Vec<Entry>, VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let keys = &SessionKeys::new(session);
+        let last: Option<u32> = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::cmd("HGET")
+                    .arg(&keys.n[..])
+                    .arg(kind.as_str())
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        let last = last.unwrap_or(0);
+        let wanted = u32::try_from(limit).unwrap_or(u32::MAX);
+        let upto = last.min(after.saturating_add(wanted));
+        if upto <= after {
+            return Ok(Vec::new());
+        }
+        let tokens: Vec<Token> = (after + 1..=upto)
+            .map(|n| Token {
+                kind: kind.clone(),
+                n,
+            })
+            .collect();
+        Ok(self
+            .resolve_batch(session, &tokens)
+            .await?
+            .into_iter()
+            .flatten()
+            .collect())
+    }
+
     async fn end(&self, session: &SessionId) -> Result<(), VaultError> {
         self.hints.forget(session);
         let deadline = Instant::now() + self.options.timeout;
@@ -722,6 +764,21 @@ impl VaultBackend for RedisVault {
 
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>> {
         self.end(session).boxed()
+    }
+
+    fn shares_sessions(&self) -> bool {
+        true
+    }
+
+    fn entries_after<'a>(
+        &'a self,
+        session: &'a SessionId,
+        kind: &'a Kind,
+        after: u32,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
+        self.entries_after_number(session, kind, after, limit)
+            .boxed()
     }
 }
 
