@@ -35,8 +35,8 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
 ///
 /// A scan with thousands of patterns over every byte would cost as much as the rest of the
-/// detector, so the text is walked word by word: an ASCII word is hashed (folded to lower case)
-/// while it is skipped, and only when a Bloom filter of the names' first ASCII words says it
+/// detector, so the text is walked word by word, eight bytes per load (gaps are crossed and
+/// words found and hashed, folded to lower case, from the same loads), and only when a Bloom filter of the names' first ASCII words says it
 /// may begin one is the anchored automaton run. Names that begin with another character are
 /// tried at each non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
 #[derive(Debug)]
@@ -55,30 +55,76 @@ fn pair_key(a: u8, b: u8) -> usize {
     usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
 }
 
-/// One step of a word's hash over its ASCII-folded bytes: a rotate and an exclusive or, so
-/// that the per-byte chain stays short (a multiply per byte would bound the scan); the word's
-/// hash is mixed once at its end ([`hash_finish`]).
-fn hash_step(h: u64, byte: u8) -> u64 {
-    h.rotate_left(7) ^ u64::from(byte | 0x20)
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+/// Or-ed into ASCII letters, folds them to lower case (digits already have the bit).
+const FOLD: u64 = ONES * 0x20;
+/// The multiplier of each eight-byte chunk of a word's hash.
+const CHUNK_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Eight bytes of `b` from `i`, little-endian, zero past the end (a zero byte is neither a word
+/// byte nor a lead byte, so the scans below stop at the end of the text).
+#[inline(always)]
+fn load(b: &[u8], i: usize) -> u64 {
+    match b.get(i..i + 8) {
+        Some(w) => u64::from_le_bytes(w.try_into().unwrap_or([0; 8])),
+        None => load_tail(b, i),
+    }
 }
 
-const HASH_START: u64 = 0;
+/// [`load`] within the last eight bytes of the text.
+#[cold]
+#[inline(never)]
+fn load_tail(b: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    let rest = b.get(i..).unwrap_or_default();
+    w[..rest.len()].copy_from_slice(rest);
+    u64::from_le_bytes(w)
+}
 
-/// Mixes a word's accumulated [`hash_step`]s (the finaliser of SplitMix64).
-fn hash_finish(h: u64) -> u64 {
-    let h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    let h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+/// The high bit of each byte of `v` that is an ASCII letter or digit.
+#[inline(always)]
+fn alnum_lanes(v: u64) -> u64 {
+    // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says x >= lo
+    // for an ASCII x.
+    let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+    let folded = v | FOLD;
+    let digit = ge(v, b'0') & !ge(v, b'9' + 1);
+    let letter = ge(folded, b'a') & !ge(folded, b'z' + 1);
+    (digit | letter) & !v & HIGH
+}
+
+/// The high bit of each byte of `v` that starts a non-ASCII character (0xC0 and above).
+fn lead_lanes(v: u64) -> u64 {
+    v & (v << 1) & HIGH
+}
+
+/// The ASCII word (letters and digits) starting at `i`: its end and its hash, folded to lower
+/// case. Eight bytes at a time: each load gives the word's bytes and, usually, its end.
+#[inline(never)]
+fn ascii_word(b: &[u8], mut i: usize) -> (usize, u64) {
+    let mut h = 0u64;
+    loop {
+        let v = load(b, i);
+        let stop = !alnum_lanes(v) & HIGH;
+        // Bytes of the word in this load (all eight when it goes on).
+        let n = stop.trailing_zeros() as usize / 8;
+        let keep = if n == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (n * 8)) - 1
+        };
+        h = (h.rotate_left(29) ^ ((v | FOLD) & keep)).wrapping_mul(CHUNK_MUL);
+        i += n;
+        if n < 8 {
+            return (i, h);
+        }
+    }
 }
 
 /// The hash of the ASCII letters and digits at the start of `bytes`, folded to lower case.
 fn word_hash(bytes: &[u8]) -> u64 {
-    hash_finish(
-        bytes
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric())
-            .fold(HASH_START, |h, &b| hash_step(h, b)),
-    )
+    ascii_word(bytes, 0).1
 }
 
 impl Recall {
@@ -140,36 +186,61 @@ impl Recall {
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            let c = b[i];
-            if c.is_ascii_alphanumeric() {
-                // A word start: hash the word while skipping it.
-                let start = i;
-                let mut h = HASH_START;
-                while i < b.len() && b[i].is_ascii_alphanumeric() {
-                    h = hash_step(h, b[i]);
-                    i += 1;
-                }
-                if self.may_begin(hash_finish(h))
-                    && let Some(end) = self.match_at(text, start)
-                {
-                    out.push(Span::new(start, end, Kind::Name));
-                    i = end;
-                }
+            // One load crosses the gap (spaces, punctuation, the rest of a character) and, for
+            // a word that ends inside it, gives the word's bytes and end.
+            let v = load(b, i);
+            let word = alnum_lanes(v);
+            let next = word | lead_lanes(v);
+            if next == 0 {
+                i += 8;
                 continue;
             }
-            // Every non-ASCII character start is a candidate (CJK names stand between other
-            // characters; the boundary check sorts the rest out).
-            if c >= 0xC0 && i + 1 < b.len() {
-                let k = pair_key(c, b[i + 1]);
-                if self.starts[k >> 6] & (1 << (k & 63)) != 0
-                    && let Some(end) = self.match_at(text, i)
-                {
-                    out.push(Span::new(i, end, Kind::Name));
-                    i = end;
-                    continue;
+            let lane = next.trailing_zeros() / 8;
+            let start = i + lane as usize;
+            if word & (0x80 << (lane * 8)) == 0 {
+                // Every non-ASCII character start is a candidate (CJK names stand between
+                // other characters; the boundary check sorts the rest out).
+                if let Some(&second) = b.get(start + 1) {
+                    let k = pair_key(b[start], second);
+                    if self.starts[k >> 6] & (1 << (k & 63)) != 0
+                        && let Some(end) = self.match_at(text, start)
+                    {
+                        out.push(Span::new(start, end, Kind::Name));
+                        i = end;
+                        continue;
+                    }
                 }
+                i = start + 1;
+                continue;
             }
-            i += 1;
+            // A word start: the word's hash says whether a name may begin here.
+            // A word shorter than eight bytes that ends in load `v` (its lanes from `lane`,
+            // `after` the lanes past it that are not word bytes): the hash `ascii_word` gives
+            // it from its one chunk.
+            let short = |v: u64, lane: u32, after: u64| {
+                let n = after.trailing_zeros() / 8 - lane;
+                let bytes = ((v | FOLD) >> (lane * 8)) & ((1 << (n * 8)) - 1);
+                (start + n as usize, bytes.wrapping_mul(CHUNK_MUL))
+            };
+            let after = !word & HIGH & (u64::MAX << (lane * 8));
+            let (end, h) = if after != 0 {
+                short(v, lane, after)
+            } else {
+                // The word goes on past this load: load again from its start.
+                let v = load(b, start);
+                match !alnum_lanes(v) & HIGH {
+                    0 => ascii_word(b, start),
+                    after => short(v, 0, after),
+                }
+            };
+            if self.may_begin(h)
+                && let Some(m) = self.match_at(text, start)
+            {
+                out.push(Span::new(start, m, Kind::Name));
+                i = m;
+            } else {
+                i = end;
+            }
         }
     }
 
@@ -194,8 +265,9 @@ impl Recall {
 
 /// The two filter bits of a word hash, for a filter of `bits` bits (a power of two).
 fn bloom_bits(h: u64, bits: usize) -> [usize; 2] {
+    // A product's high bits depend on all the bytes of the chunk; its low bits do not.
     let mask = bits as u64 - 1;
-    [(h & mask) as usize, ((h >> 32) & mask) as usize]
+    [((h >> 46) & mask) as usize, ((h >> 28) & mask) as usize]
 }
 
 /// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
@@ -440,6 +512,95 @@ mod tests {
             found(&r, "Josés, JOSÉ RUIZ and O'Neil met Jean-Luc Picard"),
             ["JOSÉ RUIZ", "O'Neil", "Jean-Luc Picard"]
         );
+    }
+
+    /// The scan without the word filter or the eight-byte loads: every ASCII word start and
+    /// every non-ASCII character start outside a found name is tried.
+    fn found_by_bytes<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
+        let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
+        while i < b.len() {
+            let word = b[i].is_ascii_alphanumeric();
+            if (word || (b[i] >= 0xC0 && i + 1 < b.len()))
+                && let Some(end) = recall.match_at(text, i)
+            {
+                out.push(&text[i..end]);
+                i = end;
+            } else if word {
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_word_scan_tries_every_word_and_character_start() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        let names = [
+            "maria ortiz",
+            "xochitl",
+            "abcdefgh",
+            "abcdefghijklmnop q",
+            "ab1234567 z",
+            "josé ruiz",
+            "o'neil",
+            "ørjan",
+            "王伟",
+            "q",
+            "zz top",
+        ];
+        book.learn(&s, names);
+        let r = book.snapshot(&s).unwrap();
+        let pieces = [
+            "Maria Ortiz",
+            "MARIA  ORTIZ",
+            "xochitl",
+            "Xochitls",
+            "ABCDEFGH",
+            "abcdefghi",
+            "abcdefghijklmnop Q",
+            "AB1234567 Z",
+            "ab1234567z",
+            "JOSÉ RUIZ",
+            "josés",
+            "O'Neil",
+            "ØRJAN",
+            "Ørjan",
+            "王伟",
+            "请联系王伟。",
+            "é",
+            "ZZ Top",
+            "zz",
+            "@",
+            "[",
+            "`",
+            "{",
+            "\u{10}",
+            "\n",
+            " ",
+            "-",
+            "9",
+            "Zz TOP",
+            "émaria ortiz",
+            "maria ortizé",
+        ];
+        let mut rng = crate::testdata::Rng::new(7);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(12) {
+                text.push_str(*rng.pick(&pieces));
+                if rng.below(3) > 0 {
+                    text.push_str(*rng.pick(&[" ", ", ", "", "\t", "…"]));
+                }
+            }
+            assert_eq!(found(&r, &text), found_by_bytes(&r, &text), "{text:?}");
+        }
+        let all = pieces.join(" ");
+        assert_eq!(found(&r, &all).len(), 13, "{:?}", found(&r, &all));
     }
 
     #[test]
