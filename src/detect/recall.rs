@@ -35,10 +35,12 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
 ///
 /// A scan with thousands of patterns over every byte would cost as much as the rest of the
-/// detector, so the text is walked word by word, eight bytes per load (gaps are crossed and
-/// words found and hashed, folded to lower case, from the same loads), and only when a Bloom filter of the names' first ASCII words says it
-/// may begin one is the anchored automaton run. Names that begin with another character are
-/// tried at each non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
+/// detector, so the text is walked eight bytes per load, and the anchored automaton runs only
+/// where a name may begin. Each load gives the word starts in it; a word start's first three
+/// bytes (folded to lower case, zero past the word) are tested against a table of the names'
+/// first three, and only then is the word hashed and tested against a Bloom filter of the
+/// names' first ASCII words. Names that begin with another character are tried at each
+/// non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
 #[derive(Debug)]
 pub struct Recall {
     matcher: AhoCorasick,
@@ -48,6 +50,9 @@ pub struct Recall {
     /// Bit `pair_key(a, b)` is set when some name that starts with a non-ASCII character
     /// starts with the bytes `a b`.
     starts: Box<[u64]>,
+    /// Bit [`prefix_bit`] of [`prefix_key`] is set for each name that starts with an ASCII
+    /// letter or digit.
+    prefixes: Box<[u64]>,
 }
 
 /// The table index of a pair of leading bytes, ASCII letters folded to lower case.
@@ -97,6 +102,38 @@ fn alnum_lanes(v: u64) -> u64 {
 /// The high bit of each byte of `v` that starts a non-ASCII character (0xC0 and above).
 fn lead_lanes(v: u64) -> u64 {
     v & (v << 1) & HIGH
+}
+
+/// The first three bytes of `v`, each folded to lower case when its lane is set in `word` (an
+/// ASCII letter or digit, see [`alnum_lanes`]) and zero otherwise. A text that matches a name
+/// (ASCII case folded) has the name's key where the match starts: past a name's end the text
+/// holds no word byte, or the match would not stand as whole words.
+#[inline(always)]
+fn prefix_key(v: u64, word: u64) -> u64 {
+    (v | FOLD) & ((word >> 7) * 0xFF) & 0x00FF_FFFF
+}
+
+/// The bit of the prefix table for a [`prefix_key`].
+#[inline(always)]
+fn prefix_bit(key: u64) -> usize {
+    (key.wrapping_mul(0xd6e8_feb8_6659_fd93) >> (64 - PREFIX_TABLE_BITS)) as usize
+}
+
+/// log2 of the prefix table's size in bits.
+const PREFIX_TABLE_BITS: u32 = 16;
+
+/// The end and hash ([`ascii_word`]) of the ASCII word starting at `i`.
+#[inline(always)]
+fn word_at(b: &[u8], i: usize) -> (usize, u64) {
+    let v = load(b, i);
+    match !alnum_lanes(v) & HIGH {
+        0 => ascii_word(b, i),
+        after => {
+            let n = after.trailing_zeros() / 8;
+            let bytes = (v | FOLD) & ((1 << (n * 8)) - 1);
+            (i + n as usize, bytes.wrapping_mul(CHUNK_MUL))
+        }
+    }
 }
 
 /// The ASCII word (letters and digits) starting at `i`: its end and its hash, folded to lower
@@ -153,12 +190,16 @@ impl Recall {
         let bits = (patterns.len() * 16).next_power_of_two().max(1 << 12);
         let mut words = vec![0u64; bits / 64].into_boxed_slice();
         let mut starts = vec![0u64; 1 << 10].into_boxed_slice();
+        let mut prefixes = vec![0u64; (1 << PREFIX_TABLE_BITS) / 64].into_boxed_slice();
         for name in &patterns {
             match name.as_bytes() {
                 [a, ..] if a.is_ascii_alphanumeric() => {
                     for bit in bloom_bits(word_hash(name.as_bytes()), bits) {
                         words[bit >> 6] |= 1 << (bit & 63);
                     }
+                    let v = load(name.as_bytes(), 0);
+                    let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
+                    prefixes[bit >> 6] |= 1 << (bit & 63);
                 }
                 [a, b, ..] => {
                     let k = pair_key(*a, *b);
@@ -171,6 +212,7 @@ impl Recall {
             matcher,
             words,
             starts,
+            prefixes,
         })
     }
 
@@ -184,62 +226,64 @@ impl Recall {
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
         let b = text.as_bytes();
+        // Eight bytes from `i`, their word lanes, and whether the byte before `i` is a word
+        // byte (the high bit of a lane before lane 0).
         let mut i = 0;
+        let mut v = load(b, 0);
+        let mut word = alnum_lanes(v);
+        let mut before = 0;
         while i < b.len() {
-            // One load crosses the gap (spaces, punctuation, the rest of a character) and, for
-            // a word that ends inside it, gives the word's bytes and end.
-            let v = load(b, i);
-            let word = alnum_lanes(v);
-            let next = word | lead_lanes(v);
-            if next == 0 {
-                i += 8;
-                continue;
-            }
-            let lane = next.trailing_zeros() / 8;
-            let start = i + lane as usize;
-            if word & (0x80 << (lane * 8)) == 0 {
-                // Every non-ASCII character start is a candidate (CJK names stand between
-                // other characters; the boundary check sorts the rest out).
-                if let Some(&second) = b.get(start + 1) {
-                    let k = pair_key(b[start], second);
-                    if self.starts[k >> 6] & (1 << (k & 63)) != 0
-                        && let Some(end) = self.match_at(text, start)
-                    {
-                        out.push(Span::new(start, end, Kind::Name));
-                        i = end;
-                        continue;
-                    }
+            let v2 = load(b, i + 8);
+            let word2 = alnum_lanes(v2);
+            let starts = word & !((word << 8) | before);
+            let mut next = starts | lead_lanes(v);
+            // Sixteen bytes, for the first three of a word that starts late in the eight.
+            let bytes = u128::from(v2) << 64 | u128::from(v);
+            let words = u128::from(word2) << 64 | u128::from(word);
+            let mut resume = None;
+            while next != 0 {
+                let bit = next.trailing_zeros();
+                next &= next - 1;
+                let start = i + (bit / 8) as usize;
+                let shift = bit & !7;
+                let found = if starts & (1 << bit) != 0 {
+                    // A word start: its first three bytes, then its hash, say whether a name
+                    // may begin here.
+                    let key = prefix_key((bytes >> shift) as u64, (words >> shift) as u64);
+                    let k = prefix_bit(key);
+                    self.prefixes[k >> 6] & (1 << (k & 63)) != 0
+                        && self.may_begin(word_at(b, start).1)
+                } else {
+                    // Every non-ASCII character start is a candidate (CJK names stand between
+                    // other characters; the boundary check sorts the rest out).
+                    b.get(start + 1).is_some_and(|&second| {
+                        let k = pair_key(b[start], second);
+                        self.starts[k >> 6] & (1 << (k & 63)) != 0
+                    })
+                };
+                if found && let Some(end) = self.match_at(text, start) {
+                    out.push(Span::new(start, end, Kind::Name));
+                    resume = Some(end);
+                    break;
                 }
-                i = start + 1;
-                continue;
             }
-            // A word start: the word's hash says whether a name may begin here.
-            // A word shorter than eight bytes that ends in load `v` (its lanes from `lane`,
-            // `after` the lanes past it that are not word bytes): the hash `ascii_word` gives
-            // it from its one chunk.
-            let short = |v: u64, lane: u32, after: u64| {
-                let n = after.trailing_zeros() / 8 - lane;
-                let bytes = ((v | FOLD) >> (lane * 8)) & ((1 << (n * 8)) - 1);
-                (start + n as usize, bytes.wrapping_mul(CHUNK_MUL))
-            };
-            let after = !word & HIGH & (u64::MAX << (lane * 8));
-            let (end, h) = if after != 0 {
-                short(v, lane, after)
-            } else {
-                // The word goes on past this load: load again from its start.
-                let v = load(b, start);
-                match !alnum_lanes(v) & HIGH {
-                    0 => ascii_word(b, start),
-                    after => short(v, 0, after),
+            match resume {
+                // Go on after the name (no word byte follows it).
+                Some(end) => {
+                    i = end;
+                    v = load(b, i);
+                    word = alnum_lanes(v);
+                    before = if b[i - 1].is_ascii_alphanumeric() {
+                        0x80
+                    } else {
+                        0
+                    };
                 }
-            };
-            if self.may_begin(h)
-                && let Some(m) = self.match_at(text, start)
-            {
-                out.push(Span::new(start, m, Kind::Name));
-                i = m;
-            } else {
-                i = end;
+                None => {
+                    i += 8;
+                    before = (word >> 56) & 0x80;
+                    (v, word) = (v2, word2);
+                }
             }
         }
     }
