@@ -80,6 +80,25 @@ const CUES: &[&str] = &[
     "telefon",
 ];
 
+/// Bit `n` of entry `b`: some word of [`CUES`] or [`ANTI_CUES`] starts with byte `b` and is
+/// `n` bytes long (longer words set bit 15; the words compared are at most 12 letters).
+const CUE_LENGTHS: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let lists = [CUES, ANTI_CUES];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let w = lists[l][i].as_bytes();
+            let len = if w.len() < 15 { w.len() } else { 15 };
+            table[w[0] as usize] |= 1 << len;
+            i += 1;
+        }
+        l += 1;
+    }
+    table
+};
+
 /// Words right before a number that say it is something else.
 const ANTI_CUES: &[&str] = &[
     "order",
@@ -889,6 +908,10 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
         word.make_ascii_lowercase();
         let word = &*word;
         let first = word[0];
+        if CUE_LENGTHS[usize::from(first)] & (1 << word.len()) == 0 {
+            // In neither list.
+            continue;
+        }
         let is = |list: &[&str]| {
             list.iter()
                 .any(|w| w.as_bytes()[0] == first && w.as_bytes() == word)
