@@ -636,9 +636,9 @@ mod tests {
         for _ in 0..3000 {
             let mut text = String::new();
             for _ in 0..rng.below(12) {
-                text.push_str(*rng.pick(&pieces));
+                text.push_str(rng.pick::<&str>(&pieces));
                 if rng.below(3) > 0 {
-                    text.push_str(*rng.pick(&[" ", ", ", "", "\t", "…"]));
+                    text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
                 }
             }
             assert_eq!(found(&r, &text), found_by_bytes(&r, &text), "{text:?}");
