@@ -110,7 +110,14 @@ fn lead_lanes(v: u64) -> u64 {
 /// holds no word byte, or the match would not stand as whole words.
 #[inline(always)]
 fn prefix_key(v: u64, word: u64) -> u64 {
-    (v | FOLD) & ((word >> 7) * 0xFF) & 0x00FF_FFFF
+    word_bytes(v, word) & 0x00FF_FFFF
+}
+
+/// The bytes of `v`, each folded to lower case when its lane is set in `word` and zero
+/// otherwise ([`prefix_key`] of every lane at once).
+#[inline(always)]
+fn word_bytes(v: u64, word: u64) -> u64 {
+    (v | FOLD) & ((word >> 7) * 0xFF)
 }
 
 /// The bit of the prefix table for a [`prefix_key`].
@@ -237,9 +244,9 @@ impl Recall {
             let word2 = alnum_lanes(v2);
             let starts = word & !((word << 8) | before);
             let mut next = starts | lead_lanes(v);
-            // Sixteen bytes, for the first three of a word that starts late in the eight.
-            let bytes = u128::from(v2) << 64 | u128::from(v);
-            let words = u128::from(word2) << 64 | u128::from(word);
+            // Sixteen bytes folded (zero where no word byte is), for the first three of a word
+            // that starts late in the eight.
+            let folded = u128::from(word_bytes(v2, word2)) << 64 | u128::from(word_bytes(v, word));
             let mut resume = None;
             while next != 0 {
                 let bit = next.trailing_zeros();
@@ -249,7 +256,7 @@ impl Recall {
                 let found = if starts & (1 << bit) != 0 {
                     // A word start: its first three bytes, then its hash, say whether a name
                     // may begin here.
-                    let key = prefix_key((bytes >> shift) as u64, (words >> shift) as u64);
+                    let key = (folded >> shift) as u64 & 0x00FF_FFFF;
                     let k = prefix_bit(key);
                     self.prefixes[k >> 6] & (1 << (k & 63)) != 0
                         && self.may_begin(word_at(b, start).1)
