@@ -328,20 +328,22 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
         && !(super::names::is_cjk(neighbour) && edge.is_some_and(super::names::is_cjk))
 }
 
-/// Normalises a name for recall: trimmed, inner whitespace runs made one space, lower case.
-fn recall_form(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
+/// Appends `value` normalised for recall to `out`: trimmed, inner whitespace runs made one
+/// space, lower case.
+fn push_recall_form(value: &str, out: &mut String) {
+    let start = out.len();
     for word in value.split_whitespace() {
-        if !out.is_empty() {
+        if out.len() > start {
             out.push(' ');
         }
         out.push_str(word);
     }
-    if out.is_ascii() {
-        out.make_ascii_lowercase();
-        out
+    if out[start..].is_ascii() {
+        out[start..].make_ascii_lowercase();
     } else {
-        out.to_lowercase()
+        let lower = out[start..].to_lowercase();
+        out.truncate(start);
+        out.push_str(&lower);
     }
 }
 
@@ -408,12 +410,20 @@ impl RecallBook {
         session: &SessionId,
         names: impl IntoIterator<Item = &'a str>,
     ) -> usize {
-        let mut fresh: Vec<String> = names
-            .into_iter()
-            .map(recall_form)
-            .filter(|n| n.chars().count() >= 2)
-            .collect();
-        if fresh.is_empty() {
+        // The forms, one after another in one buffer (a message repeats the names the session
+        // knows: only a new one is copied out).
+        let mut forms = String::new();
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for name in names {
+            let start = forms.len();
+            push_recall_form(name, &mut forms);
+            if forms[start..].chars().count() >= 2 {
+                ranges.push((start, forms.len()));
+            } else {
+                forms.truncate(start);
+            }
+        }
+        if ranges.is_empty() {
             return 0;
         }
         self.maybe_sweep();
@@ -431,12 +441,15 @@ impl RecallBook {
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
         t.last_used = Instant::now();
         let before = t.names.len();
-        for name in fresh.drain(..) {
+        for (start, end) in ranges {
             if t.names.len() >= MAX_RECALLED_NAMES {
                 tracing::debug!(cap = MAX_RECALLED_NAMES, "session recall is full");
                 break;
             }
-            t.names.insert(name.into_boxed_str());
+            let name = &forms[start..end];
+            if !t.names.contains(name) {
+                t.names.insert(name.into());
+            }
         }
         let added = t.names.len() - before;
         if added > 0 {
