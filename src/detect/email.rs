@@ -121,24 +121,55 @@ fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF)
 }
 
-/// Where the local part before the `@` at `at` starts, or `None` when there is no valid one.
-fn local_start(text: &str, at: usize) -> Option<usize> {
-    let before = &text[..at];
-    if before.ends_with('"') {
-        return quoted_local_start(before);
-    }
+/// Where the run of local-part characters that ends `before` starts (at most `4 * MAX_LOCAL`
+/// bytes back, give or take a character): ASCII a byte at a time, other characters decoded.
+fn local_run_start(before: &str) -> usize {
+    let at = before.len();
     let mut start = at;
-    for (i, c) in before.char_indices().rev() {
-        let ok = if c.is_ascii() {
-            is_atext(c as u8)
+    while let Some(&last) = before.as_bytes()[..start].last() {
+        let (ok, i) = if last.is_ascii() {
+            (is_atext(last), start - 1)
         } else {
-            is_intl_char(c) || c == '＠'
+            let c = before[..start].chars().next_back().unwrap_or('\0');
+            (is_intl_char(c) || c == '＠', start - c.len_utf8())
         };
         if !ok || at - i > 4 * MAX_LOCAL {
             break;
         }
         start = i;
     }
+    start
+}
+
+/// The length of the run of domain characters that starts `rest` (scanning stops past
+/// `4 * MAX_DOMAIN` bytes): ASCII a byte at a time, other characters decoded.
+fn domain_run_len(rest: &str) -> usize {
+    let mut len = 0;
+    while let Some(&first) = rest.as_bytes().get(len) {
+        let (ok, width) = if first.is_ascii() {
+            (
+                first.is_ascii_alphanumeric() || first == b'-' || first == b'.',
+                1,
+            )
+        } else {
+            let c = rest[len..].chars().next().unwrap_or('\0');
+            (is_intl_char(c), c.len_utf8())
+        };
+        if !ok || len > 4 * MAX_DOMAIN {
+            break;
+        }
+        len += width;
+    }
+    len
+}
+
+/// Where the local part before the `@` at `at` starts, or `None` when there is no valid one.
+fn local_start(text: &str, at: usize) -> Option<usize> {
+    let before = &text[..at];
+    if before.ends_with('"') {
+        return quoted_local_start(before);
+    }
+    let start = local_run_start(before);
     let mut local = &text[start..at];
     // `email=a@x.io`, `/users/a@x.io`, `?to=a@x.io`: keys and paths are glued on, not part of it.
     if let Some(cut) = local.rfind(['=', '/', '?']) {
@@ -164,7 +195,7 @@ fn local_start(text: &str, at: usize) -> Option<usize> {
         || local.len() > MAX_LOCAL
         || local.starts_with('.')
         || local.ends_with('.')
-        || local.contains("..")
+        || local.as_bytes().windows(2).any(|w| w == b"..")
     {
         return None;
     }
@@ -219,18 +250,7 @@ fn is_url_userinfo(before: &str) -> bool {
 /// Where the domain starting at byte `from` ends, or `None` when there is no valid one.
 fn domain_end(text: &str, from: usize) -> Option<usize> {
     let rest = &text[from..];
-    let mut len = 0;
-    for (i, c) in rest.char_indices() {
-        let ok = if c.is_ascii() {
-            c.is_ascii_alphanumeric() || c == '-' || c == '.'
-        } else {
-            is_intl_char(c)
-        };
-        if !ok || i > 4 * MAX_DOMAIN {
-            break;
-        }
-        len = i + c.len_utf8();
-    }
+    let len = domain_run_len(rest);
     let mut domain = rest[..len].trim_end_matches(['.', '-']);
     // `john@x.com获取`: CJK text runs on after an ASCII domain.
     if let Some(dot) = domain.rfind('.') {
@@ -334,6 +354,79 @@ fn is_file_extension(tld: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_scans_agree_with_char_scans() {
+        let pieces = [
+            "a",
+            "Z",
+            "9",
+            ".",
+            "-",
+            "_",
+            "+",
+            "!",
+            "~",
+            "@",
+            "＠",
+            " ",
+            "\t",
+            "é",
+            "Ωμέγα",
+            "王",
+            "、",
+            "«",
+            "\u{301}",
+            "\u{a0}",
+            "=",
+            "/",
+            "?",
+            "\"",
+            "💡",
+            "xn--",
+            "ü",
+        ];
+        let mut rng = crate::testdata::Rng::new(5);
+        // Runs longer than the scans go, too.
+        let long = [
+            "a".repeat(300),
+            "é".repeat(200),
+            format!("x{}", "ab.".repeat(400)),
+        ];
+        for round in 0..4000 {
+            let n = if round % 50 == 0 { 200 } else { rng.below(16) };
+            let mut text: String = (0..n).map(|_| *rng.pick(&pieces)).collect();
+            if round % 10 == 0 {
+                text.push_str(&long[round % 3]);
+            }
+            let mut by_chars = text.len();
+            for (i, c) in text.char_indices().rev() {
+                let ok = if c.is_ascii() {
+                    is_atext(c as u8)
+                } else {
+                    is_intl_char(c) || c == '＠'
+                };
+                if !ok || text.len() - i > 4 * MAX_LOCAL {
+                    break;
+                }
+                by_chars = i;
+            }
+            assert_eq!(local_run_start(&text), by_chars, "{text:?}");
+            let mut by_chars = 0;
+            for (i, c) in text.char_indices() {
+                let ok = if c.is_ascii() {
+                    c.is_ascii_alphanumeric() || c == '-' || c == '.'
+                } else {
+                    is_intl_char(c)
+                };
+                if !ok || i > 4 * MAX_DOMAIN {
+                    break;
+                }
+                by_chars = i + c.len_utf8();
+            }
+            assert_eq!(domain_run_len(&text), by_chars, "{text:?}");
+        }
+    }
 
     fn find(text: &str) -> Vec<&str> {
         let mut out = Vec::new();

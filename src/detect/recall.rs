@@ -37,10 +37,12 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
 ///
 /// A scan with thousands of patterns over every byte would cost as much as the rest of the
-/// detector, so the text is walked word by word: an ASCII word is hashed (folded to lower case)
-/// while it is skipped, and only when a Bloom filter of the names' first ASCII words says it
-/// may begin one is the anchored automaton run. Names that begin with another character are
-/// tried at each non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
+/// detector, so the text is walked eight bytes per load, and the anchored automaton runs only
+/// where a name may begin. Each load gives the word starts in it; a word start's first three
+/// bytes (folded to lower case, zero past the word) are tested against a table of the names'
+/// first three, and only then is the word hashed and tested against a Bloom filter of the
+/// names' first ASCII words. Names that begin with another character are tried at each
+/// non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
 #[derive(Debug)]
 pub struct Recall {
     matcher: AhoCorasick,
@@ -50,6 +52,9 @@ pub struct Recall {
     /// Bit `pair_key(a, b)` is set when some name that starts with a non-ASCII character
     /// starts with the bytes `a b`.
     starts: Box<[u64]>,
+    /// Bit [`prefix_bit`] of [`prefix_key`] is set for each name that starts with an ASCII
+    /// letter or digit.
+    prefixes: Box<[u64]>,
 }
 
 /// The table index of a pair of leading bytes, ASCII letters folded to lower case.
@@ -57,30 +62,115 @@ fn pair_key(a: u8, b: u8) -> usize {
     usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
 }
 
-/// One step of a word's hash over its ASCII-folded bytes: a rotate and an exclusive or, so
-/// that the per-byte chain stays short (a multiply per byte would bound the scan); the word's
-/// hash is mixed once at its end ([`hash_finish`]).
-fn hash_step(h: u64, byte: u8) -> u64 {
-    h.rotate_left(7) ^ u64::from(byte | 0x20)
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+/// Or-ed into ASCII letters, folds them to lower case (digits already have the bit).
+const FOLD: u64 = ONES * 0x20;
+/// The multiplier of each eight-byte chunk of a word's hash.
+const CHUNK_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Eight bytes of `b` from `i`, little-endian, zero past the end (a zero byte is neither a word
+/// byte nor a lead byte, so the scans below stop at the end of the text).
+#[inline(always)]
+fn load(b: &[u8], i: usize) -> u64 {
+    match b.get(i..i + 8) {
+        Some(w) => u64::from_le_bytes(w.try_into().unwrap_or([0; 8])),
+        None => load_tail(b, i),
+    }
 }
 
-const HASH_START: u64 = 0;
+/// [`load`] within the last eight bytes of the text.
+#[cold]
+#[inline(never)]
+fn load_tail(b: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    let rest = b.get(i..).unwrap_or_default();
+    w[..rest.len()].copy_from_slice(rest);
+    u64::from_le_bytes(w)
+}
 
-/// Mixes a word's accumulated [`hash_step`]s (the finaliser of SplitMix64).
-fn hash_finish(h: u64) -> u64 {
-    let h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    let h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
+/// The high bit of each byte of `v` that is an ASCII letter or digit.
+#[inline(always)]
+fn alnum_lanes(v: u64) -> u64 {
+    // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says x >= lo
+    // for an ASCII x.
+    let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+    let folded = v | FOLD;
+    let digit = ge(v, b'0') & !ge(v, b'9' + 1);
+    let letter = ge(folded, b'a') & !ge(folded, b'z' + 1);
+    (digit | letter) & !v & HIGH
+}
+
+/// The high bit of each byte of `v` that starts a non-ASCII character (0xC0 and above).
+fn lead_lanes(v: u64) -> u64 {
+    v & (v << 1) & HIGH
+}
+
+/// The first three bytes of `v`, each folded to lower case when its lane is set in `word` (an
+/// ASCII letter or digit, see [`alnum_lanes`]) and zero otherwise. A text that matches a name
+/// (ASCII case folded) has the name's key where the match starts: past a name's end the text
+/// holds no word byte, or the match would not stand as whole words.
+#[inline(always)]
+fn prefix_key(v: u64, word: u64) -> u64 {
+    word_bytes(v, word) & 0x00FF_FFFF
+}
+
+/// The bytes of `v`, each folded to lower case when its lane is set in `word` and zero
+/// otherwise ([`prefix_key`] of every lane at once).
+#[inline(always)]
+fn word_bytes(v: u64, word: u64) -> u64 {
+    (v | FOLD) & ((word >> 7) * 0xFF)
+}
+
+/// The bit of the prefix table for a [`prefix_key`].
+#[inline(always)]
+fn prefix_bit(key: u64) -> usize {
+    (key.wrapping_mul(0xd6e8_feb8_6659_fd93) >> (64 - PREFIX_TABLE_BITS)) as usize
+}
+
+/// log2 of the prefix table's size in bits.
+const PREFIX_TABLE_BITS: u32 = 16;
+
+/// The end and hash ([`ascii_word`]) of the ASCII word starting at `i`.
+#[inline(always)]
+fn word_at(b: &[u8], i: usize) -> (usize, u64) {
+    let v = load(b, i);
+    match !alnum_lanes(v) & HIGH {
+        0 => ascii_word(b, i),
+        after => {
+            let n = after.trailing_zeros() / 8;
+            let bytes = (v | FOLD) & ((1 << (n * 8)) - 1);
+            (i + n as usize, bytes.wrapping_mul(CHUNK_MUL))
+        }
+    }
+}
+
+/// The ASCII word (letters and digits) starting at `i`: its end and its hash, folded to lower
+/// case. Eight bytes at a time: each load gives the word's bytes and, usually, its end.
+#[inline(never)]
+fn ascii_word(b: &[u8], mut i: usize) -> (usize, u64) {
+    let mut h = 0u64;
+    loop {
+        let v = load(b, i);
+        let stop = !alnum_lanes(v) & HIGH;
+        // Bytes of the word in this load (all eight when it goes on).
+        let n = stop.trailing_zeros() as usize / 8;
+        let keep = if n == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (n * 8)) - 1
+        };
+        h = (h.rotate_left(29) ^ ((v | FOLD) & keep)).wrapping_mul(CHUNK_MUL);
+        i += n;
+        if n < 8 {
+            return (i, h);
+        }
+    }
 }
 
 /// The hash of the ASCII letters and digits at the start of `bytes`, folded to lower case.
 fn word_hash(bytes: &[u8]) -> u64 {
-    hash_finish(
-        bytes
-            .iter()
-            .take_while(|b| b.is_ascii_alphanumeric())
-            .fold(HASH_START, |h, &b| hash_step(h, b)),
-    )
+    ascii_word(bytes, 0).1
 }
 
 impl Recall {
@@ -109,12 +199,16 @@ impl Recall {
         let bits = (patterns.len() * 16).next_power_of_two().max(1 << 12);
         let mut words = vec![0u64; bits / 64].into_boxed_slice();
         let mut starts = vec![0u64; 1 << 10].into_boxed_slice();
+        let mut prefixes = vec![0u64; (1 << PREFIX_TABLE_BITS) / 64].into_boxed_slice();
         for name in &patterns {
             match name.as_bytes() {
                 [a, ..] if a.is_ascii_alphanumeric() => {
                     for bit in bloom_bits(word_hash(name.as_bytes()), bits) {
                         words[bit >> 6] |= 1 << (bit & 63);
                     }
+                    let v = load(name.as_bytes(), 0);
+                    let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
+                    prefixes[bit >> 6] |= 1 << (bit & 63);
                 }
                 [a, b, ..] => {
                     let k = pair_key(*a, *b);
@@ -127,6 +221,7 @@ impl Recall {
             matcher,
             words,
             starts,
+            prefixes,
         })
     }
 
@@ -140,38 +235,65 @@ impl Recall {
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
         let b = text.as_bytes();
+        // Eight bytes from `i`, their word lanes, and whether the byte before `i` is a word
+        // byte (the high bit of a lane before lane 0).
         let mut i = 0;
+        let mut v = load(b, 0);
+        let mut word = alnum_lanes(v);
+        let mut before = 0;
         while i < b.len() {
-            let c = b[i];
-            if c.is_ascii_alphanumeric() {
-                // A word start: hash the word while skipping it.
-                let start = i;
-                let mut h = HASH_START;
-                while i < b.len() && b[i].is_ascii_alphanumeric() {
-                    h = hash_step(h, b[i]);
-                    i += 1;
-                }
-                if self.may_begin(hash_finish(h))
-                    && let Some(end) = self.match_at(text, start)
-                {
+            let v2 = load(b, i + 8);
+            let word2 = alnum_lanes(v2);
+            let starts = word & !((word << 8) | before);
+            let mut next = starts | lead_lanes(v);
+            // Sixteen bytes folded (zero where no word byte is), for the first three of a word
+            // that starts late in the eight.
+            let folded = u128::from(word_bytes(v2, word2)) << 64 | u128::from(word_bytes(v, word));
+            let mut resume = None;
+            while next != 0 {
+                let bit = next.trailing_zeros();
+                next &= next - 1;
+                let start = i + (bit / 8) as usize;
+                let shift = bit & !7;
+                let found = if starts & (1 << bit) != 0 {
+                    // A word start: its first three bytes, then its hash, say whether a name
+                    // may begin here.
+                    let key = (folded >> shift) as u64 & 0x00FF_FFFF;
+                    let k = prefix_bit(key);
+                    self.prefixes[k >> 6] & (1 << (k & 63)) != 0
+                        && self.may_begin(word_at(b, start).1)
+                } else {
+                    // Every non-ASCII character start is a candidate (CJK names stand between
+                    // other characters; the boundary check sorts the rest out).
+                    b.get(start + 1).is_some_and(|&second| {
+                        let k = pair_key(b[start], second);
+                        self.starts[k >> 6] & (1 << (k & 63)) != 0
+                    })
+                };
+                if found && let Some(end) = self.match_at(text, start) {
                     out.push(Span::new(start, end, Kind::Name));
-                    i = end;
-                }
-                continue;
-            }
-            // Every non-ASCII character start is a candidate (CJK names stand between other
-            // characters; the boundary check sorts the rest out).
-            if c >= 0xC0 && i + 1 < b.len() {
-                let k = pair_key(c, b[i + 1]);
-                if self.starts[k >> 6] & (1 << (k & 63)) != 0
-                    && let Some(end) = self.match_at(text, i)
-                {
-                    out.push(Span::new(i, end, Kind::Name));
-                    i = end;
-                    continue;
+                    resume = Some(end);
+                    break;
                 }
             }
-            i += 1;
+            match resume {
+                // Go on after the name (no word byte follows it).
+                Some(end) => {
+                    i = end;
+                    v = load(b, i);
+                    word = alnum_lanes(v);
+                    before = if b[i - 1].is_ascii_alphanumeric() {
+                        0x80
+                    } else {
+                        0
+                    };
+                }
+                None => {
+                    i += 8;
+                    before = (word >> 56) & 0x80;
+                    (v, word) = (v2, word2);
+                }
+            }
         }
     }
 
@@ -196,8 +318,9 @@ impl Recall {
 
 /// The two filter bits of a word hash, for a filter of `bits` bits (a power of two).
 fn bloom_bits(h: u64, bits: usize) -> [usize; 2] {
+    // A product's high bits depend on all the bytes of the chunk; its low bits do not.
     let mask = bits as u64 - 1;
-    [(h & mask) as usize, ((h >> 32) & mask) as usize]
+    [((h >> 46) & mask) as usize, ((h >> 28) & mask) as usize]
 }
 
 /// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
@@ -207,20 +330,22 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
         && !(super::names::is_cjk(neighbour) && edge.is_some_and(super::names::is_cjk))
 }
 
-/// Normalises a name for recall: trimmed, inner whitespace runs made one space, lower case.
-fn recall_form(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
+/// Appends `value` normalised for recall to `out`: trimmed, inner whitespace runs made one
+/// space, lower case.
+fn push_recall_form(value: &str, out: &mut String) {
+    let start = out.len();
     for word in value.split_whitespace() {
-        if !out.is_empty() {
+        if out.len() > start {
             out.push(' ');
         }
         out.push_str(word);
     }
-    if out.is_ascii() {
-        out.make_ascii_lowercase();
-        out
+    if out[start..].is_ascii() {
+        out[start..].make_ascii_lowercase();
     } else {
-        out.to_lowercase()
+        let lower = out[start..].to_lowercase();
+        out.truncate(start);
+        out.push_str(&lower);
     }
 }
 
@@ -303,12 +428,20 @@ impl RecallBook {
         session: &SessionId,
         names: impl IntoIterator<Item = &'a str>,
     ) -> usize {
-        let mut fresh: Vec<String> = names
-            .into_iter()
-            .map(recall_form)
-            .filter(|n| n.chars().count() >= 2)
-            .collect();
-        if fresh.is_empty() {
+        // The forms, one after another in one buffer (a message repeats the names the session
+        // knows: only a new one is copied out).
+        let mut forms = String::new();
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for name in names {
+            let start = forms.len();
+            push_recall_form(name, &mut forms);
+            if forms[start..].chars().count() >= 2 {
+                ranges.push((start, forms.len()));
+            } else {
+                forms.truncate(start);
+            }
+        }
+        if ranges.is_empty() {
             return 0;
         }
         self.maybe_sweep();
@@ -320,12 +453,15 @@ impl RecallBook {
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
         t.last_used = Instant::now();
         let before = t.names.len();
-        for name in fresh.drain(..) {
+        for (start, end) in ranges {
             if t.names.len() >= MAX_RECALLED_NAMES {
                 tracing::debug!(cap = MAX_RECALLED_NAMES, "session recall is full");
                 break;
             }
-            t.names.insert(name.into_boxed_str());
+            let name = &forms[start..end];
+            if !t.names.contains(name) {
+                t.names.insert(name.into());
+            }
         }
         let added = t.names.len() - before;
         if added > 0 {
@@ -480,6 +616,95 @@ mod tests {
             found(&r, "Josés, JOSÉ RUIZ and O'Neil met Jean-Luc Picard"),
             ["JOSÉ RUIZ", "O'Neil", "Jean-Luc Picard"]
         );
+    }
+
+    /// The scan without the word filter or the eight-byte loads: every ASCII word start and
+    /// every non-ASCII character start outside a found name is tried.
+    fn found_by_bytes<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
+        let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
+        while i < b.len() {
+            let word = b[i].is_ascii_alphanumeric();
+            if (word || (b[i] >= 0xC0 && i + 1 < b.len()))
+                && let Some(end) = recall.match_at(text, i)
+            {
+                out.push(&text[i..end]);
+                i = end;
+            } else if word {
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_word_scan_tries_every_word_and_character_start() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        let names = [
+            "maria ortiz",
+            "xochitl",
+            "abcdefgh",
+            "abcdefghijklmnop q",
+            "ab1234567 z",
+            "josé ruiz",
+            "o'neil",
+            "ørjan",
+            "王伟",
+            "q",
+            "zz top",
+        ];
+        book.learn(&s, names);
+        let r = book.snapshot(&s).unwrap();
+        let pieces = [
+            "Maria Ortiz",
+            "MARIA  ORTIZ",
+            "xochitl",
+            "Xochitls",
+            "ABCDEFGH",
+            "abcdefghi",
+            "abcdefghijklmnop Q",
+            "AB1234567 Z",
+            "ab1234567z",
+            "JOSÉ RUIZ",
+            "josés",
+            "O'Neil",
+            "ØRJAN",
+            "Ørjan",
+            "王伟",
+            "请联系王伟。",
+            "é",
+            "ZZ Top",
+            "zz",
+            "@",
+            "[",
+            "`",
+            "{",
+            "\u{10}",
+            "\n",
+            " ",
+            "-",
+            "9",
+            "Zz TOP",
+            "émaria ortiz",
+            "maria ortizé",
+        ];
+        let mut rng = crate::testdata::Rng::new(7);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(12) {
+                text.push_str(rng.pick::<&str>(&pieces));
+                if rng.below(3) > 0 {
+                    text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
+                }
+            }
+            assert_eq!(found(&r, &text), found_by_bytes(&r, &text), "{text:?}");
+        }
+        let all = pieces.join(" ");
+        assert_eq!(found(&r, &all).len(), 13, "{:?}", found(&r, &all));
     }
 
     #[test]

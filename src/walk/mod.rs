@@ -429,6 +429,7 @@ impl<'d> ValueScanner<'d> {
         self.detector
             .detect_classified(text, &cx, classes, facts, &mut self.spans);
         let mut out = Vec::with_capacity(self.spans.len());
+        self.slots.reserve(self.spans.len());
         for span in self.spans.drain(..) {
             if let Some(paths) = &mut self.paths {
                 paths.push(self.path.clone());

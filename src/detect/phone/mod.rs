@@ -80,6 +80,48 @@ const CUES: &[&str] = &[
     "telefon",
 ];
 
+/// `+`, the calling code (in decimal, when given) and `rest`: what `format!("+{code}{rest}")`
+/// writes, without the formatting machinery (each phone found gets one).
+fn e164(code: Option<u16>, rest: &str) -> String {
+    let mut out = String::with_capacity(6 + rest.len());
+    out.push('+');
+    if let Some(mut n) = code {
+        let mut digits = [0u8; 5];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        // ASCII digits: always UTF-8.
+        out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Bit `n` of entry `b`: some word of [`CUES`] or [`ANTI_CUES`] starts with byte `b` and is
+/// `n` bytes long (longer words set bit 15; the words compared are at most 12 letters).
+const CUE_LENGTHS: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let lists = [CUES, ANTI_CUES];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let w = lists[l][i].as_bytes();
+            let len = if w.len() < 15 { w.len() } else { 15 };
+            table[w[0] as usize] |= 1 << len;
+            i += 1;
+        }
+        l += 1;
+    }
+    table
+};
+
 /// Words right before a number that say it is something else.
 const ANTI_CUES: &[&str] = &[
     "order",
@@ -445,13 +487,13 @@ impl PhoneRecognizer {
             if let Some(validity) = international(code) {
                 let nsn = &digits[cc_len..];
                 if validity.valid(nsn) {
-                    return Some(format!("+{digits}"));
+                    return Some(e164(None, digits));
                 }
                 // `+44 (0)20 ...`, `+49 030 ...`: a national prefix kept by mistake.
                 if let Some(rest) = nsn.strip_prefix('0')
                     && validity.valid(rest)
                 {
-                    return Some(format!("+{code}{rest}"));
+                    return Some(e164(Some(code), rest));
                 }
                 return None;
             }
@@ -470,7 +512,7 @@ impl PhoneRecognizer {
         }
         self.regions
             .iter()
-            .find_map(|r| r.national(digits).map(|nsn| format!("+{}{}", r.code, nsn)))
+            .find_map(|r| r.national(digits).map(|nsn| e164(Some(r.code), &nsn)))
     }
 
     fn check(&self, text: &str, c: &Candidate, keyed: bool, out: &mut Vec<Span>) {
@@ -889,6 +931,10 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
         word.make_ascii_lowercase();
         let word = &*word;
         let first = word[0];
+        if CUE_LENGTHS[usize::from(first)] & (1 << word.len()) == 0 {
+            // In neither list.
+            continue;
+        }
         let is = |list: &[&str]| {
             list.iter()
                 .any(|w| w.as_bytes()[0] == first && w.as_bytes() == word)
@@ -904,6 +950,16 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn e164_writes_what_format_writes() {
+        for code in [0u16, 1, 7, 44, 358, 999, 1000, u16::MAX] {
+            for rest in ["", "2071838750", "0"] {
+                assert_eq!(e164(Some(code), rest), format!("+{code}{rest}"));
+            }
+        }
+        assert_eq!(e164(None, "442071838750"), "+442071838750");
+    }
 
     fn rec() -> PhoneRecognizer {
         let regions: Vec<String> = ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"]
