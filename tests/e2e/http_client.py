@@ -4,7 +4,9 @@ usage: http_client.py URL_A URL_B FOLDER RECEIVED_LOG
 
 Phase 1, replica A: initialize (the gateway issues an Mcp-Session-Id), read contacts.csv through
 server-filesystem, list the tokens seen; the session is not terminated on exit.
-Phase 2, replica B, same Mcp-Session-Id: write a file whose content holds those tokens.
+Phase 2, replica B, same Mcp-Session-Id: read notes.txt (a name from contacts.csv in lower case,
+which only the session's recall finds: replica B learns it from the shared vault), then write a
+file whose content holds the tokens.
 Phase 3, replica B, a fresh session: the same tokens are refused (tokens never cross sessions).
 Prints a JSON summary; everything the client received is appended to RECEIVED_LOG.
 """
@@ -54,6 +56,10 @@ async def run():
         async with streamable_http_client(url_b, http_client=client_b) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
+                notes = await session.call_tool(
+                    "fs__read_text_file", {"path": f"{folder}/notes.txt"}
+                )
+                received.append(notes.model_dump_json())
                 wrote = await session.call_tool(
                     "fs__write_file",
                     {"path": f"{folder}/out.txt", "content": "restored: " + " ".join(found)},
@@ -77,6 +83,7 @@ async def run():
                 "server_name": init.server_info.name,
                 "tools": tools,
                 "read": text,
+                "notes": text_of(notes),
                 "tokens": found,
                 "session_id": sid,
                 "wrote_is_error": wrote.is_error,
