@@ -45,19 +45,7 @@ impl Token {
         out.push('[');
         out.push_str(kind);
         out.push('_');
-        let mut digits = [0u8; 10];
-        let mut i = digits.len();
-        let mut n = self.n;
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        // ASCII digits: always UTF-8.
-        out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+        push_decimal(out, self.n);
         out.push(']');
     }
 }
@@ -86,6 +74,23 @@ impl FoundToken<'_> {
     pub fn to_token(&self) -> Token {
         Token::new(Kind::from_name(self.kind), self.n)
     }
+}
+
+/// Appends `n` in decimal: what `write!(out, "{n}")` writes, without the formatting machinery
+/// (every token and every phone number's E.164 form is written on the hot path).
+pub(crate) fn push_decimal(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits: always UTF-8.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
 /// Parses a whole string as one token.

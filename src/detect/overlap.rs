@@ -182,16 +182,20 @@ mod tests {
         assert_eq!(v, vec![s(0, 5, Kind::Email), s(6, 9, Kind::Phone)]);
     }
 
-    #[test]
-    fn shortcut_agrees_with_the_full_pass() {
-        // Random lists, some disjoint and some not, in random order.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
+    /// A small deterministic generator: `next(n)` is below `n`.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> usize {
+        move |n| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed % n) as usize
-        };
+        }
+    }
+
+    #[test]
+    fn shortcut_agrees_with_the_full_pass() {
+        // Random lists, some disjoint and some not, in random order.
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let kinds = [Kind::Name, Kind::Email, Kind::Phone, Kind::CreditCard];
         for round in 0..2000 {
             let len = next(12);
@@ -245,13 +249,7 @@ mod tests {
 
     #[test]
     fn clusters_agree_with_one_pass_over_the_whole_list() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n) as usize
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let kinds = [Kind::Name, Kind::Email, Kind::Phone, Kind::CreditCard];
         for round in 0..3000 {
             // Small lists, and long ones dense enough for clusters of more than 32.

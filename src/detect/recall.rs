@@ -444,12 +444,7 @@ impl RecallBook {
         if ranges.is_empty() {
             return 0;
         }
-        self.maybe_sweep();
-        let table = self
-            .sessions
-            .entry(session.clone())
-            .or_insert_with(|| Arc::new(Mutex::new(SessionNames::new())))
-            .clone();
+        let table = self.table(session);
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
         t.last_used = Instant::now();
         let before = t.names.len();
@@ -470,16 +465,20 @@ impl RecallBook {
         added
     }
 
+    /// The session's table, made if it has none (sweeping idle sessions when due).
+    fn table(&self, session: &SessionId) -> Arc<Mutex<SessionNames>> {
+        self.maybe_sweep();
+        self.sessions
+            .entry(session.clone())
+            .or_insert_with(|| Arc::new(Mutex::new(SessionNames::new())))
+            .clone()
+    }
+
     /// Whether the session's names in a shared vault are due to be read again (never read, or
     /// last read more than `every` ago). When due, marks them read now and returns the highest
     /// NAME number read so far, to read only newer ones; `None` when not due.
     pub fn sync_due(&self, session: &SessionId, every: Duration) -> Option<u32> {
-        self.maybe_sweep();
-        let table = self
-            .sessions
-            .entry(session.clone())
-            .or_insert_with(|| Arc::new(Mutex::new(SessionNames::new())))
-            .clone();
+        let table = self.table(session);
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if t.synced_at.is_some_and(|at| now.duration_since(at) < every) {

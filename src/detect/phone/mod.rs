@@ -85,19 +85,8 @@ const CUES: &[&str] = &[
 fn e164(code: Option<u16>, rest: &str) -> String {
     let mut out = String::with_capacity(6 + rest.len());
     out.push('+');
-    if let Some(mut n) = code {
-        let mut digits = [0u8; 5];
-        let mut i = digits.len();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        // ASCII digits: always UTF-8.
-        out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    if let Some(n) = code {
+        crate::token::push_decimal(&mut out, u32::from(n));
     }
     out.push_str(rest);
     out
