@@ -67,12 +67,8 @@ impl IpRecognizer {
     ) -> usize {
         let b = text.as_bytes();
         // Digits glued to a word are not an address: skip the token.
-        if d > 0 && (b[d - 1].is_ascii_alphanumeric() || b[d - 1] == b'_') {
-            let mut i = d + 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            return i;
+        if let Some(end) = super::phone::glued_token_end(b, d) {
+            return end;
         }
         // Cheap shape test: a first octet of 1-3 digits followed by `.` and a digit.
         let mut e = d;

@@ -2569,6 +2569,20 @@ mod tests {
         assert!(names("Kenya was super fun to visit!").is_empty());
     }
 
+    /// A five-byte word of `shape` with gazetteer `entry` and lexicon `flags`.
+    fn word_tok(shape: Shape, entry: Entry, flags: u16) -> Tok {
+        Tok {
+            start: 0,
+            end: 5,
+            shape,
+            particle: false,
+            comma_before: false,
+            possessive: false,
+            entry: Some(entry),
+            flags,
+        }
+    }
+
     #[test]
     fn single_needs_title_mirrors_single() {
         // For every entry the shortcut in `flush` skips, `single` accepts with no cue below
@@ -2594,16 +2608,7 @@ mod tests {
                                         common,
                                         place,
                                     };
-                                    let t = Tok {
-                                        start: 0,
-                                        end: 5,
-                                        shape,
-                                        particle: false,
-                                        comma_before: false,
-                                        possessive: false,
-                                        entry: Some(entry),
-                                        flags,
-                                    };
+                                    let t = word_tok(shape, entry, flags);
                                     if !single_needs_title(&t) {
                                         continue;
                                     }
@@ -2637,16 +2642,7 @@ mod tests {
                         common,
                         place,
                     };
-                    let t = Tok {
-                        start: 0,
-                        end: 5,
-                        shape,
-                        particle: false,
-                        comma_before: false,
-                        possessive: false,
-                        entry: Some(entry),
-                        flags: 0,
-                    };
+                    let t = word_tok(shape, entry, 0);
                     let name = Tok {
                         entry: Some(Entry {
                             first: 9,

@@ -588,12 +588,8 @@ impl PhoneRecognizer {
         let bytes = text.as_bytes();
         // Digits glued to a word (hex ids, hashes, `v2`, `user_42`) never start a phone
         // number: skip the whole token without scanning it.
-        if first > 0 && (bytes[first - 1].is_ascii_alphanumeric() || bytes[first - 1] == b'_') {
-            let mut i = first + 1;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            return i;
+        if let Some(end) = glued_token_end(bytes, first) {
+            return end;
         }
         let (candidate, resume) = scan(bytes, first);
         if let Some(c) = candidate {
@@ -611,6 +607,16 @@ impl Recognizer for PhoneRecognizer {
             i = self.step(text, first, keyed, out);
         }
     }
+}
+
+/// When the digit at `d` is glued to a word before it (hex ids, hashes, `v2`, `user_42`), the
+/// end of that token: no number or address starts inside one, so recognizers skip it whole.
+pub(super) fn glued_token_end(b: &[u8], d: usize) -> Option<usize> {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    if d == 0 || !word(b[d - 1]) {
+        return None;
+    }
+    Some(d + 1 + b[d + 1..].iter().take_while(|&&c| word(c)).count())
 }
 
 /// The index of the first ASCII digit at or after `i`: 32 bytes per step while there is none,
