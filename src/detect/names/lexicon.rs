@@ -336,6 +336,54 @@ pub(crate) const PLACE_BEFORE: &[&str] = &[
     "in", "at", "near", "across", "into", "visit", "visited", "the",
 ];
 
+/// Verbs of going: "to" after one leads to a place ("went to Paris", "flights to Austin").
+/// Not "go" or "come" ("go to Maria for approval", "came to Omar"), "back" ("get back to
+/// Maria"), "ship" or "route" ("ship to", "routed to Priya").
+pub(crate) const MOTION_VERBS: &[&str] = &[
+    "went",
+    "move",
+    "moves",
+    "moving",
+    "moved",
+    "relocate",
+    "relocated",
+    "relocating",
+    "travel",
+    "travels",
+    "traveling",
+    "travelling",
+    "traveled",
+    "travelled",
+    "fly",
+    "flies",
+    "flying",
+    "flew",
+    "flight",
+    "flights",
+    "drive",
+    "drives",
+    "driving",
+    "drove",
+    "trip",
+    "trips",
+    "headed",
+    "heading",
+    "returned",
+    "returning",
+];
+
+/// Phrases that open with a name word and go on with a lower-case word, so that the run is
+/// the name word alone: the word and the rest of the phrase.
+pub(crate) const PHRASE_TAILS: &[(&str, &str)] = &[
+    ("ruby", " on rails"),
+    ("stratford", "-upon-avon"),
+    ("stratford", " upon avon"),
+    ("kingston", " upon thames"),
+    ("kingston", " upon hull"),
+    ("newcastle", " upon tyne"),
+    ("frankfurt", " am main"),
+];
+
 /// Street-type words: a capitalised run right after one is a street, not a person.
 pub(crate) const STREET_BEFORE: &[&str] = &[
     "rue",

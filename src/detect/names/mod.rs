@@ -1450,6 +1450,16 @@ impl Scan<'_, '_> {
                 from = i;
             }
         }
+        // "Paris, France", "Austin, Texas": a place then its country or state, not two
+        // people. (A state that is a common given name, "Georgia", is left to the list.)
+        let region = |&(a, b): &(usize, usize)| {
+            b == a + 1
+                && run[a].shape != Shape::Lower
+                && run[a].entry.is_some_and(|e| e.place >= 3 && e.first < 6)
+        };
+        if parts.len() == 2 && region(&parts[1]) {
+            return;
+        }
         // A list with a thing in it ("Merrill Lynch, Arrive Labs and Buildzoom") lists firms
         // or places: none of its items is taken for a person.
         let things = parts.len() >= 3
@@ -1524,14 +1534,60 @@ impl Scan<'_, '_> {
             || next.starts_with(" and ")
             || next.starts_with(" &")
             || self.text[..run[0].start].trim_end().ends_with(',');
-        tail_ok
-            && !listy
-            && sur.last >= 2
+        if !tail_ok || listy {
+            return false;
+        }
+        // "Doe, Jane (jane.doe@example.com)", "Customer: Doe, Jane", "cc Doe, Jane": a surname
+        // the text's own e-mail address holds, or one after a cue or a field label, needs only
+        // to be a surname; that context outweighs its sense as a word.
+        let evidence = self.evidence.any && self.evidence.has(self.word(&run[0]));
+        if evidence || self.cue_or_label_before(run[0].start) {
+            return sur.last >= 1
+                && sur.place <= 1
+                && given.first >= 3
+                && given.first > given.last
+                && given.place <= 1;
+        }
+        sur.last >= 2
             && sur.last > sur.first + 1
             && sur.last >= sur.wordiness() + 2
             && given.first >= 3
             && given.first > given.last + 1
             && given.wordiness() <= 3
+    }
+
+    /// Whether the word before "to" right before `run_start` is a verb of going ("went to",
+    /// "moving to", "flights to").
+    fn motion_before(&self, run_start: usize) -> bool {
+        let Some(at) = self.text[..run_start].rfind("to") else {
+            return false;
+        };
+        self.prev_word(at)
+            .0
+            .is_some_and(|w| lexicon::on_list(lexicon::MOTION_VERBS, w))
+    }
+
+    /// Whether a cue word ("cc", "by", "Dr.") or a field label (`Customer:`, `- Owner:`)
+    /// comes right before `at`.
+    fn cue_or_label_before(&self, at: usize) -> bool {
+        let head = self.text[..at].trim_end_matches(' ');
+        if let Some(label) = head.strip_suffix(':') {
+            let word = label.trim_start_matches(|c: char| c.is_alphanumeric());
+            let word = &label[word.len()..];
+            let line_start = label[..label.len() - word.len()]
+                .trim_end_matches([' ', '-', '*', '\t'])
+                .chars()
+                .next_back()
+                .is_none_or(|c| c == '\n' || c == '\r');
+            if !word.is_empty() && line_start {
+                return true;
+            }
+        }
+        let (Some(prev), _) = self.prev_word(at) else {
+            return false;
+        };
+        let flags = self.finder.lex.flags(prev);
+        flags & (lexicon::STRONG_BEFORE_F | lexicon::WEAK_BEFORE_F | lexicon::TITLE) != 0
     }
 
     /// The word before `at`, skipping spaces and at most one `,` or `:`, and whether a sentence
@@ -1784,9 +1840,18 @@ impl Scan<'_, '_> {
                 cue = cue.max(Cue::Title);
             } else if pf & lexicon::STRONG_BEFORE_F != 0 {
                 cue = cue.max(self.sign_off_cue(p, run_start));
+            } else if p == "to" && self.motion_before(run_start) {
+                // "went to Paris", "moved to Austin": a destination, not "talk to Paris".
+                if cue == Cue::None {
+                    cue = Cue::Place;
+                }
             } else if pf & lexicon::WEAK_BEFORE_F != 0 {
                 cue = cue.max(Cue::Weak);
             } else if pf & lexicon::STREET_BEFORE_F != 0 && cue < Cue::Title {
+                return false;
+            } else if (p == "a" || p == "an") && toks.len() == 1 && cue < Cue::Strong {
+                // "a Julia model", "a Lane in Summer", "an Oracle database": one word after
+                // an article names a thing or a kind.
                 return false;
             } else if p.eq_ignore_ascii_case("in") {
                 // "loop in X", "bring in X"; otherwise a place ("in Jordan")
@@ -1829,6 +1894,19 @@ impl Scan<'_, '_> {
                 {
                     cue = cue.max(Cue::Strong);
                 }
+            }
+        }
+        // "Ruby on Rails", "Stratford-upon-Avon": a name word opening a known phrase.
+        if toks.len() == 1 && cue < Cue::Title {
+            let word = self.word(&toks[0]);
+            let tail = &text[run_end..];
+            if lexicon::PHRASE_TAILS.iter().any(|(head, rest)| {
+                word.eq_ignore_ascii_case(head)
+                    && tail
+                        .get(..rest.len())
+                        .is_some_and(|t| t.eq_ignore_ascii_case(rest))
+            }) {
+                return false;
             }
         }
         // A signature line: "-- Justin Jackson | ...".

@@ -338,19 +338,34 @@ pub(super) fn shipped() -> Option<Judge> {
 /// without the judge, whose features about the text around a run must not outweigh unambiguous
 /// name words (a retrained judge once dropped "MARIA GARCIA" alone in a field, and it scored
 /// three-word names low because long capitalised runs in tweets are mostly titles).
-fn clear_full_name(core: &[&Tok]) -> bool {
+fn clear_full_name(s: &Seen<'_, '_>) -> bool {
+    let core = s.core;
+    if !(2..=4).contains(&core.len()) {
+        return false;
+    }
+    let last = core[core.len() - 1];
+    // A surname after a particle ("Johannes van der Berg") needs no margin over its English
+    // sense, and the pair no common names: the particle already says what the run is.
+    let after_particle = s
+        .toks
+        .iter()
+        .rfind(|t| t.start < last.start)
+        .is_some_and(|t| t.particle);
     // Two words need common names on both sides: "Oliver Wyman" and "Jj Keller" (firms named
     // after people, found by the judge's context features) have a rarer one.
-    let least = if core.len() == 2 { 5 } else { 3 };
-    let clear = |t: &Tok, given: bool| {
+    let least = if core.len() == 2 && !after_particle {
+        5
+    } else {
+        3
+    };
+    let clear = |t: &Tok, given: bool, margin: u8| {
         t.entry.is_some_and(|e| {
             let score = if given { e.first } else { e.last };
-            score >= least && score >= e.wordiness() + 3 && (e.place <= 1 || score >= 7)
+            score >= least && score >= e.wordiness() + margin && (e.place <= 1 || score >= 7)
         })
     };
-    (2..=4).contains(&core.len())
-        && clear(core[0], true)
-        && clear(core[core.len() - 1], false)
+    clear(core[0], true, 3)
+        && clear(last, false, if after_particle { 0 } else { 3 })
         && core[1..core.len() - 1]
             .iter()
             .all(|t| t.entry.is_some_and(|e| e.name() >= 3))
@@ -394,7 +409,7 @@ impl Scan<'_, '_> {
         // stands; the judge overrules only bare runs. Features are worked out only when the
         // judge may change the decision.
         let open = if s.rule {
-            s.cue < Cue::Weak && !clear_full_name(s.core) && !initial_and_surname(s)
+            s.cue < Cue::Weak && !clear_full_name(s) && !initial_and_surname(s)
         } else {
             self.may_rescue(s)
         };
