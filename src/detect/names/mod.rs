@@ -448,11 +448,15 @@ impl NameFinder {
             Evidence::default()
         };
         let field = cx.key.is_some() || is_short_field(text);
-        // All lower-case prose ("hello, this is mr. chad farmer"): short, no capitals, no code.
+        // All lower-case prose ("hello, this is mr. chad farmer"): short, no capitals, no code
+        // (an escaped quote or line break, `\"` or `\n`, is no code).
+        let bytes = text.as_bytes();
         let lower_text = text.len() <= 1024
-            && !text
-                .bytes()
-                .any(|c| c.is_ascii_uppercase() || is_code_byte_in_lower_text(c))
+            && !bytes.iter().enumerate().any(|(i, &c)| {
+                c.is_ascii_uppercase()
+                    || (is_code_byte_in_lower_text(c)
+                        && !(c == b'\\' && is_escape_letter(bytes.get(i + 1).copied())))
+            })
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         Scan::new(self, text, &evidence, field, lower_text, out, trace).run_all();
     }
@@ -592,6 +596,12 @@ const fn is_code_byte(c: u8) -> bool {
 /// fyodorova)", "at #15").
 fn is_code_byte_in_lower_text(c: u8) -> bool {
     is_code_byte(c) && !matches!(c, b'(' | b')' | b'#' | b'*')
+}
+
+/// Whether `c`, after a backslash, makes an escape of logged or double-encoded text (`\"`,
+/// `\'`, `\n`, `\r`, `\t`) rather than a path separator.
+fn is_escape_letter(c: Option<u8>) -> bool {
+    matches!(c, Some(b'"' | b'\'' | b'n' | b'r' | b't'))
 }
 
 /// "I'm", "Don't", "We'll": an apostrophe followed by a contraction ending.
@@ -1262,8 +1272,11 @@ impl Scan<'_, '_> {
             || joined_by_dot
             || matches!(
                 after,
-                b'@' | b'_' | b'(' | b'/' | b'\\' | b'=' | b'[' | b'{' | b'<' | b'>' | b'+'
+                b'@' | b'_' | b'(' | b'/' | b'=' | b'[' | b'{' | b'<' | b'>' | b'+'
             )
+            // A path goes on after `\`; an escape in logged or double-encoded text
+            // (`\"Mary Jones\"`, `Mary\'s`, `Mary\nThanks`) ends the word like its character.
+            || (after == b'\\' && !is_escape_letter(Some(after2)))
             || after.is_ascii_digit()
             || (after == b'.' && after2.is_ascii_alphanumeric() && end - start > 1)
             || (after == b':' && after2 == b':')
@@ -1307,6 +1320,13 @@ impl Scan<'_, '_> {
                 possessive = true;
                 break;
             }
+        }
+        // `Mary\'s` in escaped text: the same possessive.
+        if after == b'\\'
+            && text[end + 1..].starts_with("'s")
+            && !b.get(end + 3).is_some_and(u8::is_ascii_alphanumeric)
+        {
+            possessive = true;
         }
         if !plain && (is_contraction(&text[start..end]) || self.hyphenated_phrase(start, end)) {
             self.flush();

@@ -364,6 +364,18 @@ fn clear_full_name(s: &Seen<'_, '_>) -> bool {
             score >= least && score >= e.wordiness() + margin && (e.place <= 1 || score >= 7)
         })
     };
+    // A very common given name before a word that is only a surname ("Peter Pham", "Robert
+    // Petersen") is as clear, however rare the surname.
+    let common_given_and_surname = core.len() == 2
+        && core[0]
+            .entry
+            .is_some_and(|e| e.first >= 7 && e.first >= e.wordiness() + 3 && e.place <= 1)
+        && last
+            .entry
+            .is_some_and(|e| e.last >= 3 && e.first <= 1 && e.common == 0 && e.place <= 1);
+    if common_given_and_surname {
+        return true;
+    }
     clear(core[0], true, 3)
         && clear(last, false, if after_particle { 0 } else { 3 })
         && core[1..core.len() - 1]
