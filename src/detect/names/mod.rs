@@ -115,7 +115,7 @@ enum After {
 }
 
 /// Per-call evidence: lower-case words of e-mail local parts that are known name words.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Evidence {
     words: Vec<String>,
     /// A 1024-bit filter over (length, first letter, last letter) of each word, case folded:
@@ -126,7 +126,36 @@ struct Evidence {
     /// Bit `min(len, 63)` is set for the byte length of each word: most words of a text
     /// have no evidence word's length (short words first of all), one test rejects them.
     lens: u64,
+    /// For each lower-case ASCII letter `c` (at `c & 31`), bit `min(len, 63)` is set when a
+    /// lower-case greeting or an evidence word of `len` bytes starts with it: `skip_idle`
+    /// passes a lower-case word after one load unless it may be either.
+    idle_stops: [u64; 32],
 }
+
+impl Default for Evidence {
+    /// No evidence: only the greetings stop `skip_idle`.
+    fn default() -> Evidence {
+        Evidence {
+            words: Vec::new(),
+            filter: [0; 16],
+            any: false,
+            lens: 0,
+            idle_stops: GREETING_STOPS,
+        }
+    }
+}
+
+/// [`Evidence::idle_stops`] of the [`LOWER_GREETINGS`] alone.
+const GREETING_STOPS: [u64; 32] = {
+    let mut t = [0u64; 32];
+    let mut i = 0;
+    while i < LOWER_GREETINGS.len() {
+        let g = LOWER_GREETINGS[i].as_bytes();
+        t[(g[0] & 31) as usize] |= 1 << g.len();
+        i += 1;
+    }
+    t
+};
 
 /// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it (`& 31`
 /// maps an ASCII letter and its capital to the same value and leaves other bytes unchanged
@@ -164,6 +193,8 @@ impl Evidence {
                     ev.filter[k / 64] |= 1 << (k % 64);
                     ev.any = true;
                     ev.lens |= 1 << part.len().min(63);
+                    let first = part.as_bytes()[0].to_ascii_lowercase();
+                    ev.idle_stops[usize::from(first & 31)] |= 1 << part.len().min(63);
                 }
             }
         }
@@ -908,15 +939,13 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
         }
-        let len = end - start;
-        if len < 8
-            && GREETING_LENS[usize::from(first)] & (1 << len) != 0
-            && is_lower_greeting(&b[start..end])
-        {
-            return start;
-        }
-        if ev.any && ev.has_bytes(&b[start..end]) {
-            return start;
+        // One load rejects most words ("the", "to", "can"): no greeting or evidence word has
+        // their first letter and length.
+        if ev.idle_stops[usize::from(first & 31)] & (1 << (end - start).min(63)) != 0 {
+            let word = &b[start..end];
+            if is_lower_greeting(word) || (ev.any && ev.has_bytes(word)) {
+                return start;
+            }
         }
         i = end;
     }
@@ -926,19 +955,6 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
 const LOWER_GREETINGS: [&str; 9] = [
     "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
 ];
-
-/// For each first byte, bit `n` is set when a [`LOWER_GREETINGS`] word of `n` bytes starts
-/// with it: one load rejects most words ("the", "to", "can") before comparing strings.
-const GREETING_LENS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < LOWER_GREETINGS.len() {
-        let g = LOWER_GREETINGS[i].as_bytes();
-        t[g[0] as usize] |= 1 << g.len();
-        i += 1;
-    }
-    t
-};
 
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
@@ -2542,9 +2558,29 @@ mod tests {
         for g in LOWER_GREETINGS {
             let b = g.as_bytes();
             assert!(is_lower_greeting(b), "{g}");
-            assert!(b.len() < 8 && GREETING_LENS[usize::from(b[0])] & (1 << b.len()) != 0);
+            assert!(GREETING_STOPS[usize::from(b[0] & 31)] & (1 << b.len()) != 0);
         }
-        assert_eq!(GREETING_LENS[usize::from(b't')], (1 << 3) | (1 << 6));
+        assert_eq!(GREETING_STOPS[usize::from(b't' & 31)], (1 << 3) | (1 << 6));
+    }
+
+    #[test]
+    fn idle_stops_keep_every_evidence_word() {
+        let f = NameFinder::new(&[], &[]);
+        let ev = Evidence::collect("write to maria.ortiz@example.com or JAMES@x.org", f.gaz);
+        assert_eq!(ev.words, ["maria", "ortiz", "james"]);
+        for w in &ev.words {
+            let b = w.as_bytes();
+            assert!(
+                ev.idle_stops[usize::from(b[0] & 31)] & (1 << b.len()) != 0,
+                "{w}"
+            );
+        }
+        // The greetings stay.
+        assert_eq!(ev.idle_stops[usize::from(b'h' & 31)] & (1 << 2), 1 << 2);
+        // "maria" and "ortiz" stop the idle scan, lower case or not; "mario" does not.
+        let b = b"and then maria said";
+        assert_eq!(skip_idle(b, 0, &ev), 9);
+        assert_eq!(skip_idle(b"mario and ortiz", 0, &ev), 10);
     }
 
     #[test]
