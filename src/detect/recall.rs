@@ -596,6 +596,26 @@ mod tests {
     }
 
     #[test]
+    fn alnum_lanes_is_exact_for_every_byte_in_every_lane() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                // The byte among neighbours of every kind (a letter, a non-ASCII byte, a
+                // digit), so a carry between lanes would show.
+                for fill in [b'z', 0xff, b'0', 0x7f, 0] {
+                    let mut bytes = [fill; 8];
+                    bytes[lane] = b;
+                    let lanes = alnum_lanes(u64::from_le_bytes(bytes));
+                    for (k, &c) in bytes.iter().enumerate() {
+                        let set = lanes >> (8 * k + 7) & 1 == 1;
+                        assert_eq!(set, c.is_ascii_alphanumeric(), "byte {c:#x} in lane {k}");
+                    }
+                    assert_eq!(lanes & !HIGH, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_word_filter_never_drops_a_recalled_name() {
         let book = RecallBook::default();
         let s = SessionId::new("a");
