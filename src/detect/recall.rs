@@ -338,7 +338,7 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
 /// space, lower case.
 fn push_recall_form(value: &str, out: &mut String) {
     let start = out.len();
-    for word in value.split_whitespace() {
+    for word in super::words(value) {
         if out.len() > start {
             out.push(' ');
         }

@@ -549,7 +549,7 @@ impl NameFinder {
     /// three letters that is neither an ordinary English word, a place, a month or weekday, nor
     /// on a list of well-known non-people. Allow-listed values never are.
     pub fn is_distinctive(&self, value: &str) -> bool {
-        let mut words = value.split_whitespace();
+        let mut words = crate::detect::words(value);
         let Some(first) = words.next() else {
             return false;
         };
