@@ -130,6 +130,10 @@ struct Evidence {
     /// lower-case greeting or an evidence word of `len` bytes starts with it: `skip_idle`
     /// passes a lower-case word after one load unless it may be either.
     idle_stops: [u64; 32],
+    /// For the same first letters, bit `last & 31` is set for the last letter of each such
+    /// word: the second test, for the words the first lets through ("the" has the first
+    /// letter and length of "thx", not its last letter).
+    idle_lasts: [u32; 32],
 }
 
 impl Default for Evidence {
@@ -141,6 +145,7 @@ impl Default for Evidence {
             any: false,
             lens: 0,
             idle_stops: GREETING_STOPS,
+            idle_lasts: GREETING_LASTS,
         }
     }
 }
@@ -152,6 +157,18 @@ const GREETING_STOPS: [u64; 32] = {
     while i < LOWER_GREETINGS.len() {
         let g = LOWER_GREETINGS[i].as_bytes();
         t[(g[0] & 31) as usize] |= 1 << g.len();
+        i += 1;
+    }
+    t
+};
+
+/// [`Evidence::idle_lasts`] of the [`LOWER_GREETINGS`] alone.
+const GREETING_LASTS: [u32; 32] = {
+    let mut t = [0u32; 32];
+    let mut i = 0;
+    while i < LOWER_GREETINGS.len() {
+        let g = LOWER_GREETINGS[i].as_bytes();
+        t[(g[0] & 31) as usize] |= 1 << (g[g.len() - 1] & 31);
         i += 1;
     }
     t
@@ -193,8 +210,9 @@ impl Evidence {
                     ev.filter[k / 64] |= 1 << (k % 64);
                     ev.any = true;
                     ev.lens |= 1 << part.len().min(63);
-                    let first = part.as_bytes()[0].to_ascii_lowercase();
+                    let (first, last) = (part.as_bytes()[0], part.as_bytes()[part.len() - 1]);
                     ev.idle_stops[usize::from(first & 31)] |= 1 << part.len().min(63);
+                    ev.idle_lasts[usize::from(first & 31)] |= 1 << (last & 31);
                 }
             }
         }
@@ -939,9 +957,13 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
         }
-        // One load rejects most words ("the", "to", "can"): no greeting or evidence word has
-        // their first letter and length.
-        if ev.idle_stops[usize::from(first & 31)] & (1 << (end - start).min(63)) != 0 {
+        // Two loads reject most words ("the", "to", "can"): no greeting or evidence word has
+        // their first letter and length, or their first and last letter (`& 31` folds the
+        // case of an ASCII letter, and the word is ASCII letters only).
+        let key = usize::from(first & 31);
+        if ev.idle_stops[key] & (1 << (end - start).min(63)) != 0
+            && ev.idle_lasts[key] & (1 << (b[end - 1] & 31)) != 0
+        {
             let word = &b[start..end];
             if is_lower_greeting(word) || (ev.any && ev.has_bytes(word)) {
                 return start;
@@ -2559,7 +2581,13 @@ mod tests {
             let b = g.as_bytes();
             assert!(is_lower_greeting(b), "{g}");
             assert!(GREETING_STOPS[usize::from(b[0] & 31)] & (1 << b.len()) != 0);
+            assert!(GREETING_LASTS[usize::from(b[0] & 31)] & (1 << (b[b.len() - 1] & 31)) != 0);
         }
+        // "the" has the first letter and length of "thx" but not its last letter.
+        assert_eq!(
+            GREETING_LASTS[usize::from(b't' & 31)] & (1 << (b'e' & 31)),
+            0
+        );
         assert_eq!(GREETING_STOPS[usize::from(b't' & 31)], (1 << 3) | (1 << 6));
     }
 
@@ -2574,6 +2602,11 @@ mod tests {
                 ev.idle_stops[usize::from(b[0] & 31)] & (1 << b.len()) != 0,
                 "{w}"
             );
+            let last = b[b.len() - 1];
+            assert!(
+                ev.idle_lasts[usize::from(b[0] & 31)] & (1 << (last & 31)) != 0,
+                "{w}"
+            );
         }
         // The greetings stay.
         assert_eq!(ev.idle_stops[usize::from(b'h' & 31)] & (1 << 2), 1 << 2);
@@ -2581,6 +2614,8 @@ mod tests {
         let b = b"and then maria said";
         assert_eq!(skip_idle(b, 0, &ev), 9);
         assert_eq!(skip_idle(b"mario and ortiz", 0, &ev), 10);
+        assert_eq!(skip_idle(b"the data says hi", 0, &ev), 14);
+        assert_eq!(skip_idle(b"ask mariA", 0, &ev), 4);
     }
 
     #[test]
