@@ -115,7 +115,7 @@ enum After {
 }
 
 /// Per-call evidence: lower-case words of e-mail local parts that are known name words.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Evidence {
     words: Vec<String>,
     /// A 1024-bit filter over (length, first letter, last letter) of each word, case folded:
@@ -126,49 +126,51 @@ struct Evidence {
     /// Bit `min(len, 63)` is set for the byte length of each word: most words of a text
     /// have no evidence word's length (short words first of all), one test rejects them.
     lens: u64,
-    /// For each lower-case ASCII letter `c` (at `c & 31`), bit `min(len, 63)` is set when a
-    /// lower-case greeting or an evidence word of `len` bytes starts with it: `skip_idle`
-    /// passes a lower-case word after one load unless it may be either.
-    idle_stops: [u64; 32],
-    /// For the same first letters, bit `last & 31` is set for the last letter of each such
-    /// word: the second test, for the words the first lets through ("the" has the first
+    /// The greetings' and these words' [`IdleStops`], once there is a word (most texts have
+    /// none, and a JSON document is scanned string by string: the greetings' own table is
+    /// shared, not copied per call).
+    idle: Option<Box<IdleStops>>,
+}
+
+impl Evidence {
+    /// What stops `skip_idle` in this text: the greetings, and the words if any.
+    fn idle_stops(&self) -> &IdleStops {
+        self.idle.as_deref().unwrap_or(&GREETING_STOPS)
+    }
+}
+
+/// The lower-case words that stop `skip_idle` (greetings, e-mail evidence), as two tables
+/// indexed by a word's first letter `c` (at `c & 31`): most words are rejected after one or
+/// two loads, without comparing strings.
+#[derive(Clone, Debug)]
+struct IdleStops {
+    /// Bit `min(len, 63)` is set when such a word of `len` bytes starts with the letter.
+    lens: [u64; 32],
+    /// Bit `last & 31` is set for the last letter of each such word that starts with the
+    /// letter: the second test, for the words the first lets through ("the" has the first
     /// letter and length of "thx", not its last letter).
-    idle_lasts: [u32; 32],
+    lasts: [u32; 32],
 }
 
-impl Default for Evidence {
-    /// No evidence: only the greetings stop `skip_idle`.
-    fn default() -> Evidence {
-        Evidence {
-            words: Vec::new(),
-            filter: [0; 16],
-            any: false,
-            lens: 0,
-            idle_stops: GREETING_STOPS,
-            idle_lasts: GREETING_LASTS,
-        }
+impl IdleStops {
+    /// Adds `word` (ASCII letters; `& 31` folds their case).
+    const fn add(&mut self, word: &[u8]) {
+        let (first, last) = ((word[0] & 31) as usize, word[word.len() - 1] & 31);
+        let len = if word.len() < 63 { word.len() } else { 63 };
+        self.lens[first] |= 1 << len;
+        self.lasts[first] |= 1 << last;
     }
 }
 
-/// [`Evidence::idle_stops`] of the [`LOWER_GREETINGS`] alone.
-const GREETING_STOPS: [u64; 32] = {
-    let mut t = [0u64; 32];
+/// [`IdleStops`] of the [`LOWER_GREETINGS`] alone.
+static GREETING_STOPS: IdleStops = {
+    let mut t = IdleStops {
+        lens: [0; 32],
+        lasts: [0; 32],
+    };
     let mut i = 0;
     while i < LOWER_GREETINGS.len() {
-        let g = LOWER_GREETINGS[i].as_bytes();
-        t[(g[0] & 31) as usize] |= 1 << g.len();
-        i += 1;
-    }
-    t
-};
-
-/// [`Evidence::idle_lasts`] of the [`LOWER_GREETINGS`] alone.
-const GREETING_LASTS: [u32; 32] = {
-    let mut t = [0u32; 32];
-    let mut i = 0;
-    while i < LOWER_GREETINGS.len() {
-        let g = LOWER_GREETINGS[i].as_bytes();
-        t[(g[0] & 31) as usize] |= 1 << (g[g.len() - 1] & 31);
+        t.add(LOWER_GREETINGS[i].as_bytes());
         i += 1;
     }
     t
@@ -210,9 +212,9 @@ impl Evidence {
                     ev.filter[k / 64] |= 1 << (k % 64);
                     ev.any = true;
                     ev.lens |= 1 << part.len().min(63);
-                    let (first, last) = (part.as_bytes()[0], part.as_bytes()[part.len() - 1]);
-                    ev.idle_stops[usize::from(first & 31)] |= 1 << part.len().min(63);
-                    ev.idle_lasts[usize::from(first & 31)] |= 1 << (last & 31);
+                    ev.idle
+                        .get_or_insert_with(|| Box::new(GREETING_STOPS.clone()))
+                        .add(part.as_bytes());
                 }
             }
         }
@@ -911,6 +913,7 @@ fn has_byte(b: &[u8], needle: u8) -> bool {
 /// that word. Gaps and words are crossed eight bytes at a time.
 fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
+    let stops = ev.idle_stops();
     loop {
         // The next word's start and end: from one load when the word starts and ends within
         // the same eight bytes (most words), else byte by byte at the end of the text.
@@ -961,8 +964,8 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         // their first letter and length, or their first and last letter (`& 31` folds the
         // case of an ASCII letter, and the word is ASCII letters only).
         let key = usize::from(first & 31);
-        if ev.idle_stops[key] & (1 << (end - start).min(63)) != 0
-            && ev.idle_lasts[key] & (1 << (b[end - 1] & 31)) != 0
+        if stops.lens[key] & (1 << (end - start).min(63)) != 0
+            && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
         {
             let word = &b[start..end];
             if is_lower_greeting(word) || (ev.any && ev.has_bytes(word)) {
@@ -2576,40 +2579,32 @@ mod tests {
     }
 
     #[test]
-    fn greeting_lengths_keep_every_greeting() {
+    fn idle_stops_keep_every_greeting_and_evidence_word() {
+        /// Whether `stops` lets `word` through to the string comparisons.
+        fn passes(stops: &IdleStops, word: &[u8]) -> bool {
+            let first = usize::from(word[0] & 31);
+            stops.lens[first] & (1 << word.len()) != 0
+                && stops.lasts[first] & (1 << (word[word.len() - 1] & 31)) != 0
+        }
         for g in LOWER_GREETINGS {
-            let b = g.as_bytes();
-            assert!(is_lower_greeting(b), "{g}");
-            assert!(GREETING_STOPS[usize::from(b[0] & 31)] & (1 << b.len()) != 0);
-            assert!(GREETING_LASTS[usize::from(b[0] & 31)] & (1 << (b[b.len() - 1] & 31)) != 0);
+            assert!(is_lower_greeting(g.as_bytes()), "{g}");
+            assert!(passes(&GREETING_STOPS, g.as_bytes()), "{g}");
         }
         // "the" has the first letter and length of "thx" but not its last letter.
         assert_eq!(
-            GREETING_LASTS[usize::from(b't' & 31)] & (1 << (b'e' & 31)),
-            0
+            GREETING_STOPS.lens[usize::from(b't' & 31)],
+            (1 << 3) | (1 << 6)
         );
-        assert_eq!(GREETING_STOPS[usize::from(b't' & 31)], (1 << 3) | (1 << 6));
-    }
+        assert!(!passes(&GREETING_STOPS, b"the"));
+        assert!(!passes(&GREETING_STOPS, b"has"));
 
-    #[test]
-    fn idle_stops_keep_every_evidence_word() {
         let f = NameFinder::new(&[], &[]);
+        assert!(Evidence::default().idle.is_none());
         let ev = Evidence::collect("write to maria.ortiz@example.com or JAMES@x.org", f.gaz);
         assert_eq!(ev.words, ["maria", "ortiz", "james"]);
-        for w in &ev.words {
-            let b = w.as_bytes();
-            assert!(
-                ev.idle_stops[usize::from(b[0] & 31)] & (1 << b.len()) != 0,
-                "{w}"
-            );
-            let last = b[b.len() - 1];
-            assert!(
-                ev.idle_lasts[usize::from(b[0] & 31)] & (1 << (last & 31)) != 0,
-                "{w}"
-            );
+        for w in ev.words.iter().map(String::as_str).chain(LOWER_GREETINGS) {
+            assert!(passes(ev.idle_stops(), w.as_bytes()), "{w}");
         }
-        // The greetings stay.
-        assert_eq!(ev.idle_stops[usize::from(b'h' & 31)] & (1 << 2), 1 << 2);
         // "maria" and "ortiz" stop the idle scan, lower case or not; "mario" does not.
         let b = b"and then maria said";
         assert_eq!(skip_idle(b, 0, &ev), 9);
