@@ -18,7 +18,8 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 
 use super::{
-    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, sweep_idle,
+    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, normalize_into,
+    sweep_idle,
 };
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;
@@ -152,12 +153,18 @@ impl MemoryVault {
         table.last_used = Instant::now();
         let mut origin_arc: Option<Arc<str>> = None;
         let mut out = Vec::with_capacity(requests.len());
+        // Each value's normal form, when it is not a slice of the value (names, spaced card
+        // numbers), is written into this one buffer.
+        let mut buf = String::new();
         for req in requests {
-            let key = normalize(req.kind, req.value, req.canonical);
+            let key = match normalize_into(req.kind, req.value, req.canonical, &mut buf) {
+                Some(form) => form,
+                None => buf.as_str(),
+            };
             let known = table
                 .by_kind
                 .get(req.kind)
-                .and_then(|k| k.by_value.get(key.as_ref()));
+                .and_then(|k| k.by_value.get(key));
             if let Some(&n) = known {
                 out.push(Token::new(req.kind.clone(), n));
                 continue;
@@ -176,9 +183,7 @@ impl MemoryVault {
                 created: SystemTime::now(),
             });
             let n = kind_table.entries.len() as u32;
-            kind_table
-                .by_value
-                .insert(key.into_owned().into_boxed_str(), n);
+            kind_table.by_value.insert(Box::from(key), n);
             table.len += 1;
             out.push(Token::new(req.kind.clone(), n));
         }
