@@ -510,9 +510,65 @@ impl Recognizer for LiteralRecognizer {
     }
 }
 
+/// The words of `value`, as [`str::split_whitespace`] gives them. ASCII text without a
+/// vertical tab (the one ASCII character `char::is_whitespace` counts as a space and
+/// `u8::is_ascii_whitespace` does not) is split byte by byte, without decoding characters:
+/// each name a message tokenizes is split this way on its way into session recall.
+pub(crate) fn words(value: &str) -> Words<'_> {
+    if value.bytes().all(|c| c.is_ascii() && c != 0x0b) {
+        Words::Ascii(value.split_ascii_whitespace())
+    } else {
+        Words::Any(value.split_whitespace())
+    }
+}
+
+/// The iterator of [`words`].
+#[derive(Debug)]
+pub(crate) enum Words<'a> {
+    /// ASCII text without a vertical tab.
+    Ascii(std::str::SplitAsciiWhitespace<'a>),
+    /// Any other text.
+    Any(std::str::SplitWhitespace<'a>),
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self {
+            Words::Ascii(w) => w.next(),
+            Words::Any(w) => w.next(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_split_like_split_whitespace() {
+        // Every ASCII byte between and around words, and some non-ASCII spaces.
+        let mut texts: Vec<String> = (0..=127u8)
+            .map(|c| format!("{c}maria{c}{c}ortiz{c}", c = c as char))
+            .collect();
+        texts.extend(
+            [
+                "",
+                " ",
+                "a",
+                "\u{a0}maria\u{2003}ortiz ",
+                "józef wąs",
+                "x\u{b}y\u{85}z",
+            ]
+            .map(String::from),
+        );
+        for t in &texts {
+            let ours: Vec<&str> = words(t).collect();
+            let std: Vec<&str> = t.split_whitespace().collect();
+            assert_eq!(ours, std, "{t:?}");
+        }
+    }
 
     #[test]
     fn kind_names_round_trip() {

@@ -235,20 +235,23 @@ impl Recall {
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
         let b = text.as_bytes();
-        // Eight bytes from `i`, their word lanes, and whether the byte before `i` is a word
-        // byte (the high bit of a lane before lane 0).
+        // Eight bytes from `i`, their word lanes, their word bytes folded, and whether the
+        // byte before `i` is a word byte (the high bit of a lane before lane 0). Each load's
+        // lanes and folded bytes are worked out once and carried to the next step.
         let mut i = 0;
         let mut v = load(b, 0);
         let mut word = alnum_lanes(v);
+        let mut folded_v = word_bytes(v, word);
         let mut before = 0;
         while i < b.len() {
             let v2 = load(b, i + 8);
             let word2 = alnum_lanes(v2);
+            let folded_v2 = word_bytes(v2, word2);
             let starts = word & !((word << 8) | before);
             let mut next = starts | lead_lanes(v);
             // Sixteen bytes folded (zero where no word byte is), for the first three of a word
             // that starts late in the eight.
-            let folded = u128::from(word_bytes(v2, word2)) << 64 | u128::from(word_bytes(v, word));
+            let folded = u128::from(folded_v2) << 64 | u128::from(folded_v);
             let mut resume = None;
             while next != 0 {
                 let bit = next.trailing_zeros();
@@ -282,6 +285,7 @@ impl Recall {
                     i = end;
                     v = load(b, i);
                     word = alnum_lanes(v);
+                    folded_v = word_bytes(v, word);
                     before = if b[i - 1].is_ascii_alphanumeric() {
                         0x80
                     } else {
@@ -291,7 +295,7 @@ impl Recall {
                 None => {
                     i += 8;
                     before = (word >> 56) & 0x80;
-                    (v, word) = (v2, word2);
+                    (v, word, folded_v) = (v2, word2, folded_v2);
                 }
             }
         }
@@ -334,7 +338,7 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
 /// space, lower case.
 fn push_recall_form(value: &str, out: &mut String) {
     let start = out.len();
-    for word in value.split_whitespace() {
+    for word in super::words(value) {
         if out.len() > start {
             out.push(' ');
         }
@@ -593,6 +597,26 @@ mod tests {
         book.learn(&s, ["王伟"]);
         let r = book.snapshot(&s).unwrap();
         assert_eq!(found(&r, "请联系王伟。"), ["王伟"]);
+    }
+
+    #[test]
+    fn alnum_lanes_is_exact_for_every_byte_in_every_lane() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                // The byte among neighbours of every kind (a letter, a non-ASCII byte, a
+                // digit), so a carry between lanes would show.
+                for fill in [b'z', 0xff, b'0', 0x7f, 0] {
+                    let mut bytes = [fill; 8];
+                    bytes[lane] = b;
+                    let lanes = alnum_lanes(u64::from_le_bytes(bytes));
+                    for (k, &c) in bytes.iter().enumerate() {
+                        let set = lanes >> (8 * k + 7) & 1 == 1;
+                        assert_eq!(set, c.is_ascii_alphanumeric(), "byte {c:#x} in lane {k}");
+                    }
+                    assert_eq!(lanes & !HIGH, 0);
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,7 +18,8 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 
 use super::{
-    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, sweep_idle,
+    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, normalize_into,
+    sweep_idle,
 };
 use crate::detect::Kind;
 use crate::sensitive::Sensitive;
@@ -47,9 +48,38 @@ pub struct ExportedEntry {
 
 #[derive(Debug)]
 struct Table {
-    by_kind: HashMap<Kind, KindTable>,
+    by_kind: KindTables,
     len: usize,
     last_used: Instant,
+}
+
+/// A session's tables, one per kind. A session holds a handful of kinds (the built-in ones
+/// and the configured custom ones), so a list searched by equality (a discriminant compare
+/// for built-in kinds) finds one faster than hashing the kind with SipHash, once for each of
+/// the thousands of values a message may mint.
+#[derive(Debug, Default)]
+struct KindTables(Vec<(Kind, KindTable)>);
+
+impl KindTables {
+    fn get(&self, kind: &Kind) -> Option<&KindTable> {
+        self.0.iter().find(|(k, _)| k == kind).map(|(_, t)| t)
+    }
+
+    /// The kind's table, made empty if the session has none yet.
+    fn get_or_default(&mut self, kind: &Kind) -> &mut KindTable {
+        let i = match self.0.iter().position(|(k, _)| k == kind) {
+            Some(i) => i,
+            None => {
+                self.0.push((kind.clone(), KindTable::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&Kind, &KindTable)> {
+        self.0.iter().map(|(k, t)| (k, t))
+    }
 }
 
 #[derive(Debug, Default)]
@@ -102,7 +132,7 @@ impl MemoryVault {
             .entry(session.clone())
             .or_insert_with(|| {
                 Arc::new(Mutex::new(Table {
-                    by_kind: HashMap::new(),
+                    by_kind: KindTables::default(),
                     len: 0,
                     last_used: Instant::now(),
                 }))
@@ -123,12 +153,18 @@ impl MemoryVault {
         table.last_used = Instant::now();
         let mut origin_arc: Option<Arc<str>> = None;
         let mut out = Vec::with_capacity(requests.len());
+        // Each value's normal form, when it is not a slice of the value (names, spaced card
+        // numbers), is written into this one buffer.
+        let mut buf = String::new();
         for req in requests {
-            let key = normalize(req.kind, req.value, req.canonical);
+            let key = match normalize_into(req.kind, req.value, req.canonical, &mut buf) {
+                Some(form) => form,
+                None => buf.as_str(),
+            };
             let known = table
                 .by_kind
                 .get(req.kind)
-                .and_then(|k| k.by_value.get(key.as_ref()));
+                .and_then(|k| k.by_value.get(key));
             if let Some(&n) = known {
                 out.push(Token::new(req.kind.clone(), n));
                 continue;
@@ -140,16 +176,14 @@ impl MemoryVault {
                 });
             }
             let origin = origin_arc.get_or_insert_with(|| Arc::from(origin)).clone();
-            let kind_table = table.by_kind.entry(req.kind.clone()).or_default();
+            let kind_table = table.by_kind.get_or_default(req.kind);
             kind_table.entries.push(Stored {
                 value: Sensitive::new(Box::from(req.value)),
                 origin,
                 created: SystemTime::now(),
             });
             let n = kind_table.entries.len() as u32;
-            kind_table
-                .by_value
-                .insert(key.into_owned().into_boxed_str(), n);
+            kind_table.by_value.insert(Box::from(key), n);
             table.len += 1;
             out.push(Token::new(req.kind.clone(), n));
         }
@@ -242,7 +276,7 @@ impl MemoryVault {
                 .or_default()
                 .push(e);
         }
-        let mut by_kind = HashMap::with_capacity(grouped.len());
+        let mut by_kind = KindTables(Vec::with_capacity(grouped.len()));
         let mut len = 0;
         for (kind, mut list) in grouped {
             list.sort_by_key(|e| e.entry.token.n);
@@ -267,7 +301,7 @@ impl MemoryVault {
                 });
                 len += 1;
             }
-            by_kind.insert(kind, kind_table);
+            by_kind.0.push((kind, kind_table));
         }
         let table = Table {
             by_kind,

@@ -253,63 +253,94 @@ pub enum BackendKind {
 /// Emails fold case; names fold case and whitespace; card, IBAN and SSN numbers drop spaces and
 /// dashes; a recognizer's canonical form (phones: E.164) wins; anything else compares exactly.
 pub fn normalize<'a>(kind: &Kind, value: &'a str, canonical: Option<&'a str>) -> Cow<'a, str> {
-    if let Some(c) = canonical {
-        return Cow::Borrowed(c);
-    }
-    match kind {
-        Kind::Email => lower(value),
-        Kind::Name if value.is_ascii() => {
-            // The same fold for ASCII: words split on whitespace, joined by one space, then
-            // lower-cased in place.
-            let mut folded = String::with_capacity(value.len());
-            for word in value.split(char::is_whitespace).filter(|w| !w.is_empty()) {
-                if !folded.is_empty() {
-                    folded.push(' ');
-                }
-                folded.push_str(word);
-            }
-            folded.make_ascii_lowercase();
-            Cow::Owned(folded)
-        }
-        Kind::Name => {
-            let folded: String = value
-                .split_whitespace()
-                .flat_map(|w| w.chars().flat_map(char::to_lowercase).chain([' ']))
-                .collect();
-            Cow::Owned(folded.trim_end().to_string())
-        }
-        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone => {
-            if value
-                .bytes()
-                .any(|b| matches!(b, b' ' | b'-' | b'.') || b.is_ascii_lowercase())
-            {
-                Cow::Owned(
-                    value
-                        .chars()
-                        .filter(|c| !matches!(c, ' ' | '-' | '.'))
-                        .map(|c| c.to_ascii_uppercase())
-                        .collect(),
-                )
-            } else {
-                Cow::Borrowed(value)
-            }
-        }
-        Kind::IpAddress => lower(value),
-        _ => Cow::Borrowed(value),
+    let mut buf = String::new();
+    match normalize_into(kind, value, canonical, &mut buf) {
+        Some(form) => Cow::Borrowed(form),
+        None => Cow::Owned(buf),
     }
 }
 
-fn lower(value: &str) -> Cow<'_, str> {
-    if value.chars().any(char::is_uppercase) {
-        Cow::Owned(value.to_lowercase())
-    } else {
-        Cow::Borrowed(value)
+/// [`normalize`], writing a form that is not a slice of `value` or `canonical` into `buf`
+/// (cleared first) and returning `None` for it. A vault normalizes every value a message mints,
+/// most of them known already: one buffer serves them all instead of a `String` each.
+pub(crate) fn normalize_into<'a>(
+    kind: &Kind,
+    value: &'a str,
+    canonical: Option<&'a str>,
+    buf: &mut String,
+) -> Option<&'a str> {
+    if let Some(c) = canonical {
+        return Some(c);
     }
+    buf.clear();
+    match kind {
+        Kind::Email | Kind::IpAddress => {
+            if !value.chars().any(char::is_uppercase) {
+                return Some(value);
+            }
+            buf.push_str(&value.to_lowercase());
+        }
+        Kind::Name if value.is_ascii() => {
+            // The same fold for ASCII: words split on whitespace, joined by one space, then
+            // lower-cased in place.
+            for word in value.split(char::is_whitespace).filter(|w| !w.is_empty()) {
+                if !buf.is_empty() {
+                    buf.push(' ');
+                }
+                buf.push_str(word);
+            }
+            buf.make_ascii_lowercase();
+        }
+        Kind::Name => {
+            buf.extend(
+                value
+                    .split_whitespace()
+                    .flat_map(|w| w.chars().flat_map(char::to_lowercase).chain([' '])),
+            );
+            buf.truncate(buf.trim_end().len());
+        }
+        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone => {
+            if !value
+                .bytes()
+                .any(|b| matches!(b, b' ' | b'-' | b'.') || b.is_ascii_lowercase())
+            {
+                return Some(value);
+            }
+            buf.extend(
+                value
+                    .chars()
+                    .filter(|c| !matches!(c, ' ' | '-' | '.'))
+                    .map(|c| c.to_ascii_uppercase()),
+            );
+        }
+        _ => return Some(value),
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_buffer_serves_every_form() {
+        let values = [
+            (Kind::Name, "Ann  LEE"),
+            (Kind::Email, "Ann@X.io"),
+            (Kind::Email, "ann@x.io"),
+            (Kind::Name, "JÓZEF  Wąs "),
+            (Kind::CreditCard, "4111 1111-1111 1111"),
+            (Kind::CreditCard, "4111111111111111"),
+            (Kind::Literal, "[EMAIL_1]"),
+            (Kind::Name, "x"),
+        ];
+        let mut buf = String::from("left over");
+        for (kind, value) in &values {
+            let form = normalize_into(kind, value, None, &mut buf)
+                .map_or_else(|| buf.clone(), str::to_string);
+            assert_eq!(form, normalize(kind, value, None), "{value}");
+        }
+    }
 
     #[test]
     fn ascii_names_fold_like_any_other() {

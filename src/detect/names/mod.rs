@@ -126,7 +126,55 @@ struct Evidence {
     /// Bit `min(len, 63)` is set for the byte length of each word: most words of a text
     /// have no evidence word's length (short words first of all), one test rejects them.
     lens: u64,
+    /// The greetings' and these words' [`IdleStops`], once there is a word (most texts have
+    /// none, and a JSON document is scanned string by string: the greetings' own table is
+    /// shared, not copied per call).
+    idle: Option<Box<IdleStops>>,
 }
+
+impl Evidence {
+    /// What stops `skip_idle` in this text: the greetings, and the words if any.
+    fn idle_stops(&self) -> &IdleStops {
+        self.idle.as_deref().unwrap_or(&GREETING_STOPS)
+    }
+}
+
+/// The lower-case words that stop `skip_idle` (greetings, e-mail evidence), as two tables
+/// indexed by a word's first letter `c` (at `c & 31`): most words are rejected after one or
+/// two loads, without comparing strings.
+#[derive(Clone, Debug)]
+struct IdleStops {
+    /// Bit `min(len, 63)` is set when such a word of `len` bytes starts with the letter.
+    lens: [u64; 32],
+    /// Bit `last & 31` is set for the last letter of each such word that starts with the
+    /// letter: the second test, for the words the first lets through ("the" has the first
+    /// letter and length of "thx", not its last letter).
+    lasts: [u32; 32],
+}
+
+impl IdleStops {
+    /// Adds `word` (ASCII letters; `& 31` folds their case).
+    const fn add(&mut self, word: &[u8]) {
+        let (first, last) = ((word[0] & 31) as usize, word[word.len() - 1] & 31);
+        let len = if word.len() < 63 { word.len() } else { 63 };
+        self.lens[first] |= 1 << len;
+        self.lasts[first] |= 1 << last;
+    }
+}
+
+/// [`IdleStops`] of the [`LOWER_GREETINGS`] alone.
+static GREETING_STOPS: IdleStops = {
+    let mut t = IdleStops {
+        lens: [0; 32],
+        lasts: [0; 32],
+    };
+    let mut i = 0;
+    while i < LOWER_GREETINGS.len() {
+        t.add(LOWER_GREETINGS[i].as_bytes());
+        i += 1;
+    }
+    t
+};
 
 /// The filter bit of a word for [`Evidence`]: words equal up to ASCII case share it (`& 31`
 /// maps an ASCII letter and its capital to the same value and leaves other bytes unchanged
@@ -164,6 +212,9 @@ impl Evidence {
                     ev.filter[k / 64] |= 1 << (k % 64);
                     ev.any = true;
                     ev.lens |= 1 << part.len().min(63);
+                    ev.idle
+                        .get_or_insert_with(|| Box::new(GREETING_STOPS.clone()))
+                        .add(part.as_bytes());
                 }
             }
         }
@@ -522,7 +573,7 @@ impl NameFinder {
     /// three letters that is neither an ordinary English word, a place, a month or weekday, nor
     /// on a list of well-known non-people. Allow-listed values never are.
     pub fn is_distinctive(&self, value: &str) -> bool {
-        let mut words = value.split_whitespace();
+        let mut words = crate::detect::words(value);
         let Some(first) = words.next() else {
             return false;
         };
@@ -872,6 +923,7 @@ fn has_byte(b: &[u8], needle: u8) -> bool {
 /// that word. Gaps and words are crossed eight bytes at a time.
 fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
+    let stops = ev.idle_stops();
     loop {
         // The next word's start and end: from one load when the word starts and ends within
         // the same eight bytes (most words), else byte by byte at the end of the text.
@@ -918,15 +970,17 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
         }
-        let len = end - start;
-        if len < 8
-            && GREETING_LENS[usize::from(first)] & (1 << len) != 0
-            && is_lower_greeting(&b[start..end])
+        // Two loads reject most words ("the", "to", "can"): no greeting or evidence word has
+        // their first letter and length, or their first and last letter (`& 31` folds the
+        // case of an ASCII letter, and the word is ASCII letters only).
+        let key = usize::from(first & 31);
+        if stops.lens[key] & (1 << (end - start).min(63)) != 0
+            && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
         {
-            return start;
-        }
-        if ev.any && ev.has_bytes(&b[start..end]) {
-            return start;
+            let word = &b[start..end];
+            if is_lower_greeting(word) || (ev.any && ev.has_bytes(word)) {
+                return start;
+            }
         }
         i = end;
     }
@@ -936,19 +990,6 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
 const LOWER_GREETINGS: [&str; 9] = [
     "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
 ];
-
-/// For each first byte, bit `n` is set when a [`LOWER_GREETINGS`] word of `n` bytes starts
-/// with it: one load rejects most words ("the", "to", "can") before comparing strings.
-const GREETING_LENS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < LOWER_GREETINGS.len() {
-        let g = LOWER_GREETINGS[i].as_bytes();
-        t[g[0] as usize] |= 1 << g.len();
-        i += 1;
-    }
-    t
-};
 
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
@@ -2636,13 +2677,38 @@ mod tests {
     }
 
     #[test]
-    fn greeting_lengths_keep_every_greeting() {
-        for g in LOWER_GREETINGS {
-            let b = g.as_bytes();
-            assert!(is_lower_greeting(b), "{g}");
-            assert!(b.len() < 8 && GREETING_LENS[usize::from(b[0])] & (1 << b.len()) != 0);
+    fn idle_stops_keep_every_greeting_and_evidence_word() {
+        /// Whether `stops` lets `word` through to the string comparisons.
+        fn passes(stops: &IdleStops, word: &[u8]) -> bool {
+            let first = usize::from(word[0] & 31);
+            stops.lens[first] & (1 << word.len()) != 0
+                && stops.lasts[first] & (1 << (word[word.len() - 1] & 31)) != 0
         }
-        assert_eq!(GREETING_LENS[usize::from(b't')], (1 << 3) | (1 << 6));
+        for g in LOWER_GREETINGS {
+            assert!(is_lower_greeting(g.as_bytes()), "{g}");
+            assert!(passes(&GREETING_STOPS, g.as_bytes()), "{g}");
+        }
+        // "the" has the first letter and length of "thx" but not its last letter.
+        assert_eq!(
+            GREETING_STOPS.lens[usize::from(b't' & 31)],
+            (1 << 3) | (1 << 6)
+        );
+        assert!(!passes(&GREETING_STOPS, b"the"));
+        assert!(!passes(&GREETING_STOPS, b"has"));
+
+        let f = NameFinder::new(&[], &[]);
+        assert!(Evidence::default().idle.is_none());
+        let ev = Evidence::collect("write to maria.ortiz@example.com or JAMES@x.org", f.gaz);
+        assert_eq!(ev.words, ["maria", "ortiz", "james"]);
+        for w in ev.words.iter().map(String::as_str).chain(LOWER_GREETINGS) {
+            assert!(passes(ev.idle_stops(), w.as_bytes()), "{w}");
+        }
+        // "maria" and "ortiz" stop the idle scan, lower case or not; "mario" does not.
+        let b = b"and then maria said";
+        assert_eq!(skip_idle(b, 0, &ev), 9);
+        assert_eq!(skip_idle(b"mario and ortiz", 0, &ev), 10);
+        assert_eq!(skip_idle(b"the data says hi", 0, &ev), 14);
+        assert_eq!(skip_idle(b"ask mariA", 0, &ev), 4);
     }
 
     #[test]
