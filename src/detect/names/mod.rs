@@ -32,6 +32,7 @@ pub(super) use cjk::is_cjk;
 mod gazetteer;
 mod lexicon;
 pub mod model;
+mod romanized;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -2101,6 +2102,11 @@ impl Scan<'_, '_> {
         {
             return false;
         }
+        if let [a, b] = core
+            && romanized::known_thing(self.word(a), self.word(b))
+        {
+            return false;
+        }
         let rule = match core.len() {
             0 => false,
             1 => {
@@ -2112,6 +2118,26 @@ impl Scan<'_, '_> {
             }
             _ => self.multi(core, cue),
         };
+        // "Li Wei", "Kim Min-jun", "Nguyen Van An": surname first, in a romanization; not
+        // when a capitalised word was trimmed off the run ("Wu Tang Clan").
+        let core_end = core[core.len().saturating_sub(1)..]
+            .first()
+            .map_or(run_end, |t| t.end);
+        let surname_first = (2..=4).contains(&core.len())
+            && !text[core_end..]
+                .trim_start_matches(' ')
+                .starts_with(|c: char| c.is_uppercase())
+            && core
+                .iter()
+                .all(|t| t.shape == Shape::Title || (t.shape == Shape::Upper && self.field))
+            && {
+                let mut words = [""; 4];
+                for (w, t) in words.iter_mut().zip(core) {
+                    *w = self.word(t);
+                }
+                romanized::surname_first(&words[..core.len()])
+            };
+        let rule = rule || surname_first;
         // The learned judge, when on, has the last word (the hard rejections above stay).
         let decided = if !core.is_empty() && (f.judge.is_some() || self.trace.is_some()) {
             let seen = model::Seen {
@@ -2123,6 +2149,7 @@ impl Scan<'_, '_> {
                 sentence_start,
                 prev,
                 rule,
+                settled: surname_first,
             };
             self.judge_candidate(&seen, role_start.unwrap_or(toks[0].start))
         } else {

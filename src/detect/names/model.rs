@@ -259,6 +259,8 @@ pub(super) struct Seen<'t, 'w> {
     pub(super) sentence_start: bool,
     pub(super) prev: Option<&'w str>,
     pub(super) rule: bool,
+    /// Whether the rules are sure (a romanized name, surname first): the judge keeps out.
+    pub(super) settled: bool,
 }
 
 fn bucket(v: u8) -> u8 {
@@ -421,7 +423,7 @@ impl Scan<'_, '_> {
         // stands; the judge overrules only bare runs. Features are worked out only when the
         // judge may change the decision.
         let open = if s.rule {
-            s.cue < Cue::Weak && !clear_full_name(s) && !initial_and_surname(s)
+            s.cue < Cue::Weak && !s.settled && !clear_full_name(s) && !initial_and_surname(s)
         } else {
             self.may_rescue(s)
         };
