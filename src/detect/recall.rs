@@ -429,35 +429,21 @@ impl Recall {
                 next &= next - 1;
                 let start = i + (bit / 8) as usize;
                 let shift = bit & !7;
-                let head = if starts & (1 << bit) != 0 {
+                let found = if starts & (1 << bit) != 0 {
                     // A word start: its first three bytes, then its first word's entry in the
                     // table, say whether a name may begin here.
                     let key = (folded >> shift) as u64 & 0x00FF_FFFF;
                     let k = prefix_bit(key);
-                    if self.prefixes[k >> 6] & (1 << (k & 63)) == 0 {
-                        continue;
-                    }
-                    let (end, h) = word_at(b, start);
-                    self.words.get(h).map(|head| (head, end - start))
+                    self.prefixes[k >> 6] & (1 << (k & 63)) != 0
                 } else {
                     // Every non-ASCII character start is a candidate (CJK names stand between
                     // other characters; the boundary check sorts the rest out).
-                    match b.get(start + 1) {
-                        Some(&second) => {
-                            let k = pair_key(b[start], second);
-                            if self.starts[k >> 6] & (1 << (k & 63)) == 0 {
-                                continue;
-                            }
-                            self.pairs
-                                .get(pair_hash(b[start], second))
-                                .map(|head| (head, 0))
-                        }
-                        None => None,
-                    }
+                    b.get(start + 1).is_some_and(|&second| {
+                        let k = pair_key(b[start], second);
+                        self.starts[k >> 6] & (1 << (k & 63)) != 0
+                    })
                 };
-                if let Some((head, skip)) = head
-                    && let Some(end) = self.match_chain(text, start, head, skip)
-                {
+                if found && let Some(end) = self.match_at(text, start) {
                     out.push(Span::new(start, end, Kind::Name));
                     resume = Some(end);
                     break;
@@ -485,9 +471,10 @@ impl Recall {
         }
     }
 
-    /// The end of a recalled name starting at `start`, standing as whole words (the tests'
-    /// reference for the scan, which finds the chain on its own way).
-    #[cfg(test)]
+    /// The end of a recalled name starting at `start`, standing as whole words: the names
+    /// that begin with the word (or the two bytes) there, longest first. Kept out of the
+    /// scan's loop, which calls it at a few word starts in a thousand.
+    #[inline(never)]
     fn match_at(&self, text: &str, start: usize) -> Option<usize> {
         let b = text.as_bytes();
         let head = match b.get(start..)? {
