@@ -188,6 +188,8 @@ impl Engine {
     ) -> Result<Tokenized<'a>, EngineError> {
         let recall = self.recall_for(session).await;
         let findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
+        // Learning the names found copies the session's recall tables if a snapshot is held.
+        drop(recall);
         self.finish_tokenize(session, origin, doc, findings).await
     }
 
@@ -204,6 +206,7 @@ impl Engine {
             ..FindContext::default()
         };
         let findings = walk::scan_text(&self.detector, text, &cx);
+        drop(recall);
         self.finish_tokenize(session, origin, text, findings).await
     }
 

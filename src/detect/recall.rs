@@ -12,19 +12,25 @@
 //! A single "Will" accepted after "Hi" must not turn every later "will" into a token.
 //!
 //! [`RecallBook`] keeps one [`Recall`] per session, in process, bounded by a per-session cap and
-//! an idle TTL; the matcher is rebuilt when a message teaches the session new names (at most
-//! once per message), never while scanning. With a vault shared by replicas (Redis), the engine
+//! an idle TTL. Names are matched through a hash table keyed by each name's first word (folded
+//! to lower case), whose entry chains the names that begin with it, longest first; a name the
+//! session learns is added to that table in place (a few inserts). Nothing is compiled on the
+//! per-message path: recall used to keep an Aho-Corasick automaton over the session's names and
+//! rebuild it whenever a message brought a new one, which cost about 8.8 M instructions per
+//! rebuild for the thousands of names of the `throughput` prose (an anchored attempt then cost
+//! about 470, against about 290 for a lookup and a walk down a chain now). The engine lets go
+//! of its snapshot before it learns, so the tables are updated in place rather than copied
+//! (a copy is made only when a scan of the same session holds them at that moment). With a
+//! vault shared by replicas (Redis), the engine
 //! also reads, at most once a second per session, the NAME entries other replicas minted since
 //! it last looked ([`RecallBook::sync_due`], `VaultBackend::entries_after`), so a name tokenized
 //! on one replica is recalled on all of them.
 //!
 //! [`Detector::is_distinctive_name`]: super::Detector::is_distinctive_name
 
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
 use dashmap::DashMap;
 
 use super::{Kind, Span};
@@ -34,21 +40,31 @@ use crate::vault::{SessionId, SweepClock, sweep_idle};
 /// recalled.
 pub const MAX_RECALLED_NAMES: usize = 4096;
 
-/// One session's recalled names, compiled: an immutable snapshot, shared by `Arc`.
+/// One session's recalled names: tables updated in place as names are learned (nothing is
+/// compiled), shared by `Arc` with the scans that read them.
 ///
-/// A scan with thousands of patterns over every byte would cost as much as the rest of the
-/// detector, so the text is walked eight bytes per load, and the anchored automaton runs only
-/// where a name may begin. Each load gives the word starts in it; a word start's first three
-/// bytes (folded to lower case, zero past the word) are tested against a table of the names'
-/// first three, and only then is the word hashed and tested against a Bloom filter of the
-/// names' first ASCII words. Names that begin with another character are tried at each
-/// non-ASCII character start whose first two bytes begin one (a 64 Kibit table).
-#[derive(Debug)]
+/// A scan with thousands of names over every byte would cost as much as the rest of the
+/// detector, so the text is walked eight bytes per load, and names are compared only where one
+/// may begin. Each load gives the word starts in it; a word start's first three bytes (folded
+/// to lower case, zero past the word) are tested against a table of the names' first three,
+/// and only then is the word hashed and looked up in a hash table of the names' first ASCII
+/// words, whose entry lists the names that begin with that word, longest first. Names that
+/// begin with another character are tried at each non-ASCII character start whose first two
+/// bytes begin one (a 64 Kibit table, then a hash table of such pairs).
+#[derive(Debug, Clone)]
 pub struct Recall {
-    matcher: AhoCorasick,
-    /// Bloom filter (two bits per word) over [`word_hash`] of each pattern's leading ASCII
-    /// word; `words.len() * 64` is a power of two.
-    words: Box<[u64]>,
+    /// The names and the extra case forms of names with other cased letters, one after
+    /// another.
+    bytes: String,
+    /// One per pattern in `bytes`, chained per first word (or pair) longest first.
+    patterns: Vec<Pattern>,
+    /// The first pattern of each first ASCII word, by [`word_hash`].
+    words: Heads,
+    /// The first pattern of each pair of leading bytes of a name that does not start with an
+    /// ASCII letter or digit, by [`pair_key`].
+    pairs: Heads,
+    /// How many names (not counting their extra case forms).
+    names: usize,
     /// Bit `pair_key(a, b)` is set when some name that starts with a non-ASCII character
     /// starts with the bytes `a b`.
     starts: Box<[u64]>,
@@ -57,9 +73,124 @@ pub struct Recall {
     prefixes: Box<[u64]>,
 }
 
+/// A recalled name (or a case form of one) in [`Recall::bytes`].
+#[derive(Debug, Clone, Copy)]
+struct Pattern {
+    start: u32,
+    len: u32,
+    /// The next pattern with the same first word, no longer than this one ([`NONE`] at the
+    /// end).
+    next: u32,
+    /// Whether this is a name as learned (lower case), not an extra case form of one.
+    name: bool,
+    /// Up to eight bytes of the pattern after its first ASCII word (from its start when it
+    /// starts with another character), each or-ed with `0x20`, and the mask of those bytes:
+    /// a text holds the pattern only where its bytes after the same word, so or-ed, match
+    /// these (compared before the whole pattern is).
+    tail: u64,
+    tail_mask: u64,
+}
+
+/// The length of the ASCII word (letters and digits) at the start of `b`.
+fn word_len(b: &[u8]) -> usize {
+    b.iter()
+        .position(|c| !c.is_ascii_alphanumeric())
+        .unwrap_or(b.len())
+}
+
+/// Eight bytes of `b` from `i` ([`load`]), each or-ed with `0x20` (so ASCII letters compare
+/// in either case).
+#[inline(always)]
+fn folded_at(b: &[u8], i: usize) -> u64 {
+    load(b, i) | FOLD
+}
+
+/// The end of a chain of patterns.
+const NONE: u32 = u32::MAX;
+
+/// An open-addressing hash table from a 64-bit key to the first pattern of its chain. Keys are
+/// hashes already; two words with one key share a chain (every candidate is compared byte by
+/// byte), so a collision costs a comparison, never a wrong answer.
+#[derive(Debug, Clone)]
+struct Heads {
+    /// Key (zero: empty) and chain head; the length is a power of two.
+    slots: Box<[(u64, u32)]>,
+    len: usize,
+}
+
+impl Heads {
+    fn new() -> Heads {
+        Heads {
+            slots: vec![(0, NONE); 16].into_boxed_slice(),
+            len: 0,
+        }
+    }
+
+    /// Zero marks an empty slot; key 0 shares key 1's chain.
+    fn key(h: u64) -> u64 {
+        h.max(1)
+    }
+
+    /// The slot holding `key`, or the empty slot where it goes.
+    #[inline(always)]
+    fn slot(&self, key: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.wrapping_mul(0xd6e8_feb8_6659_fd93) >> 32) as usize & mask;
+        loop {
+            match self.slots[i].0 {
+                k if k == key || k == 0 => return i,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// The first pattern whose first word (or pair) has hash `h`.
+    #[inline(always)]
+    fn get(&self, h: u64) -> Option<u32> {
+        let key = Heads::key(h);
+        let (k, head) = self.slots[self.slot(key)];
+        (k == key).then_some(head)
+    }
+
+    /// Sets the chain head of hash `h`, growing the table (at half full) as needed.
+    fn set(&mut self, h: u64, head: u32) {
+        let key = Heads::key(h);
+        let i = self.slot(key);
+        if self.slots[i].0 == key {
+            self.slots[i].1 = head;
+            return;
+        }
+        self.slots[i] = (key, head);
+        self.len += 1;
+        if self.len * 2 > self.slots.len() {
+            let grown = vec![(0, NONE); self.slots.len() * 2].into_boxed_slice();
+            let old = std::mem::replace(&mut self.slots, grown);
+            for (k, head) in old.into_iter().filter(|&(k, _)| k != 0) {
+                let i = self.slot(k);
+                self.slots[i] = (k, head);
+            }
+        }
+    }
+}
+
 /// The table index of a pair of leading bytes, ASCII letters folded to lower case.
 fn pair_key(a: u8, b: u8) -> usize {
     usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
+}
+
+/// The hash of a pair of leading bytes ([`pair_key`]) in [`Recall::pairs`].
+fn pair_hash(a: u8, b: u8) -> u64 {
+    (pair_key(a, b) as u64 + 1).wrapping_mul(CHUNK_MUL)
+}
+
+/// Which table chains a pattern or a text position, and its key there: the hash of its first
+/// ASCII word when it starts with an ASCII letter or digit, else of its first two bytes.
+fn chain_key(b: &[u8]) -> Option<(bool, u64)> {
+    match b {
+        [a, ..] if a.is_ascii_alphanumeric() => Some((true, word_hash(b))),
+        [a, c, ..] => Some((false, pair_hash(*a, *c))),
+        _ => None,
+    }
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -174,62 +305,110 @@ fn word_hash(bytes: &[u8]) -> u64 {
 }
 
 impl Recall {
-    fn new(names: &BTreeSet<Box<str>>) -> Option<Recall> {
-        // The automaton folds ASCII case only; a name with other cased letters ("józef
-        // wąs") gets its upper-case and title-case forms as patterns of their own.
-        let mut patterns: Vec<String> = Vec::with_capacity(names.len());
-        for name in names {
-            patterns.push(name.to_string());
-            if !name.is_ascii() {
-                for form in [name.to_uppercase(), title_case(name)] {
-                    if form != **name {
-                        patterns.push(form);
-                    }
-                }
-            }
+    fn new() -> Recall {
+        Recall {
+            bytes: String::new(),
+            patterns: Vec::new(),
+            words: Heads::new(),
+            pairs: Heads::new(),
+            names: 0,
+            starts: vec![0u64; 1 << 10].into_boxed_slice(),
+            prefixes: vec![0u64; (1 << PREFIX_TABLE_BITS) / 64].into_boxed_slice(),
         }
-        let matcher = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .start_kind(StartKind::Anchored)
-            .build(&patterns)
-            .ok()?;
-        // About 16 bits per pattern: with two bits set per word, a word that begins no name
-        // passes the filter about once in a hundred.
-        let bits = (patterns.len() * 16).next_power_of_two().max(1 << 12);
-        let mut words = vec![0u64; bits / 64].into_boxed_slice();
-        let mut starts = vec![0u64; 1 << 10].into_boxed_slice();
-        let mut prefixes = vec![0u64; (1 << PREFIX_TABLE_BITS) / 64].into_boxed_slice();
-        for name in &patterns {
-            match name.as_bytes() {
-                [a, ..] if a.is_ascii_alphanumeric() => {
-                    for bit in bloom_bits(word_hash(name.as_bytes()), bits) {
-                        words[bit >> 6] |= 1 << (bit & 63);
-                    }
-                    let v = load(name.as_bytes(), 0);
-                    let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
-                    prefixes[bit >> 6] |= 1 << (bit & 63);
-                }
-                [a, b, ..] => {
-                    let k = pair_key(*a, *b);
-                    starts[k >> 6] |= 1 << (k & 63);
-                }
-                _ => {}
-            }
-        }
-        Some(Recall {
-            matcher,
-            words,
-            starts,
-            prefixes,
-        })
     }
 
-    /// Whether some name may begin with the ASCII word whose hash is `h`.
-    fn may_begin(&self, h: u64) -> bool {
-        bloom_bits(h, self.words.len() * 64)
-            .iter()
-            .all(|&bit| self.words[bit >> 6] & (1 << (bit & 63)) != 0)
+    /// The bytes of pattern `i`.
+    fn pattern(&self, i: u32) -> &[u8] {
+        let p = self.patterns[i as usize];
+        &self.bytes.as_bytes()[p.start as usize..(p.start + p.len) as usize]
+    }
+
+    /// Learns `name` (a recall form: lower case, single spaces, two characters or more), in
+    /// place; false when it is known already.
+    fn insert(&mut self, name: &str) -> bool {
+        let Some((word, h)) = chain_key(name.as_bytes()) else {
+            return false;
+        };
+        let table = if word { &self.words } else { &self.pairs };
+        let mut at = table.get(h).unwrap_or(NONE);
+        while at != NONE {
+            if self.patterns[at as usize].name && self.pattern(at) == name.as_bytes() {
+                return false;
+            }
+            at = self.patterns[at as usize].next;
+        }
+        self.names += 1;
+        self.add(name, true);
+        // Matching folds ASCII case only; a name with other cased letters ("józef wąs") gets
+        // its upper-case and title-case forms as patterns of their own.
+        if !name.is_ascii() {
+            let upper = name.to_uppercase();
+            let title = title_case(name);
+            if upper != name {
+                self.add(&upper, false);
+            }
+            if title != name && title != upper {
+                self.add(&title, false);
+            }
+        }
+        true
+    }
+
+    /// Adds one pattern to its chain (after the patterns at least as long) and to the filters.
+    fn add(&mut self, form: &str, name: bool) {
+        let b = form.as_bytes();
+        let (Some((word, h)), Ok(start), Ok(len), Ok(index)) = (
+            chain_key(b),
+            u32::try_from(self.bytes.len()),
+            u32::try_from(b.len()),
+            u32::try_from(self.patterns.len()),
+        ) else {
+            return;
+        };
+        let head = if word { &self.words } else { &self.pairs }
+            .get(h)
+            .unwrap_or(NONE);
+        let skip = if word { word_len(b) } else { 0 };
+        let tail_len = (b.len() - skip).min(8);
+        let tail_mask = if tail_len == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (tail_len * 8)) - 1
+        };
+        let mut pattern = Pattern {
+            start,
+            len,
+            next: head,
+            name,
+            tail: folded_at(b, skip) & tail_mask,
+            tail_mask,
+        };
+        if head != NONE && self.patterns[head as usize].len >= len {
+            let mut at = head;
+            loop {
+                let next = self.patterns[at as usize].next;
+                if next == NONE || self.patterns[next as usize].len < len {
+                    break;
+                }
+                at = next;
+            }
+            pattern.next = self.patterns[at as usize].next;
+            self.patterns[at as usize].next = index;
+        } else if word {
+            self.words.set(h, index);
+        } else {
+            self.pairs.set(h, index);
+        }
+        self.patterns.push(pattern);
+        self.bytes.push_str(form);
+        if word {
+            let v = load(b, 0);
+            let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
+            self.prefixes[bit >> 6] |= 1 << (bit & 63);
+        } else {
+            let k = pair_key(b[0], b[1]);
+            self.starts[k >> 6] |= 1 << (k & 63);
+        }
     }
 
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
@@ -259,12 +438,11 @@ impl Recall {
                 let start = i + (bit / 8) as usize;
                 let shift = bit & !7;
                 let found = if starts & (1 << bit) != 0 {
-                    // A word start: its first three bytes, then its hash, say whether a name
-                    // may begin here.
+                    // A word start: its first three bytes, then its first word's entry in the
+                    // table, say whether a name may begin here.
                     let key = (folded >> shift) as u64 & 0x00FF_FFFF;
                     let k = prefix_bit(key);
                     self.prefixes[k >> 6] & (1 << (k & 63)) != 0
-                        && self.may_begin(word_at(b, start).1)
                 } else {
                     // Every non-ASCII character start is a candidate (CJK names stand between
                     // other characters; the boundary check sorts the rest out).
@@ -301,30 +479,62 @@ impl Recall {
         }
     }
 
-    /// The end of a recalled name starting at `start`, standing as whole words.
+    /// The end of a recalled name starting at `start`, standing as whole words: the names
+    /// that begin with the word (or the two bytes) there, longest first. Kept out of the
+    /// scan's loop, which calls it at a few word starts in a thousand.
+    #[inline(never)]
     fn match_at(&self, text: &str, start: usize) -> Option<usize> {
-        let input = Input::new(text)
-            .span(start..text.len())
-            .anchored(Anchored::Yes);
-        let m = self.matcher.find(input)?;
-        let end = m.end();
-        let joined_before = text[..start]
-            .chars()
-            .next_back()
-            .is_some_and(|c| joins(c, text[start..].chars().next()));
-        let joined_after = text[end..]
-            .chars()
-            .next()
-            .is_some_and(|c| joins(c, text[..end].chars().next_back()));
-        (!joined_before && !joined_after).then_some(end)
+        let b = text.as_bytes();
+        let head = match b.get(start..)? {
+            [a, ..] if a.is_ascii_alphanumeric() => {
+                let (end, h) = word_at(b, start);
+                self.words.get(h).map(|head| (head, end - start))
+            }
+            [a, c, ..] => self.pairs.get(pair_hash(*a, *c)).map(|head| (head, 0)),
+            _ => None,
+        }?;
+        self.match_chain(text, start, head.0, head.1)
+    }
+
+    /// The end of the longest pattern of the chain from `head` that `text` holds at `start`
+    /// (ASCII case folded), if it stands there as whole words. Only the longest is tried for
+    /// standing: a name that ends inside a word is no match, even when a shorter one stands.
+    /// Every pattern that can match at `start` is on the chain but those that end inside the
+    /// first word, which cannot stand.
+    /// `skip` is the length of the text's first ASCII word at `start` (zero at another
+    /// character), where the patterns' [`Pattern::tail`] begin.
+    fn match_chain(&self, text: &str, start: usize, head: u32, skip: usize) -> Option<usize> {
+        let rest = text.as_bytes().get(start..)?;
+        let tail = folded_at(rest, skip);
+        let mut at = head;
+        while at != NONE {
+            let p = &self.patterns[at as usize];
+            if tail & p.tail_mask == p.tail
+                && let pattern = self.pattern(at)
+                && rest
+                    .get(..pattern.len())
+                    .is_some_and(|t| t.eq_ignore_ascii_case(pattern))
+            {
+                return stands(text, start, start + pattern.len());
+            }
+            at = self.patterns[at as usize].next;
+        }
+        None
     }
 }
 
-/// The two filter bits of a word hash, for a filter of `bits` bits (a power of two).
-fn bloom_bits(h: u64, bits: usize) -> [usize; 2] {
-    // A product's high bits depend on all the bytes of the chunk; its low bits do not.
-    let mask = bits as u64 - 1;
-    [((h >> 46) & mask) as usize, ((h >> 28) & mask) as usize]
+/// `end` when `text[start..end]` stands as whole words (no word character joins it on either
+/// side).
+fn stands(text: &str, start: usize, end: usize) -> Option<usize> {
+    let joined_before = text[..start]
+        .chars()
+        .next_back()
+        .is_some_and(|c| joins(c, text[start..].chars().next()));
+    let joined_after = text[end..]
+        .chars()
+        .next()
+        .is_some_and(|c| joins(c, text[..end].chars().next_back()));
+    (!joined_before && !joined_after).then_some(end)
 }
 
 /// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
@@ -371,7 +581,8 @@ fn title_case(name: &str) -> String {
 
 #[derive(Debug)]
 struct SessionNames {
-    names: BTreeSet<Box<str>>,
+    /// The session's names; `None` until it learns one. Learning copies them only when a scan
+    /// of the session holds them at that moment ([`Arc::make_mut`]).
     snapshot: Option<Arc<Recall>>,
     last_used: Instant,
     /// The highest NAME number read from a shared vault, and when it was last read
@@ -383,7 +594,6 @@ struct SessionNames {
 impl SessionNames {
     fn new() -> SessionNames {
         SessionNames {
-            names: BTreeSet::new(),
             snapshot: None,
             last_used: Instant::now(),
             synced_upto: 0,
@@ -417,7 +627,7 @@ impl RecallBook {
         }
     }
 
-    /// The session's compiled names, if it has any. Cheap: one map lookup and an `Arc` clone.
+    /// The session's recalled names, if it has any. Cheap: one map lookup and an `Arc` clone.
     pub fn snapshot(&self, session: &SessionId) -> Option<Arc<Recall>> {
         let table = self.sessions.get(session)?.clone();
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
@@ -425,8 +635,8 @@ impl RecallBook {
         t.snapshot.clone()
     }
 
-    /// Teaches the session `names` (values already judged distinctive); recompiles its matcher
-    /// once if any is new. Returns how many were new.
+    /// Teaches the session `names` (values already judged distinctive), adding the new ones to
+    /// its tables in place. Returns how many were new.
     pub fn learn<'a>(
         &self,
         session: &SessionId,
@@ -451,20 +661,16 @@ impl RecallBook {
         let table = self.table(session);
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
         t.last_used = Instant::now();
-        let before = t.names.len();
+        let recall = Arc::make_mut(t.snapshot.get_or_insert_with(|| Arc::new(Recall::new())));
+        let mut added = 0;
         for (start, end) in ranges {
-            if t.names.len() >= MAX_RECALLED_NAMES {
+            if recall.names >= MAX_RECALLED_NAMES {
                 tracing::debug!(cap = MAX_RECALLED_NAMES, "session recall is full");
                 break;
             }
-            let name = &forms[start..end];
-            if !t.names.contains(name) {
-                t.names.insert(name.into());
+            if recall.insert(&forms[start..end]) {
+                added += 1;
             }
-        }
-        let added = t.names.len() - before;
-        if added > 0 {
-            t.snapshot = Recall::new(&t.names).map(Arc::new);
         }
         added
     }
@@ -525,6 +731,8 @@ impl RecallBook {
 
 #[cfg(test)]
 mod tests {
+    use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
+
     use super::*;
 
     fn found<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
@@ -728,6 +936,140 @@ mod tests {
         }
         let all = pieces.join(" ");
         assert_eq!(found(&r, &all).len(), 13, "{:?}", found(&r, &all));
+    }
+
+    /// The scan of the automaton recall used before its tables were updated in place: an
+    /// anchored leftmost-longest Aho-Corasick search (ASCII case folded) over the names and
+    /// the upper-case and title-case forms of names with other cased letters, tried at every
+    /// ASCII word start and non-ASCII character start outside a found name.
+    fn found_by_automaton<'t>(matcher: &AhoCorasick, text: &'t str) -> Vec<&'t str> {
+        let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
+        while i < b.len() {
+            let word = b[i].is_ascii_alphanumeric();
+            let input = Input::new(text).span(i..text.len()).anchored(Anchored::Yes);
+            let end = if word || (b[i] >= 0xC0 && i + 1 < b.len()) {
+                matcher.find(input).and_then(|m| stands(text, i, m.end()))
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                out.push(&text[i..end]);
+                i = end;
+            } else if word {
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// The automaton of [`found_by_automaton`] for `names`.
+    fn automaton(names: &[&str]) -> AhoCorasick {
+        let mut patterns: Vec<String> = Vec::new();
+        for name in names {
+            let mut form = String::new();
+            push_recall_form(name, &mut form);
+            if !form.is_ascii() {
+                patterns.extend([form.to_uppercase(), title_case(&form)]);
+            }
+            patterns.push(form);
+        }
+        AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .start_kind(StartKind::Anchored)
+            .build(&patterns)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_tables_find_what_the_automaton_found() {
+        let book = RecallBook::default();
+        let s = SessionId::new("a");
+        // Names that begin others, share a first word, end inside another's word, and have
+        // other cased letters, learned over several messages (the tables grow in place).
+        let names = [
+            "maria",
+            "maria ortiz",
+            "maria ortiz jr",
+            "maria ortiza",
+            "maria-luisa",
+            "xochitl",
+            "xochitls smith",
+            "josé",
+            "josé ruiz",
+            "jos",
+            "ørjan",
+            "ørjan lie",
+            "ßtraße",
+            "王伟",
+            "王伟明",
+            "abcdefgh",
+            "abcdefgh ij",
+            "o'neil",
+        ];
+        for chunk in names.chunks(4) {
+            book.learn(&s, chunk.iter().copied());
+        }
+        let r = book.snapshot(&s).unwrap();
+        let matcher = automaton(&names);
+        let pieces = [
+            "Maria",
+            "maria",
+            "MARIA ORTIZ",
+            "Maria Ortiz Jr",
+            "maria ortiz jrx",
+            "Maria Ortiza",
+            "maria ortizé",
+            "Maria-Luisa",
+            "maria-",
+            "Xochitl",
+            "XOCHITLS SMITH",
+            "xochitls",
+            "José",
+            "JOSÉ RUIZ",
+            "Jos",
+            "josé ruizx",
+            "ØRJAN",
+            "Ørjan Lie",
+            "ørjan lie",
+            "SSTRASSE",
+            "SStraße",
+            "王伟",
+            "王伟明",
+            "王伟明白",
+            "ABCDEFGH",
+            "abcdefgh IJ",
+            "abcdefghij",
+            "O'Neil",
+            "o'neils",
+            "é",
+            " ",
+            ", ",
+            "-",
+            "'",
+            "…",
+            "\n",
+            "9",
+        ];
+        let mut rng = crate::testdata::Rng::new(11);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(10) {
+                text.push_str(rng.pick::<&str>(&pieces));
+                if rng.below(3) > 0 {
+                    text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
+                }
+            }
+            assert_eq!(
+                found(&r, &text),
+                found_by_automaton(&matcher, &text),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
