@@ -1959,7 +1959,13 @@ impl Scan<'_, '_> {
             }
         }
         // "Ruby on Rails", "Stratford-upon-Avon": a name word opening a known phrase.
-        if toks.len() == 1 && cue < Cue::Title {
+        if toks.len() == 1
+            && cue < Cue::Title
+            && text
+                .as_bytes()
+                .get(run_end + 1)
+                .is_some_and(u8::is_ascii_lowercase)
+        {
             let word = self.word(&toks[0]);
             let tail = &text[run_end..];
             if lexicon::PHRASE_TAILS.iter().any(|(head, rest)| {
@@ -2103,6 +2109,7 @@ impl Scan<'_, '_> {
             return false;
         }
         if let [a, b] = core
+            && a.end - a.start <= 4
             && romanized::known_thing(self.word(a), self.word(b))
         {
             return false;

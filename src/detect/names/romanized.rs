@@ -11,29 +11,29 @@
 /// The commonest Chinese surnames in pinyin, less those that are everyday English words ("He",
 /// "Long", "Song", "Sun", "Fan", "Ma", "Tan").
 const CHINESE_SURNAMES: &[&str] = &[
-    "wang", "li", "zhang", "liu", "chen", "yang", "huang", "zhao", "wu", "zhou", "xu", "zhu", "hu",
-    "guo", "lin", "gao", "luo", "zheng", "liang", "xie", "tang", "han", "feng", "deng", "cao",
-    "peng", "zeng", "xiao", "tian", "dong", "pan", "yuan", "cai", "jiang", "yu", "du", "ye",
-    "cheng", "wei", "su", "lu", "ding", "ren", "shen", "yao", "cui", "zhong", "jin", "shi", "liao",
-    "jia", "xia", "fu", "fang", "bai", "zou", "meng", "xiong", "qin", "qiu", "hou", "yin", "xue",
-    "yan", "duan", "lei", "gu", "mao", "hao", "gong", "shao", "qian", "dai", "kong", "xiang",
-    "chang", "zhan", "qi", "lai", "wen", "niu", "mo", "hua",
+    "bai", "cai", "cao", "chang", "chen", "cheng", "cui", "dai", "deng", "ding", "dong", "du",
+    "duan", "fang", "feng", "fu", "gao", "gong", "gu", "guo", "han", "hao", "hou", "hu", "hua",
+    "huang", "jia", "jiang", "jin", "kong", "lai", "lei", "li", "liang", "liao", "lin", "liu",
+    "lu", "luo", "mao", "meng", "mo", "niu", "pan", "peng", "qi", "qian", "qin", "qiu", "ren",
+    "shao", "shen", "shi", "su", "tang", "tian", "wang", "wei", "wen", "wu", "xia", "xiang",
+    "xiao", "xie", "xiong", "xu", "xue", "yan", "yang", "yao", "ye", "yin", "yu", "yuan", "zeng",
+    "zhan", "zhang", "zhao", "zheng", "zhong", "zhou", "zhu", "zou",
 ];
 
 /// The commonest Korean surnames (Revised Romanization and the usual older spellings), less
 /// "Park" and "Song", which runs treat as place and English words.
 const KOREAN_SURNAMES: &[&str] = &[
-    "kim", "lee", "yi", "choi", "choe", "jung", "jeong", "chung", "kang", "cho", "jo", "yoon",
-    "yun", "jang", "chang", "lim", "im", "han", "shin", "sin", "seo", "suh", "kwon", "gwon",
-    "hwang", "ahn", "jeon", "jun", "hong", "moon", "mun", "yang", "son", "bae", "baek", "paik",
-    "heo", "yoo", "ryu", "nam", "noh", "roh", "ha", "kwak", "sung", "seong", "cha", "joo", "ju",
-    "woo", "koo", "ku", "min", "jin", "ji", "chae", "won", "byun", "byeon", "hyun", "uhm", "eom",
+    "ahn", "bae", "baek", "byeon", "byun", "cha", "chae", "chang", "cho", "choe", "choi", "chung",
+    "eom", "gwon", "ha", "han", "heo", "hong", "hwang", "hyun", "im", "jang", "jeon", "jeong",
+    "ji", "jin", "jo", "joo", "ju", "jun", "jung", "kang", "kim", "koo", "ku", "kwak", "kwon",
+    "lee", "lim", "min", "moon", "mun", "nam", "noh", "paik", "roh", "ryu", "seo", "seong", "shin",
+    "sin", "son", "suh", "sung", "uhm", "won", "woo", "yang", "yi", "yoo", "yoon", "yun",
 ];
 
 /// The commonest Vietnamese surnames, without diacritics.
 const VIETNAMESE_SURNAMES: &[&str] = &[
-    "nguyen", "tran", "le", "pham", "hoang", "huynh", "phan", "vu", "vo", "dang", "bui", "do",
-    "ho", "ngo", "duong", "ly", "truong", "dinh", "trinh", "lam", "mai", "luong", "dao",
+    "bui", "dang", "dao", "dinh", "do", "duong", "ho", "hoang", "huynh", "lam", "le", "luong",
+    "ly", "mai", "ngo", "nguyen", "pham", "phan", "tran", "trinh", "truong", "vo", "vu",
 ];
 
 /// Pinyin initials, longest first so that "zh" is tried before "z".
@@ -151,7 +151,8 @@ const VIETNAMESE_MIDDLES: &[&str] = &[
     "van", "thi", "duc", "minh", "ngoc", "quoc", "thanh", "huu", "xuan", "kim", "thu", "hoang",
 ];
 
-/// Phrases of the same shape that are things and places, as a surname and the given name.
+/// Phrases of the same shape that are things and places, as a surname and the given name
+/// (each first word has at most four letters: `judge` tests only such words).
 const NOT_NAMES: &[(&str, &str)] = &[
     ("hong", "kong"),
     ("mai", "tai"),
@@ -163,6 +164,24 @@ const NOT_NAMES: &[(&str, &str)] = &[
     ("chow", "mein"),
     ("bok", "choy"),
 ];
+
+/// Bit `c - 'a'` of entry `n` is set when a surname of the lists has `n` bytes and opens
+/// with `c`.
+const SURNAME_KEYS: [u32; 9] = {
+    let mut keys = [0u32; 9];
+    let lists = [CHINESE_SURNAMES, KOREAN_SURNAMES, VIETNAMESE_SURNAMES];
+    let mut l = 0;
+    while l < lists.len() {
+        let mut i = 0;
+        while i < lists[l].len() {
+            let w = lists[l][i].as_bytes();
+            keys[w.len()] |= 1 << (w[0] - b'a');
+            i += 1;
+        }
+        l += 1;
+    }
+    keys
+};
 
 /// Whether `first second` is one of [`NOT_NAMES`] ("Hong Kong", "Feng Shui"): never a person.
 pub(super) fn known_thing(first: &str, second: &str) -> bool {
@@ -183,7 +202,24 @@ pub(super) fn surname_first(words: &[&str]) -> bool {
     if known_thing(surname, given[0]) {
         return false;
     }
-    let is = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(surname));
+    // Most runs are no such name: one bit (length, first letter) rejects nearly all of them;
+    // the lists are sorted (a test checks) for a binary search of the rest.
+    let first = surname.as_bytes().first().map_or(0, u8::to_ascii_lowercase);
+    if !first.is_ascii_lowercase()
+        || SURNAME_KEYS
+            .get(surname.len())
+            .is_none_or(|m| m & (1 << (first - b'a')) == 0)
+    {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    let Some(lower) = buf.get_mut(..surname.len()) else {
+        return false;
+    };
+    lower.copy_from_slice(surname.as_bytes());
+    lower.make_ascii_lowercase();
+    let lower = &*lower;
+    let is = |list: &[&str]| list.binary_search_by(|s| s.as_bytes().cmp(lower)).is_ok();
     let vietnamese = is(VIETNAMESE_SURNAMES)
         && given
             .iter()
@@ -204,6 +240,22 @@ pub(super) fn surname_first(words: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn not_names_open_with_short_words() {
+        assert!(NOT_NAMES.iter().all(|(a, _)| a.len() <= 4));
+    }
+
+    #[test]
+    fn surname_lists_are_sorted_lower_case_and_short() {
+        for list in [CHINESE_SURNAMES, KOREAN_SURNAMES, VIETNAMESE_SURNAMES] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]));
+            assert!(
+                list.iter()
+                    .all(|s| s.len() <= 8 && *s == s.to_ascii_lowercase())
+            );
+        }
+    }
 
     #[test]
     fn names_in_their_romanization() {
