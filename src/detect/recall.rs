@@ -851,6 +851,18 @@ mod tests {
 
     /// The scan without the word filter or the eight-byte loads: every ASCII word start and
     /// every non-ASCII character start outside a found name is tried.
+    /// Up to `most` of `pieces` in random order, mostly with a separator after each.
+    fn random_text(rng: &mut crate::testdata::Rng, pieces: &[&str], most: usize) -> String {
+        let mut text = String::new();
+        for _ in 0..rng.below(most) {
+            text.push_str(rng.pick::<&str>(pieces));
+            if rng.below(3) > 0 {
+                text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
+            }
+        }
+        text
+    }
+
     fn found_by_bytes<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
         let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
         while i < b.len() {
@@ -925,13 +937,7 @@ mod tests {
         ];
         let mut rng = crate::testdata::Rng::new(7);
         for _ in 0..3000 {
-            let mut text = String::new();
-            for _ in 0..rng.below(12) {
-                text.push_str(rng.pick::<&str>(&pieces));
-                if rng.below(3) > 0 {
-                    text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
-                }
-            }
+            let text = random_text(&mut rng, &pieces, 12);
             assert_eq!(found(&r, &text), found_by_bytes(&r, &text), "{text:?}");
         }
         let all = pieces.join(" ");
@@ -1057,13 +1063,7 @@ mod tests {
         ];
         let mut rng = crate::testdata::Rng::new(11);
         for _ in 0..3000 {
-            let mut text = String::new();
-            for _ in 0..rng.below(10) {
-                text.push_str(rng.pick::<&str>(&pieces));
-                if rng.below(3) > 0 {
-                    text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
-                }
-            }
+            let text = random_text(&mut rng, &pieces, 10);
             assert_eq!(
                 found(&r, &text),
                 found_by_automaton(&matcher, &text),
