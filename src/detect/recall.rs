@@ -864,11 +864,17 @@ mod tests {
     }
 
     fn found_by_bytes<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
+        found_at_word_starts(text, |i| recall.match_at(text, i))
+    }
+
+    /// The names `match_at` finds, tried at every ASCII word start and non-ASCII character
+    /// start outside a found name (`match_at(i)` is the end of a name starting at `i`).
+    fn found_at_word_starts(text: &str, match_at: impl Fn(usize) -> Option<usize>) -> Vec<&str> {
         let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
         while i < b.len() {
             let word = b[i].is_ascii_alphanumeric();
             if (word || (b[i] >= 0xC0 && i + 1 < b.len()))
-                && let Some(end) = recall.match_at(text, i)
+                && let Some(end) = match_at(i)
             {
                 out.push(&text[i..end]);
                 i = end;
@@ -949,27 +955,10 @@ mod tests {
     /// the upper-case and title-case forms of names with other cased letters, tried at every
     /// ASCII word start and non-ASCII character start outside a found name.
     fn found_by_automaton<'t>(matcher: &AhoCorasick, text: &'t str) -> Vec<&'t str> {
-        let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
-        while i < b.len() {
-            let word = b[i].is_ascii_alphanumeric();
+        found_at_word_starts(text, |i| {
             let input = Input::new(text).span(i..text.len()).anchored(Anchored::Yes);
-            let end = if word || (b[i] >= 0xC0 && i + 1 < b.len()) {
-                matcher.find(input).and_then(|m| stands(text, i, m.end()))
-            } else {
-                None
-            };
-            if let Some(end) = end {
-                out.push(&text[i..end]);
-                i = end;
-            } else if word {
-                while i < b.len() && b[i].is_ascii_alphanumeric() {
-                    i += 1;
-                }
-            } else {
-                i += 1;
-            }
-        }
-        out
+            matcher.find(input).and_then(|m| stands(text, i, m.end()))
+        })
     }
 
     /// The automaton of [`found_by_automaton`] for `names`.
