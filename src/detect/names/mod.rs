@@ -1634,9 +1634,9 @@ impl Scan<'_, '_> {
     fn cue_or_label_before(&self, at: usize) -> bool {
         let head = self.text[..at].trim_end_matches(' ');
         if let Some(label) = head.strip_suffix(':') {
-            let word = label.trim_start_matches(|c: char| c.is_alphanumeric());
-            let word = &label[word.len()..];
-            let line_start = label[..label.len() - word.len()]
+            let head = label.trim_end_matches(|c: char| c.is_alphanumeric());
+            let word = &label[head.len()..];
+            let line_start = head
                 .trim_end_matches([' ', '-', '*', '\t'])
                 .chars()
                 .next_back()
