@@ -116,9 +116,18 @@ impl Engine {
     /// The session's recalled names, compiled (see [`crate::detect::recall`]). With a vault
     /// shared by replicas, first reads the names other replicas tokenized since the last read
     /// (at most every [`RECALL_SYNC_EVERY`]); if the vault cannot be read, recall goes on with
-    /// the names this process knows (the mint that follows fails closed on its own).
+    /// the names this process knows.
     pub(crate) async fn recall_for(&self, session: &SessionId) -> Option<Arc<Recall>> {
-        let book = self.recall.as_ref()?;
+        self.read_recall(session).await.0
+    }
+
+    /// [`Self::recall_for`], and the error if the shared vault could not be reached to bring the
+    /// session's names up to date.
+    async fn read_recall(&self, session: &SessionId) -> (Option<Arc<Recall>>, Option<VaultError>) {
+        let Some(book) = self.recall.as_ref() else {
+            return (None, None);
+        };
+        let mut unreachable = None;
         if self.vault.shares_sessions()
             && let Some(after) = book.sync_due(session, RECALL_SYNC_EVERY)
         {
@@ -133,13 +142,18 @@ impl Engine {
                     }
                     self.recall_names(session, entries.iter().map(|e| e.value.expose().as_str()));
                 }
-                Err(error) => tracing::warn!(
-                    %error,
-                    "session recall: could not read the names other replicas tokenized"
-                ),
+                Err(error) => {
+                    tracing::warn!(
+                        %error,
+                        "session recall: could not read the names other replicas tokenized"
+                    );
+                    if matches!(error, VaultError::Unavailable(_)) {
+                        unreachable = Some(error);
+                    }
+                }
             }
         }
-        book.snapshot(session)
+        (book.snapshot(session), unreachable)
     }
 
     /// Teaches the session names it tokenized earlier (a session restored from a file), so they
@@ -186,11 +200,12 @@ impl Engine {
         doc: &'a str,
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
     ) -> Result<Tokenized<'a>, EngineError> {
-        let recall = self.recall_for(session).await;
+        let (recall, unreachable) = self.read_recall(session).await;
         let findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
-        self.finish_tokenize(session, origin, doc, findings).await
+        self.finish_tokenize(session, origin, doc, findings, unreachable)
+            .await
     }
 
     /// Tokenizes text (JSON or CSV inside it keep their structure).
@@ -200,14 +215,15 @@ impl Engine {
         origin: &str,
         text: &'a str,
     ) -> Result<Tokenized<'a>, EngineError> {
-        let recall = self.recall_for(session).await;
+        let (recall, unreachable) = self.read_recall(session).await;
         let cx = FindContext {
             recall: recall.as_deref(),
             ..FindContext::default()
         };
         let findings = walk::scan_text(&self.detector, text, &cx);
         drop(recall);
-        self.finish_tokenize(session, origin, text, findings).await
+        self.finish_tokenize(session, origin, text, findings, unreachable)
+            .await
     }
 
     async fn finish_tokenize<'a>(
@@ -216,6 +232,7 @@ impl Engine {
         origin: &str,
         doc: &'a str,
         findings: walk::Findings<FoundValue>,
+        vault_unreachable: Option<VaultError>,
     ) -> Result<Tokenized<'a>, EngineError> {
         if findings.is_empty() {
             return Ok(Tokenized {
@@ -223,6 +240,11 @@ impl Engine {
                 found: Vec::new(),
                 tokens: Vec::new(),
             });
+        }
+        // The vault just failed to answer within its whole deadline: fail closed now rather
+        // than wait that deadline a second time for the mint.
+        if let Some(error) = vault_unreachable {
+            return Err(error.into());
         }
         let requests: Vec<MintRequest<'_>> = findings
             .slots
@@ -404,5 +426,85 @@ mod tests {
         let text = "OK, maria ortiz will call back";
         let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
         assert_eq!(t.text, text);
+    }
+
+    /// A shared vault that is down: every call fails, and mints are counted.
+    #[derive(Debug, Default)]
+    struct SharedVaultDown {
+        mints: std::sync::atomic::AtomicUsize,
+    }
+
+    impl SharedVaultDown {
+        fn down<T: Send + 'static>() -> futures::future::BoxFuture<'static, Result<T, VaultError>> {
+            Box::pin(async { Err(VaultError::Unavailable("timed out".into())) })
+        }
+    }
+
+    impl VaultBackend for SharedVaultDown {
+        fn mint<'a>(
+            &'a self,
+            _: &'a SessionId,
+            _: &'a str,
+            _: &'a [MintRequest<'a>],
+        ) -> futures::future::BoxFuture<'a, Result<Vec<Token>, VaultError>> {
+            self.mints
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Self::down()
+        }
+
+        fn resolve<'a>(
+            &'a self,
+            _: &'a SessionId,
+            _: &'a [Token],
+        ) -> futures::future::BoxFuture<'a, Result<Vec<Option<Entry>>, VaultError>> {
+            Self::down()
+        }
+
+        fn end_session<'a>(
+            &'a self,
+            _: &'a SessionId,
+        ) -> futures::future::BoxFuture<'a, Result<(), VaultError>> {
+            Self::down()
+        }
+
+        fn shares_sessions(&self) -> bool {
+            true
+        }
+
+        fn entries_after<'a>(
+            &'a self,
+            _: &'a SessionId,
+            _: &'a Kind,
+            _: u32,
+            _: usize,
+        ) -> futures::future::BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
+            Self::down()
+        }
+    }
+
+    #[test]
+    fn a_shared_vault_that_timed_out_on_recall_is_not_waited_for_again() {
+        let vault = Arc::new(SharedVaultDown::default());
+        let e = Engine::new(Arc::new(Detector::with_defaults()), vault.clone());
+        let s = SessionId::new("s");
+        // The recall read timed out: the message fails closed without a second wait.
+        let err = block_on(e.tokenize_text(&s, "crm/get", "write to ana@example.com")).unwrap_err();
+        assert!(matches!(
+            err,
+            EngineError::Vault(VaultError::Unavailable(_))
+        ));
+        assert_eq!(vault.mints.load(std::sync::atomic::Ordering::Relaxed), 0);
+        // Nothing to tokenize: the message passes, as it would with the vault up.
+        let clean = "nothing personal here";
+        let t = block_on(e.tokenize_text(&SessionId::new("t"), "crm/get", clean)).unwrap();
+        assert_eq!(t.text, clean);
+        // Within a second the recall read is not due again, so the mint is tried (and fails).
+        let err =
+            block_on(e.tokenize_json(&s, "crm/get", r#"{"email":"ana@example.com"}"#)).unwrap_err();
+        assert!(matches!(
+            err,
+            EngineError::Vault(VaultError::Unavailable(_))
+        ));
+        assert_eq!(vault.mints.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 }
