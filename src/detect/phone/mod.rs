@@ -600,7 +600,17 @@ impl PhoneRecognizer {
     }
 
     /// E.164 of a national-form number valid in one of the configured regions.
+    ///
+    /// Digits a region's rules take match that region's `shape` (the test
+    /// `national_numbers_match_their_region_shape` checks it), so `national_any`, the union of
+    /// the shapes, only filters: the first region is asked before it, which spares the union's
+    /// search (about 1,500 instructions) for every number of the region listed first.
     fn national_e164(&self, digits: &str) -> Option<String> {
+        let mut regions = self.regions.iter();
+        let first = regions.next()?;
+        if let Some(nsn) = first.national(digits) {
+            return Some(e164(Some(first.code), &nsn));
+        }
         if self
             .national_any
             .as_ref()
@@ -608,9 +618,7 @@ impl PhoneRecognizer {
         {
             return None;
         }
-        self.regions
-            .iter()
-            .find_map(|r| r.national(digits).map(|nsn| e164(Some(r.code), &nsn)))
+        regions.find_map(|r| r.national(digits).map(|nsn| e164(Some(r.code), &nsn)))
     }
 
     fn check(&self, text: &str, c: &Candidate, keyed: bool, out: &mut Vec<Span>) {
@@ -1290,6 +1298,37 @@ mod tests {
             }
         }
         assert!(valid > 1_000 && invalid > 1_000, "{valid} {invalid}");
+    }
+
+    /// What lets `national_e164` ask the first region before `national_any`: every number a
+    /// region's national rules take matches that region's shape.
+    #[test]
+    fn national_numbers_match_their_region_shape() {
+        let mut rng = crate::testdata::Rng::new(11);
+        let mut taken = 0;
+        for id in ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"] {
+            let region = Region::new(metadata::by_region(id).unwrap());
+            let shape = union(std::iter::once(region.shape.as_str())).unwrap();
+            let mut texts: Vec<String> = (0..4000)
+                .map(|i| {
+                    let len = 7 + i % 9;
+                    (0..len)
+                        .map(|_| char::from(b'0' + rng.below(10) as u8))
+                        .collect()
+                })
+                .collect();
+            for _ in 0..300 {
+                let phone = crate::testdata::phone(&mut rng);
+                texts.push(phone.chars().filter(char::is_ascii_digit).collect());
+            }
+            for digits in &texts {
+                if region.national(digits).is_some() {
+                    taken += 1;
+                    assert!(shape.is_match(digits), "{id} {digits}");
+                }
+            }
+        }
+        assert!(taken > 1_000, "{taken}");
     }
 
     #[test]
