@@ -84,7 +84,9 @@ const CUES: &[&str] = &[
 /// `+`, the calling code (in decimal, when given) and `rest`: what `format!("+{code}{rest}")`
 /// writes, without the formatting machinery (each phone found gets one).
 fn e164(code: Option<u16>, rest: &str) -> String {
-    let mut out = String::with_capacity(6 + rest.len());
+    // Exactly the length written, so that the caller's `into_boxed_str` does not reallocate.
+    let code_len = code.map_or(0, |n| n.checked_ilog10().map_or(1, |l| l as usize + 1));
+    let mut out = String::with_capacity(1 + code_len + rest.len());
     out.push('+');
     if let Some(n) = code {
         crate::token::push_decimal(&mut out, u32::from(n));
