@@ -114,6 +114,48 @@ const CUE_LENGTHS: [u16; 256] = {
     table
 };
 
+/// Up to eight bytes, little-endian, in a `u64` (zero-padded); longer words give 0, which no
+/// word of one to eight letters packs to.
+const fn pack(w: &[u8]) -> u64 {
+    if w.len() > 8 {
+        return 0;
+    }
+    let mut v = 0u64;
+    let mut i = 0;
+    while i < w.len() {
+        v |= (w[i] as u64) << (8 * i);
+        i += 1;
+    }
+    v
+}
+
+/// Each word of `list` [`pack`]ed.
+const fn pack_list<const N: usize>(list: &[&str]) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = pack(list[i].as_bytes());
+        i += 1;
+    }
+    out
+}
+
+/// [`CUES`] packed, so that a word before a number is looked up with one comparison per
+/// entry (numbers after `card` or `order` are checked against both lists).
+static CUES_PACKED: [u64; CUES.len()] = pack_list(CUES);
+/// [`ANTI_CUES`] packed.
+static ANTI_CUES_PACKED: [u64; ANTI_CUES.len()] = pack_list(ANTI_CUES);
+
+/// Whether `word` (one to twelve ASCII letters) is in `list`, whose words are `packed`.
+fn is_listed(word: &[u8], list: &[&str], packed: &[u64]) -> bool {
+    if word.len() <= 8 {
+        let w = pack(word);
+        packed.contains(&w)
+    } else {
+        list.iter().any(|l| l.as_bytes() == word)
+    }
+}
+
 /// Words right before a number that say it is something else.
 const ANTI_CUES: &[&str] = &[
     "order",
@@ -1049,14 +1091,10 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
             // In neither list.
             continue;
         }
-        let is = |list: &[&str]| {
-            list.iter()
-                .any(|w| w.as_bytes()[0] == first && w.as_bytes() == word)
-        };
-        if is(CUES) {
+        if is_listed(word, CUES, &CUES_PACKED) {
             return false;
         }
-        anti |= is(ANTI_CUES);
+        anti |= is_listed(word, ANTI_CUES, &ANTI_CUES_PACKED);
     }
     anti
 }
@@ -1331,6 +1369,36 @@ mod tests {
             }
         }
         assert!(taken > 1_000, "{taken}");
+    }
+
+    #[test]
+    fn packed_cue_lists_find_what_the_lists_hold() {
+        let mut rng = crate::testdata::Rng::new(3);
+        let mut words: Vec<String> = CUES
+            .iter()
+            .chain(ANTI_CUES)
+            .map(|w| w.to_string())
+            .collect();
+        for _ in 0..20_000 {
+            let len = 1 + rng.below(12);
+            words.push(
+                (0..len)
+                    .map(|_| char::from(b"acdeilnoprstu"[rng.below(13)]))
+                    .collect(),
+            );
+        }
+        for w in words
+            .iter()
+            .filter(|w| w.bytes().all(|b| b.is_ascii_lowercase()))
+        {
+            for (list, packed) in [(CUES, &CUES_PACKED[..]), (ANTI_CUES, &ANTI_CUES_PACKED[..])] {
+                assert_eq!(
+                    is_listed(w.as_bytes(), list, packed),
+                    list.contains(&w.as_str()),
+                    "{w}"
+                );
+            }
+        }
     }
 
     #[test]
