@@ -89,8 +89,10 @@ pub(crate) fn push_decimal(out: &mut String, mut n: u32) {
             break;
         }
     }
-    // ASCII digits: always UTF-8.
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    // Pushed one by one: cheaper for a few digits than checking them as UTF-8 and copying.
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
 }
 
 /// Parses a whole string as one token.

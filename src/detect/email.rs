@@ -85,8 +85,28 @@ fn address_at(text: &str, at: usize) -> Option<(usize, usize)> {
 
 /// RFC 5322 `atext` plus `.`, the characters of an unquoted ASCII local part.
 fn is_atext(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~.".contains(&b)
+    ATEXT[usize::from(b)]
 }
+
+/// The punctuation of [`is_atext`].
+const ATEXT_PUNCT: &[u8] = b"!#$%&'*+-/=?^_`{|}~.";
+
+/// [`is_atext`] of each byte, as a table: the local part is read a byte at a time, and a
+/// search of the punctuation list per byte cost a `memchr` call.
+static ATEXT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    let mut i = 0;
+    while i < ATEXT_PUNCT.len() {
+        table[ATEXT_PUNCT[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Whether a non-ASCII character may appear in an internationalised local part or domain:
 /// letters, digits and marks of any script, but not spaces, controls, punctuation and symbol
@@ -172,7 +192,7 @@ fn local_start(text: &str, at: usize) -> Option<usize> {
     let start = local_run_start(before);
     let mut local = &text[start..at];
     // `email=a@x.io`, `/users/a@x.io`, `?to=a@x.io`: keys and paths are glued on, not part of it.
-    if let Some(cut) = local.rfind(['=', '/', '?']) {
+    if let Some(cut) = local.bytes().rposition(|b| matches!(b, b'=' | b'/' | b'?')) {
         local = &local[cut + 1..];
     }
     // Leading punctuation belongs to the sentence (`'a@x.io'`, `{a@x.io}`) unless the local part
@@ -271,8 +291,9 @@ fn valid_domain(domain: &str) -> bool {
     }
     let needs_idna = !domain.is_ascii()
         || domain
-            .split('.')
-            .any(|l| l.len() >= 4 && l.as_bytes()[2..4] == *b"--");
+            .as_bytes()
+            .split(|&b| b == b'.')
+            .any(|l| l.len() >= 4 && l[2..4] == *b"--");
     if needs_idna {
         match idna::domain_to_ascii_strict(domain) {
             Ok(ascii) => ascii_domain_ok(&ascii, true),
@@ -354,6 +375,14 @@ fn is_file_extension(tld: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn atext_table_is_the_atext_set() {
+        for b in 0..=255u8 {
+            let want = b.is_ascii_alphanumeric() || ATEXT_PUNCT.contains(&b);
+            assert_eq!(is_atext(b), want, "{b}");
+        }
+    }
 
     #[test]
     fn byte_scans_agree_with_char_scans() {

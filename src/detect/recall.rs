@@ -67,10 +67,11 @@ pub struct Recall {
     names: usize,
     /// Bit `pair_key(a, b)` is set when some name that starts with a non-ASCII character
     /// starts with the bytes `a b`.
-    starts: Box<[u64]>,
+    starts: Box<[u64; PAIR_WORDS]>,
     /// Bit [`prefix_bit`] of [`prefix_key`] is set for each name that starts with an ASCII
-    /// letter or digit.
-    prefixes: Box<[u64]>,
+    /// letter or digit. (Both tables have a fixed size, so that the scan's lookups need no
+    /// bounds check.)
+    prefixes: Box<[u64; PREFIX_WORDS]>,
 }
 
 /// A recalled name (or a case form of one) in [`Recall::bytes`].
@@ -261,6 +262,10 @@ fn prefix_bit(key: u64) -> usize {
 
 /// log2 of the prefix table's size in bits.
 const PREFIX_TABLE_BITS: u32 = 16;
+/// The prefix table's size in 64-bit words.
+const PREFIX_WORDS: usize = (1 << PREFIX_TABLE_BITS) / 64;
+/// The size in 64-bit words of the table of leading byte pairs (one bit per [`pair_key`]).
+const PAIR_WORDS: usize = (1 << 16) / 64;
 
 /// The end and hash ([`ascii_word`]) of the ASCII word starting at `i`.
 #[inline(always)]
@@ -312,8 +317,8 @@ impl Recall {
             words: Heads::new(),
             pairs: Heads::new(),
             names: 0,
-            starts: vec![0u64; 1 << 10].into_boxed_slice(),
-            prefixes: vec![0u64; (1 << PREFIX_TABLE_BITS) / 64].into_boxed_slice(),
+            starts: Box::new([0u64; PAIR_WORDS]),
+            prefixes: Box::new([0u64; PREFIX_WORDS]),
         }
     }
 
@@ -414,6 +419,7 @@ impl Recall {
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
         let b = text.as_bytes();
+        let prefixes = &*self.prefixes;
         // Eight bytes from `i`, their word lanes, their word bytes folded, and whether the
         // byte before `i` is a word byte (the high bit of a lane before lane 0). Each load's
         // lanes and folded bytes are worked out once and carried to the next step.
@@ -427,36 +433,33 @@ impl Recall {
             let word2 = alnum_lanes(v2);
             let folded_v2 = word_bytes(v2, word2);
             let starts = word & !((word << 8) | before);
-            let mut next = starts | lead_lanes(v);
             // Sixteen bytes folded (zero where no word byte is), for the first three of a word
             // that starts late in the eight.
             let folded = u128::from(folded_v2) << 64 | u128::from(folded_v);
-            let mut resume = None;
-            while next != 0 {
-                let bit = next.trailing_zeros();
-                next &= next - 1;
-                let start = i + (bit / 8) as usize;
-                let shift = bit & !7;
-                let found = if starts & (1 << bit) != 0 {
-                    // A word start: its first three bytes, then its first word's entry in the
-                    // table, say whether a name may begin here.
-                    let key = (folded >> shift) as u64 & 0x00FF_FFFF;
+            let leads = lead_lanes(v);
+            let resume = if leads == 0 {
+                // Word starts only (most of the text): the first three bytes of each, then
+                // its first word's entry in the table, say whether a name may begin there.
+                let mut next = starts;
+                let mut resume = None;
+                while next != 0 {
+                    let bit = next.trailing_zeros();
+                    next &= next - 1;
+                    let key = (folded >> (bit & !7)) as u64 & 0x00FF_FFFF;
                     let k = prefix_bit(key);
-                    self.prefixes[k >> 6] & (1 << (k & 63)) != 0
-                } else {
-                    // Every non-ASCII character start is a candidate (CJK names stand between
-                    // other characters; the boundary check sorts the rest out).
-                    b.get(start + 1).is_some_and(|&second| {
-                        let k = pair_key(b[start], second);
-                        self.starts[k >> 6] & (1 << (k & 63)) != 0
-                    })
-                };
-                if found && let Some(end) = self.match_at(text, start) {
-                    out.push(Span::new(start, end, Kind::Name));
-                    resume = Some(end);
-                    break;
+                    if prefixes[k >> 6] & (1 << (k & 63)) != 0 {
+                        let start = i + (bit / 8) as usize;
+                        if let Some(end) = self.match_at(text, start) {
+                            out.push(Span::new(start, end, Kind::Name));
+                            resume = Some(end);
+                            break;
+                        }
+                    }
                 }
-            }
+                resume
+            } else {
+                self.find_in_mixed(text, i, starts, leads, folded, out)
+            };
             match resume {
                 // Go on after the name (no word byte follows it).
                 Some(end) => {
@@ -477,6 +480,45 @@ impl Recall {
                 }
             }
         }
+    }
+
+    /// The step of [`Recall::find`] for eight bytes from `i` that hold non-ASCII character
+    /// starts (`leads`) besides the word starts (`starts`): both are candidates, in text order.
+    /// Pushes the name found first to `out` and returns its end.
+    #[inline(never)]
+    fn find_in_mixed(
+        &self,
+        text: &str,
+        i: usize,
+        starts: u64,
+        leads: u64,
+        folded: u128,
+        out: &mut Vec<Span>,
+    ) -> Option<usize> {
+        let b = text.as_bytes();
+        let mut next = starts | leads;
+        while next != 0 {
+            let bit = next.trailing_zeros();
+            next &= next - 1;
+            let start = i + (bit / 8) as usize;
+            let found = if starts & (1 << bit) != 0 {
+                let key = (folded >> (bit & !7)) as u64 & 0x00FF_FFFF;
+                let k = prefix_bit(key);
+                self.prefixes[k >> 6] & (1 << (k & 63)) != 0
+            } else {
+                // Every non-ASCII character start is a candidate (CJK names stand between
+                // other characters; the boundary check sorts the rest out).
+                b.get(start + 1).is_some_and(|&second| {
+                    let k = pair_key(b[start], second);
+                    self.starts[k >> 6] & (1 << (k & 63)) != 0
+                })
+            };
+            if found && let Some(end) = self.match_at(text, start) {
+                out.push(Span::new(start, end, Kind::Name));
+                return Some(end);
+            }
+        }
+        None
     }
 
     /// The end of a recalled name starting at `start`, standing as whole words: the names
