@@ -983,8 +983,7 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         // case of an ASCII letter, and the word is ASCII letters only).
         let key = usize::from(first & 31);
         if stops.lens[key] & len_bit != 0 && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0 {
-            let word = &b[start..end];
-            if is_lower_greeting(word) || (ev.any && ev.has_bytes(word)) {
+            if idle_stop_word(&b[start..end], ev) {
                 return start;
             }
         }
@@ -992,6 +991,15 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         // it, so that a word of seven letters after it still ends within that load.
         i = end + usize::from(next.is_some());
     }
+}
+
+/// Whether the lower-case word `word`, which passed the [`IdleStops`] tests, stops
+/// [`skip_idle`]: a greeting or a word of `ev`. Out of line: few words get here, and inlined
+/// its set-up (the evidence list) was loaded on every call of the scan.
+#[cold]
+#[inline(never)]
+fn idle_stop_word(word: &[u8], ev: &Evidence) -> bool {
+    is_lower_greeting(word) || (ev.any && ev.has_bytes(word))
 }
 
 /// The words of [`is_lower_greeting`].
