@@ -780,10 +780,12 @@ const SUFFIXES: &[&str] = &[
 ];
 
 fn is_suffix_word(word: &str) -> bool {
-    matches!(
-        word,
-        "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV"
-    )
+    // Two or three bytes each: most words fail the length test alone.
+    matches!(word.len(), 2 | 3)
+        && matches!(
+            word,
+            "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV"
+        )
 }
 
 fn normalize_spaces(s: &str) -> String {
@@ -1184,6 +1186,14 @@ impl Scan<'_, '_> {
         };
         let w = &self.text.as_bytes()[t.start..t.end];
         if t.particle || !matches!(t.shape, Shape::Title | Shape::Upper) || w.len() > 6 {
+            return false;
+        }
+        // The greetings' first-letter tables reject most words before the copy ("The", "He":
+        // none has a greeting's first letter, length and last letter; `& 31` folds case).
+        let key = usize::from(w[0] & 31);
+        if GREETING_STOPS.lens[key] & (1 << w.len()) == 0
+            || GREETING_STOPS.lasts[key] & (1 << (w[w.len() - 1] & 31)) == 0
+        {
             return false;
         }
         let mut lower = [0u8; 6];
@@ -2745,6 +2755,11 @@ mod tests {
         for g in LOWER_GREETINGS {
             assert!(is_lower_greeting(g.as_bytes()), "{g}");
             assert!(passes(&GREETING_STOPS, g.as_bytes()), "{g}");
+            // Capitalised greetings too (`after_capitalised_greeting` tests "Hi", "THANKS").
+            let title = format!("{}{}", g[..1].to_ascii_uppercase(), &g[1..]);
+            for w in [title, g.to_ascii_uppercase()] {
+                assert!(passes(&GREETING_STOPS, w.as_bytes()), "{w}");
+            }
         }
         // "the" has the first letter and length of "thx" but not its last letter.
         assert_eq!(
