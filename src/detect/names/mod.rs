@@ -993,10 +993,11 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         // their first letter and length, or their first and last letter (`& 31` folds the
         // case of an ASCII letter, and the word is ASCII letters only).
         let key = usize::from(first & 31);
-        if stops.lens[key] & len_bit != 0 && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0 {
-            if idle_stop_word(&b[start..end], ev) {
-                return start;
-            }
+        if stops.lens[key] & len_bit != 0
+            && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
+            && idle_stop_word(&b[start..end], ev)
+        {
+            return start;
         }
         // The byte after the word (`next`) is ASCII and no letter: the next load starts past
         // it, so that a word of seven letters after it still ends within that load.
