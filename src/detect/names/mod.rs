@@ -780,10 +780,12 @@ const SUFFIXES: &[&str] = &[
 ];
 
 fn is_suffix_word(word: &str) -> bool {
-    matches!(
-        word,
-        "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV"
-    )
+    // Two or three bytes each: most words fail the length test alone.
+    matches!(word.len(), 2 | 3)
+        && matches!(
+            word,
+            "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV"
+        )
 }
 
 fn normalize_spaces(s: &str) -> String {
@@ -921,16 +923,29 @@ fn has_byte(b: &[u8], needle: u8) -> bool {
 /// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
 /// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
 /// going on with `'`, `-` or a non-ASCII letter (the full scan decides those), at the start of
-/// that word. Gaps and words are crossed eight bytes at a time.
+/// that word. Gaps and words are crossed eight bytes at a time. Kept out of line: inlined in
+/// the large scan loop, its constants and the text's bounds were reloaded from the stack on
+/// every step.
+#[inline(never)]
 fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
     let stops = ev.idle_stops();
+    // Eight bytes from `i` exist while `i < loads_end`: fewer instructions per step than
+    // `load8`'s overflow and bound tests.
+    let loads_end = n.saturating_sub(7);
     loop {
         // The next word's start and end: from one load when the word starts and ends within
         // the same eight bytes (most words), else byte by byte at the end of the text.
         // The word's first byte and the byte after it come from `x` when they lie in it
         // (no second load, no bounds check).
-        let (start, end, first, next) = if let Some(x) = load8(b, i) {
+        // `len_bit`: bit `min(len, 63)` for the word's byte length (as `IdleStops` keeps it).
+        let chunk = if i < loads_end {
+            b.get(i..i + 8)
+                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        } else {
+            None
+        };
+        let (start, end, first, next, len_bit) = if let Some(x) = chunk {
             let letters = ascii_letters(x);
             let stop = letters | (x & HIGH);
             if stop == 0 {
@@ -952,10 +967,13 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
             if after != 0 {
                 let tz = after.trailing_zeros();
                 let next = (x >> (tz & !7)) as u8;
-                (start, i + (tz / 8) as usize, first, Some(next))
+                let end = i + (tz / 8) as usize;
+                // Within `x`: fewer than eight letters.
+                (start, end, first, Some(next), 1u64 << (end - start))
             } else {
                 let end = ascii_letters_end(b, i + 8);
-                (start, end, first, b.get(end).copied())
+                let len_bit = 1u64 << (end - start).min(63);
+                (start, end, first, b.get(end).copied(), len_bit)
             }
         } else {
             i = next_letter(b, i);
@@ -966,7 +984,7 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
                 return i;
             }
             let end = ascii_letters_end(b, i + 1);
-            (i, end, c, b.get(end).copied())
+            (i, end, c, b.get(end).copied(), 1u64 << (end - i).min(63))
         };
         if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
             return start;
@@ -975,16 +993,25 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
         // their first letter and length, or their first and last letter (`& 31` folds the
         // case of an ASCII letter, and the word is ASCII letters only).
         let key = usize::from(first & 31);
-        if stops.lens[key] & (1 << (end - start).min(63)) != 0
+        if stops.lens[key] & len_bit != 0
             && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
+            && idle_stop_word(&b[start..end], ev)
         {
-            let word = &b[start..end];
-            if is_lower_greeting(word) || (ev.any && ev.has_bytes(word)) {
-                return start;
-            }
+            return start;
         }
-        i = end;
+        // The byte after the word (`next`) is ASCII and no letter: the next load starts past
+        // it, so that a word of seven letters after it still ends within that load.
+        i = end + usize::from(next.is_some());
     }
+}
+
+/// Whether the lower-case word `word`, which passed the [`IdleStops`] tests, stops
+/// [`skip_idle`]: a greeting or a word of `ev`. Out of line: few words get here, and inlined
+/// its set-up (the evidence list) was loaded on every call of the scan.
+#[cold]
+#[inline(never)]
+fn idle_stop_word(word: &[u8], ev: &Evidence) -> bool {
+    is_lower_greeting(word) || (ev.any && ev.has_bytes(word))
 }
 
 /// The words of [`is_lower_greeting`].
@@ -1160,6 +1187,14 @@ impl Scan<'_, '_> {
         };
         let w = &self.text.as_bytes()[t.start..t.end];
         if t.particle || !matches!(t.shape, Shape::Title | Shape::Upper) || w.len() > 6 {
+            return false;
+        }
+        // The greetings' first-letter tables reject most words before the copy ("The", "He":
+        // none has a greeting's first letter, length and last letter; `& 31` folds case).
+        let key = usize::from(w[0] & 31);
+        if GREETING_STOPS.lens[key] & (1 << w.len()) == 0
+            || GREETING_STOPS.lasts[key] & (1 << (w[w.len() - 1] & 31)) == 0
+        {
             return false;
         }
         let mut lower = [0u8; 6];
@@ -2721,6 +2756,11 @@ mod tests {
         for g in LOWER_GREETINGS {
             assert!(is_lower_greeting(g.as_bytes()), "{g}");
             assert!(passes(&GREETING_STOPS, g.as_bytes()), "{g}");
+            // Capitalised greetings too (`after_capitalised_greeting` tests "Hi", "THANKS").
+            let title = format!("{}{}", g[..1].to_ascii_uppercase(), &g[1..]);
+            for w in [title, g.to_ascii_uppercase()] {
+                assert!(passes(&GREETING_STOPS, w.as_bytes()), "{w}");
+            }
         }
         // "the" has the first letter and length of "thx" but not its last letter.
         assert_eq!(
@@ -2743,6 +2783,95 @@ mod tests {
         assert_eq!(skip_idle(b"mario and ortiz", 0, &ev), 10);
         assert_eq!(skip_idle(b"the data says hi", 0, &ev), 14);
         assert_eq!(skip_idle(b"ask mariA", 0, &ev), 4);
+    }
+
+    /// What [`skip_idle`] does, byte by byte: the start of the first word from `i` that is no
+    /// plain lower-case ASCII word, or is a greeting or evidence word, or goes on with `'`,
+    /// `-` or a non-ASCII byte; the position of a capital or non-ASCII byte before any word.
+    fn skip_idle_bytewise(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
+        while i < b.len() {
+            let c = b[i];
+            if c >= 0x80 || c.is_ascii_uppercase() {
+                return i;
+            }
+            if !c.is_ascii_lowercase() {
+                i += 1;
+                continue;
+            }
+            let mut end = i;
+            while end < b.len() && b[end].is_ascii_alphabetic() {
+                end += 1;
+            }
+            let word = &b[i..end];
+            if b.get(end)
+                .is_some_and(|&c| c >= 0x80 || c == b'\'' || c == b'-')
+                || is_lower_greeting(word)
+                || ev.has_bytes(word)
+            {
+                return i;
+            }
+            i = end;
+        }
+        b.len()
+    }
+
+    #[test]
+    fn skip_idle_matches_a_byte_scan() {
+        let f = NameFinder::new(&[], &[]);
+        let ev = Evidence::collect("write to maria.ortiz@example.com", f.gaz);
+        let none = Evidence::default();
+        let pieces: [&[u8]; 24] = [
+            b" ",
+            b" ",
+            b"  ",
+            b"the",
+            b"a",
+            b"extraordinarily",
+            b"seven",
+            b"letters",
+            b"hi",
+            b"thx",
+            b"thanks",
+            b"maria",
+            b"ortiz",
+            b"Maria",
+            b"iPhone",
+            b",",
+            b". ",
+            b"'",
+            b"-",
+            b"\xc3\xa9",
+            b"42",
+            b"\n",
+            b"cc",
+            b"abcdefghijklmnopqrstuvwxyz",
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut compared = 0;
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            for _ in 0..1 + next() % 24 {
+                text.extend_from_slice(pieces[(next() >> 40) as usize % pieces.len()]);
+            }
+            compared += text.len() + 1;
+            for e in [&ev, &none] {
+                for i in 0..=text.len() {
+                    assert_eq!(
+                        skip_idle(&text, i, e),
+                        skip_idle_bytewise(&text, i, e),
+                        "{:?} from {i}",
+                        String::from_utf8_lossy(&text)
+                    );
+                }
+            }
+        }
+        assert!(compared > 500_000, "{compared}");
     }
 
     #[test]
