@@ -146,11 +146,11 @@ static CUES_PACKED: [u64; CUES.len()] = pack_list(CUES);
 /// [`ANTI_CUES`] packed.
 static ANTI_CUES_PACKED: [u64; ANTI_CUES.len()] = pack_list(ANTI_CUES);
 
-/// Whether `word` (one to twelve ASCII letters) is in `list`, whose words are `packed`.
-fn is_listed(word: &[u8], list: &[&str], packed: &[u64]) -> bool {
+/// Whether `word` (one to twelve ASCII letters, [`pack`]ed in `word_packed` when eight or
+/// fewer) is in `list`, whose words are `packed`.
+fn is_listed(word: &[u8], word_packed: u64, list: &[&str], packed: &[u64]) -> bool {
     if word.len() <= 8 {
-        let w = pack(word);
-        packed.contains(&w)
+        packed.contains(&word_packed)
     } else {
         list.iter().any(|l| l.as_bytes() == word)
     }
@@ -1081,20 +1081,24 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
             break;
         }
         // Words are at most 12 letters: fold into a stack buffer, compare whole.
+        let len = end - i;
         let mut folded = [0u8; 12];
-        let word = &mut folded[..end - i];
-        word.copy_from_slice(&b[i..end]);
-        word.make_ascii_lowercase();
-        let word = &*word;
+        folded[..len].copy_from_slice(&b[i..end]);
+        folded[..len].make_ascii_lowercase();
+        let word = &folded[..len];
         let first = word[0];
         if CUE_LENGTHS[usize::from(first)] & (1 << word.len()) == 0 {
             // In neither list.
             continue;
         }
-        if is_listed(word, CUES, &CUES_PACKED) {
+        // The buffer is zero past the word: its first eight bytes are the word packed.
+        let mut head = [0u8; 8];
+        head.copy_from_slice(&folded[..8]);
+        let packed = u64::from_le_bytes(head);
+        if is_listed(word, packed, CUES, &CUES_PACKED) {
             return false;
         }
-        anti |= is_listed(word, ANTI_CUES, &ANTI_CUES_PACKED);
+        anti |= is_listed(word, packed, ANTI_CUES, &ANTI_CUES_PACKED);
     }
     anti
 }
@@ -1393,7 +1397,7 @@ mod tests {
         {
             for (list, packed) in [(CUES, &CUES_PACKED[..]), (ANTI_CUES, &ANTI_CUES_PACKED[..])] {
                 assert_eq!(
-                    is_listed(w.as_bytes(), list, packed),
+                    is_listed(w.as_bytes(), pack(w.as_bytes()), list, packed),
                     list.contains(&w.as_str()),
                     "{w}"
                 );
