@@ -154,6 +154,14 @@ struct IdleStops {
 }
 
 impl IdleStops {
+    /// Whether `word` (not empty) has the first letter and length, and the first and last
+    /// letter, of some word added (the test `skip_idle` makes): when not, it is none of them.
+    fn passes(&self, word: &[u8]) -> bool {
+        let key = usize::from(word[0] & 31);
+        self.lens[key] & (1 << word.len().min(63)) != 0
+            && self.lasts[key] & (1 << (word[word.len() - 1] & 31)) != 0
+    }
+
     /// Adds `word` (ASCII letters; `& 31` folds their case).
     const fn add(&mut self, word: &[u8]) {
         let (first, last) = ((word[0] & 31) as usize, word[word.len() - 1] & 31);
@@ -780,8 +788,13 @@ const SUFFIXES: &[&str] = &[
 ];
 
 fn is_suffix_word(word: &str) -> bool {
-    // Two or three bytes each: most words fail the length test alone.
+    // Two or three bytes each, opening with one of seven capitals: most words fail the length
+    // test or the first-letter test ("The", "But", "And").
     matches!(word.len(), 2 | 3)
+        && matches!(
+            word.as_bytes()[0],
+            b'J' | b'S' | b'P' | b'M' | b'D' | b'E' | b'I'
+        )
         && matches!(
             word,
             "Jr" | "Sr" | "PhD" | "MD" | "DVM" | "DDS" | "Esq" | "II" | "III" | "IV"
@@ -1166,7 +1179,9 @@ impl Scan<'_, '_> {
                 let candidate = after_greeting
                     || ((self.field || self.lower_text) && self.lower_candidate(start, end))
                     || (!self.run.is_empty() && self.lower_surname(start, end))
-                    || (self.evidence.any && self.evidence.has_bytes(word));
+                    || (self.evidence.any
+                        && self.evidence.idle_stops().passes(word)
+                        && self.evidence.has_bytes(word));
                 if !candidate {
                     self.flush();
                     continue;
@@ -2756,6 +2771,7 @@ mod tests {
         for g in LOWER_GREETINGS {
             assert!(is_lower_greeting(g.as_bytes()), "{g}");
             assert!(passes(&GREETING_STOPS, g.as_bytes()), "{g}");
+            assert!(GREETING_STOPS.passes(g.as_bytes()), "{g}");
             // Capitalised greetings too (`after_capitalised_greeting` tests "Hi", "THANKS").
             let title = format!("{}{}", g[..1].to_ascii_uppercase(), &g[1..]);
             for w in [title, g.to_ascii_uppercase()] {
@@ -2776,6 +2792,11 @@ mod tests {
         assert_eq!(ev.words, ["maria", "ortiz", "james"]);
         for w in ev.words.iter().map(String::as_str).chain(LOWER_GREETINGS) {
             assert!(passes(ev.idle_stops(), w.as_bytes()), "{w}");
+            assert!(ev.idle_stops().passes(w.as_bytes()), "{w}");
+            assert!(
+                ev.idle_stops().passes(w.to_ascii_uppercase().as_bytes()),
+                "{w}"
+            );
         }
         // "maria" and "ortiz" stop the idle scan, lower case or not; "mario" does not.
         let b = b"and then maria said";
@@ -2872,6 +2893,18 @@ mod tests {
             }
         }
         assert!(compared > 500_000, "{compared}");
+    }
+
+    #[test]
+    fn suffix_words_pass_the_first_letter_test() {
+        for w in [
+            "Jr", "Sr", "PhD", "MD", "DVM", "DDS", "Esq", "II", "III", "IV",
+        ] {
+            assert!(is_suffix_word(w), "{w}");
+        }
+        for w in ["The", "She", "Jrx", "jr", "Mr", "J", ""] {
+            assert!(!is_suffix_word(w), "{w}");
+        }
     }
 
     #[test]
