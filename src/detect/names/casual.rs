@@ -59,7 +59,8 @@ pub(super) mod sig {
     pub(crate) const TAG: u8 = 1 << 4;
     /// An emoji or doubled `!`/`?`.
     pub(crate) const EMPHASIS: u8 = 1 << 5;
-    /// A short message (at most [`super::SHORT`] bytes: a chat line, a tweet, a title).
+    /// A short message (at most [`super::SHORT`] bytes: a chat line, a tweet, a title) not
+    /// closed by a full stop.
     pub(crate) const SHORT: u8 = 1 << 6;
 }
 
@@ -77,7 +78,15 @@ pub(super) fn regime(text: &str) -> u8 {
     if b.len() > MAX_LEN || b.len() < 4 {
         return 0;
     }
-    let mut s = if b.len() <= SHORT { sig::SHORT } else { 0 };
+    // A short message not closed by a full stop: chat lines and tweets are; sentences of
+    // well-cased prose are ("He said this: maria garcia will call back tomorrow." is not
+    // casual by length alone).
+    let closed = text.trim_end().ends_with('.');
+    let mut s = if b.len() <= SHORT && !closed {
+        sig::SHORT
+    } else {
+        0
+    };
     // Whether the next letter starts a sentence (the text's start, or after `.`, `!`, `?`
     // and a space).
     let mut sentence = true;
