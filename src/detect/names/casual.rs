@@ -228,15 +228,21 @@ pub(super) fn is_chat_noise(w: &[u8]) -> bool {
     {
         return true;
     }
-    w.len() <= 5
-        && NOISE_WORDS
-            .iter()
-            .any(|c| c.len() == w.len() && c.as_bytes().eq_ignore_ascii_case(w))
+    if !(2..=5).contains(&w.len()) {
+        return false;
+    }
+    let mut k = [0u8; 5];
+    for (d, c) in k.iter_mut().zip(w) {
+        *d = c.to_ascii_lowercase();
+    }
+    NOISE_WORDS.iter().any(|c| c.as_bytes() == &k[..w.len()])
 }
 
 /// Whether a found span holds chat noise: a word [`is_chat_noise`] calls noise, or a pronoun
 /// contraction ("I'ma", "J'ai"; names take `O'`, `D'`, `L'` in front). Checked when a span is
-/// emitted, after the judge, so the judge's training candidates do not depend on it.
+/// emitted, after the judge, so the judge's training candidates do not depend on it. One pass
+/// over the bytes: the word tests run only on words short enough to be chat words or shaped
+/// like laughter.
 pub(super) fn has_chat_noise(span: &str) -> bool {
     let b = span.as_bytes();
     if b.len() > 2
@@ -245,8 +251,27 @@ pub(super) fn has_chat_noise(span: &str) -> bool {
     {
         return true;
     }
-    span.split(|c: char| !c.is_alphanumeric())
-        .any(|w| is_chat_noise(w.as_bytes()))
+    let mut start = 0;
+    for i in 0..=b.len() {
+        let c = b.get(i).copied().unwrap_or(b' ');
+        if c.is_ascii_alphabetic() {
+            if i >= start + 2 && (c | 0x20) == (b[i - 1] | 0x20) && (c | 0x20) == (b[i - 2] | 0x20)
+            {
+                return true;
+            }
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || c >= 0x80 {
+            continue;
+        }
+        let w = &b[start..i];
+        if ((2..=5).contains(&w.len()) || (w.len() >= 4 && w[0] | 0x20 == b'h')) && is_chat_noise(w)
+        {
+            return true;
+        }
+        start = i + 1;
+    }
+    false
 }
 
 /// "alllll", "sooo": an elongated word, not a name.

@@ -2660,7 +2660,10 @@ impl Scan<'_, '_> {
 
     fn emit(&mut self, span: Span) {
         let found = &self.text[span.start..span.end];
-        if self.finder.is_allowed(found) || casual::has_chat_noise(found) {
+        // Chat noise ("Timeeeee", "I'ma") in short texts, where chat is (see `casual.rs`).
+        if self.finder.is_allowed(found)
+            || (self.text.len() <= casual::MAX_LEN && casual::has_chat_noise(found))
+        {
             return;
         }
         self.out.push(span);
