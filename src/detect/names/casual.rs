@@ -222,7 +222,7 @@ pub(super) fn is_chat_noise(w: &[u8]) -> bool {
         return true;
     }
     if w.len() >= 4
-        && w.len() % 2 == 0
+        && w.len().is_multiple_of(2)
         && w.chunks_exact(2)
             .all(|p| matches!(p[0] | 0x20, b'h') && matches!(p[1] | 0x20, b'a' | b'e'))
     {
