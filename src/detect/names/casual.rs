@@ -626,7 +626,9 @@ mod tests {
         assert_ne!(regime("So i told Sam about it") & sig::LOWER_I, 0);
         assert_ne!(regime("That was great lol") & sig::CHAT, 0);
         assert_ne!(regime("Great game!! Loved it") & sig::EMPHASIS, 0);
-        assert!(!is_casual(regime("Mail @support about #42 today.")));
+        // A mention is a chat sign; an e-mail address and an issue number are not.
+        assert_eq!(regime("Mail @support about it today."), sig::TAG);
+        assert_eq!(regime("Mail help@example.com about #42 today."), 0);
         assert_eq!(regime(&"Long well cased text. ".repeat(200)), 0);
         assert_eq!(regime("/// worker register gauge mount."), 0);
         assert_eq!(regime("let x = grant;"), 0);
