@@ -22,7 +22,7 @@ use std::io::BufRead;
 
 use mcp_veil::detect::FindContext;
 use mcp_veil::detect::names::NameFinder;
-use mcp_veil::detect::names::model::{Candidate, Judge};
+use mcp_veil::detect::names::model::{Features, Judge};
 
 const BITS: u32 = 14;
 const SOURCES: [&str; 3] = ["presidio-research", "emerging_entities_17", "PII-synthetic"];
@@ -94,7 +94,7 @@ impl XorShift {
     }
 }
 
-fn train(samples: &[(Candidate, bool)], epochs: usize) -> Judge {
+fn train(samples: &[(&Features, bool)], epochs: usize) -> Judge {
     let n = 1usize << BITS;
     let mask = (n - 1) as u32;
     let mut w = vec![0f32; n];
@@ -111,14 +111,9 @@ fn train(samples: &[(Candidate, bool)], epochs: usize) -> Judge {
         for &k in &order {
             let (cand, gold) = &samples[k];
             let y = if *gold { 1f32 } else { -1f32 };
-            let score: f32 = cand
-                .features
-                .ids()
-                .iter()
-                .map(|&id| w[(id & mask) as usize])
-                .sum();
+            let score: f32 = cand.ids().iter().map(|&id| w[(id & mask) as usize]).sum();
             if y * score <= 0.0 {
-                for &id in cand.features.ids() {
+                for &id in cand.ids() {
                     let s = (id & mask) as usize;
                     w[s] += y;
                     acc[s] += c * y;
@@ -216,10 +211,19 @@ fn main() -> anyhow::Result<()> {
     let mut drop: Vec<u8> = Vec::new();
     let mut margin = 0f32;
     let mut show = false;
+    let mut casual_out = None;
+    let mut casual_margin = 0f32;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--out" => out_path = it.next().cloned(),
+            "--casual-out" => casual_out = it.next().cloned(),
+            "--casual-margin" => {
+                casual_margin = it
+                    .next()
+                    .and_then(|e| e.parse().ok())
+                    .ok_or_else(|| anyhow::anyhow!("--casual-margin X"))?
+            }
             "--holdout" => {
                 holdout = match it.next().map(String::as_str) {
                     Some("even") => Some(0),
@@ -285,10 +289,40 @@ fn main() -> anyhow::Result<()> {
         positives,
         rule_right
     );
-    let judge = train(&samples, epochs).skipping(&drop).with_margin(margin);
-    let model = NameFinder::new(&[], &[]).with_judge(Some(judge.clone()));
+    let refs: Vec<(&Features, bool)> = samples.iter().map(|(c, g)| (&c.features, *g)).collect();
+    let judge = train(&refs, epochs).skipping(&drop).with_margin(margin);
+    let model = NameFinder::new(&[], &[])
+        .with_judge(Some(judge.clone()))
+        .with_casual(None);
+    // The casual stage's model, trained on the candidates it sees after the judge.
+    let mut casual_samples = Vec::new();
+    let mut cseen = Vec::new();
+    for r in &train_set {
+        cseen.clear();
+        spans.clear();
+        model.trace_casual(&r.text, &mut spans, &mut cseen);
+        for c in cseen.drain(..) {
+            let gold = r.gold.contains(&(c.start, c.end));
+            casual_samples.push((c, gold));
+        }
+    }
+    eprintln!(
+        "casual stage: {} candidates ({} gold)",
+        casual_samples.len(),
+        casual_samples.iter().filter(|s| s.1).count()
+    );
+    let crefs: Vec<(&Features, bool)> = casual_samples
+        .iter()
+        .map(|(c, g)| (&c.features, *g))
+        .collect();
+    let casual = train(&crefs, epochs).with_margin(casual_margin);
+    let full = NameFinder::new(&[], &[])
+        .with_judge(Some(judge.clone()))
+        .with_casual(Some(casual.clone()));
+    let rules = rules.with_casual(None);
     let before = score(&rules, &test_set);
-    let after = score(&model, &test_set);
+    let mid = score(&model, &test_set);
+    let after = score(&full, &test_set);
     let half = match holdout {
         Some(0) => "even (held out)",
         Some(_) => "odd (held out)",
@@ -299,7 +333,7 @@ fn main() -> anyhow::Result<()> {
         if by_template { "template" } else { "record" }
     );
     for (i, src) in SOURCES.iter().enumerate() {
-        for (what, s) in [("rules", before[i]), ("model", after[i])] {
+        for (what, s) in [("rules", before[i]), ("judge", mid[i]), ("model", after[i])] {
             let (p, r, f) = s.prf();
             println!(
                 "{src:22} {what}  exact P {p:.3} R {r:.3} F1 {f:.3}  no-PERSON records with a NAME {}/{}",
@@ -308,10 +342,14 @@ fn main() -> anyhow::Result<()> {
         }
     }
     if show {
-        show_changes(&rules, &model, &test_set);
+        show_changes(&model, &full, &test_set);
     }
     if let Some(out) = out_path {
         std::fs::write(&out, judge.to_bytes())?;
+        eprintln!("wrote {out}");
+    }
+    if let Some(out) = casual_out {
+        std::fs::write(&out, casual.to_bytes())?;
         eprintln!("wrote {out}");
     }
     Ok(())

@@ -27,6 +27,7 @@
 //! once per process (see [`gazetteer`]); `README.md` beside this file has the measured figures
 //! and the known misses.
 
+pub mod casual;
 mod cjk;
 pub(super) use cjk::is_cjk;
 mod gazetteer;
@@ -49,6 +50,8 @@ pub struct NameFinder {
     lex: &'static Lexicon,
     /// The learned candidate judge ([`model`]), when switched on.
     judge: Option<model::Judge>,
+    /// The model for lower-case names in casual text ([`casual`]), when switched on.
+    casual: Option<model::Judge>,
 }
 
 /// The shape of a word's letters.
@@ -464,7 +467,28 @@ impl NameFinder {
             gaz: Gazetteer::get(),
             lex: Lexicon::get(),
             judge: model::shipped(),
+            casual: casual::shipped(),
         }
+    }
+
+    /// The same finder with another casual-text model (`None`: no casual stage); for
+    /// training and evaluation (`examples/names_train.rs`).
+    #[doc(hidden)]
+    pub fn with_casual(mut self, model: Option<model::Judge>) -> NameFinder {
+        self.casual = model;
+        self
+    }
+
+    /// Finds names like [`NameFinder::find`] and also records every candidate of the casual
+    /// stage, with its features (for training its model).
+    #[doc(hidden)]
+    pub fn trace_casual(
+        &self,
+        text: &str,
+        out: &mut Vec<Span>,
+        seen: &mut Vec<casual::CasualCandidate>,
+    ) {
+        self.find_inner(text, &FindContext::default(), out, None, Some(seen));
     }
 
     /// The same finder with another candidate judge (`None`: the rules alone); for training
@@ -480,13 +504,13 @@ impl NameFinder {
     #[doc(hidden)]
     pub fn trace(&self, text: &str, out: &mut Vec<Span>, seen: &mut Vec<model::Candidate>) {
         let cell = std::cell::RefCell::new(std::mem::take(seen));
-        self.find_inner(text, &FindContext::default(), out, Some(&cell));
+        self.find_inner(text, &FindContext::default(), out, Some(&cell), None);
         *seen = cell.into_inner();
     }
 
     /// Appends names found in `text`.
     pub fn find(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
-        self.find_inner(text, cx, out, None);
+        self.find_inner(text, cx, out, None, None);
     }
 
     fn find_inner(
@@ -495,6 +519,7 @@ impl NameFinder {
         cx: &FindContext<'_>,
         out: &mut Vec<Span>,
         trace: Option<&std::cell::RefCell<Vec<model::Candidate>>>,
+        casual_trace: Option<&mut Vec<casual::CasualCandidate>>,
     ) {
         if let Some(deny) = &self.deny {
             self.find_denied(deny, text, out);
@@ -518,7 +543,29 @@ impl NameFinder {
                         && !(c == b'\\' && is_escape_letter(bytes.get(i + 1).copied())))
             })
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
+        let first = out.len();
         Scan::new(self, text, &evidence, field, lower_text, out, trace).run_all();
+        // Lower-case names in casual text (chat, tweets), when there is a model to ask or a
+        // trace to fill. Long texts are documents: no regime test.
+        let signals = if !field
+            && !lower_text
+            && text.len() <= casual::MAX_LEN
+            && (self.casual.is_some() || casual_trace.is_some())
+        {
+            casual::regime(text)
+        } else {
+            0
+        };
+        if casual::is_casual(signals) {
+            let found: Vec<(usize, usize)> =
+                out[first..].iter().map(|s| (s.start, s.end)).collect();
+            casual::Casual {
+                finder: self,
+                text,
+                signals,
+            }
+            .run(self.casual.as_ref(), &found, out, casual_trace);
+        }
     }
 
     /// Deny-list names, wherever they stand as whole words.
@@ -2662,7 +2709,11 @@ impl Scan<'_, '_> {
     }
 
     fn emit(&mut self, span: Span) {
-        if self.finder.is_allowed(&self.text[span.start..span.end]) {
+        let found = &self.text[span.start..span.end];
+        // Chat noise ("Timeeeee", "I'ma") in short texts, where chat is (see `casual.rs`).
+        if self.finder.is_allowed(found)
+            || (self.text.len() <= casual::MAX_LEN && casual::has_chat_noise(found))
+        {
             return;
         }
         self.out.push(span);

@@ -82,7 +82,7 @@ impl Features {
     }
 
     /// A feature named by a tag and small values.
-    fn add(&mut self, tag: u8, vals: &[u8]) {
+    pub(super) fn add(&mut self, tag: u8, vals: &[u8]) {
         let mut h = (FNV_OFFSET ^ u32::from(tag)).wrapping_mul(FNV_PRIME);
         for &v in vals {
             h = (h ^ u32::from(v)).wrapping_mul(FNV_PRIME);
@@ -91,7 +91,7 @@ impl Features {
     }
 
     /// A feature named by a tag and a word, lower-cased (ASCII), at most 16 bytes of it.
-    fn add_word(&mut self, tag: u8, word: Option<&str>) {
+    pub(super) fn add_word(&mut self, tag: u8, word: Option<&str>) {
         let mut h = (FNV_OFFSET ^ u32::from(tag)).wrapping_mul(FNV_PRIME);
         match word {
             Some(w) => {
@@ -191,6 +191,11 @@ impl Judge {
             out.extend_from_slice(&q.to_le_bytes());
         }
         out
+    }
+
+    /// How sure the judge must be to overrule the rules (score units).
+    pub fn margin(&self) -> f32 {
+        self.margin
     }
 
     /// The same judge overruling the rules only with a score beyond `margin`.

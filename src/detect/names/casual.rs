@@ -1,0 +1,659 @@
+//! Lower-case names in casual text: chat, tweets, quick tickets ("wait simon wears glasses",
+//! "hi all, can you call omar", "i swear freddie laughs").
+//!
+//! The main scan looks only at capitalised words in mixed-case text (and at every word in text
+//! with no capital at all). Casual writing drops capitals from names as often as from sentence
+//! starts, so in such text a lower-case word that is a given name or surname in the gazetteer
+//! becomes a candidate here, after the main scan, and a small learned model (an averaged
+//! perceptron over hashed features, like the candidate judge in [`super::model`]) decides.
+//!
+//! Two steps keep it cheap and safe:
+//! - [`regime`], a per-text test of the casing regime, runs only on short texts (at most
+//!   [`MAX_LEN`] bytes) and looks for signs of casual writing: a lower-case start of the text
+//!   or of a sentence, a lower-case "i", a chat word ("lol", "u", "gonna"), an `@`-mention or
+//!   `#`-tag, an emoji, doubled `!`/`?`. Long and well-cased text never gets here.
+//! - Candidates are lower-case words with a name score of 3 or more that are not among the
+//!   thousand commonest English words and not on the title, month, place or never-a-person
+//!   lists; a second lower-case name word right after one makes a two-word candidate too
+//!   ("justin bieber"). The model scores both; the better one wins if its score is positive.
+//!
+//! Features are never the candidate's own words: gazetteer score buckets, word length, the
+//! lower-cased words on each side, their shapes, the punctuation beside the candidate, a
+//! possessive after it, sentence start, which regime signals fired and how capitalised the
+//! text is. Weights: `data/names/casual.weights` (see `data/names/README.md`), trained by
+//! `examples/names_train.rs` with the judge.
+
+use super::gazetteer::Entry;
+use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
+use super::model::{Features, Judge};
+use super::{NameFinder, is_word_char};
+use crate::detect::{Kind, Span};
+
+/// Texts longer than this are documents, not chat: no casual stage.
+pub(super) const MAX_LEN: usize = 2048;
+
+/// Texts up to this long are short messages: the casual stage looks at them without other
+/// signs (the model weighs the signs).
+pub(super) const SHORT: usize = 280;
+
+/// Chat words: a sign of casual writing, and never part of a name.
+const CHAT_WORDS: &[&str] = &[
+    "lol", "lmao", "lmfao", "omg", "u", "ur", "im", "ima", "gonna", "wanna", "gotta", "idk", "tbh",
+    "smh", "pls", "plz", "thx", "haha", "hahaha", "btw", "rt", "ya", "yall", "bc", "cuz", "dont",
+    "cant", "wont", "aint", "ive", "ill", "whats", "thats", "lemme", "kinda", "tho", "rn", "ngl",
+    "omw", "nvm", "ok", "okay", "yeah", "yep", "nope", "hey", "hi", "isnt", "wat", "yea", "bro",
+    "dude", "gon", "luv", "da", "dat", "wit", "r", "n", "b4", "cause",
+];
+
+/// One bit per signal of casual writing (a feature of the model too).
+pub(super) mod sig {
+    /// The text starts with a lower-case letter.
+    pub(crate) const LOWER_START: u8 = 1;
+    /// A sentence starts with a lower-case letter.
+    pub(crate) const LOWER_SENTENCE: u8 = 1 << 1;
+    /// The pronoun "i" in lower case.
+    pub(crate) const LOWER_I: u8 = 1 << 2;
+    /// A chat word ("lol", "u", "gonna").
+    pub(crate) const CHAT: u8 = 1 << 3;
+    /// An `@`-mention or `#`-tag.
+    pub(crate) const TAG: u8 = 1 << 4;
+    /// An emoji or doubled `!`/`?`.
+    pub(crate) const EMPHASIS: u8 = 1 << 5;
+    /// A short message (at most [`super::SHORT`] bytes: a chat line, a tweet, a title) not
+    /// closed by a full stop.
+    pub(crate) const SHORT: u8 = 1 << 6;
+}
+
+fn is_chat_word(w: &[u8]) -> bool {
+    w.len() <= 7
+        && CHAT_WORDS
+            .iter()
+            .any(|c| c.len() == w.len() && c.as_bytes().eq_ignore_ascii_case(w))
+}
+
+/// The signals of casual writing in `text` (0: well cased, code or markup, or too long to
+/// tell). One pass over the bytes of a short text.
+pub(super) fn regime(text: &str) -> u8 {
+    let b = text.as_bytes();
+    if b.len() > MAX_LEN || b.len() < 4 {
+        return 0;
+    }
+    // A short message not closed by a full stop: chat lines and tweets are; sentences of
+    // well-cased prose are ("He said this: maria garcia will call back tomorrow." is not
+    // casual by length alone).
+    let closed = text.trim_end().ends_with('.');
+    let mut s = if b.len() <= SHORT && !closed {
+        sig::SHORT
+    } else {
+        0
+    };
+    // Whether the next letter starts a sentence (the text's start, or after `.`, `!`, `?`
+    // and a space).
+    let mut sentence = true;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphabetic() {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] >= 0x80) {
+                i += 1;
+            }
+            let w = &b[start..i];
+            if sentence && c.is_ascii_lowercase() {
+                s |= if start == first_letter(b) {
+                    sig::LOWER_START
+                } else {
+                    sig::LOWER_SENTENCE
+                };
+            }
+            sentence = false;
+            let before = if start > 0 { b[start - 1] } else { b' ' };
+            let mention = start >= 2 && !is_wordish(b[start - 2]);
+            if (before == b'@' || before == b'#') && (start < 2 || mention) {
+                s |= sig::TAG;
+            } else if w == b"i" && b.get(i).is_none_or(|&c| matches!(c, b' ' | b'\'' | b',')) {
+                s |= sig::LOWER_I;
+            } else if is_chat_word(w) && b.get(i).is_none_or(|&c| !c.is_ascii_alphanumeric()) {
+                s |= sig::CHAT;
+            }
+            continue;
+        }
+        match c {
+            // Code, logs and markup, not chat: braces, assignments, paths, comments.
+            b'{' | b'}' | b'=' | b'\\' | b'[' | b']' | b'|' | b'$' | b'`' => return 0,
+            b'/' if b.get(i + 1) == Some(&b'/') && (i == 0 || b[i - 1] != b':') => return 0,
+            b'.' | b'!' | b'?' => {
+                if b.get(i + 1).is_some_and(|&n| n == b' ' || n == b'\n') {
+                    sentence = true;
+                }
+                if c != b'.' && b.get(i + 1) == Some(&c) {
+                    s |= sig::EMPHASIS;
+                }
+            }
+            b'\n' => sentence = true,
+            0xF0 if b.get(i + 1) == Some(&0x9F) => s |= sig::EMPHASIS,
+            b' ' | b'"' | b'\'' | b'(' | b'*' | b'-' => {}
+            _ if c >= 0x80 => sentence = false,
+            _ => {}
+        }
+        i += 1;
+    }
+    s
+}
+
+fn first_letter(b: &[u8]) -> usize {
+    b.iter()
+        .position(u8::is_ascii_alphabetic)
+        .unwrap_or(usize::MAX)
+}
+
+/// Whether the casual stage may look at a text with these signals: a short message, or some
+/// sign of casual writing.
+pub(super) fn is_casual(signals: u8) -> bool {
+    signals != 0
+}
+
+/// Whether the model is switched on.
+const SHIPPED_ON: bool = true;
+
+/// The shipped casual model, when switched on.
+pub(super) fn shipped() -> Option<Judge> {
+    if !SHIPPED_ON {
+        return None;
+    }
+    static SHIPPED: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
+    SHIPPED
+        .get_or_init(|| {
+            Judge::from_bytes(include_bytes!("../../../data/names/casual.weights")).ok()
+        })
+        .clone()
+}
+
+/// One casual candidate with its features (for training).
+#[derive(Clone, Debug)]
+pub struct CasualCandidate {
+    /// Byte offset of the first byte.
+    pub start: usize,
+    /// Byte offset one past the last byte.
+    pub end: usize,
+    /// The candidate's features.
+    pub features: Features,
+}
+
+/// A lower-case word of the text.
+#[derive(Clone, Copy)]
+struct Word {
+    start: usize,
+    end: usize,
+}
+
+/// Whether a word may be a name word here: a name score of 3 or more, not among the thousand
+/// commonest English words, on no list of titles, months, places or things never people.
+fn eligible(e: Option<Entry>, flags: u16, w: &[u8]) -> bool {
+    w.len() >= 3
+        && !is_chat_word(w)
+        && flags & (TITLE | NOT_PEOPLE_F | CALENDAR_F | ORG_PLACE) == 0
+        && e.is_some_and(|e| e.name() >= 3 && e.common != 1 && e.place < 3)
+}
+
+/// Whether a word may follow a name word as its second word: a surname, or a word the
+/// gazetteer lacks that is no chat word ("bieber", "songz").
+fn eligible_second(e: Option<Entry>, flags: u16, w: &[u8]) -> bool {
+    w.len() >= 3
+        && flags & (TITLE | NOT_PEOPLE_F | CALENDAR_F | ORG_PLACE) == 0
+        && !is_chat_word(w)
+        && match e {
+            Some(e) => {
+                (e.last >= 2 || (e.last >= 1 && e.common == 0)) && e.common != 1 && e.place < 3
+            }
+            None => !has_triple_letter(w),
+        }
+}
+
+/// Chat words that are never names, in any case ("Lol", "OMG", "Ur").
+const NOISE_WORDS: &[&str] = &[
+    "lol", "lmao", "lmfao", "rofl", "omg", "ur", "idk", "tbh", "smh", "btw", "lmk", "wtf", "ily",
+];
+
+/// Whether a word is chat noise, never a name: elongated ("Timeeeee", "ITTTTTTT"), laughter
+/// ("HAHAHAHA", "hehe") or a chat word ("Lol", "Ur").
+pub(super) fn is_chat_noise(w: &[u8]) -> bool {
+    if w.len() >= 3 && has_triple_letter(w) {
+        return true;
+    }
+    if w.len() >= 4
+        && w.len().is_multiple_of(2)
+        && w.chunks_exact(2)
+            .all(|p| matches!(p[0] | 0x20, b'h') && matches!(p[1] | 0x20, b'a' | b'e'))
+    {
+        return true;
+    }
+    if !(2..=5).contains(&w.len()) {
+        return false;
+    }
+    let mut k = [0u8; 5];
+    for (d, c) in k.iter_mut().zip(w) {
+        *d = c.to_ascii_lowercase();
+    }
+    NOISE_WORDS.iter().any(|c| c.as_bytes() == &k[..w.len()])
+}
+
+/// Whether a found span holds chat noise: a word [`is_chat_noise`] calls noise, or a pronoun
+/// contraction ("I'ma", "J'ai"; names take `O'`, `D'`, `L'` in front). Checked when a span is
+/// emitted, after the judge, so the judge's training candidates do not depend on it. One pass
+/// over the bytes: the word tests run only on words short enough to be chat words or shaped
+/// like laughter.
+pub(super) fn has_chat_noise(span: &str) -> bool {
+    let b = span.as_bytes();
+    if b.len() > 2
+        && matches!(b[0], b'I' | b'i' | b'J' | b'j')
+        && (b[1] == b'\'' || b[1..].starts_with("’".as_bytes()))
+    {
+        return true;
+    }
+    let mut start = 0;
+    for i in 0..=b.len() {
+        let c = b.get(i).copied().unwrap_or(b' ');
+        if c.is_ascii_alphabetic() {
+            if i >= start + 2 && (c | 0x20) == (b[i - 1] | 0x20) && (c | 0x20) == (b[i - 2] | 0x20)
+            {
+                return true;
+            }
+            continue;
+        }
+        if c.is_ascii_alphanumeric() || c >= 0x80 {
+            continue;
+        }
+        let w = &b[start..i];
+        if ((2..=5).contains(&w.len()) || (w.len() >= 4 && w[0] | 0x20 == b'h')) && is_chat_noise(w)
+        {
+            return true;
+        }
+        start = i + 1;
+    }
+    false
+}
+
+/// "alllll", "sooo": an elongated word, not a name.
+pub(super) fn has_triple_letter(w: &[u8]) -> bool {
+    w.windows(3)
+        .any(|p| p[0].eq_ignore_ascii_case(&p[1]) && p[1].eq_ignore_ascii_case(&p[2]))
+}
+
+fn bucket(v: u8) -> u8 {
+    match v {
+        0 => 0,
+        1..=2 => 1,
+        3..=5 => 2,
+        _ => 3,
+    }
+}
+
+/// The shape of a neighbouring word: 0 none, 1 lower, 2 capitalised, 3 ALL CAPS, 4 other.
+fn shape(w: &[u8]) -> u8 {
+    match w {
+        [] => 0,
+        [c, ..] if c.is_ascii_lowercase() => 1,
+        [c, rest @ ..] if c.is_ascii_uppercase() => {
+            if !rest.is_empty() && rest.iter().all(|c| !c.is_ascii_lowercase()) {
+                3
+            } else {
+                2
+            }
+        }
+        _ => 4,
+    }
+}
+
+fn punct(c: Option<u8>) -> u8 {
+    match c {
+        None => 0,
+        Some(b' ') => 1,
+        Some(b'\n' | b'\r') => 2,
+        Some(b',') => 3,
+        Some(b'.') => 4,
+        Some(b'?' | b'!') => 5,
+        Some(b':') => 6,
+        Some(b'\'' | b'"') => 7,
+        Some(b'@' | b'#') => 8,
+        Some(b'&' | b'+') => 9,
+        Some(c) if c >= 0x80 => 10,
+        Some(_) => 11,
+    }
+}
+
+/// The word (letters, digits, apostrophes inside) ending at or before `at`, and its start.
+fn word_before(b: &[u8], at: usize) -> &[u8] {
+    let mut end = at;
+    while end > 0 && !is_wordish(b[end - 1]) {
+        end -= 1;
+        if at - end > 4 {
+            return &[];
+        }
+    }
+    let mut start = end;
+    while start > 0 && is_wordish(b[start - 1]) {
+        start -= 1;
+    }
+    &b[start..end]
+}
+
+/// The word starting at or after `at`.
+fn word_after(b: &[u8], at: usize) -> &[u8] {
+    let mut start = at;
+    while start < b.len() && !is_wordish(b[start]) {
+        start += 1;
+        if start - at > 4 {
+            return &[];
+        }
+    }
+    let mut end = start;
+    while end < b.len() && is_wordish(b[end]) {
+        end += 1;
+    }
+    &b[start..end]
+}
+
+fn is_wordish(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c >= 0x80
+}
+
+/// The state of the casual stage over one text.
+pub(super) struct Casual<'a> {
+    pub(super) finder: &'a NameFinder,
+    pub(super) text: &'a str,
+    pub(super) signals: u8,
+}
+
+impl Casual<'_> {
+    /// Finds lower-case names, skipping words inside `found` (spans the main scan emitted),
+    /// appending to `out`; records candidates in `trace` when training.
+    pub(super) fn run(
+        &self,
+        model: Option<&Judge>,
+        found: &[(usize, usize)],
+        out: &mut Vec<Span>,
+        mut trace: Option<&mut Vec<CasualCandidate>>,
+    ) {
+        let text = self.text;
+        let b = text.as_bytes();
+        let caps = self.capital_share();
+        // Text mostly in another language is full of words on some locale's name list
+        // ("das", "von", "nur"): leave it.
+        if !self.mostly_english() {
+            return;
+        }
+        let mut i = 0;
+        while i < b.len() {
+            let Some(w) = self.next_lower_word(&mut i) else {
+                break;
+            };
+            if found.iter().any(|&(s, e)| s < w.end && w.start < e) {
+                continue;
+            }
+            let word = &text[w.start..w.end];
+            let (e, flags) = self.finder.gaz.lookup_with_flags(word);
+            if !eligible(e, flags, word.as_bytes()) {
+                continue;
+            }
+            // A second name word right after one space ("justin bieber").
+            let second = if b.get(w.end) == Some(&b' ') {
+                let mut j = w.end + 1;
+                self.next_lower_word_at(&mut j, w.end + 1).filter(|n| {
+                    let (e2, fl2) = self.finder.gaz.lookup_with_flags(&text[n.start..n.end]);
+                    eligible_second(e2, fl2, &b[n.start..n.end])
+                        && !found.iter().any(|&(s, e)| s < n.end && n.start < e)
+                })
+            } else {
+                None
+            };
+            let mut f1 = Features::default();
+            self.features(w, None, caps, &mut f1);
+            let mut best = (w.end, model.map(|m| m.score(&f1)));
+            if let Some(t) = trace.as_deref_mut() {
+                t.push(CasualCandidate {
+                    start: w.start,
+                    end: w.end,
+                    features: f1.clone(),
+                });
+            }
+            if let Some(n) = second {
+                let mut f2 = Features::default();
+                self.features(w, Some(n), caps, &mut f2);
+                let s2 = model.map(|m| m.score(&f2));
+                if let Some(t) = trace.as_deref_mut() {
+                    t.push(CasualCandidate {
+                        start: w.start,
+                        end: n.end,
+                        features: f2.clone(),
+                    });
+                }
+                if s2 > best.1 {
+                    best = (n.end, s2);
+                }
+            }
+            if let Some(score) = best.1
+                && score > model.map_or(0.0, |m| m.margin())
+            {
+                let span = Span::new(w.start, best.0, Kind::Name);
+                if !self.finder.is_allowed(&text[span.start..span.end]) {
+                    out.push(span);
+                }
+                i = best.0;
+            }
+        }
+    }
+
+    /// Whether at least half of the text's words of two letters or more are English words.
+    fn mostly_english(&self) -> bool {
+        let (mut words, mut english) = (0usize, 0usize);
+        for w in self
+            .text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .filter(|w| w.len() >= 2)
+            .take(60)
+        {
+            words += 1;
+            english += usize::from(self.finder.gaz.lookup(w).is_some_and(|e| e.common > 0));
+        }
+        english * 2 >= words
+    }
+
+    /// The share of words starting with a capital, in four buckets.
+    fn capital_share(&self) -> u8 {
+        let (mut words, mut caps) = (0usize, 0usize);
+        let b = self.text.as_bytes();
+        let mut prev = b' ';
+        for &c in b {
+            if c.is_ascii_alphabetic() && !is_wordish(prev) {
+                words += 1;
+                caps += usize::from(c.is_ascii_uppercase());
+            }
+            prev = c;
+        }
+        match caps * 10 / words.max(1) {
+            0 => 0,
+            1..=2 => 1,
+            3..=5 => 2,
+            _ => 3,
+        }
+    }
+
+    /// The next all-lower-case word from `*i` on (ASCII letters, not joined to a mention,
+    /// tag, path, address or number), moving `*i` past it.
+    fn next_lower_word(&self, i: &mut usize) -> Option<Word> {
+        let b = self.text.as_bytes();
+        loop {
+            while *i < b.len() && !b[*i].is_ascii_alphabetic() {
+                *i += 1;
+            }
+            if *i >= b.len() {
+                return None;
+            }
+            let start = *i;
+            while *i < b.len() && (is_wordish(b[*i]) || b[*i] == b'_') {
+                *i += 1;
+            }
+            if let Some(w) = self.lower_word(start, *i) {
+                return Some(w);
+            }
+        }
+    }
+
+    /// The word starting exactly at `at`, if it is a plain lower-case word.
+    fn next_lower_word_at(&self, i: &mut usize, at: usize) -> Option<Word> {
+        let b = self.text.as_bytes();
+        if !b.get(at).is_some_and(u8::is_ascii_lowercase) {
+            return None;
+        }
+        *i = at;
+        while *i < b.len() && (is_wordish(b[*i]) || b[*i] == b'_') {
+            *i += 1;
+        }
+        self.lower_word(at, *i)
+    }
+
+    /// `start..end` as a plain lower-case word, if it is one.
+    fn lower_word(&self, start: usize, end: usize) -> Option<Word> {
+        let b = self.text.as_bytes();
+        let w = &b[start..end];
+        if !w.iter().all(u8::is_ascii_lowercase) {
+            return None;
+        }
+        if start > 0
+            && self.text[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| is_word_char(c) || c.is_ascii_digit())
+        {
+            return None;
+        }
+        let before = if start > 0 { b[start - 1] } else { b' ' };
+        let after = b.get(end).copied().unwrap_or(b' ');
+        let after2 = b.get(end + 1).copied().unwrap_or(b' ');
+        if matches!(
+            before,
+            b'@' | b'#' | b'_' | b'/' | b'\\' | b'.' | b'=' | b'$' | b'%' | b'&' | b'<' | b'-'
+        ) || matches!(after, b'@' | b'/' | b'=' | b'(' | b'<' | b'>' | b':' | b'-')
+            || (after == b'.' && after2.is_ascii_alphanumeric())
+            // "haven't", "isn't" (a possessive `'s` is fine)
+            || (matches!(after, b'\'') && after2.is_ascii_alphabetic() && after2 != b's')
+        {
+            return None;
+        }
+        Some(Word { start, end })
+    }
+
+    /// The features of the candidate `w` (with `second`: the pair).
+    fn features(&self, w: Word, second: Option<Word>, caps: u8, f: &mut Features) {
+        let text = self.text;
+        let b = text.as_bytes();
+        let end = second.map_or(w.end, |n| n.end);
+        let n = u8::from(second.is_some()) + 1;
+        let e = self
+            .finder
+            .gaz
+            .lookup(&text[w.start..w.end])
+            .unwrap_or_default();
+        f.add(40, &[]);
+        f.add(41, &[n]);
+        f.add(42, &[e.first.min(9), n]);
+        f.add(43, &[e.last.min(9), n]);
+        f.add(44, &[e.common.min(9), e.place.min(3)]);
+        f.add(45, &[bucket(e.first), bucket(e.last), bucket(e.common)]);
+        let len = (w.end - w.start).min(9) as u8;
+        f.add(46, &[len, n]);
+        if let Some(s) = second {
+            let e2 = self.finder.gaz.lookup(&text[s.start..s.end]);
+            let k2 = u8::from(e2.is_some());
+            let e2 = e2.unwrap_or_default();
+            f.add(
+                47,
+                &[bucket(e2.first), bucket(e2.last), bucket(e2.common), k2],
+            );
+            f.add(48, &[bucket(e.first), bucket(e2.last), k2]);
+        }
+        let prev = word_before(b, w.start);
+        let next = word_after(b, end);
+        f.add_word(49, std::str::from_utf8(prev).ok());
+        f.add_word(50, std::str::from_utf8(next).ok());
+        f.add(51, &[shape(prev), shape(next), n]);
+        let before = text[..w.start]
+            .trim_end_matches(' ')
+            .as_bytes()
+            .last()
+            .copied();
+        let after = text[end..]
+            .trim_start_matches(' ')
+            .as_bytes()
+            .first()
+            .copied();
+        f.add(52, &[punct(before), punct(b.get(end).copied())]);
+        f.add(53, &[punct(after), n]);
+        let rest = text[end..].trim_start_matches(' ');
+        let possessive =
+            rest.starts_with("'s") || rest.starts_with("' s") || rest.starts_with("’s");
+        f.add(54, &[u8::from(possessive)]);
+        let sentence = before.is_none_or(|c| matches!(c, b'.' | b'!' | b'?' | b'\n' | b':'));
+        f.add(55, &[u8::from(sentence), shape(next)]);
+        f.add(56, &[self.signals & 0x3f]);
+        f.add(61, &[self.signals & 0x3f & !sig::TAG, caps]);
+        f.add(57, &[caps, bucket(e.name())]);
+        let margin = (i32::from(e.name()) - i32::from(e.wordiness())).clamp(-7, 9) + 8;
+        f.add(58, &[margin as u8, n]);
+        f.add_word(
+            59,
+            std::str::from_utf8(prev)
+                .ok()
+                .map(|p| if p.len() > 3 { "long" } else { p }),
+        );
+        f.add(60, &[bucket(e.common), shape(prev), shape(next)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regime_signals() {
+        assert_eq!(
+            regime("The meeting is at noon. Please bring the report."),
+            0
+        );
+        assert_ne!(regime("hi megan, can you call omar") & sig::LOWER_START, 0);
+        assert_ne!(regime("Wait. simon wears glasses") & sig::LOWER_SENTENCE, 0);
+        assert_ne!(regime("So i told Sam about it") & sig::LOWER_I, 0);
+        assert_ne!(regime("That was great lol") & sig::CHAT, 0);
+        assert_ne!(regime("Great game!! Loved it") & sig::EMPHASIS, 0);
+        // A mention is a chat sign; an e-mail address and an issue number are not.
+        assert_eq!(regime("Mail @support about it today."), sig::TAG);
+        assert_eq!(regime("Mail help@example.com about #42 today."), 0);
+        assert_eq!(regime(&"Long well cased text. ".repeat(200)), 0);
+        assert_eq!(regime("/// worker register gauge mount."), 0);
+        assert_eq!(regime("let x = grant;"), 0);
+        assert_ne!(regime("see http://t.co/x lol"), 0);
+    }
+
+    #[test]
+    fn elongated_words() {
+        assert!(has_triple_letter(b"alllll"));
+        assert!(has_triple_letter(b"TIMEEEE"));
+        assert!(!has_triple_letter(b"william"));
+        for noise in [
+            "Timeeeee", "ITTTTTTT", "HAHAHAHA", "Lol", "I'ma", "J'ai", "Ur",
+        ] {
+            assert!(has_chat_noise(noise), "{noise}");
+        }
+        for name in [
+            "William",
+            "O'Neil",
+            "D'Angelo",
+            "Ursula",
+            "Jeanne d'Arc",
+            "Árias",
+        ] {
+            assert!(!has_chat_noise(name), "{name}");
+        }
+    }
+}
