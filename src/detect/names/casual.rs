@@ -25,7 +25,7 @@
 
 use super::gazetteer::Entry;
 use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
-use super::model::{Features, Judge};
+use super::model::{Features, Judge, shipped_weights};
 use super::{NameFinder, is_word_char};
 use crate::detect::{Kind, Span};
 
@@ -158,15 +158,12 @@ const SHIPPED_ON: bool = true;
 
 /// The shipped casual model, when switched on.
 pub(super) fn shipped() -> Option<Judge> {
-    if !SHIPPED_ON {
-        return None;
-    }
     static SHIPPED: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
-    SHIPPED
-        .get_or_init(|| {
-            Judge::from_bytes(include_bytes!("../../../data/names/casual.weights")).ok()
-        })
-        .clone()
+    shipped_weights(
+        SHIPPED_ON,
+        &SHIPPED,
+        include_bytes!("../../../data/names/casual.weights"),
+    )
 }
 
 /// One casual candidate with its features (for training).
@@ -614,6 +611,11 @@ impl Casual<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_shipped_model_loads() {
+        assert!(shipped().is_some());
+    }
 
     #[test]
     fn regime_signals() {

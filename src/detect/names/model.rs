@@ -17,7 +17,7 @@
 //! magic (`NJW1`), the table size in bits and three zero bytes, a scale and a margin (`f32`),
 //! and one little-endian `i16` per weight.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{After, Cue, Scan, Shape, Tok};
 
@@ -331,13 +331,25 @@ const SHIPPED_ON: bool = true;
 
 /// The shipped judge, when switched on.
 pub(super) fn shipped() -> Option<Judge> {
-    if !SHIPPED_ON {
+    static SHIPPED: OnceLock<Option<Judge>> = OnceLock::new();
+    shipped_weights(
+        SHIPPED_ON,
+        &SHIPPED,
+        include_bytes!("../../../data/names/judge.weights"),
+    )
+}
+
+/// A model compiled into the binary, read once per process; `None` when switched off (or if
+/// the embedded bytes were bad, which the tests beside each model rule out).
+pub(super) fn shipped_weights(
+    on: bool,
+    cell: &'static OnceLock<Option<Judge>>,
+    bytes: &'static [u8],
+) -> Option<Judge> {
+    if !on {
         return None;
     }
-    static SHIPPED: std::sync::OnceLock<Option<Judge>> = std::sync::OnceLock::new();
-    SHIPPED
-        .get_or_init(|| Judge::from_bytes(include_bytes!("../../../data/names/judge.weights")).ok())
-        .clone()
+    cell.get_or_init(|| Judge::from_bytes(bytes).ok()).clone()
 }
 
 /// Whether `core` is a clear given name, then name words, then a clear surname ("MARIA
