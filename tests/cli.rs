@@ -80,18 +80,19 @@ fn a_saved_session_recalls_the_names_it_tokenized() {
     let session = session.to_str().unwrap();
     let o = run(
         &["redact", "--session", session],
-        "{\"full_name\":\"Maria Ortiz\"}\n",
+        "{\"full_name\":\"Ysolde Brackwater\"}\n",
     );
     assert_eq!(stdout(&o), "{\"full_name\":\"[NAME_1]\"}\n");
-    // A later run, lower case and no cue: recalled from the saved session.
+    // A later run, lower case, no cue and not in the gazetteer: recalled from the saved
+    // session.
     let o = run(
         &["redact", "--session", session],
-        "OK, maria ortiz will call back\n",
+        "OK, ysolde brackwater will call back\n",
     );
     assert_eq!(stdout(&o), "OK, [NAME_1] will call back\n");
     // Without the session nothing is known.
-    let o = run(&["redact"], "OK, maria ortiz will call back\n");
-    assert_eq!(stdout(&o), "OK, maria ortiz will call back\n");
+    let o = run(&["redact"], "OK, ysolde brackwater will call back\n");
+    assert_eq!(stdout(&o), "OK, ysolde brackwater will call back\n");
 }
 
 #[test]
