@@ -443,17 +443,11 @@ impl Casual<'_> {
 
     /// Whether at least half of the text's words of two letters or more are English words.
     fn mostly_english(&self) -> bool {
-        let (mut words, mut english) = (0usize, 0usize);
-        for w in self
-            .text
-            .split(|c: char| !c.is_ascii_alphabetic())
-            .filter(|w| w.len() >= 2)
-            .take(60)
-        {
-            words += 1;
-            english += usize::from(self.finder.gaz.lookup(w).is_some_and(|e| e.common > 0));
-        }
-        english * 2 >= words
+        super::mostly_english(
+            self.finder.gaz,
+            self.text.split(|c: char| !c.is_ascii_alphabetic()),
+            60,
+        )
     }
 
     /// The share of words starting with a capital, in four buckets.

@@ -1065,6 +1065,18 @@ fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     }
 }
 
+/// Whether at least half of the first `limit` of `words` of two letters or more are English
+/// words (on the gazetteer's common-word list): text in another language is full of words on
+/// some locale's name list ("das", "von").
+fn mostly_english<'t>(gaz: &Gazetteer, words: impl Iterator<Item = &'t str>, limit: usize) -> bool {
+    let (mut seen, mut english) = (0usize, 0usize);
+    for w in words.filter(|w| w.len() >= 2).take(limit) {
+        seen += 1;
+        english += usize::from(gaz.lookup(w).is_some_and(|e| e.common > 0));
+    }
+    english * 2 >= seen
+}
+
 /// Whether the lower-case word `word`, which passed the [`IdleStops`] tests, stops
 /// [`skip_idle`]: a greeting or a word of `ev`. Out of line: few words get here, and inlined
 /// its set-up (the evidence list) was loaded on every call of the scan.
@@ -1128,17 +1140,11 @@ impl Scan<'_, '_> {
         if let Some(known) = self.english.get() {
             return known;
         }
-        let (mut words, mut english) = (0usize, 0usize);
-        for w in self
-            .text
-            .split(|c: char| !c.is_alphabetic())
-            .filter(|w| w.len() >= 2)
-            .take(200)
-        {
-            words += 1;
-            english += usize::from(self.finder.gaz.lookup(w).is_some_and(|e| e.common > 0));
-        }
-        let known = english * 2 >= words;
+        let known = mostly_english(
+            self.finder.gaz,
+            self.text.split(|c: char| !c.is_alphabetic()),
+            200,
+        );
         self.english.set(Some(known));
         known
     }
