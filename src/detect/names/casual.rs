@@ -64,11 +64,41 @@ pub(super) mod sig {
     pub(crate) const SHORT: u8 = 1 << 6;
 }
 
+/// A word of up to seven bytes as one number, ASCII letters folded to lower case (the bytes
+/// little-endian; the eighth is zero, so words of different lengths differ).
+const fn word_key(w: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < w.len() {
+        key |= (w[i].to_ascii_lowercase() as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// [`CHAT_WORDS`] as [`word_key`]s, sorted: the regime test asks about every word of a text,
+/// and a binary search over these beats comparing each word with sixty strings.
+const CHAT_KEYS: [u64; CHAT_WORDS.len()] = {
+    let mut keys = [0u64; CHAT_WORDS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        assert!(CHAT_WORDS[i].len() <= 7);
+        keys[i] = word_key(CHAT_WORDS[i].as_bytes());
+        // Insertion sort: move the new key down to its place.
+        let mut j = i;
+        while j > 0 && keys[j - 1] > keys[j] {
+            let t = keys[j - 1];
+            keys[j - 1] = keys[j];
+            keys[j] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    keys
+};
+
 fn is_chat_word(w: &[u8]) -> bool {
-    w.len() <= 7
-        && CHAT_WORDS
-            .iter()
-            .any(|c| c.len() == w.len() && c.as_bytes().eq_ignore_ascii_case(w))
+    w.len() <= 7 && CHAT_KEYS.binary_search(&word_key(w)).is_ok()
 }
 
 /// The signals of casual writing in `text` (0: well cased, code or markup, or too long to
@@ -374,12 +404,8 @@ impl Casual<'_> {
     ) {
         let text = self.text;
         let b = text.as_bytes();
-        let caps = self.capital_share();
-        // Text mostly in another language is full of words on some locale's name list
-        // ("das", "von", "nur"): leave it.
-        if !self.mostly_english() {
-            return;
-        }
+        // Worked out at the first candidate: most texts that reach here have none.
+        let mut caps = None;
         let mut i = 0;
         while i < b.len() {
             let Some(w) = self.next_lower_word(&mut i) else {
@@ -393,6 +419,13 @@ impl Casual<'_> {
             if !eligible(e, flags, word.as_bytes()) {
                 continue;
             }
+            let caps = match caps {
+                Some(caps) => caps,
+                // Text mostly in another language is full of words on some locale's name
+                // list ("das", "von", "nur"): leave it.
+                None if !self.mostly_english() => return,
+                None => *caps.insert(self.capital_share()),
+            };
             // A second name word right after one space ("justin bieber").
             let second = if b.get(w.end) == Some(&b' ') {
                 let mut j = w.end + 1;
@@ -609,6 +642,20 @@ mod tests {
     #[test]
     fn the_shipped_model_loads() {
         assert!(shipped().is_some());
+    }
+
+    #[test]
+    fn chat_words_are_found_in_any_case_and_only_whole() {
+        for w in CHAT_WORDS {
+            assert!(is_chat_word(w.as_bytes()), "{w}");
+            assert!(is_chat_word(w.to_ascii_uppercase().as_bytes()), "{w}");
+        }
+        for w in [
+            "", "the", "lolz", "b", "gonnaa", "hi\u{e9}", "tomorrow", "o",
+        ] {
+            assert!(!is_chat_word(w.as_bytes()), "{w}");
+        }
+        assert!(CHAT_KEYS.windows(2).all(|k| k[0] < k[1]));
     }
 
     #[test]
