@@ -9,7 +9,9 @@
 //! ```
 //!
 //! The texts are the ones `throughput` measures: `testdata::prose(1, 1 MiB)` and
-//! `testdata::clean_text(3, 1 MiB)`, each detected as one text. Without `--toggle-collect`
+//! `testdata::clean_text(3, 1 MiB)`, each detected as one text; `lines` detects the same prose
+//! line by line (about 2,000 lines of 520 bytes), as the short strings of tool results are,
+//! which shows what each call costs besides its bytes. Without `--toggle-collect`
 //! callgrind counts the whole detector (and the generation, which `--toggle-collect=
 //! 'mcp_veil::detect::Detector::detect'` leaves out). For whole-detector counts pass `--warm`
 //! after the text name (`names_cost prose --warm`): a first pass, not counted, compiles the
@@ -27,10 +29,10 @@ fn main() -> anyhow::Result<()> {
     const MB: usize = 1 << 20;
     let which = std::env::args().nth(1).unwrap_or_else(|| "prose".into());
     let text = match which.as_str() {
-        "prose" => testdata::prose(1, MB).text,
+        "prose" | "lines" => testdata::prose(1, MB).text,
         "clean" => testdata::clean_text(3, MB).text,
         "json" => testdata::crm_json(2, MB).text,
-        other => anyhow::bail!("unknown text {other:?}: prose, clean or json"),
+        other => anyhow::bail!("unknown text {other:?}: prose, lines, clean or json"),
     };
     let detector = Detector::with_defaults();
     // `--warm`: one pass first, through `detect_into`, which the callgrind toggles below leave
@@ -47,6 +49,14 @@ fn main() -> anyhow::Result<()> {
             text.len(),
             black_box(findings).is_empty()
         );
+        return Ok(());
+    }
+    if which == "lines" {
+        let mut found = 0;
+        for line in text.split_inclusive('\n') {
+            found += detector.detect(line, &FindContext::default()).len();
+        }
+        println!("{} bytes, {found} spans", text.len());
         return Ok(());
     }
     let spans = detector.detect(&text, &FindContext::default());
