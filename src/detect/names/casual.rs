@@ -401,17 +401,43 @@ fn is_wordish(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c >= 0x80
 }
 
+/// The high bit of each byte of `x` that is [`is_wordish`].
+fn wordish_lanes(x: u64) -> u64 {
+    // ASCII digits: at least `0` and below `:`, in bytes below 0x80 (no carries).
+    let y = x & !super::HIGH;
+    let digits = y.wrapping_add(0x5050_5050_5050_5050)
+        & !y.wrapping_add(0x4646_4646_4646_4646)
+        & !x
+        & super::HIGH;
+    super::ascii_letters(x) | digits | (x & super::HIGH)
+}
+
+/// How many words start with an ASCII letter (after a byte that is not [`is_wordish`], or at
+/// the start), and how many of those with a capital: eight bytes at a time.
+fn capitals(b: &[u8]) -> (usize, usize) {
+    let (mut words, mut caps) = (0usize, 0usize);
+    // The high bit of the last lane of the previous eight bytes, as lane 0's "before".
+    let mut carry = 0u64;
+    for chunk in b.chunks(8) {
+        let mut bytes = [0u8; 8];
+        bytes[..chunk.len()].copy_from_slice(chunk);
+        let x = u64::from_le_bytes(bytes);
+        let wordish = wordish_lanes(x);
+        let starts = super::ascii_letters(x) & !((wordish << 8) | carry);
+        // Upper case: a letter whose 0x20 bit is clear.
+        let upper = starts & !(x << 2);
+        words += starts.count_ones() as usize;
+        caps += upper.count_ones() as usize;
+        carry = (wordish >> 56) & 0x80;
+    }
+    (words, caps)
+}
+
 /// The end of the run of [`is_wordish`] bytes from `i`, eight bytes at a time (the regime test
 /// walks every word of every short text).
 fn wordish_end(b: &[u8], mut i: usize) -> usize {
     while let Some(x) = super::load8(b, i) {
-        // ASCII digits: at least `0` and below `:`, in bytes below 0x80 (no carries).
-        let y = x & !super::HIGH;
-        let digits = y.wrapping_add(0x5050_5050_5050_5050)
-            & !y.wrapping_add(0x4646_4646_4646_4646)
-            & !x
-            & super::HIGH;
-        let stop = !(super::ascii_letters(x) | digits | (x & super::HIGH)) & super::HIGH;
+        let stop = !wordish_lanes(x) & super::HIGH;
         if stop != 0 {
             return i + (stop.trailing_zeros() / 8) as usize;
         }
@@ -523,16 +549,7 @@ impl Casual<'_> {
 
     /// The share of words starting with a capital, in four buckets.
     fn capital_share(&self) -> u8 {
-        let (mut words, mut caps) = (0usize, 0usize);
-        let b = self.text.as_bytes();
-        let mut prev = b' ';
-        for &c in b {
-            if c.is_ascii_alphabetic() && !is_wordish(prev) {
-                words += 1;
-                caps += usize::from(c.is_ascii_uppercase());
-            }
-            prev = c;
-        }
+        let (words, caps) = capitals(self.text.as_bytes());
         match caps * 10 / words.max(1) {
             0 => 0,
             1..=2 => 1,
@@ -553,6 +570,7 @@ impl Casual<'_> {
                 return None;
             }
             let start = *i;
+            *i = wordish_end(b, start + 1);
             while *i < b.len() && (is_wordish(b[*i]) || b[*i] == b'_') {
                 *i += 1;
             }
@@ -582,12 +600,15 @@ impl Casual<'_> {
         if !w.iter().all(u8::is_ascii_lowercase) {
             return None;
         }
-        if start > 0
-            && self.text[..start]
+        let joined = match start.checked_sub(1).map(|p| b[p]) {
+            None => false,
+            Some(c) if c < 0x80 => c.is_ascii_alphanumeric(),
+            Some(_) => self.text[..start]
                 .chars()
                 .next_back()
-                .is_some_and(|c| is_word_char(c) || c.is_ascii_digit())
-        {
+                .is_some_and(is_word_char),
+        };
+        if joined {
             return None;
         }
         let before = if start > 0 { b[start - 1] } else { b' ' };
@@ -794,6 +815,35 @@ mod tests {
                 text.push_str(pieces[(next() >> 40) as usize % pieces.len()]);
             }
             assert_eq!(regime(&text), regime_bytewise(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn capitals_match_a_byte_scan() {
+        let bytewise = |b: &[u8]| {
+            let (mut words, mut caps) = (0, 0);
+            let mut prev = b' ';
+            for &c in b {
+                if c.is_ascii_alphabetic() && !is_wordish(prev) {
+                    words += 1;
+                    caps += usize::from(c.is_ascii_uppercase());
+                }
+                prev = c;
+            }
+            (words, caps)
+        };
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            // Bytes from a small alphabet of letters, digits, spaces, punctuation and UTF-8.
+            let alphabet = b"aZ z9 ._@\xc3\xa9Qq-\n";
+            let text: Vec<u8> = (0..len)
+                .map(|k| alphabet[((x >> (k % 60)) as usize + k * 7) % alphabet.len()])
+                .collect();
+            assert_eq!(capitals(&text), bytewise(&text), "{text:?}");
         }
     }
 
