@@ -11,7 +11,8 @@
 //! The texts are the ones `throughput` measures: `testdata::prose(1, 1 MiB)` and
 //! `testdata::clean_text(3, 1 MiB)`, each detected as one text; `lines` detects the same prose
 //! line by line (about 2,000 lines of 520 bytes), as the short strings of tool results are,
-//! which shows what each call costs besides its bytes. Without `--toggle-collect`
+//! which shows what each call costs besides its bytes; a file name instead (the reference
+//! corpus's `prose.txt`) is detected line by line too. Without `--toggle-collect`
 //! callgrind counts the whole detector (and the generation, which `--toggle-collect=
 //! 'mcp_veil::detect::Detector::detect'` leaves out). For whole-detector counts pass `--warm`
 //! after the text name (`names_cost prose --warm`): a first pass, not counted, compiles the
@@ -32,7 +33,9 @@ fn main() -> anyhow::Result<()> {
         "prose" | "lines" => testdata::prose(1, MB).text,
         "clean" => testdata::clean_text(3, MB).text,
         "json" => testdata::crm_json(2, MB).text,
-        other => anyhow::bail!("unknown text {other:?}: prose, lines, clean or json"),
+        // A file (the reference corpus's `prose.txt`, say): detected line by line, like `lines`.
+        path if std::path::Path::new(path).is_file() => std::fs::read_to_string(path)?,
+        other => anyhow::bail!("unknown text {other:?}: prose, lines, clean, json or a file"),
     };
     let detector = Detector::with_defaults();
     // `--warm`: one pass first, through `detect_into`, which the callgrind toggles below leave
@@ -51,7 +54,7 @@ fn main() -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    if which == "lines" {
+    if which == "lines" || std::path::Path::new(&which).is_file() {
         let mut found = 0;
         for line in text.split_inclusive('\n') {
             found += detector.detect(line, &FindContext::default()).len();

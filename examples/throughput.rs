@@ -9,6 +9,9 @@
 //! machine counts the time this thread waited for a core. This example runs the same workloads
 //! (same generators, same sizes) in a loop and divides the bytes by the thread's on-CPU time from
 //! `/proc/thread-self/schedstat` (Linux), next to the wall-clock figure. Single thread.
+//!
+//! The `detect:` rows time the detector alone (no session, no tokens) on the same prose, as one
+//! text and line by line.
 
 // The report is this example's output; stdout is not an MCP wire here.
 #![allow(clippy::print_stdout)]
@@ -18,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
-use mcp_veil::detect::DetectConfig;
+use mcp_veil::detect::{DetectConfig, FindContext};
 use mcp_veil::testdata;
 use mcp_veil::vault::{MemoryVault, SessionId};
 use mcp_veil::{Detector, Engine, walk};
@@ -112,11 +115,32 @@ fn main() {
         },
     );
 
+    // The detector alone, without the engine (no session, no recall, no tokens): the prose as
+    // one text, and line by line (about 2,000 lines of 520 bytes), as the short strings of
+    // tool results reach it, where what each call costs besides its bytes shows.
+    let lines: Vec<&str> = prose.split_inclusive('\n').collect();
+    let detect_rows = |suffix: &str, detector: &Detector| {
+        let mut spans = Vec::new();
+        let cx = FindContext::default();
+        measure(&format!("detect: prose{suffix}"), prose.len(), budget, || {
+            detector.detect_into(&prose, &cx, &mut spans);
+            black_box(&spans);
+        });
+        measure(&format!("detect: prose lines{suffix}"), prose.len(), budget, || {
+            for line in &lines {
+                detector.detect_into(line, &cx, &mut spans);
+                black_box(&spans);
+            }
+        });
+    };
+    detect_rows("", engine.detector());
+
     let no_names = DetectConfig {
         names_in_text: false,
         ..DetectConfig::default()
     };
     let detector = Detector::new(&no_names).expect("the configuration is valid");
+    detect_rows(" (no names)", &detector);
     let engine = Engine::new(Arc::new(detector), vault.clone());
     measure(
         "prose: tokenize_text (no names)",
