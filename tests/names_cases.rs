@@ -86,6 +86,18 @@ fn names_in_json_string_values() {
     // Under an organisation key: never a person.
     let spans = detector.detect("Johnson Smith", &FindContext::with_key("company"));
     assert!(spans.is_empty());
+    // A few words on one line are still one field: a list of names in lower case.
+    let text = "maria ortiz, john smith, wei chen";
+    let spans = detector.detect(text, &FindContext::with_key("attendees"));
+    let got: Vec<&str> = spans.iter().map(|s| &text[s.start..s.end]).collect();
+    assert_eq!(got, vec!["maria ortiz", "john smith", "wei chen"]);
+    // Free text under a key (a comment, a message body) is read as the same text anywhere.
+    let text = "Assigned to Nguyen; cc: Patel. The deploy runs on Monday.";
+    for cx in [FindContext::default(), FindContext::with_key("comment")] {
+        let spans = detector.detect(text, &cx);
+        let got: Vec<&str> = spans.iter().map(|s| &text[s.start..s.end]).collect();
+        assert_eq!(got, vec!["Nguyen", "Patel"], "{:?}", cx.key);
+    }
 }
 
 #[test]

@@ -532,7 +532,7 @@ impl NameFinder {
         } else {
             Evidence::default()
         };
-        let field = cx.key.is_some() || is_short_field(text);
+        let field = is_short_field(text) || (cx.key.is_some() && is_keyed_field(text));
         // All lower-case prose ("hello, this is mr. chad farmer"): short, no capitals, no code
         // (an escaped quote or line break, `\"` or `\n`, is no code).
         let bytes = text.as_bytes();
@@ -850,6 +850,29 @@ fn is_suffix_word(word: &str) -> bool {
 
 fn normalize_spaces(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether the value of a JSON key (or CSV column) reads as one data field, a few words on one
+/// line ("Dr. Maria Ortiz", "maria ortiz, john smith, wei chen"), rather than free text (a
+/// comment, a message body, a description) that only happens to sit under a key: free text is
+/// read as prose, where a lower-case word is a name only with evidence, however it is stored.
+fn is_keyed_field(text: &str) -> bool {
+    let b = text.as_bytes();
+    // A sentence break: `!`, `?` or `;`, or a full stop after a word of four letters or more
+    // ("Dr." and "J." are abbreviations).
+    let sentence = b.iter().enumerate().any(|(i, &c)| match c {
+        b'\n' | b'!' | b'?' | b';' => true,
+        b'.' => {
+            let word = b[..i]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .count();
+            word >= 4 && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace())
+        }
+        _ => false,
+    });
+    !sentence && text.split_whitespace().nth(8).is_none()
 }
 
 /// A text short enough to be one field value ("maria ortiz", "JOHN SMITH"): lower-case and
