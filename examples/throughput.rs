@@ -122,16 +122,26 @@ fn main() {
     let detect_rows = |suffix: &str, detector: &Detector| {
         let mut spans = Vec::new();
         let cx = FindContext::default();
-        measure(&format!("detect: prose{suffix}"), prose.len(), budget, || {
-            detector.detect_into(&prose, &cx, &mut spans);
-            black_box(&spans);
-        });
-        measure(&format!("detect: prose lines{suffix}"), prose.len(), budget, || {
-            for line in &lines {
-                detector.detect_into(line, &cx, &mut spans);
+        measure(
+            &format!("detect: prose{suffix}"),
+            prose.len(),
+            budget,
+            || {
+                detector.detect_into(&prose, &cx, &mut spans);
                 black_box(&spans);
-            }
-        });
+            },
+        );
+        measure(
+            &format!("detect: prose lines{suffix}"),
+            prose.len(),
+            budget,
+            || {
+                for line in &lines {
+                    detector.detect_into(line, &cx, &mut spans);
+                    black_box(&spans);
+                }
+            },
+        );
     };
     detect_rows("", engine.detector());
 
