@@ -97,22 +97,25 @@ const CHAT_KEYS: [u64; CHAT_WORDS.len()] = {
     keys
 };
 
-/// Bit `c & 31` of entry `n` is set when a chat word of `n` bytes starts with the letter `c`:
-/// one load turns most words away before the search.
-const CHAT_FIRST: [u32; 8] = {
-    let mut t = [0u32; 8];
+/// Bit `c & 31` of entry `n` is set when a chat word of `n` bytes starts (`.0`) or ends (`.1`)
+/// with the byte `c`: two loads turn most words away before the search.
+const CHAT_EDGES: [(u32, u32); 8] = {
+    let mut t = [(0u32, 0u32); 8];
     let mut i = 0;
     while i < CHAT_WORDS.len() {
         let w = CHAT_WORDS[i].as_bytes();
-        t[w.len()] |= 1 << (w[0] & 31);
+        t[w.len()].0 |= 1 << (w[0] & 31);
+        t[w.len()].1 |= 1 << (w[w.len() - 1] & 31);
         i += 1;
     }
     t
 };
 
 fn is_chat_word(w: &[u8]) -> bool {
-    match (CHAT_FIRST.get(w.len()), w.first()) {
-        (Some(&first), Some(&c)) if first & (1 << (c & 31)) != 0 => {
+    match (CHAT_EDGES.get(w.len()), w.first(), w.last()) {
+        (Some(&(first, last)), Some(&a), Some(&z))
+            if first & (1 << (a & 31)) != 0 && last & (1 << (z & 31)) != 0 =>
+        {
             CHAT_KEYS.binary_search(&word_key(w)).is_ok()
         }
         _ => false,
@@ -141,6 +144,11 @@ pub(super) fn regime(text: &str) -> u8 {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
+        // Most bytes between words are one space.
+        if c == b' ' {
+            i += 1;
+            continue;
+        }
         if c.is_ascii_alphabetic() {
             let start = i;
             i = wordish_end(b, i + 1);
@@ -154,8 +162,7 @@ pub(super) fn regime(text: &str) -> u8 {
             }
             sentence = false;
             let before = if start > 0 { b[start - 1] } else { b' ' };
-            let mention = start >= 2 && !is_wordish(b[start - 2]);
-            if (before == b'@' || before == b'#') && (start < 2 || mention) {
+            if (before == b'@' || before == b'#') && (start < 2 || !is_wordish(b[start - 2])) {
                 s |= sig::TAG;
             } else if w == b"i" && b.get(i).is_none_or(|&c| matches!(c, b' ' | b'\'' | b',')) {
                 s |= sig::LOWER_I;
