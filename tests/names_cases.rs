@@ -91,6 +91,30 @@ fn names_in_json_string_values() {
     let spans = detector.detect(text, &FindContext::with_key("attendees"));
     let got: Vec<&str> = spans.iter().map(|s| &text[s.start..s.end]).collect();
     assert_eq!(got, vec!["maria ortiz", "john smith", "wei chen"]);
+    // A sentence of a few words under a key is read as a sentence; in lower case it stays a
+    // field, where lower-case names count.
+    for (key, text, names) in [
+        (
+            "comment",
+            "The ticket is assigned to Nguyen today",
+            vec!["Nguyen"],
+        ),
+        (
+            "note",
+            "spoke with jane doe about the renewal",
+            vec!["jane doe"],
+        ),
+        (
+            "summary",
+            "Meeting with Omar Haddad and Li Wei on pricing",
+            vec!["Omar Haddad", "Li Wei"],
+        ),
+        ("title", "Grant access to the May report", vec![]),
+    ] {
+        let spans = detector.detect(text, &FindContext::with_key(key));
+        let got: Vec<&str> = spans.iter().map(|s| &text[s.start..s.end]).collect();
+        assert_eq!(got, names, "{key}: {text}");
+    }
     // Free text under a key (a comment, a message body) is read as the same text anywhere.
     let text = "Assigned to Nguyen; cc: Patel. The deploy runs on Monday.";
     for cx in [FindContext::default(), FindContext::with_key("comment")] {

@@ -532,7 +532,14 @@ impl NameFinder {
         } else {
             Evidence::default()
         };
-        let field = is_short_field(text) || (cx.key.is_some() && is_keyed_field(text));
+        // A keyed value of a few words with capitals, mostly English words, is a sentence
+        // ("The ticket is assigned to Nguyen today"), not a list of names; in lower case it
+        // stays a field, where lower-case names count ("spoke with jane doe").
+        let field = is_short_field(text)
+            || (cx.key.is_some()
+                && is_keyed_field(text)
+                && !(text.bytes().any(|c| c.is_ascii_uppercase())
+                    && mostly_english(self.gaz, text.split(|c: char| !c.is_alphabetic()), 8)));
         // All lower-case prose ("hello, this is mr. chad farmer"): short, no capitals, no code
         // (an escaped quote or line break, `\"` or `\n`, is no code).
         let bytes = text.as_bytes();
