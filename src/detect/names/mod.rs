@@ -544,19 +544,18 @@ impl NameFinder {
             })
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let first = out.len();
-        Scan::new(self, text, &evidence, field, lower_text, out, trace).run_all();
-        // Lower-case names in casual text (chat, tweets), when there is a model to ask or a
-        // trace to fill. Long texts are documents: no regime test.
-        let signals = if !field
-            && !lower_text
-            && text.len() <= casual::MAX_LEN
-            && (self.casual.is_some() || casual_trace.is_some())
-        {
+        // The casing regime of a short text (chat, tweets): the judge's threshold and the
+        // casual stage depend on it. Long texts are documents: no regime test.
+        let signals = if !field && !lower_text && text.len() <= casual::MAX_LEN {
             casual::regime(text)
         } else {
             0
         };
-        if casual::is_casual(signals) {
+        let mut scan = Scan::new(self, text, &evidence, field, lower_text, out, trace);
+        scan.signals = signals;
+        scan.run_all();
+        // Lower-case names in casual text, when there is a model to ask or a trace to fill.
+        if casual::is_casual(signals) && (self.casual.is_some() || casual_trace.is_some()) {
             let found: Vec<(usize, usize)> =
                 out[first..].iter().map(|s| (s.start, s.end)).collect();
             casual::Casual {
@@ -666,6 +665,15 @@ impl NameFinder {
         self.gaz
             .lookup(word)
             .is_some_and(|e| e.common == 0 && e.place == 0 && e.name() >= 3)
+    }
+
+    /// The gazetteer scores of a word (given name, surname, English word, place), for error
+    /// analysis in `examples/names_train.rs`.
+    #[doc(hidden)]
+    pub fn scores(&self, word: &str) -> Option<[u8; 4]> {
+        self.gaz
+            .lookup(word)
+            .map(|e| [e.first, e.last, e.common, e.place])
     }
 
     /// The gazetteer entry of a word, with its possessive and initial's dot removed.
@@ -1105,6 +1113,8 @@ struct Scan<'a, 'o> {
     out: &'o mut Vec<Span>,
     /// Candidates seen, with features, when training the judge.
     trace: Option<&'a std::cell::RefCell<Vec<model::Candidate>>>,
+    /// Signs of casual writing (`casual::sig` bits; 0 for long, well-cased or code text).
+    signals: u8,
 }
 
 impl<'a, 'o> Scan<'a, 'o> {
@@ -1129,6 +1139,7 @@ impl<'a, 'o> Scan<'a, 'o> {
             run: Vec::new(),
             out,
             trace,
+            signals: 0,
         }
     }
 }
