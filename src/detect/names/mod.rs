@@ -1957,7 +1957,7 @@ impl Scan<'_, '_> {
                     e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + 3)
                 }
             }) && t.shape != Shape::Initial;
-            if !wordy || t.is(lexicon::ORG_PLACE) {
+            if !(wordy || self.run_separator(t)) || t.is(lexicon::ORG_PLACE) {
                 break;
             }
             toks = &toks[..toks.len() - 1];
@@ -1976,7 +1976,10 @@ impl Scan<'_, '_> {
                 !t.particle
                     && t.shape != Shape::Initial
                     && !t.is(lexicon::ORG_PLACE)
-                    && t.entry.is_some_and(|e| e.name() == 0)
+                    && (t
+                        .entry
+                        .is_some_and(|e| e.name() == 0 || (e.name() <= 1 && e.common == 1))
+                        || self.run_separator(t))
             })
         {
             // A role title before the first part stays with it ("President Jonathan Visits").
@@ -2293,6 +2296,16 @@ impl Scan<'_, '_> {
     /// Whether the run ends a street name at a corner or before an address: " and " followed,
     /// within four words, by a house number of two digits or more ("Eloise and 226 Thomas
     /// Avenue", "Ines and Nordahl Rolfsens vei 187").
+    /// Whether `t` is a word that joins or follows names in tweets and headlines but is
+    /// never part of one ("Serena Williams Vs Simona Halep", "Jim Rohn RT @...", "Drake ft
+    /// Rihanna"): it ends a name like an ordinary word.
+    fn run_separator(&self, t: &Tok) -> bool {
+        t.entry.is_none()
+            && ["vs", "rt", "ft", "feat"]
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(self.word(t)))
+    }
+
     fn corner_of_streets(&self, end: usize) -> bool {
         let Some(rest) = self.text[end..].strip_prefix(" and ") else {
             return false;
