@@ -13,6 +13,13 @@
 //! PERSON for the name finder alone (rules, then rules plus judge), and how many records
 //! without a gold PERSON got a name. Deterministic: records in file order, a fixed-seed shuffle
 //! per epoch.
+//!
+//! Further options: `--margin X` (how far the judge must score to drop a rule's yes),
+//! `--casual-margin X` and `--casual-out FILE` (the casual stage's model), `--rescue
+//! PLAIN,CASUAL` (the scores above which a rule's no is overruled in well-cased and in casual
+//! text; default `model::RESCUE`), `--show` (the spans the casual stage changes) and `--dump
+//! FILE` (one JSON line per candidate of the scored records, with its score, and one per gold
+//! span no candidate matched: where recall is lost).
 
 // The scores are this example's output; stdout is not an MCP wire here.
 #![allow(clippy::print_stdout)]
