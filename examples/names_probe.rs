@@ -13,10 +13,11 @@ use std::io::BufRead;
 
 use mcp_veil::detect::FindContext;
 use mcp_veil::detect::names::NameFinder;
-use mcp_veil::detect::names::model::Judge;
+use mcp_veil::detect::names::model::{Judge, RESCUE};
 
 fn main() -> anyhow::Result<()> {
-    let judge = Judge::from_bytes(include_bytes!("../data/names/judge.weights"))?;
+    let judge = Judge::from_bytes(include_bytes!("../data/names/judge.weights"))?
+        .with_rescue(RESCUE[0], RESCUE[1]);
     let rules = NameFinder::new(&[], &[]).with_judge(None);
     let model = NameFinder::new(&[], &[]).with_judge(Some(judge.clone()));
     let cx = FindContext::default();

@@ -13,6 +13,13 @@
 //! PERSON for the name finder alone (rules, then rules plus judge), and how many records
 //! without a gold PERSON got a name. Deterministic: records in file order, a fixed-seed shuffle
 //! per epoch.
+//!
+//! Further options: `--margin X` (how far the judge must score to drop a rule's yes),
+//! `--casual-margin X` and `--casual-out FILE` (the casual stage's model), `--rescue
+//! PLAIN,CASUAL` (the scores above which a rule's no is overruled in well-cased and in casual
+//! text; default `model::RESCUE`), `--show` (the spans the casual stage changes) and `--dump
+//! FILE` (one JSON line per candidate of the scored records, with its score, and one per gold
+//! span no candidate matched: where recall is lost).
 
 // The scores are this example's output; stdout is not an MCP wire here.
 #![allow(clippy::print_stdout)]
@@ -201,6 +208,65 @@ fn show_changes(rules: &NameFinder, model: &NameFinder, recs: &[&Record]) {
     }
 }
 
+/// Writes, per scored record, each candidate the judge saw (one JSON line: source, record
+/// index among the scored ones, span, text, gold, rule, score) and each gold span no
+/// candidate matched (`"cand": false`): where recall is lost before and at the judge.
+fn dump_candidates(
+    path: &str,
+    rules: &NameFinder,
+    judge: &Judge,
+    model: &NameFinder,
+    casual: &Judge,
+    recs: &[&Record],
+) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let (mut spans, mut seen) = (Vec::new(), Vec::new());
+    for (i, r) in recs.iter().enumerate() {
+        spans.clear();
+        seen.clear();
+        rules.trace(&r.text, &mut spans, &mut seen);
+        let mut matched = HashSet::new();
+        for c in &seen {
+            let gold = r.gold.contains(&(c.start, c.end));
+            if gold {
+                matched.insert((c.start, c.end));
+            }
+            let row = serde_json::json!({
+                "src": r.source, "i": i, "cand": true, "span": &r.text[c.start..c.end],
+                "gold": gold, "rule": c.rule, "score": judge.score(&c.features),
+                "scores": r.text[c.start..c.end].split(' ').map(|w| rules.scores(w)).collect::<Vec<_>>(),
+                "regime": mcp_veil::detect::names::casual::regime_of(&r.text),
+                "text": r.text,
+            });
+            writeln!(w, "{row}")?;
+        }
+        let mut cseen = Vec::new();
+        model.trace_casual(&r.text, &mut spans, &mut cseen);
+        for c in &cseen {
+            let gold = r.gold.contains(&(c.start, c.end));
+            if gold {
+                matched.insert((c.start, c.end));
+            }
+            let row = serde_json::json!({
+                "src": r.source, "i": i, "cand": true, "casual": true,
+                "span": &r.text[c.start..c.end], "gold": gold, "rule": false,
+                "score": casual.score(&c.features), "text": r.text,
+            });
+            writeln!(w, "{row}")?;
+        }
+        for &(s, e) in r.gold.difference(&matched) {
+            let row = serde_json::json!({
+                "src": r.source, "i": i, "cand": false, "span": &r.text[s..e], "gold": true,
+                "regime": mcp_veil::detect::names::casual::regime_of(&r.text),
+                "text": r.text,
+            });
+            writeln!(w, "{row}")?;
+        }
+    }
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut path = None;
@@ -213,6 +279,8 @@ fn main() -> anyhow::Result<()> {
     let mut show = false;
     let mut casual_out = None;
     let mut casual_margin = 0f32;
+    let mut dump = None;
+    let mut rescue = mcp_veil::detect::names::model::RESCUE;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -251,6 +319,15 @@ fn main() -> anyhow::Result<()> {
                     .ok_or_else(|| anyhow::anyhow!("--margin X"))?
             }
             "--show" => show = true,
+            "--rescue" => {
+                let v: Vec<f32> = it
+                    .next()
+                    .map(|d| d.split(',').filter_map(|t| t.parse().ok()).collect())
+                    .unwrap_or_default();
+                anyhow::ensure!(v.len() == 2, "--rescue PLAIN,CASUAL");
+                rescue = [v[0], v[1]];
+            }
+            "--dump" => dump = it.next().cloned(),
             "--drop" => {
                 drop = it
                     .next()
@@ -290,7 +367,10 @@ fn main() -> anyhow::Result<()> {
         rule_right
     );
     let refs: Vec<(&Features, bool)> = samples.iter().map(|(c, g)| (&c.features, *g)).collect();
-    let judge = train(&refs, epochs).skipping(&drop).with_margin(margin);
+    let judge = train(&refs, epochs)
+        .skipping(&drop)
+        .with_margin(margin)
+        .with_rescue(rescue[0], rescue[1]);
     let model = NameFinder::new(&[], &[])
         .with_judge(Some(judge.clone()))
         .with_casual(None);
@@ -343,6 +423,9 @@ fn main() -> anyhow::Result<()> {
     }
     if show {
         show_changes(&model, &full, &test_set);
+    }
+    if let Some(path) = dump {
+        dump_candidates(&path, &rules, &judge, &model, &casual, &test_set)?;
     }
     if let Some(out) = out_path {
         std::fs::write(&out, judge.to_bytes())?;

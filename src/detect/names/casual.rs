@@ -200,6 +200,13 @@ fn first_letter(b: &[u8]) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+/// The casual-writing signals of `text` ([`sig`] bits; 0: well cased, code, or too long):
+/// for error analysis in `examples/names_train.rs`.
+#[doc(hidden)]
+pub fn regime_of(text: &str) -> u8 {
+    regime(text)
+}
+
 /// Whether the casual stage may look at a text with these signals: a short message, or some
 /// sign of casual writing.
 pub(super) fn is_casual(signals: u8) -> bool {

@@ -551,19 +551,18 @@ impl NameFinder {
             })
             && (text.is_ascii() || !text.chars().any(char::is_uppercase));
         let first = out.len();
-        Scan::new(self, text, &evidence, field, lower_text, out, trace).run_all();
-        // Lower-case names in casual text (chat, tweets), when there is a model to ask or a
-        // trace to fill. Long texts are documents: no regime test.
-        let signals = if !field
-            && !lower_text
-            && text.len() <= casual::MAX_LEN
-            && (self.casual.is_some() || casual_trace.is_some())
-        {
+        // The casing regime of a short text (chat, tweets): the judge's threshold and the
+        // casual stage depend on it. Long texts are documents: no regime test.
+        let signals = if !field && !lower_text && text.len() <= casual::MAX_LEN {
             casual::regime(text)
         } else {
             0
         };
-        if casual::is_casual(signals) {
+        let mut scan = Scan::new(self, text, &evidence, field, lower_text, out, trace);
+        scan.signals = signals;
+        scan.run_all();
+        // Lower-case names in casual text, when there is a model to ask or a trace to fill.
+        if casual::is_casual(signals) && (self.casual.is_some() || casual_trace.is_some()) {
             let found: Vec<(usize, usize)> =
                 out[first..].iter().map(|s| (s.start, s.end)).collect();
             casual::Casual {
@@ -673,6 +672,15 @@ impl NameFinder {
         self.gaz
             .lookup(word)
             .is_some_and(|e| e.common == 0 && e.place == 0 && e.name() >= 3)
+    }
+
+    /// The gazetteer scores of a word (given name, surname, English word, place), for error
+    /// analysis in `examples/names_train.rs`.
+    #[doc(hidden)]
+    pub fn scores(&self, word: &str) -> Option<[u8; 4]> {
+        self.gaz
+            .lookup(word)
+            .map(|e| [e.first, e.last, e.common, e.place])
     }
 
     /// The gazetteer entry of a word, with its possessive and initial's dot removed.
@@ -1135,6 +1143,8 @@ struct Scan<'a, 'o> {
     out: &'o mut Vec<Span>,
     /// Candidates seen, with features, when training the judge.
     trace: Option<&'a std::cell::RefCell<Vec<model::Candidate>>>,
+    /// Signs of casual writing (`casual::sig` bits; 0 for long, well-cased or code text).
+    signals: u8,
 }
 
 impl<'a, 'o> Scan<'a, 'o> {
@@ -1159,6 +1169,7 @@ impl<'a, 'o> Scan<'a, 'o> {
             run: Vec::new(),
             out,
             trace,
+            signals: 0,
         }
     }
 }
@@ -1976,7 +1987,7 @@ impl Scan<'_, '_> {
                     e.name() == 0 || (e.last == 0 && e.wordiness() >= e.name() + 3)
                 }
             }) && t.shape != Shape::Initial;
-            if !wordy || t.is(lexicon::ORG_PLACE) {
+            if !(wordy || self.run_separator(t)) || t.is(lexicon::ORG_PLACE) {
                 break;
             }
             toks = &toks[..toks.len() - 1];
@@ -1995,7 +2006,10 @@ impl Scan<'_, '_> {
                 !t.particle
                     && t.shape != Shape::Initial
                     && !t.is(lexicon::ORG_PLACE)
-                    && t.entry.is_some_and(|e| e.name() == 0)
+                    && (t
+                        .entry
+                        .is_some_and(|e| e.name() == 0 || (e.name() <= 1 && e.common == 1))
+                        || self.run_separator(t))
             })
         {
             // A role title before the first part stays with it ("President Jonathan Visits").
@@ -2312,6 +2326,16 @@ impl Scan<'_, '_> {
     /// Whether the run ends a street name at a corner or before an address: " and " followed,
     /// within four words, by a house number of two digits or more ("Eloise and 226 Thomas
     /// Avenue", "Ines and Nordahl Rolfsens vei 187").
+    /// Whether `t` is a word that joins or follows names in tweets and headlines but is
+    /// never part of one ("Serena Williams Vs Simona Halep", "Jim Rohn RT @...", "Drake ft
+    /// Rihanna"): it ends a name like an ordinary word.
+    fn run_separator(&self, t: &Tok) -> bool {
+        t.entry.is_none()
+            && ["vs", "rt", "ft", "feat"]
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(self.word(t)))
+    }
+
     fn corner_of_streets(&self, end: usize) -> bool {
         let Some(rest) = self.text[end..].strip_prefix(" and ") else {
             return false;
