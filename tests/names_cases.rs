@@ -180,3 +180,30 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn labelled_values_are_judged_as_their_keys() {
+    let detector = Detector::with_defaults();
+    // A label that says nothing of people before a short value: judged as that JSON key's
+    // value would be, so a surname-first name in capitals is found as it is in a field.
+    let text = "Order 1182\nCustomer: WANG FANG\nStatus: OPEN\n";
+    let spans = detector.detect(text, &FindContext::default());
+    let got: Vec<&str> = spans
+        .iter()
+        .filter(|s| s.kind == Kind::Name)
+        .map(|s| &text[s.start..s.end])
+        .collect();
+    assert_eq!(got, vec!["WANG FANG"]);
+    for text in [
+        "Subject: GRANT PROPOSAL FOR MAY",
+        "Team: Customer Success",
+        "Company: Johnson & Johnson",
+        "Location: Paris, France",
+    ] {
+        let spans = detector.detect(text, &FindContext::default());
+        assert!(
+            spans.iter().all(|s| s.kind != Kind::Name),
+            "{text}: {spans:?}"
+        );
+    }
+}

@@ -419,7 +419,17 @@ impl Detector {
     fn labelled_names(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
         labels::for_each_labelled_value(text, |label, start, end| {
             let hint = key_hint(label);
-            if !matches!(hint, Some(KeyHint::PersonName { .. })) {
+            // A label that names people, or one that says nothing either way before a short
+            // value of two or more words, which is judged as that JSON key's value would be
+            // ("Customer: WANG FANG" as `{"customer": "WANG FANG"}`).
+            let short_value = || {
+                let value = &text[start..end];
+                let words = value.split_whitespace().count();
+                (2..=4).contains(&words) && value.len() <= 48
+            };
+            if !(matches!(hint, Some(KeyHint::PersonName { .. }))
+                || (hint.is_none() && short_value()))
+            {
                 return;
             }
             let field = FindContext {
