@@ -872,10 +872,14 @@ fn normalize_spaces(s: &str) -> String {
 /// comment, a message body, a description) that only happens to sit under a key: free text is
 /// read as prose, where a lower-case word is a name only with evidence, however it is stored.
 fn is_keyed_field(text: &str) -> bool {
+    // The word count first: it stops at the ninth word of a long value (a message body).
+    if text.split_whitespace().nth(8).is_some() {
+        return false;
+    }
     let b = text.as_bytes();
     // A sentence break: `!`, `?` or `;`, or a full stop after a word of four letters or more
     // ("Dr." and "J." are abbreviations).
-    let sentence = b.iter().enumerate().any(|(i, &c)| match c {
+    !b.iter().enumerate().any(|(i, &c)| match c {
         b'\n' | b'!' | b'?' | b';' => true,
         b'.' => {
             let word = b[..i]
@@ -886,8 +890,7 @@ fn is_keyed_field(text: &str) -> bool {
             word >= 4 && b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace())
         }
         _ => false,
-    });
-    !sentence && text.split_whitespace().nth(8).is_none()
+    })
 }
 
 /// A text short enough to be one field value ("maria ortiz", "JOHN SMITH"): lower-case and
