@@ -12,7 +12,7 @@
 //! `testdata::clean_text(3, 1 MiB)`, each detected as one text; `lines` detects the same prose
 //! line by line (about 2,000 lines of 520 bytes), as the short strings of tool results are,
 //! which shows what each call costs besides its bytes; a file name instead (the reference
-//! corpus's `prose.txt`) is detected line by line too. Without `--toggle-collect`
+//! corpus's `prose.txt`) is detected line by line too, or as one text with `--whole`. Without `--toggle-collect`
 //! callgrind counts the whole detector (and the generation, which `--toggle-collect=
 //! 'mcp_veil::detect::Detector::detect'` leaves out). For whole-detector counts pass `--warm`
 //! after the text name (`names_cost prose --warm`): a first pass, not counted, compiles the
@@ -54,7 +54,8 @@ fn main() -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    if which == "lines" || std::path::Path::new(&which).is_file() {
+    let whole = std::env::args().any(|a| a == "--whole");
+    if which == "lines" || (std::path::Path::new(&which).is_file() && !whole) {
         let mut found = 0;
         for line in text.split_inclusive('\n') {
             found += detector.detect(line, &FindContext::default()).len();

@@ -97,15 +97,15 @@ const CHAT_KEYS: [u64; CHAT_WORDS.len()] = {
     keys
 };
 
-/// Bit `c & 31` of entry `n` is set when a chat word of `n` bytes starts (`.0`) or ends (`.1`)
-/// with the byte `c`: two loads turn most words away before the search.
-const CHAT_EDGES: [(u32, u32); 8] = {
-    let mut t = [(0u32, 0u32); 8];
+/// Bit `z & 31` of entry `[n][a & 31]` is set when a chat word of `n` bytes starts with the
+/// byte `a` and ends with the byte `z`: one load turns almost every word away before the
+/// search ("the" has the length and first letter of "tho" and "thx", not their last letter).
+const CHAT_EDGES: [[u32; 32]; 8] = {
+    let mut t = [[0u32; 32]; 8];
     let mut i = 0;
     while i < CHAT_WORDS.len() {
         let w = CHAT_WORDS[i].as_bytes();
-        t[w.len()].0 |= 1 << (w[0] & 31);
-        t[w.len()].1 |= 1 << (w[w.len() - 1] & 31);
+        t[w.len()][(w[0] & 31) as usize] |= 1 << (w[w.len() - 1] & 31);
         i += 1;
     }
     t
@@ -113,9 +113,7 @@ const CHAT_EDGES: [(u32, u32); 8] = {
 
 fn is_chat_word(w: &[u8]) -> bool {
     match (CHAT_EDGES.get(w.len()), w.first(), w.last()) {
-        (Some(&(first, last)), Some(&a), Some(&z))
-            if first & (1 << (a & 31)) != 0 && last & (1 << (z & 31)) != 0 =>
-        {
+        (Some(edges), Some(&a), Some(&z)) if edges[usize::from(a & 31)] & (1 << (z & 31)) != 0 => {
             CHAT_KEYS.binary_search(&word_key(w)).is_ok()
         }
         _ => false,
@@ -166,7 +164,10 @@ pub(super) fn regime(text: &str) -> u8 {
                 s |= sig::TAG;
             } else if w == b"i" && b.get(i).is_none_or(|&c| matches!(c, b' ' | b'\'' | b',')) {
                 s |= sig::LOWER_I;
-            } else if is_chat_word(w) && b.get(i).is_none_or(|&c| !c.is_ascii_alphanumeric()) {
+            } else if s & sig::CHAT == 0
+                && is_chat_word(w)
+                && b.get(i).is_none_or(|&c| !c.is_ascii_alphanumeric())
+            {
                 s |= sig::CHAT;
             }
             continue;
@@ -493,6 +494,10 @@ impl Casual<'_> {
                 continue;
             }
             let word = &text[w.start..w.end];
+            // `eligible`'s tests that need no lookup first: most words are short or common.
+            if word.len() < 3 || is_chat_word(word.as_bytes()) {
+                continue;
+            }
             let (e, flags) = self.finder.gaz.lookup_with_flags(word);
             if !eligible(e, flags, word.as_bytes()) {
                 continue;
