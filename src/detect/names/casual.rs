@@ -78,12 +78,16 @@ const fn word_key(w: &[u8]) -> u64 {
 
 /// [`CHAT_WORDS`] as [`word_key`]s, sorted: the regime test asks about every word of a text,
 /// and a binary search over these beats comparing each word with sixty strings.
-const CHAT_KEYS: [u64; CHAT_WORDS.len()] = {
-    let mut keys = [0u64; CHAT_WORDS.len()];
+const CHAT_KEYS: [u64; CHAT_WORDS.len()] = sorted_keys(CHAT_WORDS);
+
+/// The [`word_key`]s of `words` (each of seven bytes or fewer), sorted.
+const fn sorted_keys<const N: usize>(words: &[&str]) -> [u64; N] {
+    assert!(words.len() == N);
+    let mut keys = [0u64; N];
     let mut i = 0;
-    while i < keys.len() {
-        assert!(CHAT_WORDS[i].len() <= 7);
-        keys[i] = word_key(CHAT_WORDS[i].as_bytes());
+    while i < N {
+        assert!(words[i].len() <= 7);
+        keys[i] = word_key(words[i].as_bytes());
         // Insertion sort: move the new key down to its place.
         let mut j = i;
         while j > 0 && keys[j - 1] > keys[j] {
@@ -95,7 +99,7 @@ const CHAT_KEYS: [u64; CHAT_WORDS.len()] = {
         i += 1;
     }
     keys
-};
+}
 
 /// Bit `z & 31` of entry `[n][a & 31]` is set when a chat word of `n` bytes starts with the
 /// byte `a` and ends with the byte `z`: one load turns almost every word away before the
@@ -286,15 +290,11 @@ pub(super) fn is_chat_noise(w: &[u8]) -> bool {
     {
         return true;
     }
-    if !(2..=5).contains(&w.len()) {
-        return false;
-    }
-    let mut k = [0u8; 5];
-    for (d, c) in k.iter_mut().zip(w) {
-        *d = c.to_ascii_lowercase();
-    }
-    NOISE_WORDS.iter().any(|c| c.as_bytes() == &k[..w.len()])
+    (2..=5).contains(&w.len()) && NOISE_KEYS.binary_search(&word_key(w)).is_ok()
 }
+
+/// [`NOISE_WORDS`] as sorted [`word_key`]s: every name found in a short text is asked about.
+const NOISE_KEYS: [u64; NOISE_WORDS.len()] = sorted_keys(NOISE_WORDS);
 
 /// Whether a found span holds chat noise: a word [`is_chat_noise`] calls noise, or a pronoun
 /// contraction ("I'ma", "J'ai"; names take `O'`, `D'`, `L'` in front). Checked when a span is
