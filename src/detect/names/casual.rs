@@ -494,11 +494,11 @@ impl Casual<'_> {
                 continue;
             }
             let word = &text[w.start..w.end];
-            // `eligible`'s tests that need no lookup first: most words are short or common.
-            if word.len() < 3 || is_chat_word(word.as_bytes()) {
+            // `eligible`'s test that needs no lookup first.
+            if is_chat_word(word.as_bytes()) {
                 continue;
             }
-            let (e, flags) = self.finder.gaz.lookup_with_flags(word);
+            let (e, flags) = self.finder.gaz.lookup_with_flags_at(text, w.start, w.end);
             if !eligible(e, flags, word.as_bytes()) {
                 continue;
             }
@@ -577,8 +577,8 @@ impl Casual<'_> {
         }
     }
 
-    /// The next all-lower-case word from `*i` on (ASCII letters, not joined to a mention,
-    /// tag, path, address or number), moving `*i` past it.
+    /// The next all-lower-case word of three letters or more from `*i` on (ASCII letters, not
+    /// joined to a mention, tag, path, address or number), moving `*i` past it.
     fn next_lower_word(&self, i: &mut usize) -> Option<Word> {
         let b = self.text.as_bytes();
         loop {
@@ -593,7 +593,10 @@ impl Casual<'_> {
             while *i < b.len() && (is_wordish(b[*i]) || b[*i] == b'_') {
                 *i += 1;
             }
-            if let Some(w) = self.lower_word(start, *i) {
+            // No candidate has fewer than three bytes (see `eligible`).
+            if *i - start >= 3
+                && let Some(w) = self.lower_word(start, *i)
+            {
                 return Some(w);
             }
         }
