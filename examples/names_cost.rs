@@ -11,8 +11,10 @@
 //! The texts are the ones `throughput` measures: `testdata::prose(1, 1 MiB)` and
 //! `testdata::clean_text(3, 1 MiB)`, each detected as one text; `lines` detects the same prose
 //! line by line (about 2,000 lines of 520 bytes), as the short strings of tool results are,
-//! which shows what each call costs besides its bytes; a file name instead (the reference
-//! corpus's `prose.txt`) is detected line by line too, or as one text with `--whole`. Without `--toggle-collect`
+//! which shows what each call costs besides its bytes; `bench` detects the criterion bench's
+//! name-dense lines (`testdata::name_dense_lines`, 3,190 lines of about 330 bytes) the same
+//! way; a file name instead (the reference corpus's `prose.txt`) is detected line by line too,
+//! or as one text with `--whole`. Without `--toggle-collect`
 //! callgrind counts the whole detector (and the generation, which `--toggle-collect=
 //! 'mcp_veil::detect::Detector::detect'` leaves out). For whole-detector counts pass `--warm`
 //! after the text name (`names_cost prose --warm`): a first pass, not counted, compiles the
@@ -31,11 +33,15 @@ fn main() -> anyhow::Result<()> {
     let which = std::env::args().nth(1).unwrap_or_else(|| "prose".into());
     let text = match which.as_str() {
         "prose" | "lines" => testdata::prose(1, MB).text,
+        // The criterion bench's `detect/prose_names` text, detected line by line like `lines`.
+        "bench" => testdata::name_dense_lines(MB).concat(),
         "clean" => testdata::clean_text(3, MB).text,
         "json" => testdata::crm_json(2, MB).text,
         // A file (the reference corpus's `prose.txt`, say): detected line by line, like `lines`.
         path if std::path::Path::new(path).is_file() => std::fs::read_to_string(path)?,
-        other => anyhow::bail!("unknown text {other:?}: prose, lines, clean, json or a file"),
+        other => {
+            anyhow::bail!("unknown text {other:?}: prose, lines, bench, clean, json or a file")
+        }
     };
     let detector = Detector::with_defaults();
     // `--warm`: one pass first, through `detect_into`, which the callgrind toggles below leave
@@ -55,7 +61,7 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let whole = std::env::args().any(|a| a == "--whole");
-    if which == "lines" || (std::path::Path::new(&which).is_file() && !whole) {
+    if which == "lines" || which == "bench" || (std::path::Path::new(&which).is_file() && !whole) {
         let mut found = 0;
         for line in text.split_inclusive('\n') {
             found += detector.detect(line, &FindContext::default()).len();
