@@ -562,7 +562,9 @@ impl NameFinder {
         scan.signals = signals;
         scan.run_all();
         // Lower-case names in casual text, when there is a model to ask or a trace to fill.
-        if casual::is_casual(signals) && (self.casual.is_some() || casual_trace.is_some()) {
+        if (self.casual.is_some() && casual::asks_model(signals))
+            || (casual_trace.is_some() && casual::is_casual(signals))
+        {
             let found: Vec<(usize, usize)> =
                 out[first..].iter().map(|s| (s.start, s.end)).collect();
             casual::Casual {
