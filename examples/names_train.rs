@@ -421,7 +421,8 @@ fn main() -> anyhow::Result<()> {
         cseen.clear();
         spans.clear();
         model.trace_casual(&r.text, &mut spans, &mut cseen);
-        for c in cseen.drain(..) {
+        for mut c in cseen.drain(..) {
+            c.features.retain(|t| !drop.contains(&t));
             let gold = r.gold.contains(&(c.start, c.end));
             casual_samples.push((c, gold));
         }
@@ -435,7 +436,9 @@ fn main() -> anyhow::Result<()> {
         .iter()
         .map(|(c, g)| (&c.features, *g))
         .collect();
-    let casual = train_bagged(&crefs, epochs, seed, bags).with_margin(casual_margin);
+    let casual = train_bagged(&crefs, epochs, seed, bags)
+        .skipping(&drop)
+        .with_margin(casual_margin);
     let full = NameFinder::new(&[], &[])
         .with_judge(Some(judge.clone()))
         .with_casual(Some(casual.clone()));
