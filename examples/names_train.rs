@@ -20,7 +20,9 @@
 //! text; default `model::RESCUE`), `--drop-casual X` (the margin to drop a rule's yes in casual
 //! text; default `model::CASUAL_MARGIN`), `--seed N` (the epoch shuffles' seed, 0 for the
 //! shipped weights: held-out figures move by about ±0.01 with the seed, so compare changes by
-//! the mean over several seeds), `--show` (the spans the casual stage changes) and `--dump
+//! the mean over several seeds), `--bags N` (each model the average of N perceptrons trained
+//! with the seeds from `--seed` on; the shipped weights use 4), `--drop T,T` (feature tags
+//! left out of both models: ablation), `--show` (the spans the casual stage changes) and `--dump
 //! FILE` (one JSON line per candidate of the scored records, with its score, and one per gold
 //! span no candidate matched: where recall is lost).
 
