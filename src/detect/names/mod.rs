@@ -1262,8 +1262,14 @@ impl Scan<'_, '_> {
                     // "Sousa and Ball": the next word decides (see `gap_joins`).
                     continue;
                 }
+                // Only a word that may be a name after the greeting joins ("thx john"): not
+                // "to" in "Many thanks to Teddy Smith", which made the run a thing.
                 let after_greeting = (greeting_end != usize::MAX
-                    && matches!(&text[greeting_end..start], " " | ", "))
+                    && matches!(&text[greeting_end..start], " " | ", ")
+                    && self
+                        .finder
+                        .entry(&text[start..end])
+                        .is_some_and(lower_given_name_after_cue))
                     || self.after_capitalised_greeting(start, end);
                 if word.len() <= 6
                     && matches!(word[0], b'h' | b'd' | b't' | b'c' | b'y')
