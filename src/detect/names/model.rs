@@ -665,6 +665,26 @@ mod tests {
     }
 
     #[test]
+    fn casual_margin_holds_in_casual_text_only() {
+        // Every weight −5: a one-feature candidate scores −5.
+        let j = Judge::from_weights(vec![-5.0; 256])
+            .unwrap()
+            .with_margin(3.0)
+            .with_casual_margin(7.0);
+        let mut f = Features::default();
+        f.add(1, &[1]);
+        assert!(!j.decide(&f, true, false), "well-cased: −5 is below −3");
+        assert!(j.decide(&f, true, true), "casual: −5 is above −7");
+        let plain = Judge::from_weights(vec![-5.0; 256])
+            .unwrap()
+            .with_margin(3.0);
+        assert!(
+            !plain.decide(&f, true, true),
+            "no casual margin: the margin"
+        );
+    }
+
+    #[test]
     fn features_are_deterministic() {
         let mut a = Features::default();
         let mut b = Features::default();
