@@ -1264,8 +1264,14 @@ impl Scan<'_, '_> {
                     // "Sousa and Ball": the next word decides (see `gap_joins`).
                     continue;
                 }
+                // Only a word that may be a name after the greeting joins ("thx john"): not
+                // "to" in "Many thanks to Teddy Smith", which made the run a thing.
                 let after_greeting = (greeting_end != usize::MAX
-                    && matches!(&text[greeting_end..start], " " | ", "))
+                    && matches!(&text[greeting_end..start], " " | ", ")
+                    && self
+                        .finder
+                        .entry(&text[start..end])
+                        .is_some_and(lower_given_name_after_cue))
                     || self.after_capitalised_greeting(start, end);
                 if word.len() <= 6
                     && matches!(word[0], b'h' | b'd' | b't' | b'c' | b'y')
@@ -1489,13 +1495,24 @@ impl Scan<'_, '_> {
             self.flush();
             return;
         }
-        // A lone capital is an initial only with its dot ("J."; "N ." in tokenised text);
-        // otherwise it is the pronoun "I", a list letter or a grade.
+        // A lone capital is an initial with its dot ("J."; "N ." in tokenised text) or right
+        // after a clear given name ("Deborah L", "Teddy P proud"); otherwise it is the
+        // pronoun "I", a list letter or a grade.
         if shape == Shape::Initial {
             if after == b'.' {
                 end += 1;
             } else if text[end..].starts_with(" . ") {
                 end += 2;
+            } else if !matches!(b[start], b'I' | b'A')
+                && matches!(after, b' ' | b',' | b'\n' | b'!' | b'?' | b')')
+                && self.run.last().is_some_and(|t| {
+                    t.end + 1 == start
+                        && t.shape == Shape::Title
+                        && t.entry
+                            .is_some_and(|e| e.first >= 3 && e.first > e.wordiness())
+                })
+            {
+                // The surname's initial ("I" and "A" are words, not initials).
             } else {
                 self.flush();
                 return;
