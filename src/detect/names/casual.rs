@@ -146,8 +146,8 @@ pub(super) fn regime(text: &str) -> u8 {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        // Most bytes between words are one space.
-        if c == b' ' {
+        // Most bytes between words are spaces, digits and commas, which change nothing.
+        if QUIET[usize::from(c)] {
             i += 1;
             continue;
         }
@@ -198,6 +198,24 @@ pub(super) fn regime(text: &str) -> u8 {
     }
     s
 }
+
+/// The bytes [`regime`] passes over without a change: ASCII that is no letter and none of
+/// the bytes its `match` acts on (code and markup, sentence ends, `/`, line breaks).
+const QUIET: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x80 {
+        t[c] = !(c as u8).is_ascii_alphabetic();
+        c += 1;
+    }
+    let acts = b"{}=\\[]|$`/.!?\n";
+    let mut k = 0;
+    while k < acts.len() {
+        t[acts[k] as usize] = false;
+        k += 1;
+    }
+    t
+};
 
 fn first_letter(b: &[u8]) -> usize {
     b.iter()
