@@ -287,6 +287,13 @@ fn dump_candidates(
     Ok(())
 }
 
+/// The value of a numeric option (`usage` names the option and its value, for the error).
+fn number<T: std::str::FromStr>(value: Option<&String>, usage: &str) -> anyhow::Result<T> {
+    value
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("{usage}"))
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut path = None;
@@ -309,12 +316,7 @@ fn main() -> anyhow::Result<()> {
         match a.as_str() {
             "--out" => out_path = it.next().cloned(),
             "--casual-out" => casual_out = it.next().cloned(),
-            "--casual-margin" => {
-                casual_margin = it
-                    .next()
-                    .and_then(|e| e.parse().ok())
-                    .ok_or_else(|| anyhow::anyhow!("--casual-margin X"))?
-            }
+            "--casual-margin" => casual_margin = number(it.next(), "--casual-margin X")?,
             "--holdout" => {
                 holdout = match it.next().map(String::as_str) {
                     Some("even") => Some(0),
@@ -329,37 +331,12 @@ fn main() -> anyhow::Result<()> {
                     _ => anyhow::bail!("--split record|template"),
                 }
             }
-            "--epochs" => {
-                epochs = it
-                    .next()
-                    .and_then(|e| e.parse().ok())
-                    .ok_or_else(|| anyhow::anyhow!("--epochs N"))?
-            }
-            "--margin" => {
-                margin = it
-                    .next()
-                    .and_then(|e| e.parse().ok())
-                    .ok_or_else(|| anyhow::anyhow!("--margin X"))?
-            }
+            "--epochs" => epochs = number(it.next(), "--epochs N")?,
+            "--margin" => margin = number(it.next(), "--margin X")?,
             "--show" => show = true,
-            "--drop-casual" => {
-                drop_casual = it
-                    .next()
-                    .and_then(|e| e.parse().ok())
-                    .ok_or_else(|| anyhow::anyhow!("--drop-casual X"))?
-            }
-            "--bags" => {
-                bags = it
-                    .next()
-                    .and_then(|e| e.parse().ok())
-                    .ok_or_else(|| anyhow::anyhow!("--bags N"))?
-            }
-            "--seed" => {
-                seed = it
-                    .next()
-                    .and_then(|e| e.parse().ok())
-                    .ok_or_else(|| anyhow::anyhow!("--seed N"))?
-            }
+            "--drop-casual" => drop_casual = number(it.next(), "--drop-casual X")?,
+            "--bags" => bags = number(it.next(), "--bags N")?,
+            "--seed" => seed = number(it.next(), "--seed N")?,
             "--rescue" => {
                 let v: Vec<f32> = it
                     .next()
