@@ -236,6 +236,13 @@ pub(super) fn is_casual(signals: u8) -> bool {
     signals != 0
 }
 
+/// Whether the signals hold a sign of casual writing besides shortness (a chat word, a
+/// lower-case start, a tag, emphasis): where the judge keeps its casual margin and rescue
+/// threshold (`model::CASUAL_MARGIN`, `model::RESCUE`).
+pub(super) fn has_chat_sign(signals: u8) -> bool {
+    signals & !sig::SHORT != 0
+}
+
 /// Whether the shipped model is asked about a text with these signals: [`is_casual`], unless a
 /// lower-case sentence start is the only sign. Abbreviations make that sign in well-cased prose
 /// ("approx. ten", "e.g. the", "vs. them"), and such a text is long or closed by a full stop

@@ -2345,9 +2345,6 @@ impl Scan<'_, '_> {
         accept
     }
 
-    /// Whether the run ends a street name at a corner or before an address: " and " followed,
-    /// within four words, by a house number of two digits or more ("Eloise and 226 Thomas
-    /// Avenue", "Ines and Nordahl Rolfsens vei 187").
     /// Whether `t` is a word that joins or follows names in tweets and headlines but is
     /// never part of one ("Serena Williams Vs Simona Halep", "Jim Rohn RT @...", "Drake ft
     /// Rihanna"): it ends a name like an ordinary word.
@@ -2358,6 +2355,9 @@ impl Scan<'_, '_> {
                 .any(|w| w.eq_ignore_ascii_case(self.word(t)))
     }
 
+    /// Whether the run ends a street name at a corner or before an address: " and " followed,
+    /// within four words, by a house number of two digits or more ("Eloise and 226 Thomas
+    /// Avenue", "Ines and Nordahl Rolfsens vei 187").
     fn corner_of_streets(&self, end: usize) -> bool {
         let Some(rest) = self.text[end..].strip_prefix(" and ") else {
             return false;

@@ -502,7 +502,7 @@ impl Scan<'_, '_> {
         }
         let mut f = Features::default();
         self.features(s, &mut f);
-        j.decide(&f, s.rule, self.signals & !super::casual::sig::SHORT != 0)
+        j.decide(&f, s.rule, super::casual::has_chat_sign(self.signals))
     }
 
     /// Whether the word of `t` is in the Latin script (its first letter below U+0250).
