@@ -20,8 +20,8 @@
 //! text; default `model::RESCUE`), `--drop-casual X` (the margin to drop a rule's yes in casual
 //! text; default `model::CASUAL_MARGIN`), `--seed N` (the epoch shuffles' seed, 0 for the
 //! shipped weights: held-out figures move by about ±0.01 with the seed, so compare changes by
-//! the mean over several seeds), `--bags N` (each model the average of N perceptrons trained
-//! with the seeds from `--seed` on; the shipped weights use 4), `--drop T,T` (feature tags
+//! the mean over several seeds), `--bags N` (each model the average of N perceptrons, each
+//! with its own shuffle seed; default 4, as the shipped weights), `--drop T,T` (feature tags
 //! left out of both models: ablation), `--show` (the spans the casual stage changes) and `--dump
 //! FILE` (one JSON line per candidate of the scored records, with its score, and one per gold
 //! span no candidate matched: where recall is lost).
@@ -138,13 +138,15 @@ fn train(samples: &[(&Features, bool)], epochs: usize, seed: u64) -> Judge {
     Judge::from_weights(avg).expect("table size is a power of two")
 }
 
-/// [`train`] with `bags` shuffle seeds from `seed` on, the weights averaged: one linear model
-/// scoring the mean of their scores, less dependent on one shuffle's luck.
+/// [`train`] with `bags` shuffle seeds, the weights averaged: one linear model scoring the mean
+/// of their scores, less dependent on one shuffle's luck. Seed `s` uses the shuffles `s * bags`
+/// to `s * bags + bags - 1`, so runs with different seeds share none (seed 0: the shipped
+/// weights).
 fn train_bagged(samples: &[(&Features, bool)], epochs: usize, seed: u64, bags: u64) -> Judge {
     let bags = bags.max(1);
     let mut sum = vec![0f32; 1 << BITS];
     for b in 0..bags {
-        let j = train(samples, epochs, seed + b);
+        let j = train(samples, epochs, seed * bags + b);
         for (i, s) in sum.iter_mut().enumerate() {
             *s += j.weight(i);
         }
@@ -310,7 +312,7 @@ fn main() -> anyhow::Result<()> {
     let mut rescue = mcp_veil::detect::names::model::RESCUE;
     let mut drop_casual = mcp_veil::detect::names::model::CASUAL_MARGIN;
     let mut seed = 0u64;
-    let mut bags = 1u64;
+    let mut bags = 4u64;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
