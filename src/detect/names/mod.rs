@@ -1670,6 +1670,12 @@ impl Scan<'_, '_> {
         if firm {
             return;
         }
+        if self.inverted_pairs(run) {
+            for pair in run.chunks_exact(2) {
+                self.emit(Span::new(pair[0].start, pair[1].end, Kind::Name));
+            }
+            return;
+        }
         let mut parts = Vec::new();
         let mut from = 0;
         for i in 1..=run.len() {
@@ -1750,10 +1756,50 @@ impl Scan<'_, '_> {
                 .is_some_and(|c| !matches!(c, b'.' | b'!' | b'?' | b'"' | b')'))
     }
 
+    /// "Garcia, Maria and Chen, Wei": inverted names joined by "and" or "&", each a clear
+    /// surname, a comma and a clear given name. ("Maslow, Anthony and Perry" is a list of
+    /// three; "Smith, Jones and Brown, Taylor" has surnames where the given names would be.)
+    fn inverted_pairs(&self, run: &[Tok]) -> bool {
+        if run.len() < 4 || !run.len().is_multiple_of(2) {
+            return false;
+        }
+        run.chunks_exact(2).enumerate().all(|(k, pair)| {
+            let (Some(sur), Some(given)) = (pair[0].entry, pair[1].entry) else {
+                return false;
+            };
+            let joined = k == 0
+                || matches!(
+                    self.text[run[2 * k - 1].end..pair[0].start].trim(),
+                    "and" | "&"
+                );
+            joined
+                && self.text[pair[0].end..pair[1].start].trim() == ","
+                && pair[0].shape != Shape::Lower
+                && pair[1].shape != Shape::Lower
+                && sur.last >= 3
+                && sur.last > sur.first
+                && sur.place <= 1
+                && given.first >= 3
+                && given.first > given.last
+                && given.place <= 1
+                && given.wordiness() <= 4
+        })
+    }
+
     /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
     fn inverted(&self, run: &[Tok]) -> bool {
-        let (Some(sur), Some(given)) = (run[0].entry, run[1].entry) else {
+        let Some(sur) = run[0].entry else {
             return false;
+        };
+        // A hyphenated Chinese or Korean given name ("Park, Min-jun") is one whatever the
+        // gazetteer holds; it stands for a clear given name.
+        let given = match run[1].entry {
+            _ if run.len() == 2 && romanized::hyphenated_given(self.word(&run[1])) => Entry {
+                first: 6,
+                ..Entry::default()
+            },
+            Some(e) => e,
+            None => return false,
         };
         let tail_ok = run[2..].iter().all(|t| t.shape == Shape::Initial);
         let end = run[run.len() - 1].end;
@@ -1770,11 +1816,12 @@ impl Scan<'_, '_> {
         // to be a surname; that context outweighs its sense as a word.
         let evidence = self.evidence.any && self.evidence.has(self.word(&run[0]));
         if evidence || self.cue_or_label_before(run[0].start) {
+            // A common given name may also be a town ("Ann"); after the cue that is no matter.
             return sur.last >= 1
                 && sur.place <= 1
                 && given.first >= 3
                 && given.first > given.last
-                && given.place <= 1;
+                && (given.place <= 1 || given.first >= 6);
         }
         sur.last >= 2
             && sur.last > sur.first + 1

@@ -257,6 +257,18 @@ pub(super) fn surname_first(words: &[&str]) -> bool {
         || (is(KOREAN_SURNAMES) && given.iter().all(|w| KOREAN.given_word(w, 2)))
 }
 
+/// Whether `word` is a hyphenated given name of Chinese or Korean romanization ("Min-jun",
+/// "Xiao-ming"): a capital, then syllables joined by a hyphen and a lower-case letter, as
+/// such names are written and English words seldom are ("Wi-Fi", "Sci-Fi" capitalise both).
+/// The gazetteer lacks most of these, so an inverted name ("Park, Min-jun") asks here.
+pub(super) fn hyphenated_given(word: &str) -> bool {
+    word.bytes().next().is_some_and(|c| c.is_ascii_uppercase())
+        && word
+            .split_once('-')
+            .is_some_and(|(_, rest)| rest.bytes().next().is_some_and(|c| c.is_ascii_lowercase()))
+        && (PINYIN.given_word(word, 2) || KOREAN.given_word(word, 2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,6 +357,18 @@ mod tests {
         ] {
             let words: Vec<&str> = name.split(' ').collect();
             assert!(surname_first(&words), "{name}");
+        }
+    }
+
+    #[test]
+    fn hyphenated_given_names() {
+        for w in ["Min-jun", "Seo-yeon", "Xiao-ming", "Ha-eun"] {
+            assert!(hyphenated_given(w), "{w}");
+        }
+        for w in [
+            "Min", "min-jun", "Jean-Luc", "E-mail", "Co-op", "Pre-sale", "Wi-Fi",
+        ] {
+            assert!(!hyphenated_given(w), "{w}");
         }
     }
 
