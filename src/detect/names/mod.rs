@@ -1645,6 +1645,19 @@ impl Scan<'_, '_> {
             self.judge(run, Cue::None);
             return;
         }
+        // "Contact Doe, Jane": a cue word that opens the sentence joins the run.
+        if commas == 1
+            && run.len() >= 3
+            && run[2].comma_before
+            && self.text[run[1].end..run[2].start].starts_with(',')
+            && self.finder.lex.flags(self.word(&run[0]))
+                & (lexicon::STRONG_BEFORE_F | lexicon::WEAK_BEFORE_F)
+                != 0
+            && self.inverted(&run[1..])
+        {
+            self.emit(Span::new(run[1].start, run[run.len() - 1].end, Kind::Name));
+            return;
+        }
         if commas == 1
             && run.len() >= 2
             && run[1].comma_before
@@ -1815,7 +1828,10 @@ impl Scan<'_, '_> {
         // the text's own e-mail address holds, or one after a cue or a field label, needs only
         // to be a surname; that context outweighs its sense as a word.
         let evidence = self.evidence.any && self.evidence.has(self.word(&run[0]));
-        if evidence || self.cue_or_label_before(run[0].start) {
+        if evidence
+            || self.cue_or_label_before(run[0].start)
+            || self.after_inverted_name(run[0].start)
+        {
             // A common given name may also be a town ("Ann"); after the cue that is no matter.
             return sur.last >= 1
                 && sur.place <= 1
@@ -1829,6 +1845,16 @@ impl Scan<'_, '_> {
             && given.first >= 3
             && given.first > given.last + 1
             && given.wordiness() <= 3
+    }
+
+    /// Whether an inverted name ends right before `at`, joined by ";", "or" or "/" ("Smith,
+    /// John; Doe, Jane"): the list's first name is a cue to the next.
+    fn after_inverted_name(&self, at: usize) -> bool {
+        self.out.last().is_some_and(|s| {
+            s.end <= at
+                && matches!(self.text[s.end..at].trim(), ";" | "or" | "/")
+                && self.text[s.start..s.end].contains(", ")
+        })
     }
 
     /// Whether the word before "to" right before `run_start` is a verb of going ("went to",
