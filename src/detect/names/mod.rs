@@ -1784,12 +1784,9 @@ impl Scan<'_, '_> {
             && given.wordiness() <= 3
     }
 
-    /// Whether the word before "to" right before `run_start` is a verb of going ("went to",
-    /// "moving to", "flights to").
-    fn motion_before(&self, run_start: usize) -> bool {
-        let Some(at) = self.text[..run_start].rfind("to") else {
-            return false;
-        };
+    /// Whether the word before the "to" at `at` (the word right before a run) is a verb of
+    /// going ("went to", "moving to", "flights to").
+    fn motion_before(&self, at: usize) -> bool {
         self.prev_word(at)
             .0
             .is_some_and(|w| lexicon::on_list(lexicon::MOTION_VERBS, w))
@@ -1821,6 +1818,13 @@ impl Scan<'_, '_> {
     /// The word before `at`, skipping spaces and at most one `,` or `:`, and whether a sentence
     /// boundary (or the start of the text) comes first.
     fn prev_word(&self, at: usize) -> (Option<&str>, bool) {
+        let (word, boundary) = self.prev_word_at(at);
+        (word.map(|(_, w)| w), boundary)
+    }
+
+    /// [`Self::prev_word`] with the word's start in the text: callers that look further back
+    /// start there, without searching the text for the word again.
+    fn prev_word_at(&self, at: usize) -> (Option<(usize, &str)>, bool) {
         let text = self.text;
         let head = text[..at].trim_end_matches([' ', '\u{a0}']);
         let head_p = head
@@ -1850,7 +1854,7 @@ impl Scan<'_, '_> {
                         .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
                         .map_or(0, |(i, c)| i + c.len_utf8());
                 }
-                (Some(&head_p[start..]), false)
+                (Some((start, &head_p[start..])), false)
             }
         }
     }
@@ -2058,20 +2062,23 @@ impl Scan<'_, '_> {
         if (amp_before || amp_after) && !self.person_beside_amp(toks, amp_after) {
             return false;
         }
-        let (prev, sentence_start) = if toks[0].start == run_start {
-            self.prev_word(run_start)
+        let (prev_at, sentence_start) = if toks[0].start == run_start {
+            self.prev_word_at(run_start)
         } else {
             (None, false)
         };
+        let prev = prev_at.map(|(_, p)| p);
+        // `at`: where the word before the run starts (the words before it are looked up from
+        // there, not searched for in the text again).
         if toks[0].start == run_start
-            && let Some(p) = prev
+            && let Some((at, p)) = prev_at
         {
             let pf = lex.flags(p);
             if pf & lexicon::TITLE != 0 {
                 cue = cue.max(Cue::Title);
             } else if pf & lexicon::STRONG_BEFORE_F != 0 {
-                cue = cue.max(self.sign_off_cue(p, run_start));
-            } else if p == "to" && self.motion_before(run_start) {
+                cue = cue.max(self.sign_off_cue(p, at, run_start));
+            } else if p == "to" && self.motion_before(at) {
                 // "went to Paris", "moved to Austin": a destination, not "talk to Paris".
                 if cue == Cue::None {
                     cue = Cue::Place;
@@ -2086,7 +2093,6 @@ impl Scan<'_, '_> {
                 return false;
             } else if p.eq_ignore_ascii_case("in") {
                 // "loop in X", "bring in X"; otherwise a place ("in Jordan")
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 let pp = self.prev_word(at).0;
                 if pp.is_some_and(|w| ["loop", "bring", "brought", "looped"].contains(&w)) {
                     cue = cue.max(Cue::Weak);
@@ -2097,7 +2103,6 @@ impl Scan<'_, '_> {
                 cue = Cue::Place;
             } else if p == "and" {
                 // "me and Lari", "you and Davis"
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 if self
                     .prev_word(at)
                     .0
@@ -2107,7 +2112,6 @@ impl Scan<'_, '_> {
                 }
             } else if p == "me" {
                 // "call me Mark", "everyone calls me Weronika"
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 if self
                     .prev_word(at)
                     .0
@@ -2117,7 +2121,6 @@ impl Scan<'_, '_> {
                 }
             } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
                 // "my name is X", "her maiden name is X"
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 if self
                     .prev_word(at)
                     .0
@@ -2177,26 +2180,31 @@ impl Scan<'_, '_> {
         if dropped_the && cue == Cue::None {
             cue = Cue::Place;
         }
-        // Street addresses: a number right before or after the run.
-        let num_before = text[..toks[0].start]
-            .trim_end_matches([' ', ','])
-            .bytes()
-            .next_back()
-            .is_some_and(|c| c.is_ascii_digit());
-        let num_after = text[toks[toks.len() - 1].end..]
-            .trim_start_matches([' ', ','])
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit())
-            || self.corner_of_streets(toks[toks.len() - 1].end);
-        if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
-            return false;
+        // Street addresses: a number right before or after the run (looked for only when the
+        // cue is weak enough for it to matter).
+        if cue < Cue::Strong {
+            let num_before = text[..toks[0].start]
+                .trim_end_matches([' ', ','])
+                .bytes()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit());
+            let num_after = || {
+                text[toks[toks.len() - 1].end..]
+                    .trim_start_matches([' ', ','])
+                    .bytes()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+                    || self.corner_of_streets(toks[toks.len() - 1].end)
+            };
+            if num_before || num_after() || self.in_address_block(toks) {
+                return false;
+            }
         }
         let last = toks[toks.len() - 1];
         let rest = &text[last.end..];
-        let verb = self
-            .next_word(last.end)
-            .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
+        // The word after the run, found once (the verb and the vocative below ask for it).
+        let next = self.next_word(last.end);
+        let verb = next.filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
         // An auxiliary ("is", "was"): looked up once, used twice below.
         let aux_verb = verb.is_some_and(|w| lexicon::on_list(lexicon::AUX_AFTER, w));
         let person_verb = verb.is_some() && !aux_verb && rest.starts_with(' ');
@@ -2230,13 +2238,13 @@ impl Scan<'_, '_> {
         // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
         let vocative = sentence_start
             && (rest.starts_with(", ") || rest.starts_with(" , "))
-            && self.next_word(last.end).is_some_and(|w| {
+            && next.is_some_and(|w| {
                 [
                     "can", "could", "would", "will", "please", "are", "do", "did", "have", "I",
                 ]
                 .contains(&w)
             });
-        if toks.iter().any(|t| self.evidence.has(self.word(t))) {
+        if self.evidence.any && toks.iter().any(|t| self.evidence.has(self.word(t))) {
             cue = cue.max(Cue::Strong);
         }
         if last.possessive && toks.len() == 1 {
@@ -2401,6 +2409,11 @@ impl Scan<'_, '_> {
         let start = toks[0].start;
         let end = toks[toks.len() - 1].end;
         let head = &text[..start];
+        // The run must end its line (the cheapest test, and most runs do not: first).
+        let tail = text[end..].trim_start_matches([' ', ',', '.']);
+        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
+            return false;
+        }
         // Only the current line matters, and the line must be short: look back a little.
         let from = start.saturating_sub(64);
         let Some(nl) = memchr::memrchr(b'\n', &head.as_bytes()[from..]).map(|i| from + i) else {
@@ -2410,10 +2423,6 @@ impl Scan<'_, '_> {
             .chars()
             .all(|c| c.is_whitespace() || matches!(c, '>' | '?' | '-' | '*'))
         {
-            return false;
-        }
-        let tail = text[end..].trim_start_matches([' ', ',', '.']);
-        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
             return false;
         }
         let lookback = nl.saturating_sub(200);
@@ -2544,18 +2553,17 @@ impl Scan<'_, '_> {
         given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
     }
 
-    /// The cue of a greeting or sign-off word `p` right before the run at `run_start`. "Love"
+    /// The cue of a greeting or sign-off word `p`, at `at`, right before the run at `run_start`. "Love"
     /// and the times of day are greetings only as such ("Love, Mackenna", "Good morning
     /// Sarah", "Night,\nJo"); otherwise they are a verb ("I love Fridays") or a time ("Saturday
     /// night Casitas presents").
-    fn sign_off_cue(&self, p: &str, run_start: usize) -> Cue {
+    fn sign_off_cue(&self, p: &str, at: usize, run_start: usize) -> Cue {
         let timely = ["morning", "evening", "afternoon", "night"]
             .iter()
             .any(|w| p.eq_ignore_ascii_case(w));
         if !timely && !p.eq_ignore_ascii_case("love") {
             return Cue::Strong;
         }
-        let at = self.text[..run_start].rfind(p).unwrap_or(0);
         let gap = &self.text[at + p.len()..run_start];
         let good = self
             .prev_word(at)
@@ -2760,7 +2768,7 @@ impl Scan<'_, '_> {
             && core.iter().all(|t| t.shape == Shape::Lower)
             && !(first.first >= 6
                 || (first.first >= 4 && last.last >= 2)
-                || core.iter().any(|t| self.evidence.has(self.word(t))))
+                || (self.evidence.any && core.iter().any(|t| self.evidence.has(self.word(t)))))
         {
             // Lower-case text in other languages is full of words on some locale's list of
             // names ("para com", "liat nih"): a lower-case pair needs a clear given name.
