@@ -565,15 +565,28 @@ impl NameFinder {
         if (self.casual.is_some() && casual::asks_model(signals))
             || (casual_trace.is_some() && casual::is_casual(signals))
         {
-            let found: Vec<(usize, usize)> =
-                out[first..].iter().map(|s| (s.start, s.end)).collect();
-            casual::Casual {
-                finder: self,
-                text,
-                signals,
-            }
-            .run(self.casual.as_ref(), &found, out, casual_trace);
+            self.casual_stage(text, signals, first, out, casual_trace);
         }
+    }
+
+    /// The casual stage ([`casual`]) over `text`, after the scan found `out[first..]`. Out of
+    /// line, so that its cost shows apart from the scan's in a profile.
+    #[inline(never)]
+    fn casual_stage(
+        &self,
+        text: &str,
+        signals: u8,
+        first: usize,
+        out: &mut Vec<Span>,
+        casual_trace: Option<&mut Vec<casual::CasualCandidate>>,
+    ) {
+        let found: Vec<(usize, usize)> = out[first..].iter().map(|s| (s.start, s.end)).collect();
+        casual::Casual {
+            finder: self,
+            text,
+            signals,
+        }
+        .run(self.casual.as_ref(), &found, out, casual_trace);
     }
 
     /// Deny-list names, wherever they stand as whole words.
@@ -1787,9 +1800,13 @@ impl Scan<'_, '_> {
     /// Whether the word before the "to" at `at` (the word right before a run) is a verb of
     /// going ("went to", "moving to", "flights to").
     fn motion_before(&self, at: usize) -> bool {
-        self.prev_word(at)
-            .0
-            .is_some_and(|w| lexicon::on_list(lexicon::MOTION_VERBS, w))
+        // The first letter rejects most words before the list is walked.
+        self.prev_word(at).0.is_some_and(|w| {
+            w.as_bytes()
+                .first()
+                .is_some_and(|&c| lexicon::MOTION_FIRSTS & (1 << (c & 31)) != 0)
+                && lexicon::on_list(lexicon::MOTION_VERBS, w)
+        })
     }
 
     /// Whether a cue word ("cc", "by", "Dr.") or a field label (`Customer:`, `- Owner:`)
@@ -2057,7 +2074,9 @@ impl Scan<'_, '_> {
             return false;
         }
         let text = self.text;
-        let amp_before = text[..run_start].trim_end().ends_with('&');
+        // The text before the run, trimmed once (the `&` here, the signature dash below).
+        let head = text[..run_start].trim_end();
+        let amp_before = head.ends_with('&');
         let amp_after = text[run_end..].trim_start().starts_with('&');
         if (amp_before || amp_after) && !self.person_beside_amp(toks, amp_after) {
             return false;
@@ -2150,7 +2169,6 @@ impl Scan<'_, '_> {
             }
         }
         // A signature line: "-- Justin Jackson | ...".
-        let head = text[..run_start].trim_end();
         if head.ends_with("--") || head.ends_with('—') {
             cue = cue.max(Cue::Strong);
         }
@@ -2623,7 +2641,8 @@ impl Scan<'_, '_> {
         with_initials: bool,
     ) -> bool {
         let w = self.word(t);
-        if w.chars().count() < 2 {
+        // One character (the second `chars` item is absent), not a count of them all.
+        if w.chars().nth(1).is_none() {
             return false;
         }
         let after_cue = after > After::None;
@@ -2801,7 +2820,7 @@ impl Scan<'_, '_> {
     fn emit(&mut self, span: Span) {
         let found = &self.text[span.start..span.end];
         // Chat noise ("Timeeeee", "I'ma") in short texts, where chat is (see `casual.rs`).
-        if self.finder.is_allowed(found)
+        if (!self.finder.allow.is_empty() && self.finder.is_allowed(found))
             || (self.text.len() <= casual::MAX_LEN && casual::has_chat_noise(found))
         {
             return;

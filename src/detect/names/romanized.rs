@@ -137,11 +137,18 @@ impl Romanization {
         if !word.is_ascii() || word.len() > 12 {
             return false;
         }
-        let lower = word.to_ascii_lowercase();
+        // Folded on the stack (at most twelve ASCII bytes), not in a new string.
+        let mut buf = [0u8; 12];
+        let buf = &mut buf[..word.len()];
+        buf.copy_from_slice(word.as_bytes());
+        buf.make_ascii_lowercase();
+        let Ok(lower) = std::str::from_utf8(buf) else {
+            return false;
+        };
         if lower.contains('-') {
             lower.split('-').all(|part| self.splits(part, 1, true))
         } else {
-            self.splits(&lower, most, true)
+            self.splits(lower, most, true)
         }
     }
 }
