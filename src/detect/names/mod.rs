@@ -3056,6 +3056,57 @@ mod tests {
     }
 
     #[test]
+    fn prev_word_position_is_where_rfind_found_it() {
+        // `judge` once found the words before a run's previous word by `rfind`ing that word
+        // in the text before the run; `prev_word_at` returns its position instead. The two
+        // agree wherever a word is found (the trimmed characters after it hold no letter and
+        // no `'`, so no later occurrence can end past it).
+        let f = NameFinder::new(&[], &[]);
+        let ev = Evidence::default();
+        let pieces = [
+            "to", "in", "and", "me", "is", "went", "Good", "morning", "don't", "l'", "Müller", " ",
+            " ", "  ", "\u{a0}", ",", ":", "-", "(", "\"", "“", ".", "!", "\n", "42", "x",
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut found = 0;
+        for _ in 0..5_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next() % 10 {
+                text.push_str(pieces[(next() >> 40) as usize % pieces.len()]);
+            }
+            let mut out = Vec::new();
+            let scan = Scan::new(&f, &text, &ev, false, false, &mut out, None);
+            for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+                let (word, boundary) = scan.prev_word_at(at);
+                assert_eq!(scan.prev_word(at), (word.map(|(_, w)| w), boundary));
+                if let Some((pos, w)) = word {
+                    assert_eq!(text[..at].rfind(w), Some(pos), "{text:?} at {at}");
+                    found += 1;
+                }
+            }
+        }
+        assert!(found > 10_000, "{found}");
+    }
+
+    #[test]
+    fn motion_verbs_pass_their_first_letter_test() {
+        for w in lexicon::MOTION_VERBS {
+            for w in [w.to_string(), w.to_uppercase()] {
+                assert!(
+                    lexicon::MOTION_FIRSTS & (1 << (w.as_bytes()[0] & 31)) != 0,
+                    "{w}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn suffix_words_pass_the_first_letter_test() {
         for w in [
             "Jr", "Sr", "PhD", "MD", "DVM", "DDS", "Esq", "II", "III", "IV",
