@@ -561,6 +561,10 @@ impl NameFinder {
         let mut scan = Scan::new(self, text, &evidence, field, lower_text, out, trace);
         scan.signals = signals;
         scan.run_all();
+        // The run's buffer back for the next call on this thread (empty: `run_all` flushed).
+        let mut run = std::mem::take(&mut scan.run);
+        run.clear();
+        RUN_BUF.set(run);
         // Lower-case names in casual text, when there is a model to ask or a trace to fill.
         if (self.casual.is_some() && casual::asks_model(signals))
             || (casual_trace.is_some() && casual::is_casual(signals))
@@ -1147,6 +1151,12 @@ const LOWER_GREETINGS: [&str; 9] = [
     "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
 ];
 
+thread_local! {
+    /// The buffer of [`Scan::run`], kept between calls on a thread: a text with a candidate
+    /// then costs no allocation for it (most tool results are many short texts).
+    static RUN_BUF: std::cell::Cell<Vec<Tok>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
     finder: &'a NameFinder,
@@ -1184,7 +1194,7 @@ impl<'a, 'o> Scan<'a, 'o> {
             field,
             lower_text,
             english: std::cell::Cell::new(None),
-            run: Vec::new(),
+            run: RUN_BUF.take(),
             out,
             trace,
             signals: 0,
@@ -1683,14 +1693,31 @@ impl Scan<'_, '_> {
         if firm {
             return;
         }
-        let mut parts = Vec::new();
+        // The parts, on the stack (a list of more than sixteen goes to the heap): this runs
+        // for every run with a comma.
+        let mut parts_buf = [(0usize, 0usize); 16];
+        let mut parts_heap = Vec::new();
+        let mut n_parts = 0;
         let mut from = 0;
         for i in 1..=run.len() {
             if i == run.len() || run[i].comma_before {
-                parts.push((from, i));
+                if n_parts < parts_buf.len() {
+                    parts_buf[n_parts] = (from, i);
+                } else {
+                    if parts_heap.is_empty() {
+                        parts_heap.extend_from_slice(&parts_buf);
+                    }
+                    parts_heap.push((from, i));
+                }
+                n_parts += 1;
                 from = i;
             }
         }
+        let parts: &[(usize, usize)] = if n_parts <= parts_buf.len() {
+            &parts_buf[..n_parts]
+        } else {
+            &parts_heap
+        };
         // "Paris, France", "Austin, Texas": a place then its country or state, not two
         // people. (A state that is a common given name, "Georgia", is left to the list.)
         let region = |&(a, b): &(usize, usize)| {
@@ -1714,10 +1741,20 @@ impl Scan<'_, '_> {
         if things {
             return;
         }
-        let mut rejected = Vec::new();
-        for &(a, b) in &parts {
+        // Which parts the judge rejected (by the parts' order), on the stack like them.
+        let mut rejected_buf = [false; 16];
+        let mut rejected_heap = Vec::new();
+        let rejected: &mut [bool] = if parts.len() <= rejected_buf.len() {
+            &mut rejected_buf[..parts.len()]
+        } else {
+            rejected_heap.resize(parts.len(), false);
+            &mut rejected_heap
+        };
+        let mut n_rejected = 0;
+        for (k, &(a, b)) in parts.iter().enumerate() {
             if !self.judge(&run[a..b], Cue::None) {
-                rejected.push((a, b));
+                rejected[k] = true;
+                n_rejected += 1;
             }
         }
         // Only a list proper lends an item its neighbours' standing: three or more items, or
@@ -1727,8 +1764,8 @@ impl Scan<'_, '_> {
                 a > 0 && self.text[run[a - 1].end..run[a].start].contains("and")
             })
             || after.trim_start_matches([',', ' ']).starts_with("and ");
-        if list && rejected.len() < parts.len() {
-            for (a, b) in rejected {
+        if list && n_rejected < parts.len() {
+            for (&(a, b), _) in parts.iter().zip(rejected.iter()).filter(|(_, r)| **r) {
                 // A lower-case common word is no list item ("sam, will and ...").
                 if b == a + 1
                     && run[a].shape == Shape::Lower
@@ -3092,6 +3129,42 @@ mod tests {
             }
         }
         assert!(found > 10_000, "{found}");
+    }
+
+    #[test]
+    fn long_lists_judge_each_item_as_short_ones_do() {
+        // `judge_run` keeps up to sixteen parts on the stack and more on the heap: a list of
+        // twenty names is judged item by item like one of five.
+        let given = [
+            "Maria",
+            "Jennifer",
+            "Michael",
+            "Patricia",
+            "Robert",
+            "Linda",
+            "William",
+            "Barbara",
+            "Richard",
+            "Susan",
+            "Joseph",
+            "Jessica",
+            "Thomas",
+            "Sarah",
+            "Charles",
+            "Karen",
+            "Christopher",
+            "Nancy",
+            "Daniel",
+            "Lisa",
+        ];
+        for n in [5, 16, 17, 20] {
+            let text = format!(
+                "Thanks to {}, and {} for coming.",
+                given[..n - 1].join(", "),
+                given[n - 1]
+            );
+            assert_eq!(names(&text), given[..n].to_vec(), "{n}");
+        }
     }
 
     #[test]
