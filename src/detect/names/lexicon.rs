@@ -372,6 +372,24 @@ pub(crate) const MOTION_VERBS: &[&str] = &[
     "returning",
 ];
 
+/// Bit `c & 31` is set for the first byte `c` of each word of [`MOTION_VERBS`]: a word whose
+/// first byte has no bit here is on no such list (`& 31` folds an ASCII letter's case).
+pub(crate) const MOTION_FIRSTS: u32 = first_letters(MOTION_VERBS);
+
+/// The first-byte bits of the words of `list`, as [`MOTION_FIRSTS`] has them.
+const fn first_letters(list: &[&str]) -> u32 {
+    let mut mask = 0u32;
+    let mut i = 0;
+    while i < list.len() {
+        let b = list[i].as_bytes();
+        if !b.is_empty() {
+            mask |= 1 << (b[0] & 31);
+        }
+        i += 1;
+    }
+    mask
+}
+
 /// Phrases that open with a name word and go on with a lower-case word, so that the run is
 /// the name word alone: the word and the rest of the phrase.
 pub(crate) const PHRASE_TAILS: &[(&str, &str)] = &[

@@ -561,19 +561,36 @@ impl NameFinder {
         let mut scan = Scan::new(self, text, &evidence, field, lower_text, out, trace);
         scan.signals = signals;
         scan.run_all();
+        // The run's buffer back for the next call on this thread (empty: `run_all` flushed).
+        let mut run = std::mem::take(&mut scan.run);
+        run.clear();
+        RUN_BUF.set(run);
         // Lower-case names in casual text, when there is a model to ask or a trace to fill.
         if (self.casual.is_some() && casual::asks_model(signals))
             || (casual_trace.is_some() && casual::is_casual(signals))
         {
-            let found: Vec<(usize, usize)> =
-                out[first..].iter().map(|s| (s.start, s.end)).collect();
-            casual::Casual {
-                finder: self,
-                text,
-                signals,
-            }
-            .run(self.casual.as_ref(), &found, out, casual_trace);
+            self.casual_stage(text, signals, first, out, casual_trace);
         }
+    }
+
+    /// The casual stage ([`casual`]) over `text`, after the scan found `out[first..]`. Out of
+    /// line, so that its cost shows apart from the scan's in a profile.
+    #[inline(never)]
+    fn casual_stage(
+        &self,
+        text: &str,
+        signals: u8,
+        first: usize,
+        out: &mut Vec<Span>,
+        casual_trace: Option<&mut Vec<casual::CasualCandidate>>,
+    ) {
+        let found: Vec<(usize, usize)> = out[first..].iter().map(|s| (s.start, s.end)).collect();
+        casual::Casual {
+            finder: self,
+            text,
+            signals,
+        }
+        .run(self.casual.as_ref(), &found, out, casual_trace);
     }
 
     /// Deny-list names, wherever they stand as whole words.
@@ -1134,6 +1151,12 @@ const LOWER_GREETINGS: [&str; 9] = [
     "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
 ];
 
+thread_local! {
+    /// The buffer of [`Scan::run`], kept between calls on a thread: a text with a candidate
+    /// then costs no allocation for it (most tool results are many short texts).
+    static RUN_BUF: std::cell::Cell<Vec<Tok>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// The state of one `find` call.
 struct Scan<'a, 'o> {
     finder: &'a NameFinder,
@@ -1171,7 +1194,7 @@ impl<'a, 'o> Scan<'a, 'o> {
             field,
             lower_text,
             english: std::cell::Cell::new(None),
-            run: Vec::new(),
+            run: RUN_BUF.take(),
             out,
             trace,
             signals: 0,
@@ -1689,14 +1712,31 @@ impl Scan<'_, '_> {
             }
             return;
         }
-        let mut parts = Vec::new();
+        // The parts, on the stack (a list of more than sixteen goes to the heap): this runs
+        // for every run with a comma.
+        let mut parts_buf = [(0usize, 0usize); 16];
+        let mut parts_heap = Vec::new();
+        let mut n_parts = 0;
         let mut from = 0;
         for i in 1..=run.len() {
             if i == run.len() || run[i].comma_before {
-                parts.push((from, i));
+                if n_parts < parts_buf.len() {
+                    parts_buf[n_parts] = (from, i);
+                } else {
+                    if parts_heap.is_empty() {
+                        parts_heap.extend_from_slice(&parts_buf);
+                    }
+                    parts_heap.push((from, i));
+                }
+                n_parts += 1;
                 from = i;
             }
         }
+        let parts: &[(usize, usize)] = if n_parts <= parts_buf.len() {
+            &parts_buf[..n_parts]
+        } else {
+            &parts_heap
+        };
         // "Paris, France", "Austin, Texas": a place then its country or state, not two
         // people. (A state that is a common given name, "Georgia", is left to the list.)
         let region = |&(a, b): &(usize, usize)| {
@@ -1720,10 +1760,20 @@ impl Scan<'_, '_> {
         if things {
             return;
         }
-        let mut rejected = Vec::new();
-        for &(a, b) in &parts {
+        // Which parts the judge rejected (by the parts' order), on the stack like them.
+        let mut rejected_buf = [false; 16];
+        let mut rejected_heap = Vec::new();
+        let rejected: &mut [bool] = if parts.len() <= rejected_buf.len() {
+            &mut rejected_buf[..parts.len()]
+        } else {
+            rejected_heap.resize(parts.len(), false);
+            &mut rejected_heap
+        };
+        let mut n_rejected = 0;
+        for (k, &(a, b)) in parts.iter().enumerate() {
             if !self.judge(&run[a..b], Cue::None) {
-                rejected.push((a, b));
+                rejected[k] = true;
+                n_rejected += 1;
             }
         }
         // Only a list proper lends an item its neighbours' standing: three or more items, or
@@ -1733,8 +1783,8 @@ impl Scan<'_, '_> {
                 a > 0 && self.text[run[a - 1].end..run[a].start].contains("and")
             })
             || after.trim_start_matches([',', ' ']).starts_with("and ");
-        if list && rejected.len() < parts.len() {
-            for (a, b) in rejected {
+        if list && n_rejected < parts.len() {
+            for (&(a, b), _) in parts.iter().zip(rejected.iter()).filter(|(_, r)| **r) {
                 // A lower-case common word is no list item ("sam, will and ...").
                 if b == a + 1
                     && run[a].shape == Shape::Lower
@@ -1857,15 +1907,16 @@ impl Scan<'_, '_> {
         })
     }
 
-    /// Whether the word before "to" right before `run_start` is a verb of going ("went to",
-    /// "moving to", "flights to").
-    fn motion_before(&self, run_start: usize) -> bool {
-        let Some(at) = self.text[..run_start].rfind("to") else {
-            return false;
-        };
-        self.prev_word(at)
-            .0
-            .is_some_and(|w| lexicon::on_list(lexicon::MOTION_VERBS, w))
+    /// Whether the word before the "to" at `at` (the word right before a run) is a verb of
+    /// going ("went to", "moving to", "flights to").
+    fn motion_before(&self, at: usize) -> bool {
+        // The first letter rejects most words before the list is walked.
+        self.prev_word(at).0.is_some_and(|w| {
+            w.as_bytes()
+                .first()
+                .is_some_and(|&c| lexicon::MOTION_FIRSTS & (1 << (c & 31)) != 0)
+                && lexicon::on_list(lexicon::MOTION_VERBS, w)
+        })
     }
 
     /// Whether a cue word ("cc", "by", "Dr.") or a field label (`Customer:`, `- Owner:`)
@@ -1894,6 +1945,13 @@ impl Scan<'_, '_> {
     /// The word before `at`, skipping spaces and at most one `,` or `:`, and whether a sentence
     /// boundary (or the start of the text) comes first.
     fn prev_word(&self, at: usize) -> (Option<&str>, bool) {
+        let (word, boundary) = self.prev_word_at(at);
+        (word.map(|(_, w)| w), boundary)
+    }
+
+    /// [`Self::prev_word`] with the word's start in the text: callers that look further back
+    /// start there, without searching the text for the word again.
+    fn prev_word_at(&self, at: usize) -> (Option<(usize, &str)>, bool) {
         let text = self.text;
         let head = text[..at].trim_end_matches([' ', '\u{a0}']);
         let head_p = head
@@ -1923,7 +1981,7 @@ impl Scan<'_, '_> {
                         .find(|(_, c)| !c.is_alphabetic() && *c != '\'')
                         .map_or(0, |(i, c)| i + c.len_utf8());
                 }
-                (Some(&head_p[start..]), false)
+                (Some((start, &head_p[start..])), false)
             }
         }
     }
@@ -2126,25 +2184,30 @@ impl Scan<'_, '_> {
             return false;
         }
         let text = self.text;
-        let amp_before = text[..run_start].trim_end().ends_with('&');
+        // The text before the run, trimmed once (the `&` here, the signature dash below).
+        let head = text[..run_start].trim_end();
+        let amp_before = head.ends_with('&');
         let amp_after = text[run_end..].trim_start().starts_with('&');
         if (amp_before || amp_after) && !self.person_beside_amp(toks, amp_after) {
             return false;
         }
-        let (prev, sentence_start) = if toks[0].start == run_start {
-            self.prev_word(run_start)
+        let (prev_at, sentence_start) = if toks[0].start == run_start {
+            self.prev_word_at(run_start)
         } else {
             (None, false)
         };
+        let prev = prev_at.map(|(_, p)| p);
+        // `at`: where the word before the run starts (the words before it are looked up from
+        // there, not searched for in the text again).
         if toks[0].start == run_start
-            && let Some(p) = prev
+            && let Some((at, p)) = prev_at
         {
             let pf = lex.flags(p);
             if pf & lexicon::TITLE != 0 {
                 cue = cue.max(Cue::Title);
             } else if pf & lexicon::STRONG_BEFORE_F != 0 {
-                cue = cue.max(self.sign_off_cue(p, run_start));
-            } else if p == "to" && self.motion_before(run_start) {
+                cue = cue.max(self.sign_off_cue(p, at, run_start));
+            } else if p == "to" && self.motion_before(at) {
                 // "went to Paris", "moved to Austin": a destination, not "talk to Paris".
                 if cue == Cue::None {
                     cue = Cue::Place;
@@ -2159,7 +2222,6 @@ impl Scan<'_, '_> {
                 return false;
             } else if p.eq_ignore_ascii_case("in") {
                 // "loop in X", "bring in X"; otherwise a place ("in Jordan")
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 let pp = self.prev_word(at).0;
                 if pp.is_some_and(|w| ["loop", "bring", "brought", "looped"].contains(&w)) {
                     cue = cue.max(Cue::Weak);
@@ -2170,7 +2232,6 @@ impl Scan<'_, '_> {
                 cue = Cue::Place;
             } else if p == "and" {
                 // "me and Lari", "you and Davis"
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 if self
                     .prev_word(at)
                     .0
@@ -2180,7 +2241,6 @@ impl Scan<'_, '_> {
                 }
             } else if p == "me" {
                 // "call me Mark", "everyone calls me Weronika"
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 if self
                     .prev_word(at)
                     .0
@@ -2190,7 +2250,6 @@ impl Scan<'_, '_> {
                 }
             } else if p.eq_ignore_ascii_case("is") || p.eq_ignore_ascii_case("was") {
                 // "my name is X", "her maiden name is X"
-                let at = text[..run_start].rfind(p).unwrap_or(0);
                 if self
                     .prev_word(at)
                     .0
@@ -2220,7 +2279,6 @@ impl Scan<'_, '_> {
             }
         }
         // A signature line: "-- Justin Jackson | ...".
-        let head = text[..run_start].trim_end();
         if head.ends_with("--") || head.ends_with('—') {
             cue = cue.max(Cue::Strong);
         }
@@ -2250,26 +2308,31 @@ impl Scan<'_, '_> {
         if dropped_the && cue == Cue::None {
             cue = Cue::Place;
         }
-        // Street addresses: a number right before or after the run.
-        let num_before = text[..toks[0].start]
-            .trim_end_matches([' ', ','])
-            .bytes()
-            .next_back()
-            .is_some_and(|c| c.is_ascii_digit());
-        let num_after = text[toks[toks.len() - 1].end..]
-            .trim_start_matches([' ', ','])
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit())
-            || self.corner_of_streets(toks[toks.len() - 1].end);
-        if (num_before || num_after || self.in_address_block(toks)) && cue < Cue::Strong {
-            return false;
+        // Street addresses: a number right before or after the run (looked for only when the
+        // cue is weak enough for it to matter).
+        if cue < Cue::Strong {
+            let num_before = text[..toks[0].start]
+                .trim_end_matches([' ', ','])
+                .bytes()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit());
+            let num_after = || {
+                text[toks[toks.len() - 1].end..]
+                    .trim_start_matches([' ', ','])
+                    .bytes()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+                    || self.corner_of_streets(toks[toks.len() - 1].end)
+            };
+            if num_before || num_after() || self.in_address_block(toks) {
+                return false;
+            }
         }
         let last = toks[toks.len() - 1];
         let rest = &text[last.end..];
-        let verb = self
-            .next_word(last.end)
-            .filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
+        // The word after the run, found once (the verb and the vocative below ask for it).
+        let next = self.next_word(last.end);
+        let verb = next.filter(|w| !last.possessive && lex.is(w, lexicon::STRONG_AFTER_F));
         // An auxiliary ("is", "was"): looked up once, used twice below.
         let aux_verb = verb.is_some_and(|w| lexicon::on_list(lexicon::AUX_AFTER, w));
         let person_verb = verb.is_some() && !aux_verb && rest.starts_with(' ');
@@ -2303,13 +2366,13 @@ impl Scan<'_, '_> {
         // "Jakobine, can I ...": an unknown word addressed at the start of a sentence.
         let vocative = sentence_start
             && (rest.starts_with(", ") || rest.starts_with(" , "))
-            && self.next_word(last.end).is_some_and(|w| {
+            && next.is_some_and(|w| {
                 [
                     "can", "could", "would", "will", "please", "are", "do", "did", "have", "I",
                 ]
                 .contains(&w)
             });
-        if toks.iter().any(|t| self.evidence.has(self.word(t))) {
+        if self.evidence.any && toks.iter().any(|t| self.evidence.has(self.word(t))) {
             cue = cue.max(Cue::Strong);
         }
         if last.possessive && toks.len() == 1 {
@@ -2474,6 +2537,11 @@ impl Scan<'_, '_> {
         let start = toks[0].start;
         let end = toks[toks.len() - 1].end;
         let head = &text[..start];
+        // The run must end its line (the cheapest test, and most runs do not: first).
+        let tail = text[end..].trim_start_matches([' ', ',', '.']);
+        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
+            return false;
+        }
         // Only the current line matters, and the line must be short: look back a little.
         let from = start.saturating_sub(64);
         let Some(nl) = memchr::memrchr(b'\n', &head.as_bytes()[from..]).map(|i| from + i) else {
@@ -2483,10 +2551,6 @@ impl Scan<'_, '_> {
             .chars()
             .all(|c| c.is_whitespace() || matches!(c, '>' | '?' | '-' | '*'))
         {
-            return false;
-        }
-        let tail = text[end..].trim_start_matches([' ', ',', '.']);
-        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
             return false;
         }
         let lookback = nl.saturating_sub(200);
@@ -2617,18 +2681,17 @@ impl Scan<'_, '_> {
         given_first && pronoun.is_some_and(|w| w == "I" || w == "me")
     }
 
-    /// The cue of a greeting or sign-off word `p` right before the run at `run_start`. "Love"
+    /// The cue of a greeting or sign-off word `p`, at `at`, right before the run at `run_start`. "Love"
     /// and the times of day are greetings only as such ("Love, Mackenna", "Good morning
     /// Sarah", "Night,\nJo"); otherwise they are a verb ("I love Fridays") or a time ("Saturday
     /// night Casitas presents").
-    fn sign_off_cue(&self, p: &str, run_start: usize) -> Cue {
+    fn sign_off_cue(&self, p: &str, at: usize, run_start: usize) -> Cue {
         let timely = ["morning", "evening", "afternoon", "night"]
             .iter()
             .any(|w| p.eq_ignore_ascii_case(w));
         if !timely && !p.eq_ignore_ascii_case("love") {
             return Cue::Strong;
         }
-        let at = self.text[..run_start].rfind(p).unwrap_or(0);
         let gap = &self.text[at + p.len()..run_start];
         let good = self
             .prev_word(at)
@@ -2688,7 +2751,8 @@ impl Scan<'_, '_> {
         with_initials: bool,
     ) -> bool {
         let w = self.word(t);
-        if w.chars().count() < 2 {
+        // One character (the second `chars` item is absent), not a count of them all.
+        if w.chars().nth(1).is_none() {
             return false;
         }
         let after_cue = after > After::None;
@@ -2833,7 +2897,7 @@ impl Scan<'_, '_> {
             && core.iter().all(|t| t.shape == Shape::Lower)
             && !(first.first >= 6
                 || (first.first >= 4 && last.last >= 2)
-                || core.iter().any(|t| self.evidence.has(self.word(t))))
+                || (self.evidence.any && core.iter().any(|t| self.evidence.has(self.word(t)))))
         {
             // Lower-case text in other languages is full of words on some locale's list of
             // names ("para com", "liat nih"): a lower-case pair needs a clear given name.
@@ -2866,7 +2930,7 @@ impl Scan<'_, '_> {
     fn emit(&mut self, span: Span) {
         let found = &self.text[span.start..span.end];
         // Chat noise ("Timeeeee", "I'ma") in short texts, where chat is (see `casual.rs`).
-        if self.finder.is_allowed(found)
+        if (!self.finder.allow.is_empty() && self.finder.is_allowed(found))
             || (self.text.len() <= casual::MAX_LEN && casual::has_chat_noise(found))
         {
             return;
@@ -3099,6 +3163,93 @@ mod tests {
             }
         }
         assert!(compared > 500_000, "{compared}");
+    }
+
+    #[test]
+    fn prev_word_position_is_where_rfind_found_it() {
+        // `judge` once found the words before a run's previous word by `rfind`ing that word
+        // in the text before the run; `prev_word_at` returns its position instead. The two
+        // agree wherever a word is found (the trimmed characters after it hold no letter and
+        // no `'`, so no later occurrence can end past it).
+        let f = NameFinder::new(&[], &[]);
+        let ev = Evidence::default();
+        let pieces = [
+            "to", "in", "and", "me", "is", "went", "Good", "morning", "don't", "l'", "Müller", " ",
+            " ", "  ", "\u{a0}", ",", ":", "-", "(", "\"", "“", ".", "!", "\n", "42", "x",
+        ];
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut found = 0;
+        for _ in 0..5_000 {
+            let mut text = String::new();
+            for _ in 0..1 + next() % 10 {
+                text.push_str(pieces[(next() >> 40) as usize % pieces.len()]);
+            }
+            let mut out = Vec::new();
+            let scan = Scan::new(&f, &text, &ev, false, false, &mut out, None);
+            for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+                let (word, boundary) = scan.prev_word_at(at);
+                assert_eq!(scan.prev_word(at), (word.map(|(_, w)| w), boundary));
+                if let Some((pos, w)) = word {
+                    assert_eq!(text[..at].rfind(w), Some(pos), "{text:?} at {at}");
+                    found += 1;
+                }
+            }
+        }
+        assert!(found > 10_000, "{found}");
+    }
+
+    #[test]
+    fn long_lists_judge_each_item_as_short_ones_do() {
+        // `judge_run` keeps up to sixteen parts on the stack and more on the heap: a list of
+        // twenty names is judged item by item like one of five.
+        let given = [
+            "Maria",
+            "Jennifer",
+            "Michael",
+            "Patricia",
+            "Robert",
+            "Linda",
+            "William",
+            "Barbara",
+            "Richard",
+            "Susan",
+            "Joseph",
+            "Jessica",
+            "Thomas",
+            "Sarah",
+            "Charles",
+            "Karen",
+            "Christopher",
+            "Nancy",
+            "Daniel",
+            "Lisa",
+        ];
+        for n in [5, 16, 17, 20] {
+            let text = format!(
+                "Thanks to {}, and {} for coming.",
+                given[..n - 1].join(", "),
+                given[n - 1]
+            );
+            assert_eq!(names(&text), given[..n].to_vec(), "{n}");
+        }
+    }
+
+    #[test]
+    fn motion_verbs_pass_their_first_letter_test() {
+        for w in lexicon::MOTION_VERBS {
+            for w in [w.to_string(), w.to_uppercase()] {
+                assert!(
+                    lexicon::MOTION_FIRSTS & (1 << (w.as_bytes()[0] & 31)) != 0,
+                    "{w}"
+                );
+            }
+        }
     }
 
     #[test]

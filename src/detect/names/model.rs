@@ -507,11 +507,13 @@ impl Scan<'_, '_> {
 
     /// Whether the word of `t` is in the Latin script (its first letter below U+0250).
     fn latin_script(&self, t: &Tok) -> bool {
+        // An ASCII first byte is a Latin letter; only another needs decoding.
         t.shape != Shape::Caseless
-            && self.text[t.start..]
-                .chars()
-                .next()
-                .is_some_and(|c| c < '\u{250}')
+            && (self.text.as_bytes().get(t.start).is_some_and(u8::is_ascii)
+                || self.text[t.start..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c < '\u{250}'))
     }
 
     /// Whether the judge may accept a candidate the rules rejected: not when a word of it is

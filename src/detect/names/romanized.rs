@@ -137,11 +137,18 @@ impl Romanization {
         if !word.is_ascii() || word.len() > 12 {
             return false;
         }
-        let lower = word.to_ascii_lowercase();
+        // Folded on the stack (at most twelve ASCII bytes), not in a new string.
+        let mut buf = [0u8; 12];
+        let buf = &mut buf[..word.len()];
+        buf.copy_from_slice(word.as_bytes());
+        buf.make_ascii_lowercase();
+        let Ok(lower) = std::str::from_utf8(buf) else {
+            return false;
+        };
         if lower.contains('-') {
             lower.split('-').all(|part| self.splits(part, 1, true))
         } else {
-            self.splits(&lower, most, true)
+            self.splits(lower, most, true)
         }
     }
 }
@@ -229,14 +236,15 @@ pub(super) fn surname_first(words: &[&str]) -> bool {
     if !(1..=3).contains(&given.len()) || !surname.is_ascii() {
         return false;
     }
-    if known_thing(surname, given[0]) {
-        return false;
-    }
-    // Most runs are no such name: one bit of the filter rejects nearly all of them; the lists
-    // are sorted (a test checks) for a binary search of the rest.
+    // Most runs are no such name: one bit of the filter rejects nearly all of them (before
+    // the list of known things, which costs a comparison per entry); the lists are sorted (a
+    // test checks) for a binary search of the rest.
     let Some(packed) = surname_candidate(surname) else {
         return false;
     };
+    if known_thing(surname, given[0]) {
+        return false;
+    }
     let buf = packed.to_le_bytes();
     let lower = &buf[..surname.len()];
     let is = |list: &[&str]| list.binary_search_by(|s| s.as_bytes().cmp(lower)).is_ok();
