@@ -644,9 +644,11 @@ impl Casual<'_> {
             while *i < b.len() && (is_wordish(b[*i]) || b[*i] == b'_') {
                 *i += 1;
             }
-            // No candidate has fewer than three bytes (see `eligible`), and almost no word of
-            // prose is a name word: the filter turns those away before a closer look.
+            // No candidate has fewer than three bytes (see `eligible`) or a capital (see
+            // `lower_word`), and almost no lower-case word of prose is a name word: the
+            // filter turns those away before a closer look.
             if *i - start >= 3
+                && b[start].is_ascii_lowercase()
                 && may_be_eligible(self.finder.gaz, b, start, *i)
                 && let Some(w) = self.lower_word(start, *i)
             {
