@@ -338,8 +338,18 @@ impl Gazetteer {
     pub(crate) fn entry_filter(&self, bits: u32, keep: impl Fn(Entry) -> bool) -> Vec<u64> {
         assert!((6..=36).contains(&bits));
         let mut set = vec![0u64; 1 << (bits - 6)];
+        // An entry is a slot's low 16 bits: `keep` is asked once for each of the few hundred
+        // entries that occur (0: not asked yet, 1: no, 2: yes), not for each of 150,000 words.
+        let mut kept = vec![0u8; 1 << FLAG_SHIFT];
         for &s in &self.slots {
-            if s & IN_GAZ != 0 && keep(Self::entry_of((Some(s), true)).unwrap_or_default()) {
+            if s & IN_GAZ == 0 {
+                continue;
+            }
+            let answer = &mut kept[(s & ((1 << FLAG_SHIFT) - 1)) as usize];
+            if *answer == 0 {
+                *answer = 1 + u8::from(keep(Self::entry_of((Some(s), true)).unwrap_or_default()));
+            }
+            if *answer == 2 {
                 let k = (s >> (64 - bits)) as usize;
                 set[k >> 6] |= 1 << (k & 63);
             }
