@@ -23,7 +23,7 @@
 //! text is. Weights: `data/names/casual.weights` (see `data/names/README.md`), trained by
 //! `examples/names_train.rs` with the judge.
 
-use super::gazetteer::Entry;
+use super::gazetteer::{Entry, Gazetteer, ascii_word_hash_at};
 use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
 use super::model::{Features, Judge, shipped_weights};
 use super::{NameFinder, is_word_char};
@@ -291,7 +291,22 @@ fn eligible(e: Option<Entry>, flags: u16, w: &[u8]) -> bool {
     w.len() >= 3
         && !is_chat_word(w)
         && flags & (TITLE | NOT_PEOPLE_F | CALENDAR_F | ORG_PLACE) == 0
-        && e.is_some_and(|e| e.name() >= 3 && e.common != 1 && e.place < 3)
+        && e.is_some_and(may_be_name_word)
+}
+
+/// Whether a gazetteer entry may make a name word here: a name score of 3 or more, not among
+/// the thousand commonest English words, no well-known place ([`eligible`] without the word's
+/// own tests; the gazetteer keeps a filter of the words it accepts).
+pub(super) fn may_be_name_word(e: Entry) -> bool {
+    e.name() >= 3 && e.common != 1 && e.place < 3
+}
+
+/// Whether the word `b[start..end]` may pass [`eligible`] if it is all lower case: `false`
+/// only when its entry could not ([`Gazetteer::may_be_casual_name`]). One hash and one load
+/// instead of a lookup: most lower-case words of prose are ordinary English words, no
+/// candidates.
+fn may_be_eligible(gaz: &Gazetteer, b: &[u8], start: usize, end: usize) -> bool {
+    ascii_word_hash_at(b, start, end).is_some_and(|h| gaz.may_be_casual_name(h))
 }
 
 /// Whether a word may follow a name word as its second word: a surname, or a word the
@@ -629,8 +644,12 @@ impl Casual<'_> {
             while *i < b.len() && (is_wordish(b[*i]) || b[*i] == b'_') {
                 *i += 1;
             }
-            // No candidate has fewer than three bytes (see `eligible`).
+            // No candidate has fewer than three bytes (see `eligible`) or a capital (see
+            // `lower_word`), and almost no lower-case word of prose is a name word: the
+            // filter turns those away before a closer look.
             if *i - start >= 3
+                && b[start].is_ascii_lowercase()
+                && may_be_eligible(self.finder.gaz, b, start, *i)
                 && let Some(w) = self.lower_word(start, *i)
             {
                 return Some(w);
@@ -761,6 +780,40 @@ mod tests {
         assert!(shipped().is_some());
     }
 
+    #[test]
+    fn the_name_filter_keeps_every_eligible_word() {
+        let g = Gazetteer::get();
+        let (mut kept, mut common, mut common_out) = (0, 0, 0);
+        for line in include_str!("../../../data/names/gazetteer.tsv").lines() {
+            let Some((word, _)) = line.split_once('\t') else {
+                continue;
+            };
+            if word.is_empty() || !word.bytes().all(|c| c.is_ascii_lowercase()) {
+                continue;
+            }
+            let (e, flags) = g.lookup_with_flags(word);
+            let padded = format!("{word} and more");
+            if eligible(e, flags, word.as_bytes()) {
+                kept += 1;
+                // At the end of a text (bytes one at a time) and inside one (one load).
+                assert!(may_be_eligible(g, word.as_bytes(), 0, word.len()), "{word}");
+                assert!(
+                    may_be_eligible(g, padded.as_bytes(), 0, word.len()),
+                    "{word}"
+                );
+            } else if e.is_some_and(|e| e.common == 1) {
+                common += 1;
+                common_out += usize::from(!may_be_eligible(g, padded.as_bytes(), 0, word.len()));
+            }
+        }
+        assert!(kept > 30_000, "{kept}");
+        // The commonest English words, the bulk of prose, do not get through.
+        assert!(common_out * 10 > common * 9, "{common_out} of {common}");
+        for w in ["", "x", "caf\u{e9}", &"a".repeat(49)] {
+            assert!(!may_be_eligible(g, w.as_bytes(), 0, w.len()), "{w}");
+        }
+    }
+
     /// [`regime`] as first written, a byte at a time: the oracle of the test below.
     fn regime_bytewise(text: &str) -> u8 {
         let b = text.as_bytes();
@@ -832,7 +885,21 @@ mod tests {
 
     #[test]
     fn regime_matches_a_byte_scan() {
-        let pieces: [&str; 26] = [
+        let pieces: [&str; 40] = [
+            "u",
+            "n",
+            "hahaha",
+            "Ok",
+            "lemme",
+            "i,",
+            "i'",
+            ":",
+            "_",
+            "3",
+            "?!",
+            "#lol",
+            "x@",
+            "\u{430}",
             " ",
             "  ",
             "the",

@@ -126,6 +126,35 @@ fn ascii_fold_hash(b: &[u8]) -> Option<u64> {
     Some(h.finish())
 }
 
+/// The hash under which the table keeps the word `b[start..end]` if it is ASCII (in any case,
+/// 1 to 48 bytes; `None` otherwise), as [`Gazetteer::lookup_with_flags_at`] computes it: for a
+/// filter over the table's words ([`Gazetteer::entry_filter`]). A word of up to eight bytes
+/// with eight bytes of text from its start is read with one load.
+pub(crate) fn ascii_word_hash_at(b: &[u8], start: usize, end: usize) -> Option<u64> {
+    let len = end.checked_sub(start)?;
+    if len == 0 || len > 48 {
+        return None;
+    }
+    if len <= 8 {
+        let x = match b.get(start..start + 8) {
+            Some(&[c0, c1, c2, c3, c4, c5, c6, c7]) => {
+                u64::from_le_bytes([c0, c1, c2, c3, c4, c5, c6, c7]) & (u64::MAX >> (64 - 8 * len))
+            }
+            _ => {
+                let mut x = 0u64;
+                for (k, &c) in b.get(start..end)?.iter().enumerate() {
+                    x |= u64::from(c) << (8 * k);
+                }
+                x
+            }
+        };
+        let mut h = FxHasher::default();
+        h.add(fold_ascii(x)?);
+        return Some(h.finish());
+    }
+    ascii_fold_hash(b.get(start..end)?)
+}
+
 pub(crate) fn word_hash(lower: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     h.write(lower);
@@ -136,6 +165,10 @@ pub(crate) fn word_hash(lower: &[u8]) -> u64 {
 const SLOT_BITS: u32 = 18;
 /// Bits 0..16 of a slot: the gazetteer entry (four 4-bit scores); then the lexicon flags.
 const FLAG_SHIFT: u32 = 16;
+/// log2 of the bits of the casual stage's filter ([`Gazetteer::may_be_casual_name`]): 2^20 bits
+/// (128 KiB) for about 45,000 words, so about one word in 25 that has no such entry gets
+/// through it.
+const CASUAL_FILTER_BITS: u32 = 20;
 /// Set when the word is in the gazetteer (not only on a lexicon list).
 const IN_GAZ: u64 = 1 << 26;
 /// Set in every used slot (an empty slot is 0).
@@ -153,6 +186,9 @@ const FINGERPRINT: u64 = !((1 << 28) - 1);
 pub(crate) struct Gazetteer {
     slots: Vec<u64>,
     len: usize,
+    /// [`Self::entry_filter`] of the entries the casual stage may take for a name word
+    /// ([`super::casual::may_be_name_word`]), built with the table.
+    casual_names: Vec<u64>,
 }
 
 impl std::fmt::Debug for Gazetteer {
@@ -204,13 +240,18 @@ impl Gazetteer {
             .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
             .collect();
         let len = slots.iter().filter(|&&s| s != 0).count();
-        let mut g = Gazetteer { slots, len };
+        let mut g = Gazetteer {
+            slots,
+            len,
+            casual_names: Vec::new(),
+        };
         for (flag, list) in super::lexicon::LISTS {
             let flag = u64::from(*flag) << FLAG_SHIFT;
             for w in *list {
                 g.insert(word_hash(w.as_bytes()), |old| old | flag);
             }
         }
+        g.casual_names = g.entry_filter(CASUAL_FILTER_BITS, super::casual::may_be_name_word);
         g
     }
 
@@ -221,6 +262,7 @@ impl Gazetteer {
         let mut g = Gazetteer {
             slots: vec![0; 1 << SLOT_BITS],
             len: 0,
+            casual_names: Vec::new(),
         };
         let bytes = data.as_bytes();
         let mut from = 0;
@@ -277,6 +319,42 @@ impl Gazetteer {
             }
             i = (i + 1) & MASK;
         }
+    }
+
+    /// Whether the ASCII word with hash `h` ([`ascii_word_hash_at`]) may have an entry that
+    /// [`super::casual::may_be_name_word`] accepts: `false` only when it has none. One load of
+    /// a 128 KiB bit set, where a lookup probes the 2 MiB table.
+    pub(crate) fn may_be_casual_name(&self, h: u64) -> bool {
+        let k = (h >> (64 - CASUAL_FILTER_BITS)) as usize;
+        self.casual_names
+            .get(k >> 6)
+            .is_some_and(|w| w & (1 << (k & 63)) != 0)
+    }
+
+    /// A set of 2^`bits` bits (`bits` at most 36) holding bit `h >> (64 - bits)` for the hash
+    /// `h` of every word whose entry (as an ASCII word's lookup reports it) passes `keep`: a
+    /// word whose bit is clear has no such entry, so a caller that wants only such words may
+    /// skip its lookup. Built from the slots' fingerprints (the table keeps no words).
+    pub(crate) fn entry_filter(&self, bits: u32, keep: impl Fn(Entry) -> bool) -> Vec<u64> {
+        assert!((6..=36).contains(&bits));
+        let mut set = vec![0u64; 1 << (bits - 6)];
+        // An entry is a slot's low 16 bits: `keep` is asked once for each of the few hundred
+        // entries that occur (0: not asked yet, 1: no, 2: yes), not for each of 150,000 words.
+        let mut kept = vec![0u8; 1 << FLAG_SHIFT];
+        for &s in &self.slots {
+            if s & IN_GAZ == 0 {
+                continue;
+            }
+            let answer = &mut kept[(s & ((1 << FLAG_SHIFT) - 1)) as usize];
+            if *answer == 0 {
+                *answer = 1 + u8::from(keep(Self::entry_of((Some(s), true)).unwrap_or_default()));
+            }
+            if *answer == 2 {
+                let k = (s >> (64 - bits)) as usize;
+                set[k >> 6] |= 1 << (k & 63);
+            }
+        }
+        set
     }
 
     /// Number of words in the table.
