@@ -158,6 +158,7 @@ impl Recognizer for DigitRuns {
 mod tests {
     use super::*;
     use crate::detect::overlap;
+    use proptest::strategy::Strategy;
 
     fn separately(text: &str, cx: &FindContext<'_>) -> Vec<Span> {
         let regions = ["US".to_string(), "GB".to_string(), "DE".to_string()];
