@@ -163,11 +163,19 @@ impl NumberRecognizer {
         // card 13+ solid digits or a first group of four, an SSN 9 solid digits or a first
         // group of three. Most digit runs in logs and code fail all three here.
         let iban_shape = self.iban && d >= 2 && len >= 2 && b[d - 1].is_ascii_alphabetic();
-        let number_shape = len >= 9 || (sep_next && (len == 3 || len == 4));
-        if !iban_shape && !number_shape {
+        // Exactly the runs `card_at` and `ssn_at` can take: a card's first run is 13+ solid
+        // digits or a group of four, and its first digit one an issuer uses (`known_issuer`:
+        // 0, 1, 7 and 8 start none); an SSN's is nine solid digits or a group of three.
+        let card_shape = self.cards
+            && (len >= 13 || (sep_next && len == 4))
+            && matches!(b[d], b'2'..=b'6' | b'9');
+        let ssn_shape = self.ssn && (len == 9 || (sep_next && len == 3));
+        if !iban_shape && !card_shape && !ssn_shape {
             return run_end;
         }
-        self.confirm(text, d, run_end, iban_shape, number_shape, ssn_key, out)
+        self.confirm(
+            text, d, run_end, iban_shape, card_shape, ssn_shape, ssn_key, out,
+        )
     }
 
     /// [`NumberRecognizer::step`] past its shape test.
@@ -179,7 +187,8 @@ impl NumberRecognizer {
         d: usize,
         run_end: usize,
         iban_shape: bool,
-        number_shape: bool,
+        card_shape: bool,
+        ssn_shape: bool,
         ssn_key: bool,
         out: &mut Vec<Span>,
     ) -> usize {
@@ -190,16 +199,12 @@ impl NumberRecognizer {
             next = next.max(end);
         }
         let glued = d > 0 && is_glue(b[d - 1]);
-        if !glued && number_shape {
-            if self.cards
-                && let Some(end) = card_at(b, d)
-            {
+        if !glued {
+            if card_shape && let Some(end) = card_at(b, d) {
                 out.push(Span::new(d, end, Kind::CreditCard));
                 next = next.max(end);
             }
-            if self.ssn
-                && let Some(end) = ssn_at(text, d, ssn_key)
-            {
+            if ssn_shape && let Some(end) = ssn_at(text, d, ssn_key) {
                 out.push(Span::new(d, end, Kind::UsSsn));
                 next = next.max(end);
             }
