@@ -18,7 +18,8 @@
 //! callgrind counts the whole detector (and the generation, which `--toggle-collect=
 //! 'mcp_veil::detect::Detector::detect'` leaves out). For whole-detector counts pass `--warm`
 //! after the text name (`names_cost prose --warm`): a first pass, not counted, compiles the
-//! phone patterns the text's numbers need, as a long-running process has long done.
+//! phone patterns the text's numbers need, as a long-running process has long done. With
+//! `--digest` it also prints a hash of every span found, to compare two builds' outputs.
 
 // The byte count is this example's output; stdout is not an MCP wire here.
 #![allow(clippy::print_stdout)]
@@ -61,15 +62,37 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let whole = std::env::args().any(|a| a == "--whole");
+    // `--digest`: also print a hash of every span (offsets, kind, canonical form), so that a
+    // speed change can be checked output-identical on the same text with the old and new binary.
+    let digest = std::env::args().any(|a| a == "--digest");
+    let mut hasher = std::hash::DefaultHasher::new();
+    let mut hash_spans = |spans: &[mcp_veil::detect::Span]| {
+        use std::hash::Hash;
+        for s in spans {
+            (s.start, s.end, s.kind.as_str(), s.canonical.as_deref()).hash(&mut hasher);
+        }
+        0usize.hash(&mut hasher);
+    };
     if which == "lines" || which == "bench" || (std::path::Path::new(&which).is_file() && !whole) {
         let mut found = 0;
         for line in text.split_inclusive('\n') {
-            found += detector.detect(line, &FindContext::default()).len();
+            let spans = detector.detect(line, &FindContext::default());
+            found += spans.len();
+            if digest {
+                hash_spans(&spans);
+            }
         }
         println!("{} bytes, {found} spans", text.len());
+        if digest {
+            println!("digest {:016x}", std::hash::Hasher::finish(&hasher));
+        }
         return Ok(());
     }
     let spans = detector.detect(&text, &FindContext::default());
-    println!("{} bytes, {} spans", text.len(), black_box(spans).len());
+    println!("{} bytes, {} spans", text.len(), black_box(&spans).len());
+    if digest {
+        hash_spans(&spans);
+        println!("digest {:016x}", std::hash::Hasher::finish(&hasher));
+    }
     Ok(())
 }

@@ -19,7 +19,7 @@
 //! Every match must stand alone: not glued to letters, digits or `_` on either side, and not
 //! continued by `.`/`-` and more digits (a longer number, a date, a version).
 
-use super::phone::next_digit;
+use super::phone::{DigitRun, next_digit};
 use super::{FindContext, Kind, Recognizer, Span};
 
 /// IBAN length by country (SWIFT IBAN registry).
@@ -144,10 +144,83 @@ impl NumberRecognizer {
         cx.key.is_some_and(is_ssn_key)
     }
 
-    /// Looks at the digit run starting at `d` (the first digit at or after the last resume
-    /// point) and returns where to resume, always past `d`. Shared with the digit-run group
-    /// (`detect/digits.rs`).
-    pub(super) fn step(&self, text: &str, d: usize, ssn_key: bool, out: &mut Vec<Span>) -> usize {
+    /// Looks at the digit run `run` (its first digit is the first at or after the last resume
+    /// point) and returns where to resume, always past its start. Shared with the digit-run
+    /// group (`detect/digits.rs`), which works `run` out once for all its members.
+    #[inline(always)]
+    pub(super) fn step(
+        &self,
+        text: &str,
+        run: &DigitRun,
+        ssn_key: bool,
+        out: &mut Vec<Span>,
+    ) -> usize {
+        let b = text.as_bytes();
+        let (d, run_end) = (run.start, run.end);
+        let len = run.len();
+        let sep_next = matches!(b.get(run_end), Some(b' ' | b'-'));
+        // Cheap shape test first: an IBAN needs two letters before its check digits, a
+        // card 13+ solid digits or a first group of four, an SSN 9 solid digits or a first
+        // group of three. Most digit runs in logs and code fail all three here.
+        let iban_shape = self.iban && d >= 2 && len >= 2 && b[d - 1].is_ascii_alphabetic();
+        // Exactly the runs `card_at` and `ssn_at` can take: a card's first run is 13+ solid
+        // digits or a group of four, and its first digit one an issuer uses (`known_issuer`:
+        // 0, 1, 7 and 8 start none); an SSN's is nine solid digits or a group of three.
+        let card_shape = self.cards
+            && (len >= 13 || (sep_next && len == 4))
+            && matches!(b[d], b'2'..=b'6' | b'9');
+        let ssn_shape = self.ssn && (len == 9 || (sep_next && len == 3));
+        if !iban_shape && !card_shape && !ssn_shape {
+            return run_end;
+        }
+        self.confirm(
+            text, d, run_end, iban_shape, card_shape, ssn_shape, ssn_key, out,
+        )
+    }
+
+    /// [`NumberRecognizer::step`] past its shape test.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn confirm(
+        &self,
+        text: &str,
+        d: usize,
+        run_end: usize,
+        iban_shape: bool,
+        card_shape: bool,
+        ssn_shape: bool,
+        ssn_key: bool,
+        out: &mut Vec<Span>,
+    ) -> usize {
+        let b = text.as_bytes();
+        let mut next = run_end;
+        if iban_shape && let Some(end) = iban_at(b, d) {
+            out.push(Span::new(d - 2, end, Kind::Iban));
+            next = next.max(end);
+        }
+        let glued = d > 0 && is_glue(b[d - 1]);
+        if !glued {
+            if card_shape && let Some(end) = card_at(b, d) {
+                out.push(Span::new(d, end, Kind::CreditCard));
+                next = next.max(end);
+            }
+            if ssn_shape && let Some(end) = ssn_at(text, d, ssn_key) {
+                out.push(Span::new(d, end, Kind::UsSsn));
+                next = next.max(end);
+            }
+        }
+        next
+    }
+
+    /// The step as it was before [`DigitRun`]: the test oracle for it.
+    #[cfg(test)]
+    pub(super) fn step_reference(
+        &self,
+        text: &str,
+        d: usize,
+        ssn_key: bool,
+        out: &mut Vec<Span>,
+    ) -> usize {
         let b = text.as_bytes();
         // The digit run (digits only) starting here.
         let mut run_end = d;
@@ -193,7 +266,7 @@ impl Recognizer for NumberRecognizer {
         let ssn_key = Self::ssn_keyed(cx);
         let mut i = 0;
         while let Some(d) = next_digit(text.as_bytes(), i) {
-            i = self.step(text, d, ssn_key, out);
+            i = self.step(text, &DigitRun::at(text.as_bytes(), d), ssn_key, out);
         }
     }
 }

@@ -8,10 +8,15 @@
 //! and is asked exactly at the positions its standalone [`Recognizer::find`] loop would visit
 //! (the first digit at or after its resume point), so the group finds exactly what the members
 //! find one by one.
+//!
+//! Each stop works out the run of digits there once ([`DigitRun`]: where it ends, whether a
+//! word glues it) for every member asked, and each member settles most runs from that alone
+//! (too short for a phone with no group after it, no octet followed by `.`, no card, IBAN or
+//! SSN shape) before its own scan.
 
 use super::checksum::NumberRecognizer;
 use super::ip::IpRecognizer;
-use super::phone::{PhoneRecognizer, next_digit};
+use super::phone::{DigitRun, PhoneRecognizer, next_digit};
 use super::{FindContext, Recognizer, Span, prefilter};
 
 /// Phone, number and IP recognizers (each optional) run in one pass over the digits.
@@ -69,22 +74,70 @@ impl DigitRuns {
             v = 0;
         }
         loop {
+            let run = DigitRun::at(b, d);
             if p <= d
                 && let Some(phone) = &self.phone
             {
-                p = phone.step(text, d, keyed, out);
+                p = phone.step(text, &run, keyed, out);
             }
             if n <= d
                 && let Some(numbers) = &self.numbers
             {
-                n = numbers.step(text, d, ssn_key, out);
+                n = numbers.step(text, &run, ssn_key, out);
             }
             if v <= d
                 && let Some(ip) = &self.ip
             {
-                v = ip.step(text, d, &v6, out);
+                v = ip.step(text, &run, &v6, out);
             }
             // Every member asked here moved past `d`, so the pass always advances.
+            match next_digit(b, p.min(n).min(v)) {
+                Some(next) => d = next,
+                None => return,
+            }
+        }
+    }
+}
+
+impl DigitRuns {
+    /// [`DigitRuns::find_keyed`] as it was before [`DigitRun`], with the members' steps as
+    /// they were: the test oracle for the shared run and the members' shortcuts.
+    #[cfg(test)]
+    fn find_keyed_reference(&self, text: &str, keyed: bool, ssn_key: bool, out: &mut Vec<Span>) {
+        let b = text.as_bytes();
+        let v6 = match &self.ip {
+            Some(ip) => ip.find_v6(b, out),
+            None => out.len()..out.len(),
+        };
+        let Some(mut d) = next_digit(b, 0) else {
+            return;
+        };
+        let (mut p, mut n, mut v) = (usize::MAX, usize::MAX, usize::MAX);
+        if self.phone.is_some() {
+            p = 0;
+        }
+        if self.numbers.is_some() {
+            n = 0;
+        }
+        if self.ip.is_some() {
+            v = 0;
+        }
+        loop {
+            if p <= d
+                && let Some(phone) = &self.phone
+            {
+                p = phone.step_reference(text, d, keyed, out);
+            }
+            if n <= d
+                && let Some(numbers) = &self.numbers
+            {
+                n = numbers.step_reference(text, d, ssn_key, out);
+            }
+            if v <= d
+                && let Some(ip) = &self.ip
+            {
+                v = ip.step_reference(text, d, &v6, out);
+            }
             match next_digit(b, p.min(n).min(v)) {
                 Some(next) => d = next,
                 None => return,
@@ -105,6 +158,7 @@ impl Recognizer for DigitRuns {
 mod tests {
     use super::*;
     use crate::detect::overlap;
+    use proptest::strategy::Strategy;
 
     fn separately(text: &str, cx: &FindContext<'_>) -> Vec<Span> {
         let regions = ["US".to_string(), "GB".to_string(), "DE".to_string()];
@@ -130,6 +184,76 @@ mod tests {
         group.find(text, cx, &mut out);
         overlap::resolve(&mut out);
         out
+    }
+
+    /// The group with the default phone regions, built once for all cases.
+    fn default_group() -> &'static DigitRuns {
+        static GROUP: std::sync::LazyLock<DigitRuns> = std::sync::LazyLock::new(|| {
+            let regions =
+                ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"].map(String::from);
+            DigitRuns::new(
+                Some(PhoneRecognizer::new(&regions).unwrap()),
+                Some(NumberRecognizer::new(true, true, true)),
+                Some(IpRecognizer::new()),
+            )
+            .unwrap()
+        });
+        &GROUP
+    }
+
+    /// The spans of `find_keyed` and of its reference, unresolved (order and duplicates too).
+    fn both(group: &DigitRuns, text: &str, keyed: bool, ssn: bool) -> (Vec<Span>, Vec<Span>) {
+        let (mut new, mut old) = (Vec::new(), Vec::new());
+        group.find_keyed(text, keyed, ssn, &mut new);
+        group.find_keyed_reference(text, keyed, ssn, &mut old);
+        (new, old)
+    }
+
+    #[test]
+    fn shared_runs_find_what_the_reference_finds_on_generated_text() {
+        let group = default_group();
+        let texts = [
+            crate::testdata::prose(7, 256 * 1024).text,
+            crate::testdata::clean_text(8, 256 * 1024).text,
+            crate::testdata::name_dense_lines(128 * 1024).concat(),
+            crate::testdata::crm_json(9, 128 * 1024).text,
+        ];
+        for text in &texts {
+            for line in text.split_inclusive('\n') {
+                for (keyed, ssn) in [(false, false), (true, true)] {
+                    let (new, old) = both(group, line, keyed, ssn);
+                    assert_eq!(new, old, "{line:?}");
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Strings dense in digits, separators, glue and cue words, where the shortcuts (a
+        /// short run with or without a group after it, a glued token, an octet and a dot)
+        /// decide most often.
+        #[test]
+        fn shared_runs_find_what_the_reference_finds(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[0-9]{1,12}",
+                    "[ ()./:+#x,-]{1,3}",
+                    "[a-fA-F_é]{1,3}",
+                    proptest::sample::select(vec![
+                        "phone ", "call ", "ssn ", "order ", "tel:+", "DE89", "GB", "ext. ",
+                        "v", "version ", "::", "ffff:", "€", "$", "\n", " - ",
+                    ]).prop_map(String::from),
+                ],
+                0..24,
+            ),
+            keyed: bool,
+            ssn: bool,
+        ) {
+            let text = parts.concat();
+            let (new, old) = both(default_group(), &text, keyed, ssn);
+            proptest::prop_assert_eq!(new, old, "{:?}", text);
+        }
     }
 
     #[test]

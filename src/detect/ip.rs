@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use memchr::memchr_iter;
 
-use super::phone::next_digit;
+use super::phone::{DigitRun, next_digit};
 use super::{FindContext, Kind, Recognizer, Span};
 
 /// Longest IPv6 text form (`ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`).
@@ -55,10 +55,47 @@ impl IpRecognizer {
         v6_from..out.len()
     }
 
-    /// Looks at the digit at `d` (the first digit at or after the last resume point) for an
-    /// IPv4 address not inside one of the IPv6 spans `out[v6]`; returns where to resume, always
-    /// past `d`. Shared with the digit-run group (`detect/digits.rs`).
+    /// Looks at the digit run `run` (its first digit is the first at or after the last resume
+    /// point) for an IPv4 address not inside one of the IPv6 spans `out[v6]`; returns where to
+    /// resume, always past its start. Shared with the digit-run group (`detect/digits.rs`),
+    /// which works `run` out once for all its members.
+    #[inline(always)]
     pub(super) fn step(
+        &self,
+        text: &str,
+        run: &DigitRun,
+        v6: &Range<usize>,
+        out: &mut Vec<Span>,
+    ) -> usize {
+        let b = text.as_bytes();
+        // Digits glued to a word are not an address: skip the token.
+        if let Some(end) = run.glued_end(b) {
+            return end;
+        }
+        // Cheap shape test: a first octet of 1-3 digits followed by `.` and a digit.
+        let e = run.end;
+        if run.len() > 3 || b.get(e) != Some(&b'.') || !b.get(e + 1).is_some_and(u8::is_ascii_digit)
+        {
+            return e;
+        }
+        self.confirm(text, run.start, v6, out)
+    }
+
+    /// [`IpRecognizer::step`] past its shape test: the address at the digit `d`.
+    #[inline(never)]
+    fn confirm(&self, text: &str, d: usize, v6: &Range<usize>, out: &mut Vec<Span>) -> usize {
+        let (found, resume) = v4_at(text, d);
+        if let Some(end) = found
+            && !out[v6.clone()].iter().any(|s| s.start <= d && d < s.end)
+        {
+            out.push(Span::new(d, end, Kind::IpAddress));
+        }
+        resume.max(d + 1)
+    }
+
+    /// The step as it was before [`DigitRun`]: the test oracle for it.
+    #[cfg(test)]
+    pub(super) fn step_reference(
         &self,
         text: &str,
         d: usize,
@@ -96,7 +133,7 @@ impl Recognizer for IpRecognizer {
         let v6 = self.find_v6(text.as_bytes(), out);
         let mut i = 0;
         while let Some(d) = next_digit(text.as_bytes(), i) {
-            i = self.step(text, d, &v6, out);
+            i = self.step(text, &DigitRun::at(text.as_bytes(), d), &v6, out);
         }
     }
 }

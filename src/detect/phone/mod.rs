@@ -559,6 +559,9 @@ impl Region {
                 return Some(stripped.to_string());
             }
         } else if let Some(re) = &self.prefix
+            // `is_match` first: a lazy-DFA test, where `captures` costs about ten times as
+            // much and most numbers do not start with the prefix.
+            && re.is_match(digits)
             && let Some(caps) = re.captures(digits)
         {
             let whole = caps.get(0).map_or(0, |m| m.end());
@@ -667,7 +670,6 @@ impl PhoneRecognizer {
 
     fn check(&self, text: &str, c: &Candidate, keyed: bool, out: &mut Vec<Span>) {
         let bytes = text.as_bytes();
-        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
         // Where the span starts: `tel:+`, `+`, `(`.
         let mut start = c.start;
         let mut plus = false;
@@ -687,6 +689,8 @@ impl PhoneRecognizer {
         if !c.shape_ok(plus) || anti_cue_before(text, start) {
             return;
         }
+        // Read only now: most candidates fail the tests above.
+        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
         let end = extension_end(bytes, c.end);
         let (intl, intl_digits) = if plus {
             (true, digits)
@@ -742,21 +746,56 @@ impl PhoneRecognizer {
         cx.key.is_some_and(|k| key_hint(k) == Some(KeyHint::Phone))
     }
 
-    /// Looks at the digit at `first` (the first digit at or after the last resume point) and
-    /// returns where to resume, always past `first`. Shared with the digit-run group
-    /// (`detect/digits.rs`).
-    pub(super) fn step(&self, text: &str, first: usize, keyed: bool, out: &mut Vec<Span>) -> usize {
+    /// Looks at the digit run `run` (its first digit is the first at or after the last resume
+    /// point) and returns where to resume, always past its start. Shared with the digit-run
+    /// group (`detect/digits.rs`), which works `run` out once for all its members.
+    #[inline(always)]
+    pub(super) fn step(
+        &self,
+        text: &str,
+        run: &DigitRun,
+        keyed: bool,
+        out: &mut Vec<Span>,
+    ) -> usize {
         let bytes = text.as_bytes();
         // Digits glued to a word (hex ids, hashes, `v2`, `user_42`) never start a phone
         // number: skip the whole token without scanning it.
-        if let Some(end) = glued_token_end(bytes, first) {
+        if let Some(end) = run.glued_end(bytes) {
             return end;
         }
-        let (candidate, resume) = scan(bytes, first);
+        // Too few digits for a candidate and no group after them: what `scan` would say (no
+        // candidate, resume at the run's end) without scanning the run again. Most digit runs
+        // in prose (`room 646,`, `4 people`) end here.
+        if run.len() < MIN_CONTEXT_DIGITS && separator_run(bytes, run.end).is_none() {
+            return run.end;
+        }
+        self.scan_and_check(text, run.start, keyed, out)
+    }
+
+    /// [`PhoneRecognizer::step`] past its shortcuts: scans the run at the digit `first` (not
+    /// glued to a word) and checks the candidate.
+    #[inline(never)]
+    fn scan_and_check(&self, text: &str, first: usize, keyed: bool, out: &mut Vec<Span>) -> usize {
+        let (candidate, resume) = scan(text.as_bytes(), first);
         if let Some(c) = candidate {
             self.check(text, &c, keyed, out);
         }
         resume.max(first + 1)
+    }
+
+    /// The step as it was before [`DigitRun`] and its shortcuts: the test oracle for them.
+    #[cfg(test)]
+    pub(super) fn step_reference(
+        &self,
+        text: &str,
+        first: usize,
+        keyed: bool,
+        out: &mut Vec<Span>,
+    ) -> usize {
+        if let Some(end) = glued_token_end(text.as_bytes(), first) {
+            return end;
+        }
+        self.scan_and_check(text, first, keyed, out)
     }
 }
 
@@ -765,13 +804,58 @@ impl Recognizer for PhoneRecognizer {
         let keyed = Self::keyed(cx);
         let mut i = 0;
         while let Some(first) = next_digit(text.as_bytes(), i) {
-            i = self.step(text, first, keyed, out);
+            i = self.step(text, &DigitRun::at(text.as_bytes(), first), keyed, out);
         }
+    }
+}
+
+/// The run of ASCII digits starting at a digit, as the digit-run recognizers (phone numbers,
+/// checksummed numbers, IP addresses) first look at it: worked out once per run and shared by
+/// all three, which each used to find the run's end (and whether a word glues it) again.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct DigitRun {
+    /// The first digit.
+    pub(super) start: usize,
+    /// One past the last digit of the run (digits only).
+    pub(super) end: usize,
+    /// Whether a word byte (ASCII letter, digit or `_`) stands right before `start`.
+    glued: bool,
+}
+
+impl DigitRun {
+    /// The run starting at the digit `d` of `b`.
+    #[inline]
+    pub(super) fn at(b: &[u8], d: usize) -> DigitRun {
+        let mut end = d + 1;
+        while end < b.len() && b[end].is_ascii_digit() {
+            end += 1;
+        }
+        let glued = d > 0 && (b[d - 1].is_ascii_alphanumeric() || b[d - 1] == b'_');
+        DigitRun {
+            start: d,
+            end,
+            glued,
+        }
+    }
+
+    /// How many digits the run has.
+    pub(super) fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// [`glued_token_end`] of the run's first digit, from the run's end on (the digits
+    /// before it are word bytes already).
+    #[inline]
+    pub(super) fn glued_end(&self, b: &[u8]) -> Option<usize> {
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        self.glued
+            .then(|| self.end + b[self.end..].iter().take_while(|&&c| word(c)).count())
     }
 }
 
 /// When the digit at `d` is glued to a word before it (hex ids, hashes, `v2`, `user_42`), the
 /// end of that token: no number or address starts inside one, so recognizers skip it whole.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn glued_token_end(b: &[u8], d: usize) -> Option<usize> {
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     if d == 0 || !word(b[d - 1]) {
@@ -780,8 +864,9 @@ pub(super) fn glued_token_end(b: &[u8], d: usize) -> Option<usize> {
     Some(d + 1 + b[d + 1..].iter().take_while(|&&c| word(c)).count())
 }
 
-/// The index of the first ASCII digit at or after `i`: 32 bytes per step while there is none,
-/// then eight at a time.
+/// The index of the first ASCII digit at or after `i`: the next eight bytes first (the digit
+/// runs of dates, phone numbers and versions stand a separator or two apart), then 32 bytes per
+/// step while there is none, then eight at a time.
 pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
     #[inline(always)]
     fn digit_mask(chunk: &[u8]) -> u64 {
@@ -794,6 +879,13 @@ pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
         // its lowest flagged byte is exact.
         let x = u64::from_le_bytes(word) ^ LO;
         x.wrapping_sub(TEN) & !x & HI
+    }
+    if i + 8 <= b.len() {
+        let t = digit_mask(&b[i..i + 8]);
+        if t != 0 {
+            return Some(i + (t.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
     }
     while i + 32 <= b.len() {
         let c = &b[i..i + 32];
@@ -813,6 +905,12 @@ pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
         }
         i += 8;
     }
+    (i..b.len()).find(|&j| b[j].is_ascii_digit())
+}
+
+/// What [`next_digit`] computes, a byte at a time: the test oracle for its word-wide steps.
+#[cfg(test)]
+fn next_digit_reference(b: &[u8], i: usize) -> Option<usize> {
     (i..b.len()).find(|&j| b[j].is_ascii_digit())
 }
 
@@ -912,33 +1010,13 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
         if c.ndigits > MAX_DIGITS {
             too_long = true;
         }
-        // A separator run: at most 3 bytes, one space (or " - "), brackets anywhere.
-        let s = i;
-        let mut spaces = 0;
-        let mut kind = 0u8;
-        while i < b.len() && i - s < 4 {
-            match b[i] {
-                b' ' => spaces += 1,
-                b'(' | b')' => {}
-                x @ (b'-' | b'.' | b'/') => {
-                    if kind != 0 {
-                        break;
-                    }
-                    kind = x;
-                }
-                _ => break,
+        match separator_run(b, i) {
+            Some((next, kind)) => {
+                i = next;
+                sep = kind;
             }
-            i += 1;
+            None => break,
         }
-        let ok_run = i > s
-            && i - s <= 3
-            && (spaces <= 1 || (spaces == 2 && kind == b'-'))
-            && i < b.len()
-            && b[i].is_ascii_digit();
-        if !ok_run {
-            break;
-        }
-        sep = if kind == 0 { b' ' } else { kind };
     }
     if too_long {
         // Skip the rest of a long digit run so that it is not rescanned from its middle.
@@ -950,6 +1028,36 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
     }
     let resume = c.end.max(first + 1);
     (Some(c).filter(|c| c.ndigits >= MIN_CONTEXT_DIGITS), resume)
+}
+
+/// The separator run at `s`, right after a group of digits, when another group follows it: at
+/// most 3 bytes, one space (or " - "), brackets anywhere. Returns where that group starts and
+/// the separator (`' '` for spaces and brackets, `-`, `.` or `/` otherwise).
+#[inline]
+fn separator_run(b: &[u8], s: usize) -> Option<(usize, u8)> {
+    let mut i = s;
+    let mut spaces = 0;
+    let mut kind = 0u8;
+    while i < b.len() && i - s < 4 {
+        match b[i] {
+            b' ' => spaces += 1,
+            b'(' | b')' => {}
+            x @ (b'-' | b'.' | b'/') => {
+                if kind != 0 {
+                    break;
+                }
+                kind = x;
+            }
+            _ => break,
+        }
+        i += 1;
+    }
+    let ok_run = i > s
+        && i - s <= 3
+        && (spaces <= 1 || (spaces == 2 && kind == b'-'))
+        && i < b.len()
+        && b[i].is_ascii_digit();
+    ok_run.then_some((i, if kind == 0 { b' ' } else { kind }))
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -1106,6 +1214,27 @@ fn anti_cue_before(text: &str, start: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn next_digit_finds_the_first_digit_from_every_start() {
+        // Every length up to 100 with one or two digits at every place (and none): the
+        // eight-byte look, the 32-byte blocks, the eight-byte steps and the tail all decide.
+        for len in 0..100usize {
+            for first in 0..=len {
+                for second in [None, Some(first + 1), Some(first + 9), Some(first + 40)] {
+                    let mut b = vec![b'x'; len];
+                    for at in [Some(first), second].into_iter().flatten() {
+                        if at < len {
+                            b[at] = b'0' + (at % 10) as u8;
+                        }
+                    }
+                    for i in 0..=len {
+                        assert_eq!(next_digit(&b, i), next_digit_reference(&b, i), "{len} {i}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn e164_writes_what_format_writes() {
