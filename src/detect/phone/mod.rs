@@ -608,6 +608,17 @@ impl PhoneRecognizer {
                 .ok_or_else(|| DetectError::UnknownRegion(region.clone()))?;
             compiled.push(Region::new(meta));
         }
+        // Regions that share a calling code are tried together, in the place of the first
+        // listed: a Canadian "(807) 594-5337", which the US rejects, is Canada's before it
+        // could be read as India's `+91 80759 45337` when IN is listed before CA.
+        let first_of_code = |code: u16| compiled.iter().position(|r| r.code == code);
+        let order: Vec<usize> = compiled
+            .iter()
+            .map(|r| first_of_code(r.code).unwrap_or(0))
+            .collect();
+        let mut keyed: Vec<(usize, Region)> = order.into_iter().zip(compiled).collect();
+        keyed.sort_by_key(|&(group, _)| group);
+        let compiled: Vec<Region> = keyed.into_iter().map(|(_, r)| r).collect();
         let national_any = union(compiled.iter().map(|r| r.shape.as_str()));
         let cues = AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -1352,6 +1363,21 @@ mod tests {
         assert_eq!(
             find_with(&india, "098765 43210", None)[0].1.as_deref(),
             Some("+919876543210")
+        );
+    }
+
+    #[test]
+    fn regions_of_one_calling_code_are_tried_together() {
+        // Ontario's 807 is no US area code; with IN listed before CA the digits were India's.
+        let r = rec();
+        assert_eq!(
+            find_with(&r, "Call (807) 594-5337 today", None)[0].1.as_deref(),
+            Some("+18075945337")
+        );
+        // A US number stays the US's, and the order across calling codes is kept.
+        assert_eq!(
+            find_with(&r, "(415) 555-0100", None)[0].1.as_deref(),
+            Some("+14155550100")
         );
     }
 
