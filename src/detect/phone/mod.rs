@@ -611,14 +611,8 @@ impl PhoneRecognizer {
         // Regions that share a calling code are tried together, in the place of the first
         // listed: a Canadian "(807) 594-5337", which the US rejects, is Canada's before it
         // could be read as India's `+91 80759 45337` when IN is listed before CA.
-        let first_of_code = |code: u16| compiled.iter().position(|r| r.code == code);
-        let order: Vec<usize> = compiled
-            .iter()
-            .map(|r| first_of_code(r.code).unwrap_or(0))
-            .collect();
-        let mut keyed: Vec<(usize, Region)> = order.into_iter().zip(compiled).collect();
-        keyed.sort_by_key(|&(group, _)| group);
-        let compiled: Vec<Region> = keyed.into_iter().map(|(_, r)| r).collect();
+        let codes: Vec<u16> = compiled.iter().map(|r| r.code).collect();
+        compiled.sort_by_key(|r| codes.iter().position(|&c| c == r.code));
         let national_any = union(compiled.iter().map(|r| r.shape.as_str()));
         let cues = AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -1371,7 +1365,9 @@ mod tests {
         // Ontario's 807 is no US area code; with IN listed before CA the digits were India's.
         let r = rec();
         assert_eq!(
-            find_with(&r, "Call (807) 594-5337 today", None)[0].1.as_deref(),
+            find_with(&r, "Call (807) 594-5337 today", None)[0]
+                .1
+                .as_deref(),
             Some("+18075945337")
         );
         // A US number stays the US's, and the order across calling codes is kept.
