@@ -1039,6 +1039,18 @@ fn has_byte(b: &[u8], needle: u8) -> bool {
     chunks.remainder().contains(&needle)
 }
 
+/// Whether a surname and a given name make an inverted name in a list of them ("Garcia,
+/// Maria and Chen, Wei"): each clearly of its kind, neither a place.
+fn clear_inverted_pair(sur: Entry, given: Entry) -> bool {
+    sur.last >= 3
+        && sur.last > sur.first
+        && sur.place <= 1
+        && given.first >= 3
+        && given.first > given.last
+        && given.place <= 1
+        && given.wordiness() <= 4
+}
+
 /// Skips, from `i`, what the scan would skip while no run is open and no lower-case word can
 /// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
 /// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
@@ -1492,8 +1504,11 @@ impl Scan<'_, '_> {
             || joined_by_dot
             || matches!(
                 after,
-                b'@' | b'_' | b'(' | b'/' | b'=' | b'[' | b'{' | b'<' | b'>' | b'+'
+                b'@' | b'_' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+'
             )
+            // A type goes on after `<` ("List<Person>"); a closing tag ends the word like a
+            // space (`<td>Maria Garcia</td>`, an HTML mail body).
+            || (after == b'<' && after2 != b'/')
             // A path goes on after `\`; an escape in logged or double-encoded text
             // (`\"Mary Jones\"`, `Mary\'s`, `Mary\nThanks`) ends the word like its character.
             || (after == b'\\' && !is_escape_letter(Some(after2)))
@@ -1685,7 +1700,7 @@ impl Scan<'_, '_> {
             && run.len() >= 2
             && run[1].comma_before
             && self.text[run[0].end..run[1].start].starts_with(',')
-            && self.inverted(run)
+            && (self.inverted(run) || self.inverted_pair_beside_amp(run))
         {
             let span = Span::new(run[0].start, run[run.len() - 1].end, Kind::Name);
             self.emit(span);
@@ -1839,14 +1854,77 @@ impl Scan<'_, '_> {
                 && self.text[pair[0].end..pair[1].start].trim() == ","
                 && pair[0].shape != Shape::Lower
                 && pair[1].shape != Shape::Lower
-                && sur.last >= 3
-                && sur.last > sur.first
-                && sur.place <= 1
-                && given.first >= 3
-                && given.first > given.last
-                && given.place <= 1
-                && given.wordiness() <= 4
+                && clear_inverted_pair(sur, given)
         })
+    }
+
+    /// "Garcia, Maria & Chen, Wei": a run of one inverted name with another on the far side
+    /// of `&` (or `&amp;`), one of the two clear (see [`clear_inverted_pair`]), the other at
+    /// least a known surname and given name. The scan ends a run at `&`, and a run beside `&`
+    /// reads as a firm's name ("Smith & Jones"), so each side is judged here.
+    fn inverted_pair_beside_amp(&self, run: &[Tok]) -> bool {
+        let [sur, given] = run else {
+            return false;
+        };
+        if self.text[sur.end..given.start] != *", " {
+            return false;
+        }
+        let mine = self.inverted_pair_strength(self.word(sur), self.word(given));
+        if mine == 0 {
+            return false;
+        }
+        let enough = |other: u8| other > 0 && mine.max(other) == 2;
+        // The pair after: "& Chen, Wei".
+        let rest = self.text[given.end..].trim_start();
+        let after = rest
+            .strip_prefix("&amp;")
+            .or_else(|| rest.strip_prefix('&'))
+            .and_then(|rest| rest.trim_start().split_once(", "))
+            .is_some_and(|(s, rest)| {
+                rest.split(|c: char| !c.is_alphabetic())
+                    .next()
+                    .is_some_and(|g| enough(self.inverted_pair_strength(s, g)))
+            });
+        // The pair before: "Chen, Wei & ".
+        let head = self.text[..sur.start].trim_end();
+        let before = || {
+            head.strip_suffix("&amp;")
+                .or_else(|| head.strip_suffix('&'))
+                .and_then(|head| head.trim_end().rsplit_once(", "))
+                .is_some_and(|(head, g)| {
+                    head.rsplit(|c: char| !c.is_alphabetic())
+                        .next()
+                        .is_some_and(|s| enough(self.inverted_pair_strength(s, g)))
+                })
+        };
+        after || before()
+    }
+
+    /// How surely the capitalised words `sur`, `given` make an inverted name: 2 when
+    /// [`clear_inverted_pair`], 1 when they are at least a known surname and a given name
+    /// ("Wilson, Grace": "grace" is a common word), else 0.
+    fn inverted_pair_strength(&self, sur: &str, given: &str) -> u8 {
+        let capitalised = |w: &str| {
+            let mut cs = w.chars();
+            cs.next().is_some_and(char::is_uppercase) && cs.any(char::is_lowercase)
+        };
+        if !capitalised(sur) || !capitalised(given) {
+            return 0;
+        }
+        match (self.finder.entry(sur), self.finder.entry(given)) {
+            (Some(s), Some(g)) if clear_inverted_pair(s, g) => 2,
+            (Some(s), Some(g))
+                if s.last >= 3
+                    && s.last >= s.first
+                    && g.first >= 3
+                    && g.first > g.last
+                    && s.place <= 1
+                    && g.place <= 1 =>
+            {
+                1
+            }
+            _ => 0,
+        }
     }
 
     /// "Smith, John": a surname, a comma, a given name (and maybe an initial), not in a list.
