@@ -1039,6 +1039,59 @@ fn has_byte(b: &[u8], needle: u8) -> bool {
     chunks.remainder().contains(&needle)
 }
 
+/// Whether an HTML tag starts at `b[at]` (a `<`): a closing tag, or a tag of text markup
+/// (`<br>`, `<p class="x">`, `<td>`), not a type's parameters (`List<Person>`, `Vec<Grant>`).
+fn html_tag_at(b: &[u8], at: usize) -> bool {
+    const TAGS: [&[u8]; 26] = [
+        b"a", b"b", b"br", b"div", b"em", b"font", b"h1", b"h2", b"h3", b"h4", b"h5", b"h6", b"hr",
+        b"i", b"img", b"li", b"ol", b"p", b"small", b"span", b"strong", b"table", b"td", b"th",
+        b"tr", b"ul",
+    ];
+    let Some(rest) = b.get(at + 1..) else {
+        return false;
+    };
+    if rest.first() == Some(&b'/') {
+        return true;
+    }
+    let name_len = rest
+        .iter()
+        .position(|c| !c.is_ascii_alphanumeric())
+        .unwrap_or(rest.len());
+    let name = &rest[..name_len];
+    matches!(rest.get(name_len), Some(b'>' | b' ' | b'/'))
+        && TAGS.iter().any(|t| t.eq_ignore_ascii_case(name))
+}
+
+/// Whether the mark at `b[at]` (`[`, `` ` `` or `_`) wraps a phrase of words on the same line,
+/// as Markdown does (`[Maria Garcia](mailto:..)`, `` `Maria Garcia` ``, `_Omar Haddad_`): no word
+/// character before it, its closing mark within 64 bytes, and between them letters and at
+/// least one space (an index `a[Index]`, `` `Grant` `` or `_Private` has no space).
+fn wrapped_phrase(b: &[u8], at: usize) -> bool {
+    let close = match b[at] {
+        b'[' => b']',
+        c => c,
+    };
+    if at > 0 && (is_wordish_byte(b[at - 1]) || b[at - 1] == b'_') {
+        return false;
+    }
+    let mut spaced = false;
+    for &c in b.iter().skip(at + 1).take(64) {
+        match c {
+            _ if c == close => return spaced,
+            b' ' => spaced = true,
+            b'-' | b'\'' | b'.' => {}
+            _ if c.is_ascii_alphabetic() || c >= 0x80 => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// An ASCII letter or digit, or a byte of a non-ASCII character.
+fn is_wordish_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c >= 0x80
+}
+
 /// Whether a surname and a given name make an inverted name in a list of them ("Garcia,
 /// Maria and Chen, Wei"): each clearly of its kind, neither a place.
 fn clear_inverted_pair(sur: Entry, given: Entry) -> bool {
@@ -1295,6 +1348,16 @@ impl Scan<'_, '_> {
                     self.push_particle(start, end);
                     continue;
                 }
+                // HTML's no-break space between two names ("Maria&nbsp;Garcia"): a space
+                // (`gap_joins`), not a lower-case word that ends the run.
+                if word == b"nbsp"
+                    && start > 0
+                    && b[start - 1] == b'&'
+                    && b.get(end) == Some(&b';')
+                    && !self.run.is_empty()
+                {
+                    continue;
+                }
                 if word == b"and" && !self.run.is_empty() {
                     // "Sousa and Ball": the next word decides (see `gap_joins`).
                     continue;
@@ -1451,8 +1514,9 @@ impl Scan<'_, '_> {
     /// space, `Some(true)` for `", "`, `None` for anything else.
     fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
         match &self.text[prev_end..start] {
-            // a space, a no-break space, or one with a zero-width character pasted in
-            " " | "\u{a0}" | " \u{feff}" | " \u{200b}" | "\u{200b}" => Some(false),
+            // a space, a no-break space (also as HTML's `&nbsp;`), or one with a zero-width
+            // character pasted in
+            " " | "\u{a0}" | "&nbsp;" | " \u{feff}" | " \u{200b}" | "\u{200b}" => Some(false),
             ", " | " , " | " and " | ", and " => Some(true),
             ". " | "." => self
                 .run
@@ -1473,7 +1537,12 @@ impl Scan<'_, '_> {
         let text = self.text;
         let b = text.as_bytes();
         // Code, mentions, hashtags, paths, e-mail addresses, numbers.
-        let before = if start > 0 { b[start - 1] } else { b' ' };
+        let mut before = if start > 0 { b[start - 1] } else { b' ' };
+        // Markdown wraps a phrase in `[...]`, `` `...` `` or `_..._` ("[Maria Garcia](mailto:..)"):
+        // there the mark is no code, it opens the phrase like a space.
+        if matches!(before, b'[' | b'`' | b'_') && wrapped_phrase(b, start - 1) {
+            before = b' ';
+        }
         let after = b.get(end).copied().unwrap_or(b' ');
         let after2 = b.get(end + 1).copied().unwrap_or(b' ');
         let joined_by_dot = before == b'.'
@@ -1502,13 +1571,12 @@ impl Scan<'_, '_> {
                 | b'&'
         ) || before.is_ascii_digit()
             || joined_by_dot
-            || matches!(
-                after,
-                b'@' | b'_' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+'
-            )
-            // A type goes on after `<` ("List<Person>"); a closing tag ends the word like a
-            // space (`<td>Maria Garcia</td>`, an HTML mail body).
-            || (after == b'<' && after2 != b'/')
+            || matches!(after, b'@' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+')
+            // An identifier goes on after `_`; Markdown's `_Omar Haddad_` ends there.
+            || (after == b'_' && (is_wordish_byte(after2) || after2 == b'_'))
+            // A type goes on after `<` ("List<Person>"); an HTML tag ends the word like a
+            // space (`<td>Maria Garcia</td>`, `Maria Garcia<br>`: an HTML mail body).
+            || (after == b'<' && !html_tag_at(b, end))
             // A path goes on after `\`; an escape in logged or double-encoded text
             // (`\"Mary Jones\"`, `Mary\'s`, `Mary\nThanks`) ends the word like its character.
             || (after == b'\\' && !is_escape_letter(Some(after2)))
@@ -2264,7 +2332,12 @@ impl Scan<'_, '_> {
         let text = self.text;
         // The text before the run, trimmed once (the `&` here, the signature dash below).
         let head = text[..run_start].trim_end();
-        let amp_before = head.ends_with('&');
+        // `&amp;` (HTML, tweets) as well, but there only before a surname ("Johnson &amp;
+        // Johnson"): "&amp; Dave" is a friend far more often than a firm.
+        let amp_before = head.ends_with('&')
+            || (head.ends_with("&amp;")
+                && toks.len() == 1
+                && toks[0].entry.is_some_and(|e| e.last > e.first));
         let amp_after = text[run_end..].trim_start().starts_with('&');
         if (amp_before || amp_after) && !self.person_beside_amp(toks, amp_after) {
             return false;
@@ -3241,6 +3314,33 @@ mod tests {
             }
         }
         assert!(compared > 500_000, "{compared}");
+    }
+
+    #[test]
+    fn html_tags_and_markdown_wrappers() {
+        let tag = |t: &str| html_tag_at(t.as_bytes(), t.find('<').unwrap());
+        for t in [
+            "x</td>",
+            "x<br>",
+            "x<BR/>",
+            "x<p class=\"a\">",
+            "x<span>",
+            "x<h2>",
+        ] {
+            assert!(tag(t), "{t}");
+        }
+        for t in ["List<Person>", "Vec<Grant>::new", "a<b", "x<", "x<table"] {
+            assert!(!tag(t), "{t}");
+        }
+        let wrapped = |t: &str, at: usize| wrapped_phrase(t.as_bytes(), at);
+        assert!(wrapped("[Maria Garcia](mailto:m@x.com)", 0));
+        assert!(wrapped("see `Jean Dupont` here", 4));
+        assert!(wrapped("by _Omar Haddad_.", 3));
+        assert!(!wrapped("arr[Index]", 3), "no space inside");
+        assert!(!wrapped("call `Grant` now", 5));
+        assert!(!wrapped("my_Grant id_", 2), "joined to a word");
+        assert!(!wrapped("[Maria Garcia", 0), "never closed");
+        assert!(!wrapped("`let x = Grant`", 0), "code inside");
     }
 
     #[test]
