@@ -54,7 +54,7 @@ const STRONG_NAME_KEYS: &[&str] = &[
     "sendername",
     "fromname",
     "toname",
-    "username_full",
+    "usernamefull",
     "cardholder",
     "cardholdername",
     "accountholder",
@@ -239,6 +239,64 @@ fn listed(folded: &str) -> Listed {
     table.get(folded).copied().unwrap_or_default()
 }
 
+/// Whether `key` names a person ([`key_hint`] is [`KeyHint::PersonName`]): the one question
+/// asked of every `key=value` pair in a log line, so without `key_hint`'s other tests.
+pub(crate) fn is_person_key(key: &str) -> bool {
+    let mut buf = [0u8; 40];
+    let Some(n) = fold_key(key, &mut buf) else {
+        return false;
+    };
+    let folded = &buf[..n];
+    folded == b"name"
+        || (might_be_person_key(key.as_bytes())
+            && std::str::from_utf8(folded).is_ok_and(|k| listed(k).strong_name))
+}
+
+/// The last four letters of a key, folded (ASCII lower case, `_ - .` skipped), as one number;
+/// `None` for a key with fewer letters or a byte that is no ASCII letter among them.
+fn folded_tail(key: &[u8]) -> Option<u32> {
+    // Most keys end in four letters: one load, no loop.
+    if let Some(&[a, b, c, d]) = key.last_chunk::<4>()
+        && [a, b, c, d].iter().all(u8::is_ascii_alphabetic)
+    {
+        return Some(u32::from_le_bytes([d, c, b, a]) | 0x2020_2020);
+    }
+    let mut tail = 0u32;
+    let mut letters = 0;
+    for &c in key.iter().rev() {
+        if matches!(c, b'_' | b'-' | b'.' | b' ') {
+            continue;
+        }
+        if !c.is_ascii_alphabetic() {
+            return None;
+        }
+        tail |= u32::from(c.to_ascii_lowercase()) << (8 * letters);
+        letters += 1;
+        if letters == 4 {
+            return Some(tail);
+        }
+    }
+    None
+}
+
+/// Whether `key` ends like a person key ([`is_person_key`]): its last four letters are those
+/// of one. A look at a few bytes, for every `key=` of a log line; most keys (`status`,
+/// `latency_ms`, `route`) end otherwise.
+pub(crate) fn might_be_person_key(key: &[u8]) -> bool {
+    static TAILS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    let tails = TAILS.get_or_init(|| {
+        let mut tails: Vec<u32> = STRONG_NAME_KEYS
+            .iter()
+            .chain(&["name"])
+            .filter_map(|k| folded_tail(k.as_bytes()))
+            .collect();
+        tails.sort_unstable();
+        tails.dedup();
+        tails
+    });
+    folded_tail(key).is_some_and(|t| tails.binary_search(&t).is_ok())
+}
+
 /// What `key` says about its values, if anything.
 pub fn key_hint(key: &str) -> Option<KeyHint> {
     let mut buf = [0u8; 40];
@@ -275,6 +333,32 @@ pub(crate) fn is_people_container(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn person_keys_are_key_hints_person_names() {
+        let keys = STRONG_NAME_KEYS
+            .iter()
+            .chain(NOT_PERSON_KEYS)
+            .chain(PEOPLE_CONTAINERS)
+            .copied()
+            .chain([
+                "name",
+                "Name",
+                "first_name",
+                "e-mail",
+                "phone",
+                "level",
+                "x",
+                "",
+            ]);
+        for k in keys {
+            assert_eq!(
+                is_person_key(k),
+                matches!(key_hint(k), Some(KeyHint::PersonName { .. })),
+                "{k}"
+            );
+        }
+    }
 
     #[test]
     fn spellings_fold_together() {

@@ -9,6 +9,9 @@
 //! Only lines whose label stands at the start of the line (after indentation or a bullet) and
 //! is one to three words of letters count, so timestamps, URLs and `key: value` pairs inside
 //! sentences cost one short backwards look per colon.
+//!
+//! Logs and URLs write fields as `key=value` pairs (`assignee=maria.garcia name="maria garcia"`,
+//! `?name=Maria&id=7`): [`for_each_pair_value`] finds those, for the same judgement.
 
 use memchr::memchr_iter;
 
@@ -83,6 +86,79 @@ fn label_before(b: &[u8], colon: usize) -> Option<(usize, usize)> {
     Some((i + lead, i + lead + trimmed.len()))
 }
 
+/// The longest key of a `key=value` pair looked at, in bytes.
+const MAX_KEY: usize = 32;
+
+/// Calls `f(key, start, end)` for each `key=value` pair of `text` whose key is `wanted` (asked
+/// before the value is looked for: logs hold many pairs, few wanted; and before that, whether
+/// the up to eight bytes before the `=` `might_end_key`) (logfmt, URL queries, shell
+/// assignments): a key of identifier bytes (letters, digits, `_`, `-`, `.`) right before the
+/// `=` and after a space, a line start or `?`, `&`, `,`, `;`, `(`, `{`; the value right after
+/// it, in double or single quotes (up to the closing quote, on the line) or bare (up to a
+/// space, `&`, `,`, `;`, `)`, `}`). `key = value` with spaces is code, not a pair.
+pub(super) fn for_each_pair_value(
+    text: &str,
+    might_end_key: impl Fn(&[u8]) -> bool,
+    wanted: impl Fn(&str) -> bool,
+    mut f: impl FnMut(&str, usize, usize),
+) {
+    let b = text.as_bytes();
+    for eq in memchr_iter(b'=', b) {
+        // The key's last letters first: most pairs are turned away there.
+        if !might_end_key(&b[eq.saturating_sub(8)..eq]) {
+            continue;
+        }
+        let mut k = eq;
+        while k > 0
+            && eq - k <= MAX_KEY
+            && (b[k - 1].is_ascii_alphanumeric() || matches!(b[k - 1], b'_' | b'-' | b'.'))
+        {
+            k -= 1;
+        }
+        let key_ok = k < eq
+            && eq - k <= MAX_KEY
+            && b[k].is_ascii_alphabetic()
+            && (k == 0
+                || matches!(
+                    b[k - 1],
+                    b' ' | b'\t' | b'\n' | b'\r' | b'?' | b'&' | b',' | b';' | b'(' | b'{'
+                ));
+        // The key is ASCII, so `k..eq` are char boundaries.
+        if !key_ok || !wanted(&text[k..eq]) {
+            continue;
+        }
+        let (start, end) = match b.get(eq + 1) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let start = eq + 2;
+                let limit = b.len().min(start + MAX_VALUE);
+                let Some(len) = b[start..limit].iter().position(|&c| c == q || c == b'\n') else {
+                    continue;
+                };
+                if b[start + len] != q {
+                    continue;
+                }
+                (start, start + len)
+            }
+            Some(_) => {
+                let start = eq + 1;
+                let limit = b.len().min(start + MAX_VALUE);
+                let len = b[start..limit]
+                    .iter()
+                    .position(|c| {
+                        c.is_ascii_whitespace()
+                            || matches!(c, b'&' | b',' | b';' | b')' | b'}' | b'"' | b'\'')
+                    })
+                    .unwrap_or(limit - start);
+                (start, start + len)
+            }
+            None => continue,
+        };
+        if end > start && text.is_char_boundary(end) {
+            f(&text[k..eq], start, end);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +186,44 @@ mod tests {
             fields("Name: maria garcia"),
             [("Name".to_string(), "maria garcia".to_string())]
         );
+    }
+
+    fn pairs(text: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for_each_pair_value(
+            text,
+            |tail| !tail.ends_with(b"skip2"),
+            |key| key != "skip",
+            |key, s, e| out.push((key.to_string(), text[s..e].to_string())),
+        );
+        out
+    }
+
+    #[test]
+    fn finds_key_value_pairs() {
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        assert_eq!(
+            pairs("level=info assignee=maria.garcia name=\"maria garcia\" n=7"),
+            [
+                pair("level", "info"),
+                pair("assignee", "maria.garcia"),
+                pair("name", "maria garcia"),
+                pair("n", "7"),
+            ]
+        );
+        assert_eq!(pairs("skip=1 keep=2 skip2=3"), [pair("keep", "2")]);
+        assert_eq!(
+            pairs("GET /users?name=Maria&id=7 200"),
+            [pair("name", "Maria"), pair("id", "7")]
+        );
+        assert_eq!(
+            pairs("owner='Omar Haddad';"),
+            [pair("owner", "Omar Haddad")]
+        );
+        // Code: spaces around `=`, comparisons, an unclosed quote, a key made of digits.
+        assert!(pairs("let x = grant; if a == b {}").is_empty());
+        assert!(pairs("name=\"unclosed").is_empty());
+        assert!(pairs("3=4 x==y").iter().all(|(k, _)| k != "3"));
     }
 
     #[test]

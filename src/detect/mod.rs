@@ -418,6 +418,35 @@ impl Detector {
     /// judged as the values of the same JSON keys would be (`labels.rs`).
     fn labelled_names(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
         labels::for_each_labelled_value(text, |label, start, end| {
+            self.labelled_name(text, cx, label, start, end, out);
+        });
+    }
+
+    /// Names that are the values of `key=value` pairs with a person key in logs and URLs
+    /// (`assignee=maria.garcia`, `?name=Maria&id=7`), judged as that JSON key's value would be.
+    /// Unlike a label line, a key that says nothing either way is left to the free-text scan
+    /// (`id=7`, `level=info`, `retry=3` are most pairs).
+    fn paired_names(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        labels::for_each_pair_value(
+            text,
+            keys::might_be_person_key,
+            keys::is_person_key,
+            |key, start, end| self.labelled_name(text, cx, key, start, end, out),
+        );
+    }
+
+    /// The names in the value `start..end` of `text`, labelled `label` (see
+    /// [`Detector::labelled_names`]).
+    fn labelled_name(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        label: &str,
+        start: usize,
+        end: usize,
+        out: &mut Vec<Span>,
+    ) {
+        {
             let hint = key_hint(label);
             // A label that names people, or one that says nothing either way before a short
             // value of two or more words, which is judged as that JSON key's value would be
@@ -443,7 +472,7 @@ impl Detector {
                 span.start += start;
                 span.end += start;
             }
-        });
+        }
     }
 
     /// [`Detector::detect_into`] for a caller that already has the [`prefilter::classes`] of
@@ -479,6 +508,9 @@ impl Detector {
         self.structured.find(text, cx, facts.hint, out);
         if cx.key.is_none() && classes & prefilter::COLON != 0 {
             self.labelled_names(text, cx, out);
+        }
+        if cx.key.is_none() && memchr::memchr(b'=', text.as_bytes()).is_some() {
+            self.paired_names(text, cx, out);
         }
         self.keyed.find(text, facts.keyed, out);
         if let Some(recall) = cx.recall {
