@@ -70,6 +70,11 @@ const STRONG_NAME_KEYS: &[&str] = &[
     "requestername",
 ];
 
+/// Keys that name a person or a thing, judged as a person's name only when the value reads
+/// as one: `name`, and the common name of LDAP, X.500 and calendar entries
+/// (`ATTENDEE;CN=Omar Haddad:mailto:..`, `CN=Build Server`).
+const WEAK_NAME_KEYS: [&[u8]; 3] = [b"name", b"cn", b"commonname"];
+
 const NOT_PERSON_KEYS: &[&str] = &[
     "company",
     "companyname",
@@ -247,48 +252,50 @@ pub(crate) fn is_person_key(key: &str) -> bool {
         return false;
     };
     let folded = &buf[..n];
-    folded == b"name"
+    WEAK_NAME_KEYS.contains(&folded)
         || (might_be_person_key(key.as_bytes())
             && std::str::from_utf8(folded).is_ok_and(|k| listed(k).strong_name))
 }
 
-/// The last four letters of a key, folded (ASCII lower case, `_ - .` skipped), as one number;
-/// `None` for a key with fewer letters or a byte that is no ASCII letter among them.
-fn folded_tail(key: &[u8]) -> Option<u32> {
+/// The last (up to) four letters of the key that ends `bytes`, folded (ASCII lower case,
+/// `_ - .` skipped) into one number; the key starts after the last byte that is none of
+/// those. `None` when `bytes` does not end in a letter or separator.
+fn folded_tail(bytes: &[u8]) -> Option<u32> {
     // Most keys end in four letters: one load, no loop.
-    if let Some(&[a, b, c, d]) = key.last_chunk::<4>()
+    if let Some(&[a, b, c, d]) = bytes.last_chunk::<4>()
         && [a, b, c, d].iter().all(u8::is_ascii_alphabetic)
     {
         return Some(u32::from_le_bytes([d, c, b, a]) | 0x2020_2020);
     }
     let mut tail = 0u32;
     let mut letters = 0;
-    for &c in key.iter().rev() {
-        if matches!(c, b'_' | b'-' | b'.' | b' ') {
+    for &c in bytes.iter().rev() {
+        if matches!(c, b'_' | b'-' | b'.') {
             continue;
         }
         if !c.is_ascii_alphabetic() {
-            return None;
+            break;
         }
         tail |= u32::from(c.to_ascii_lowercase()) << (8 * letters);
         letters += 1;
         if letters == 4 {
-            return Some(tail);
+            break;
         }
     }
-    None
+    (letters > 0).then_some(tail)
 }
 
-/// Whether `key` ends like a person key ([`is_person_key`]): its last four letters are those
-/// of one. A look at a few bytes, for every `key=` of a log line; most keys (`status`,
+/// Whether the key that ends `key` (a few bytes before a `=`) ends like a person key
+/// ([`is_person_key`]): its last four letters (or all, if fewer) are those of one. A look at a few bytes, for every `key=` of a log line; most keys (`status`,
 /// `latency_ms`, `route`) end otherwise.
 pub(crate) fn might_be_person_key(key: &[u8]) -> bool {
     static TAILS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     let tails = TAILS.get_or_init(|| {
         let mut tails: Vec<u32> = STRONG_NAME_KEYS
             .iter()
-            .chain(&["name"])
-            .filter_map(|k| folded_tail(k.as_bytes()))
+            .map(|k| k.as_bytes())
+            .chain(WEAK_NAME_KEYS)
+            .filter_map(folded_tail)
             .collect();
         tails.sort_unstable();
         tails.dedup();
@@ -302,7 +309,7 @@ pub fn key_hint(key: &str) -> Option<KeyHint> {
     let mut buf = [0u8; 40];
     let n = fold_key(key, &mut buf)?;
     let folded = std::str::from_utf8(&buf[..n]).ok()?;
-    if folded == "name" {
+    if WEAK_NAME_KEYS.contains(&folded.as_bytes()) {
         return Some(KeyHint::PersonName { strong: false });
     }
     let on = listed(folded);
@@ -333,6 +340,20 @@ pub(crate) fn is_people_container(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_person_key_passes_the_tail_gate() {
+        for k in STRONG_NAME_KEYS
+            .iter()
+            .chain(&["name", "first_name", "Assigned-To", "CN"])
+        {
+            assert!(might_be_person_key(k.as_bytes()), "{k}");
+            assert!(might_be_person_key(format!("x;{k}").as_bytes()), "{k}");
+        }
+        for k in ["status", "latency_ms", "route", "id", "x;ROLE"] {
+            assert!(!might_be_person_key(k.as_bytes()), "{k}");
+        }
+    }
 
     #[test]
     fn person_keys_are_key_hints_person_names() {

@@ -95,7 +95,8 @@ const MAX_KEY: usize = 32;
 /// assignments): a key of identifier bytes (letters, digits, `_`, `-`, `.`) right before the
 /// `=` and after a space, a line start or `?`, `&`, `,`, `;`, `(`, `{`; the value right after
 /// it, in double or single quotes (up to the closing quote, on the line) or bare (up to a
-/// space, `&`, `,`, `;`, `)`, `}`). `key = value` with spaces is code, not a pair.
+/// space, `&`, `,`, `;`, `:`, `)`, `}`, and on over a space before a capitalised word that is no
+/// next key). `key = value` with spaces is code, not a pair.
 pub(super) fn for_each_pair_value(
     text: &str,
     might_end_key: impl Fn(&[u8]) -> bool,
@@ -142,14 +143,33 @@ pub(super) fn for_each_pair_value(
             Some(_) => {
                 let start = eq + 1;
                 let limit = b.len().min(start + MAX_VALUE);
-                let len = b[start..limit]
-                    .iter()
-                    .position(|c| {
-                        c.is_ascii_whitespace()
-                            || matches!(c, b'&' | b',' | b';' | b')' | b'}' | b'"' | b'\'')
-                    })
-                    .unwrap_or(limit - start);
-                (start, start + len)
+                let bare_end = |from: usize| {
+                    b[from..limit]
+                        .iter()
+                        .position(|&c| {
+                            c.is_ascii_whitespace()
+                                || matches!(
+                                    c,
+                                    b'&' | b',' | b';' | b':' | b')' | b'}' | b'"' | b'\'' | b'='
+                                )
+                        })
+                        .map_or(limit, |n| from + n)
+                };
+                let mut end = bare_end(start);
+                // A bare value goes on over a space before a capitalised word that is no key
+                // of the next pair (`CN=Maria Garcia:mailto:..` in a calendar entry,
+                // `name=Maria Garcia status=open`).
+                while b.get(end) == Some(&b' ')
+                    && b.get(end + 1).is_some_and(u8::is_ascii_uppercase)
+                    && end + 1 < limit
+                {
+                    let next = bare_end(end + 1);
+                    if b.get(next) == Some(&b'=') {
+                        break;
+                    }
+                    end = next;
+                }
+                (start, end)
             }
             None => continue,
         };
