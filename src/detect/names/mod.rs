@@ -1062,6 +1062,18 @@ fn html_tag_at(b: &[u8], at: usize) -> bool {
         && TAGS.iter().any(|t| t.eq_ignore_ascii_case(name))
 }
 
+/// Whether the word `b[start..end]`, right after `@`, opens a mention of a display name: the
+/// `@` after a space or the text's start, the word capitalised (a capital, then lower case
+/// only), then one space and a capital that starts the next word.
+fn display_name_mention(b: &[u8], start: usize, end: usize) -> bool {
+    (start < 2 || b[start - 2].is_ascii_whitespace())
+        && end - start >= 2
+        && b[start].is_ascii_uppercase()
+        && b[start + 1..end].iter().all(u8::is_ascii_lowercase)
+        && b.get(end) == Some(&b' ')
+        && b.get(end + 1).is_some_and(u8::is_ascii_uppercase)
+}
+
 /// Whether the mark at `b[at]` (`[`, `` ` `` or `_`) wraps a phrase of words on the same line,
 /// as Markdown does (`[Maria Garcia](mailto:..)`, `` `Maria Garcia` ``, `_Omar Haddad_`): no word
 /// character before it, its closing mark within 64 bytes, and between them letters and at
@@ -1541,6 +1553,12 @@ impl Scan<'_, '_> {
         // Markdown wraps a phrase in `[...]`, `` `...` `` or `_..._` ("[Maria Garcia](mailto:..)"):
         // there the mark is no code, it opens the phrase like a space.
         if matches!(before, b'[' | b'`' | b'_') && wrapped_phrase(b, start - 1) {
+            before = b' ';
+        }
+        // A chat tool's mention of a display name ("@Maria Garcia can you check"): `@`, a
+        // capitalised word, a space and another capitalised word. A handle has no space
+        // ("@maria_garcia", "@MariaGarcia").
+        if before == b'@' && display_name_mention(b, start, end) {
             before = b' ';
         }
         let after = b.get(end).copied().unwrap_or(b' ');
