@@ -1526,9 +1526,11 @@ impl Scan<'_, '_> {
     /// space, `Some(true)` for `", "`, `None` for anything else.
     fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
         match &self.text[prev_end..start] {
-            // a space, a no-break space (also as HTML's `&nbsp;`), or one with a zero-width
-            // character pasted in
-            " " | "\u{a0}" | "&nbsp;" | " \u{feff}" | " \u{200b}" | "\u{200b}" => Some(false),
+            // a space, a no-break space (also as HTML's `&nbsp;`), a URL-encoded space, or
+            // one with a zero-width character pasted in
+            " " | "\u{a0}" | "&nbsp;" | "%20" | " \u{feff}" | " \u{200b}" | "\u{200b}" => {
+                Some(false)
+            }
             ", " | " , " | " and " | ", and " => Some(true),
             ". " | "." => self
                 .run
@@ -1559,6 +1561,10 @@ impl Scan<'_, '_> {
         // capitalised word, a space and another capitalised word. A handle has no space
         // ("@maria_garcia", "@MariaGarcia").
         if before == b'@' && display_name_mention(b, start, end) {
+            before = b' ';
+        }
+        // A URL-encoded space between two words of a name (`?name=Maria%20Garcia`).
+        if before == b'0' && start >= 3 && &b[start - 3..start] == b"%20" {
             before = b' ';
         }
         let after = b.get(end).copied().unwrap_or(b' ');
