@@ -286,8 +286,9 @@ fn folded_tail(bytes: &[u8]) -> Option<u32> {
 }
 
 /// Whether the key that ends `key` (a few bytes before a `=`) ends like a person key
-/// ([`is_person_key`]): its last four letters (or all, if fewer) are those of one. A look at a few bytes, for every `key=` of a log line; most keys (`status`,
-/// `latency_ms`, `route`) end otherwise.
+/// ([`is_person_key`]): its last four letters (or all, if fewer) are those of one. A look at
+/// a few bytes, for every `key=` of a log line; most keys (`status`, `latency_ms`, `route`)
+/// end otherwise.
 pub(crate) fn might_be_person_key(key: &[u8]) -> bool {
     static TAILS: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
     let tails = TAILS.get_or_init(|| {

@@ -89,14 +89,16 @@ fn label_before(b: &[u8], colon: usize) -> Option<(usize, usize)> {
 /// The longest key of a `key=value` pair looked at, in bytes.
 const MAX_KEY: usize = 32;
 
-/// Calls `f(key, start, end)` for each `key=value` pair of `text` whose key is `wanted` (asked
-/// before the value is looked for: logs hold many pairs, few wanted; and before that, whether
-/// the up to eight bytes before the `=` `might_end_key`) (logfmt, URL queries, shell
-/// assignments): a key of identifier bytes (letters, digits, `_`, `-`, `.`) right before the
-/// `=` and after a space, a line start or `?`, `&`, `,`, `;`, `(`, `{`; the value right after
-/// it, in double or single quotes (up to the closing quote, on the line) or bare (up to a
-/// space, `&`, `,`, `;`, `:`, `)`, `}`, and on over a space before a capitalised word that is no
-/// next key). `key = value` with spaces is code, not a pair.
+/// Calls `f(key, start, end)` for each `key=value` pair of `text` (logfmt, URL queries, shell
+/// assignments) whose key is `wanted`, with `start..end` the value's range.
+///
+/// A key is identifier bytes (letters, digits, `_`, `-`, `.`) right before the `=`, after a
+/// space, a line start or `?`, `&`, `,`, `;`, `(`, `{`. The value is quoted (double or single,
+/// up to the closing quote on the line) or bare (up to a space, `&`, `,`, `;`, `:`, `)`, `}`,
+/// going on over a space before a capitalised word that is no next key). `key = value` with
+/// spaces is code, not a pair. Logs hold many pairs and few wanted ones, so the up to eight
+/// bytes before each `=` are first asked whether they `might_end_key`, then the key whether
+/// it is `wanted`, and only then is the value looked for.
 pub(super) fn for_each_pair_value(
     text: &str,
     might_end_key: impl Fn(&[u8]) -> bool,
