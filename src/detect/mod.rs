@@ -9,7 +9,7 @@
 //! Recognizers are the plug-in point: each owns one kind, does its own cheap prefilter (for
 //! example `memchr` on `@` for email) so that text without candidates costs one fast scan, and
 //! appends candidates to a shared output vector so the hot path allocates nothing when nothing is
-//! found. On a short string the detector first reads the bytes once ([`prefilter`]) and skips the
+//! found. On a short string the detector first reads the bytes once (`prefilter`) and skips the
 //! built-in recognizers whose trigger byte is absent, and it works out what the context's key
 //! says (a phone key, an SSN key, a name key) once for all of them.
 //!

@@ -4,7 +4,7 @@
 //! phone, a name may sit inside an email address. The rule, deterministic for any input order:
 //!
 //! 1. the longer span wins;
-//! 2. between equally long spans, the more specific kind wins ([`Kind`]'s specificity order:
+//! 2. between equally long spans, the more specific kind wins ([`Kind`](super::Kind)'s specificity order:
 //!    literal token, email, card, IBAN, SSN, custom, IP, phone, name);
 //! 3. then the earlier start wins.
 //!

@@ -8,8 +8,8 @@
 //! perceptron over hashed features, like the candidate judge in [`super::model`]) decides.
 //!
 //! Two steps keep it cheap and safe:
-//! - [`regime`], a per-text test of the casing regime, runs only on short texts (at most
-//!   [`MAX_LEN`] bytes) and looks for signs of casual writing: a lower-case start of the text
+//! - `regime`, a per-text test of the casing regime, runs only on short texts (at most
+//!   `MAX_LEN` bytes) and looks for signs of casual writing: a lower-case start of the text
 //!   or of a sentence, a lower-case "i", a chat word ("lol", "u", "gonna"), an `@`-mention or
 //!   `#`-tag, an emoji, doubled `!`/`?`. Long and well-cased text never gets here.
 //! - Candidates are lower-case words with a name score of 3 or more that are not among the

@@ -8,7 +8,7 @@
 //! into *runs* of words separated by single spaces ("Dr. Maria del Carmen Ortiz"). Each run is
 //! judged once, on evidence:
 //!
-//! - the [gazetteer](gazetteer): how common each word is as a given name, a surname and as an
+//! - the gazetteer (`gazetteer`): how common each word is as a given name, a surname and as an
 //!   ordinary English word ("Will" is a given name but far more often a verb);
 //! - shape: titles and greetings trimmed off the front ("Dr.", "Thanks"), ordinary words trimmed
 //!   from the ends ("Yesterday Ronald Haas"), camel-case and `@`/`#`/`_`/`.`-joined words
@@ -18,13 +18,13 @@
 //!   ("Wells Fargo Bank") or an `&` beside it ("Johnson & Johnson");
 //! - the same message: words of an e-mail address in the text (`maria.ortiz@...`) count as names.
 //!
-//! Chinese, Japanese and Korean text has no spaces between words; [`cjk`] handles it.
+//! Chinese, Japanese and Korean text has no spaces between words; `cjk` handles it.
 //!
 //! # Cost
 //! No allocation for text without candidates; a small vector per call otherwise. While no run is
-//! open, gaps and lower-case words are crossed eight bytes at a time ([`skip_idle`]). The
+//! open, gaps and lower-case words are crossed eight bytes at a time (`skip_idle`). The
 //! gazetteer is packed at compile time (`build.rs`) and copied, with the word lists' flags added,
-//! once per process (see [`gazetteer`]); `README.md` beside this file has the measured figures
+//! once per process (see `gazetteer`); `README.md` beside this file has the measured figures
 //! and the known misses.
 
 pub mod casual;

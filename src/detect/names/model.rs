@@ -10,7 +10,7 @@
 //! Features never include the candidate's own words (that would memorise the development
 //! names); they are gazetteer scores in buckets, word shape and length, position, the rule's
 //! cue and decision, the lower-cased words around the run and the punctuation beside it. Each
-//! is hashed (FNV-1a) into a table of `1 << bits` weights; scoring adds at most [`MAX_FEATS`]
+//! is hashed (FNV-1a) into a table of `1 << bits` weights; scoring adds at most `MAX_FEATS`
 //! weights, with no allocation.
 //!
 //! Weights come from `examples/names_train.rs` (see `data/names/README.md`): a file of a
