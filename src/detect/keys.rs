@@ -244,8 +244,9 @@ fn listed(folded: &str) -> Listed {
     table.get(folded).copied().unwrap_or_default()
 }
 
-/// Whether `key` names a person ([`key_hint`] is [`KeyHint::PersonName`]): the one question
-/// asked of every `key=value` pair in a log line, so without `key_hint`'s other tests.
+/// Whether `key` names a person ([`key_hint`] is [`KeyHint::PersonName`]): the question asked
+/// of each `key=value` pair of a log line that passes [`might_be_person_key`], so without
+/// `key_hint`'s other tests.
 pub(crate) fn is_person_key(key: &str) -> bool {
     let mut buf = [0u8; 40];
     let Some(n) = fold_key(key, &mut buf) else {
@@ -253,8 +254,7 @@ pub(crate) fn is_person_key(key: &str) -> bool {
     };
     let folded = &buf[..n];
     WEAK_NAME_KEYS.contains(&folded)
-        || (might_be_person_key(key.as_bytes())
-            && std::str::from_utf8(folded).is_ok_and(|k| listed(k).strong_name))
+        || std::str::from_utf8(folded).is_ok_and(|k| listed(k).strong_name)
 }
 
 /// The last (up to) four letters of the key that ends `bytes`, folded (ASCII lower case,

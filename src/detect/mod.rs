@@ -446,32 +446,29 @@ impl Detector {
         end: usize,
         out: &mut Vec<Span>,
     ) {
+        let hint = key_hint(label);
+        // A label that names people, or one that says nothing either way before a short
+        // value of two or more words, which is judged as that JSON key's value would be
+        // ("Customer: WANG FANG" as `{"customer": "WANG FANG"}`).
+        let short_value = || {
+            let value = &text[start..end];
+            let words = value.split_whitespace().count();
+            (2..=4).contains(&words) && value.len() <= 48
+        };
+        if !(matches!(hint, Some(KeyHint::PersonName { .. })) || (hint.is_none() && short_value()))
         {
-            let hint = key_hint(label);
-            // A label that names people, or one that says nothing either way before a short
-            // value of two or more words, which is judged as that JSON key's value would be
-            // ("Customer: WANG FANG" as `{"customer": "WANG FANG"}`).
-            let short_value = || {
-                let value = &text[start..end];
-                let words = value.split_whitespace().count();
-                (2..=4).contains(&words) && value.len() <= 48
-            };
-            if !(matches!(hint, Some(KeyHint::PersonName { .. }))
-                || (hint.is_none() && short_value()))
-            {
-                return;
-            }
-            let field = FindContext {
-                key: Some(label),
-                parent_key: None,
-                ..*cx
-            };
-            let before = out.len();
-            self.structured.find(&text[start..end], &field, hint, out);
-            for span in &mut out[before..] {
-                span.start += start;
-                span.end += start;
-            }
+            return;
+        }
+        let field = FindContext {
+            key: Some(label),
+            parent_key: None,
+            ..*cx
+        };
+        let before = out.len();
+        self.structured.find(&text[start..end], &field, hint, out);
+        for span in &mut out[before..] {
+            span.start += start;
+            span.end += start;
         }
     }
 

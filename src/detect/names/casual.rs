@@ -26,7 +26,7 @@
 use super::gazetteer::{Entry, Gazetteer, ascii_word_hash_at};
 use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
 use super::model::{Features, Judge, shipped_weights};
-use super::{NameFinder, is_word_char};
+use super::{NameFinder, is_word_char, is_wordish};
 use crate::detect::{Kind, Span};
 
 /// Texts longer than this are documents, not chat: no casual stage.
@@ -461,10 +461,6 @@ fn word_after(b: &[u8], at: usize) -> &[u8] {
         end += 1;
     }
     &b[start..end]
-}
-
-fn is_wordish(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c >= 0x80
 }
 
 /// The high bit of each byte of `x` that is [`is_wordish`].

@@ -1083,7 +1083,7 @@ fn wrapped_phrase(b: &[u8], at: usize) -> bool {
         b'[' => b']',
         c => c,
     };
-    if at > 0 && (is_wordish_byte(b[at - 1]) || b[at - 1] == b'_') {
+    if at > 0 && (is_wordish(b[at - 1]) || b[at - 1] == b'_') {
         return false;
     }
     let mut spaced = false;
@@ -1100,7 +1100,7 @@ fn wrapped_phrase(b: &[u8], at: usize) -> bool {
 }
 
 /// An ASCII letter or digit, or a byte of a non-ASCII character.
-fn is_wordish_byte(c: u8) -> bool {
+fn is_wordish(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c >= 0x80
 }
 
@@ -1597,7 +1597,7 @@ impl Scan<'_, '_> {
             || joined_by_dot
             || matches!(after, b'@' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+')
             // An identifier goes on after `_`; Markdown's `_Omar Haddad_` ends there.
-            || (after == b'_' && (is_wordish_byte(after2) || after2 == b'_'))
+            || (after == b'_' && (is_wordish(after2) || after2 == b'_'))
             // A type goes on after `<` ("List<Person>"); an HTML tag ends the word like a
             // space (`<td>Maria Garcia</td>`, `Maria Garcia<br>`: an HTML mail body).
             || (after == b'<' && !html_tag_at(b, end))
