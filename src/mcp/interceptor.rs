@@ -40,14 +40,23 @@
 //! - `sampling/createMessage` requests (their messages go to the host's model):
 //!   `server/sampling`;
 //! - `tools/list` results: string constraints in `outputSchema` are relaxed (see
-//!   `super::schema`) so tokenized `structuredContent` validates.
+//!   `super::schema`) so tokenized `structuredContent` validates;
+//! - every other surface (see `super::surfaces` and `interceptor/surface_scan.rs`): the lists
+//!   (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: descriptions,
+//!   titles, schemas, URIs; tool, prompt and argument names are kept), `initialize` and
+//!   `server/discover` results, `completion/complete` values, `notifications/progress`,
+//!   `elicitation/create`, and any other result, server request or notification: origin
+//!   `server/<surface>` (`crm/tools/list`, `crm/progress`, `crm/<method>`). Token-shaped text
+//!   becomes `[LITERAL_N]` on every surface, names included; progress and elicitation can be
+//!   set to pass PII (the `surfaces:` section, [`Interceptor::with_surfaces`]).
 //!
 //! Base64 `data` (image, audio) and `blob` members are never scanned (see `super::blobs`).
 //! Values this interceptor restored to a server are tokenized again wherever they come back in
 //! an inbound member, even where the detector would not find them (see `super::echo`).
 //!
-//! Outbound (host → server), rehydrated: `tools/call` `arguments`, `resources/read` and
-//! `prompts/get` params (a URI from a tokenized resource link, a prompt argument), and the
+//! Outbound (host → server), rehydrated: `tools/call` `arguments`; `resources/read`,
+//! `resources/subscribe`/`unsubscribe`, `prompts/get` and `completion/complete` params (a URI
+//! from a tokenized list or resource link, a prompt argument, a completion value); and the
 //! host's replies to `sampling/createMessage` and `elicitation/create`. Each message gets one
 //! verdict from the [`FlowPolicy`] (see [`super::flow`] and `outbound.rs`): tokens restored or
 //! kept, raw PII the model typed tokenized or let through, the call confirmed with the user
@@ -56,9 +65,9 @@
 //! for a read or prompt a JSON-RPC error. `tools/list` results lose the tools the policy denies.
 //! With an audit log ([`Interceptor::with_audit`]) every decision is recorded.
 //!
-//! Everything else (initialize and `server/discover`, ping, cancellation, progress, lists,
-//! subscriptions, elicitation requests, unknown methods) is forwarded byte for byte, and so is
-//! any message the layer does not change.
+//! Host → server messages other than those (initialize, ping, list requests, cancellation,
+//! unknown methods) are forwarded byte for byte, and so is any message the layer does not
+//! change.
 //!
 //! # Correlation
 //!

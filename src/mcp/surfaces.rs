@@ -188,8 +188,10 @@ impl Surface {
         }
     }
 
-    /// The name part of the origin of tokens minted here (`server/<this>`); `method` is the
-    /// message's method, used for [`Surface::Other`] (`crm/notifications/resources/updated`).
+    /// The name part of the origin of tokens minted here (`server/<this>`); for
+    /// [`Surface::Other`] the message's method when it is one of the protocol's
+    /// (`crm/notifications/resources/updated`), else `other`: a method name is the sender's
+    /// text, and origins reach audit lines.
     pub(crate) fn origin_name(self, method: &str) -> &str {
         match self {
             Surface::Initialize => "initialize",
@@ -200,7 +202,7 @@ impl Surface {
             Surface::Completion => "completion/complete",
             Surface::Progress => "progress",
             Surface::Elicitation => "elicitation",
-            Surface::Other => method,
+            Surface::Other => protocol_method(method).unwrap_or("other"),
         }
     }
 
@@ -226,6 +228,32 @@ impl Surface {
             Surface::Other => OTHER_PATHS,
         }
     }
+}
+
+/// `method` when it is a method the protocol defines (besides the ones with a surface of their
+/// own), to name it in origins and audit lines.
+pub(crate) fn protocol_method(method: &str) -> Option<&'static str> {
+    const METHODS: [&str; 18] = [
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "roots/list",
+        "tasks/get",
+        "tasks/list",
+        "tasks/cancel",
+        "tasks/result",
+        "notifications/cancelled",
+        "notifications/resources/updated",
+        "notifications/resources/list_changed",
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/roots/list_changed",
+        "notifications/tasks/status",
+        "notifications/elicitation/complete",
+        "notifications/message",
+    ];
+    METHODS.into_iter().find(|m| *m == method)
 }
 
 fn at(path: &[Step], pos: &Position<'_>) -> bool {
@@ -480,7 +508,11 @@ mod tests {
             Surface::Progress.mode(&SurfacesConfig::default()),
             SurfaceMode::Scan
         );
-        assert_eq!(Surface::Other.origin_name("x/y"), "x/y");
+        assert_eq!(Surface::Other.origin_name("x/y"), "other");
+        assert_eq!(
+            Surface::Other.origin_name("notifications/resources/updated"),
+            "notifications/resources/updated"
+        );
     }
 
     #[test]

@@ -117,10 +117,11 @@ impl Interceptor {
         member: Cow<'_, str>,
     ) -> Outcome<'a> {
         let surface = Surface::of_result(method);
-        let origin = format!("{server}/{}", surface.origin_name(method));
+        let name = surface.origin_name(method);
+        let origin = format!("{server}/{name}");
         let site = Site {
             server,
-            method,
+            method: name,
             name: None,
             id,
         };
@@ -165,10 +166,11 @@ impl Interceptor {
             remember(self);
             return Outcome::forward(Cow::Borrowed(text));
         };
-        let origin = format!("{server}/{}", surface.origin_name(method));
+        let name = surface.origin_name(method);
+        let origin = format!("{server}/{name}");
         let site = Site {
             server,
-            method,
+            method: name,
             name: None,
             id,
         };
