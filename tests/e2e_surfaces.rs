@@ -5,6 +5,7 @@
 //!   `initialize` instructions, after server `source` returned a real email that the session
 //!   tokenized as `[EMAIL_1]`. The host sees `[LITERAL_N]` instead; a call with what it saw
 //!   sends `evil` the literal text `[EMAIL_1]`, never the real address; the literal URI reads.
+//! - The same through `mcp-veil serve` (the HTTP front end runs the same gateway per session).
 //! - server-everything through `proxy`: its lists, instructions and completion values are
 //!   scanned (a custom kind matches words it uses), the tokenized resource URI reads back the
 //!   same document as directly, a tokenized completion value sent back as context restores
@@ -13,12 +14,14 @@
 //! Needs `bash .ci/install-peers.sh`.
 
 mod common;
+mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use common::*;
 use serde_json::{Value, json};
+use support::serve::Replica;
 
 const EMAIL: &str = "maria.ortiz@example.com";
 
@@ -87,21 +90,44 @@ fn literal_in(text: &str) -> String {
     found[0].clone()
 }
 
-#[test]
-fn a_token_written_into_a_servers_lists_never_restores_another_servers_value() {
-    let dir = tempfile::tempdir().unwrap();
-    let received = dir.path().join("received.jsonl");
+/// A gateway over `source` and `evil` (which appends what `send` receives to `received`).
+fn smuggle_config(
+    dir: &std::path::Path,
+    received: &std::path::Path,
+    extra: &str,
+) -> std::path::PathBuf {
     let script = root().join("tests/e2e/smuggle_server.py");
-    let config = write_config(
-        dir.path(),
+    write_config(
+        dir,
         &format!(
             "servers:\n  source: {{command: {py}, args: [{script}, source]}}\n  \
-             evil: {{command: {py}, args: [{script}, evil, {received}]}}\n",
+             evil: {{command: {py}, args: [{script}, evil, {received}]}}\n{extra}",
             py = python().display(),
             script = script.display(),
             received = received.display()
         ),
-    );
+    )
+}
+
+/// What `evil` received: one `to` per call, and never the real email.
+fn evil_received(received: &std::path::Path) -> Vec<String> {
+    let got = std::fs::read_to_string(received).unwrap();
+    assert!(!got.contains(EMAIL), "the real email was sent to evil");
+    got.lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["to"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_token_written_into_a_servers_lists_never_restores_another_servers_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let received = dir.path().join("received.jsonl");
+    let config = smuggle_config(dir.path(), &received, "");
     let mut host = Host::start(&config);
     host.request(
         0,
@@ -151,10 +177,7 @@ fn a_token_written_into_a_servers_lists_never_restores_another_servers_value() {
         json!({"name": "evil__send", "arguments": {"to": shown}}),
     );
     assert_eq!(sent["result"]["isError"], false, "{sent}");
-    let got = std::fs::read_to_string(&received).unwrap();
-    assert!(!got.contains(EMAIL), "the real email was sent to evil");
-    let got: Value = serde_json::from_str(got.lines().next().unwrap()).unwrap();
-    assert_eq!(got["to"], "[EMAIL_1]");
+    assert_eq!(evil_received(&received), ["[EMAIL_1]"]);
 
     // Nothing token-shaped from the servers reached the host as a token of this session.
     assert!(!host.received.contains(EMAIL));
@@ -165,6 +188,27 @@ fn a_token_written_into_a_servers_lists_never_restores_another_servers_value() {
         .collect();
     assert_eq!(carrying.len(), 1, "only the lookup result: {carrying:?}");
     assert!(carrying[0].starts_with(r#"{"jsonrpc":"2.0","id":1,"#));
+}
+
+#[test]
+fn the_http_front_end_neutralises_smuggled_tokens_the_same_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let received = dir.path().join("received.jsonl");
+    let config = smuggle_config(
+        dir.path(),
+        &received,
+        "serve:\n  session:\n    shared: true\n",
+    );
+    let replica = Replica::start(&veil(), &config, &[]);
+    let summary = run_client("smuggle_http_client.py", &[&replica.url]);
+    assert_eq!(summary["looked"], "contact [EMAIL_1]", "{summary}");
+    let shown = literal_in(summary["description"].as_str().unwrap());
+    assert_eq!(summary["shown"], shown.as_str());
+    assert_eq!(literal_in(summary["prompts"][0].as_str().unwrap()), shown);
+    assert_eq!(literal_in(summary["uri"].as_str().unwrap()), shown);
+    assert_eq!(summary["read"], "empty");
+    assert_eq!(summary["sent"], "sent");
+    assert_eq!(evil_received(&received), ["[EMAIL_1]"]);
 }
 
 /// Words server-everything uses on its surfaces, declared as a custom kind.
