@@ -3,7 +3,7 @@
 //! Tool results are not the only text a server puts in front of the model: hosts show tool
 //! descriptions and titles, prompt and resource lists, completion values and `initialize`
 //! instructions to the model, and progress messages and elicitation forms to the user. Every one
-//! of these is a [`Surface`] here, and the interceptor scans each the same way (see
+//! of these is a `Surface` here, and the interceptor scans each the same way (see
 //! `interceptor/surface_scan.rs`):
 //!
 //! 1. **Token-shaped text always becomes `[LITERAL_N]`**, on every surface and in every member,
@@ -12,13 +12,13 @@
 //!    the layer minted for *another* server's value back into its own call: the model sees a
 //!    fresh `[LITERAL_N]`, which restores to the literal text `[EMAIL_1]` and nothing else.
 //! 2. **PII is tokenized** in every member except the identifiers each surface lists
-//!    ([`Surface::class`]): names the host sends back verbatim (tool names, prompt and
+//!    (`Surface::class`): names the host sends back verbatim (tool names, prompt and
 //!    argument names), protocol fields that must stay exact (`protocolVersion`, ids, cursors,
 //!    progress tokens), and icon sources (often `data:` URIs, base64 a detector must not read).
 //!    Those get step 1 only. Display names under a `name` key (a resource's, a template's, the
 //!    server's) are searched as free text: as the value of a `name` key the detector would read
 //!    any label as a person's name.
-//! 3. Surfaces a host shows to its **user only** ([`Surface::Elicitation`], [`Surface::Progress`])
+//! 3. Surfaces a host shows to its **user only** (`Surface::Elicitation`, `Surface::Progress`)
 //!    follow one setting each ([`SurfacesConfig`]): `scan` (the default, fail closed) or `pass`
 //!    (step 1 only, so the user reads the real values and still cannot be handed another
 //!    server's token to type back).
@@ -46,7 +46,7 @@
 //!
 //! # Origins
 //!
-//! Tokens minted on a surface record `server/<surface>` ([`Surface::origin_name`]):
+//! Tokens minted on a surface record `server/<surface>` (`Surface::origin_name`):
 //! `crm/tools/list`, `crm/resources/list`, `crm/progress`, … so flow rules can match them
 //! (`from: crm/*` covers them all).
 //!
