@@ -10,6 +10,8 @@
 //!               # (see [`ServerCommand`])
 //! serve: ...    # `mcp-veil serve`: listen, auth, hosts/origins, sessions, limits
 //!               # (see [`ServeConfig`])
+//! surfaces: ... # scan | pass for what hosts show only to their user: elicitation, progress
+//!               # (see [`SurfacesConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -24,6 +26,7 @@ use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
 use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
+use crate::mcp::surfaces::SurfacesConfig;
 use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
 
@@ -45,6 +48,8 @@ pub struct Config {
     pub servers: BTreeMap<String, ServerCommand>,
     /// Settings of `mcp-veil serve` (the HTTP gateway).
     pub serve: ServeConfig,
+    /// How the server → host surfaces a host shows only to its user are scanned.
+    pub surfaces: SurfacesConfig,
 }
 
 /// The documented default configuration, embedded in the binary.
@@ -204,6 +209,24 @@ mod tests {
         let err =
             Config::parse("serve:\n  auth:\n    token: abc\n", Path::new("x.yaml")).unwrap_err();
         assert!(err.to_string().starts_with("x.yaml:3:"), "{err}");
+    }
+
+    #[test]
+    fn surfaces_section_parses_and_rejects_unknown_keys_and_values() {
+        use crate::mcp::surfaces::SurfaceMode;
+        let d = Config::embedded_default();
+        assert_eq!(d.surfaces.elicitation, SurfaceMode::Scan);
+        assert_eq!(d.surfaces.progress, SurfaceMode::Scan);
+        let c = Config::parse("surfaces:\n  progress: pass\n", Path::new("x.yaml")).unwrap();
+        assert_eq!(c.surfaces.progress, SurfaceMode::Pass);
+        assert_eq!(c.surfaces.elicitation, SurfaceMode::Scan);
+        for bad in [
+            "surfaces:\n  tools: pass\n",
+            "surfaces:\n  progress: skip\n",
+        ] {
+            let err = Config::parse(bad, Path::new("x.yaml")).unwrap_err();
+            assert!(err.to_string().starts_with("x.yaml:2:"), "{err}");
+        }
     }
 
     #[test]

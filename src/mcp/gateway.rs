@@ -12,7 +12,11 @@
 //!   characters. Two names that collide after that are a start-up error naming both origins
 //!   (at run time, after a `list_changed`, the later one is dropped with an error on stderr).
 //! - `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: every live
-//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page.
+//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page. The
+//!   gateway asks for each page through the interceptor, so every upstream's list is scanned
+//!   (origin `upstream/tools/list` ..., see [`super::surfaces`]) before it is merged; so is each
+//!   upstream's `initialize` result, whose capabilities the gateway merges (upstream
+//!   `instructions` are not forwarded).
 //! - Calls routed by name; `resources/read` and (un)subscribe by the URI's last listing (or the
 //!   only server with resources); `completion/complete` by its `ref`.
 //! - `initialize` answered by the gateway: merged capabilities, and the older of the host's and

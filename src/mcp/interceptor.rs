@@ -40,14 +40,23 @@
 //! - `sampling/createMessage` requests (their messages go to the host's model):
 //!   `server/sampling`;
 //! - `tools/list` results: string constraints in `outputSchema` are relaxed (see
-//!   `super::schema`) so tokenized `structuredContent` validates.
+//!   `super::schema`) so tokenized `structuredContent` validates;
+//! - every other surface (see `super::surfaces` and `interceptor/surface_scan.rs`): the lists
+//!   (`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: descriptions,
+//!   titles, schemas, URIs; tool, prompt and argument names are kept), `initialize` and
+//!   `server/discover` results, `completion/complete` values, `notifications/progress`,
+//!   `elicitation/create`, and any other result, server request or notification: origin
+//!   `server/<surface>` (`crm/tools/list`, `crm/progress`, `crm/<method>`). Token-shaped text
+//!   becomes `[LITERAL_N]` on every surface, names included; progress and elicitation can be
+//!   set to pass PII (the `surfaces:` section, [`Interceptor::with_surfaces`]).
 //!
 //! Base64 `data` (image, audio) and `blob` members are never scanned (see `super::blobs`).
 //! Values this interceptor restored to a server are tokenized again wherever they come back in
 //! an inbound member, even where the detector would not find them (see `super::echo`).
 //!
-//! Outbound (host → server), rehydrated: `tools/call` `arguments`, `resources/read` and
-//! `prompts/get` params (a URI from a tokenized resource link, a prompt argument), and the
+//! Outbound (host → server), rehydrated: `tools/call` `arguments`; `resources/read`,
+//! `resources/subscribe`/`unsubscribe`, `prompts/get` and `completion/complete` params (a URI
+//! from a tokenized list or resource link, a prompt argument, a completion value); and the
 //! host's replies to `sampling/createMessage` and `elicitation/create`. Each message gets one
 //! verdict from the [`FlowPolicy`] (see [`super::flow`] and `outbound.rs`): tokens restored or
 //! kept, raw PII the model typed tokenized or let through, the call confirmed with the user
@@ -56,9 +65,9 @@
 //! for a read or prompt a JSON-RPC error. `tools/list` results lose the tools the policy denies.
 //! With an audit log ([`Interceptor::with_audit`]) every decision is recorded.
 //!
-//! Everything else (initialize and `server/discover`, ping, cancellation, progress, lists,
-//! subscriptions, elicitation requests, unknown methods) is forwarded byte for byte, and so is
-//! any message the layer does not change.
+//! Host → server messages other than those (initialize, ping, list requests, cancellation,
+//! unknown methods) are forwarded byte for byte, and so is any message the layer does not
+//! change.
 //!
 //! # Correlation
 //!
@@ -90,12 +99,14 @@ use super::envelope::{self, Envelope};
 use super::flow::{FlowPolicy, RestoreKnown};
 use super::report::{Reporter, Site};
 use super::schema;
+use super::surfaces::SurfacesConfig;
 use crate::audit::{AuditLog, Direction, EventKind, Item};
 use crate::engine::{Engine, EngineError};
 use crate::vault::SessionId;
 use crate::walk;
 
 mod outbound;
+mod surface_scan;
 
 use outbound::{Held, Out, Shape};
 
@@ -182,6 +193,8 @@ pub struct Interceptor {
     next_ask: AtomicU64,
     /// Messages held for a confirmation, by the confirmation request's id.
     held: Mutex<HashMap<Box<str>, Held>>,
+    /// How the surfaces a host shows only to its user are scanned.
+    surfaces: SurfacesConfig,
 }
 
 #[derive(Deserialize)]
@@ -225,7 +238,15 @@ impl Interceptor {
             host_elicits: AtomicBool::new(false),
             next_ask: AtomicU64::new(1),
             held: Mutex::new(HashMap::new()),
+            surfaces: SurfacesConfig::default(),
         }
+    }
+
+    /// Sets how the surfaces a host shows only to its user (elicitation, progress) are scanned
+    /// (the `surfaces:` section; see `super::surfaces`).
+    pub fn with_surfaces(mut self, surfaces: SurfacesConfig) -> Interceptor {
+        self.surfaces = surfaces;
+        self
     }
 
     /// Writes audit events to `log` (see `super::report`).
@@ -413,6 +434,23 @@ impl Interceptor {
                 };
                 return self.outbound(out, text, p.get(), false).await;
             }
+            "resources/subscribe" | "resources/unsubscribe" | "completion/complete" => {
+                // A URI or completion value the host took from a tokenized list: restore it.
+                let pending = HostRequest::Other(method.into());
+                let Some(p) = env.params else {
+                    self.remember_host_request(server, id, pending);
+                    return Outcome::forward(Cow::Borrowed(text));
+                };
+                let out = Out {
+                    server,
+                    method,
+                    name: method,
+                    subject: None,
+                    id,
+                    shape: Shape::Request(pending),
+                };
+                return self.outbound(out, text, p.get(), false).await;
+            }
             "initialize" => {
                 if let Some(p) = params {
                     self.host_initialize(p);
@@ -506,9 +544,9 @@ impl Interceptor {
                     }
                 }
             }
-            (Some("elicitation/create"), Some(id)) => {
-                self.remember_server_request(server, id, ServerRequest::Elicitation);
-                Outcome::forward(Cow::Borrowed(text))
+            (Some(method @ "elicitation/create"), Some(id)) => {
+                self.surface_message(server, method, Some(id), &env, text)
+                    .await
             }
             (Some("notifications/message"), None) => {
                 let Some(params) = env.params else {
@@ -537,7 +575,8 @@ impl Interceptor {
                     }
                 }
             }
-            (Some(_), _) => Outcome::forward(Cow::Borrowed(text)),
+            // Progress, resource updates, any other request or notification: scanned.
+            (Some(method), id) => self.surface_message(server, method, id, &env, text).await,
             (None, id) => self.server_response(server, id, &env, text).await,
         }
     }
@@ -580,15 +619,19 @@ impl Interceptor {
                 } else {
                     None
                 };
-                return match shown.or(relaxed) {
-                    Some(new) => {
-                        Outcome::forward(Cow::Owned(envelope::splice(text, result.get(), &new)))
-                    }
-                    None => Outcome::forward(Cow::Borrowed(text)),
+                let member = match shown.or(relaxed) {
+                    Some(new) => Cow::Owned(new),
+                    None => Cow::Borrowed(result.get()),
                 };
+                return self
+                    .surface_result(server, id, "tools/list", text, result.get(), member)
+                    .await;
             }
-            (None, Some(_), Some(HostRequest::Other(_))) => {
-                return Outcome::forward(Cow::Borrowed(text));
+            (None, Some(result), Some(HostRequest::Other(method))) => {
+                let member = Cow::Borrowed(result.get());
+                return self
+                    .surface_result(server, id, method, text, result.get(), member)
+                    .await;
             }
             (None, Some(result), None) => {
                 // A response to a request this layer never saw: scan all of it (fail closed).
@@ -640,9 +683,26 @@ impl Interceptor {
         patterns: Patterns,
     ) -> Result<Cow<'a, str>, EngineError> {
         let skip = |pos: &walk::json::Position<'_>| blobs::is_binary(patterns, pos);
+        Ok(
+            match self.tokenize_member(origin, site, part, &skip).await? {
+                Cow::Borrowed(_) => Cow::Borrowed(whole),
+                Cow::Owned(new) => Cow::Owned(envelope::splice(whole, part, &new)),
+            },
+        )
+    }
+
+    /// Tokenizes the JSON `part` (leaving alone the string values `skip` selects), audits what
+    /// was minted and applies the echo guard; borrowed when nothing changed.
+    async fn tokenize_member<'p>(
+        &self,
+        origin: &str,
+        site: &Site<'_>,
+        part: &'p str,
+        skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
+    ) -> Result<Cow<'p, str>, EngineError> {
         let t = self
             .engine
-            .tokenize_json_except(&self.session, origin, part, &skip)
+            .tokenize_json_except(&self.session, origin, part, skip)
             .await?;
         if !t.tokens.is_empty() {
             tracing::debug!(origin, tokens = t.tokens.len(), "tokenized");
@@ -657,16 +717,12 @@ impl Interceptor {
                     .map(|(f, tok)| (None, Item::tokenized(f, tok))),
             );
         }
-        let member = match self.echo.apply(&t.text) {
+        Ok(match self.echo.apply(&t.text) {
             Some(guarded) => {
                 tracing::debug!(origin, "re-tokenized values echoed by the server");
                 Cow::Owned(guarded)
             }
             None => t.text,
-        };
-        Ok(match member {
-            Cow::Borrowed(_) => Cow::Borrowed(whole),
-            Cow::Owned(new) => Cow::Owned(envelope::splice(whole, part, &new)),
         })
     }
 
@@ -703,5 +759,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+#[cfg(test)]
+mod surface_tests;
 #[cfg(test)]
 mod tests;

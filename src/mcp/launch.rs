@@ -152,7 +152,8 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
     let engine = Engine::new(Arc::new(detector), Arc::new(vault));
     Ok(Interceptor::new(engine, SessionId::random())
         .with_policy(Arc::new(policy))
-        .with_audit(audit))
+        .with_audit(audit)
+        .with_surfaces(config.surfaces))
 }
 
 /// The `flows:`/`tools:` policy and the `audit:` log the configuration describes, shared by

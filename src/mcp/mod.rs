@@ -11,6 +11,8 @@
 //!   `url:`) behind one session, their tools exposed as `{server}__{tool}`.
 //! - [`http_upstream`]: a remote streamable-HTTP server driven like a stdio child.
 //! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
+//! - [`surfaces`]: which members of lists, `initialize`, completion, progress and elicitation
+//!   are scanned and which pass as identifiers, and the `surfaces:` settings.
 //!
 //! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
 //! alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
@@ -30,6 +32,7 @@ mod report;
 mod schema;
 pub mod serve;
 pub mod stdio;
+pub mod surfaces;
 pub mod transport;
 
 pub use flow::{FlowPolicy, Outbound, RawUse, RestoreKnown, TokenUse, Verdict};

@@ -101,6 +101,8 @@ pub struct Gateway {
     vault: Arc<dyn VaultBackend>,
     policy: Arc<dyn FlowPolicy>,
     audit: Option<Arc<crate::audit::AuditLog>>,
+    /// The `surfaces:` section, for every session's interceptor.
+    surfaces: crate::mcp::surfaces::SurfacesConfig,
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -285,6 +287,7 @@ impl Gateway {
             vault,
             policy,
             audit,
+            surfaces: config.surfaces,
             tokens,
             sessions: Mutex::new(HashMap::new()),
             session_ids: SessionIds::from_env()?,
@@ -409,7 +412,8 @@ impl Gateway {
         let engine = Engine::new(self.detector.clone(), self.vault.clone());
         let interceptor = Interceptor::new(engine, vault_session(&map_key))
             .with_policy(self.policy.clone())
-            .with_audit(self.audit.clone());
+            .with_audit(self.audit.clone())
+            .with_surfaces(self.surfaces);
         let weak = Arc::downgrade(self);
         let ended_key = map_key.clone();
         let session = Session::start(
