@@ -548,3 +548,22 @@ fn items_from_engine_types_fingerprint_alike() {
     assert!(!text.to_lowercase().contains("erin"));
     assert!(text.contains("\"event\":\"unknown_token\""));
 }
+
+#[cfg(unix)]
+#[test]
+fn files_and_the_created_directory_are_owner_only_rotated_ones_too() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("logs/nested/audit.jsonl");
+    let log = AuditLog::open(&path, key(), &config(1500)).unwrap();
+    write_events(&log, 20);
+    drop(log);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.path().join("logs")), 0o700);
+    assert_eq!(mode(&dir.path().join("logs/nested")), 0o700);
+    let files = log_files(&path).unwrap();
+    assert!(files.len() >= 3, "{files:?}");
+    for f in &files {
+        assert_eq!(mode(f), 0o600, "{}", f.display());
+    }
+}

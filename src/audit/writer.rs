@@ -13,6 +13,9 @@
 //! event recording `dropped_bytes` is appended first, so the loss is itself in the chained log.
 //! The partial bytes are never chained, so keeping them could only make verification fail.
 //!
+//! Files are created owner-only (0600 on unix, and 0700 for directories the writer creates):
+//! fingerprints and session ids are not for other local users.
+//!
 //! Rotation: before a line would take the current file past `max_file_bytes`, the file is
 //! fsynced and renamed to `<name>.<N>` (N = 1, 2, ... never reused, oldest lowest) and a new file
 //! started; the chain simply continues (`seq` and `prev` run on), so `audit verify` takes the
@@ -90,14 +93,11 @@ impl AuditLog {
             path: path.to_path_buf(),
             source,
         };
+        create_parent(path).map_err(io)?;
         let rotated = rotated_files(path).map_err(io)?;
         let next_rotation = rotated.last().map_or(1, |(n, _)| n + 1);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(io)?;
+        let mut file = open_append(path).map_err(io)?;
+        warn_if_shared(path, &file);
         let len = file.metadata().map_err(io)?.len();
         let (good_len, last) = last_complete_line(&mut file, len).map_err(io)?;
         let dropped = len - good_len;
@@ -297,12 +297,7 @@ impl Writer {
         let target = numbered(&self.path, self.next_rotation);
         std::fs::rename(&self.path, &target).map_err(|e| self.io(e))?;
         self.next_rotation += 1;
-        self.file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| self.io(e))?;
+        self.file = open_append(&self.path).map_err(|e| self.io(e))?;
         self.size = 0;
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
             && let Ok(d) = File::open(dir)
@@ -320,6 +315,51 @@ impl Drop for Writer {
             let _ = self.file.sync_data();
         }
     }
+}
+
+/// Opens `path` for reading and appending, creating it owner-only (0600 on unix; rotated files
+/// keep the mode, they are renamed).
+fn open_append(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).read(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+/// Creates the log's directory when missing, owner-only (0700 on unix) for each level created.
+fn create_parent(path: &Path) -> std::io::Result<()> {
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    if dir.exists() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// An existing log readable by others was not made by this writer: say so once (its mode is
+/// left as the operator set it).
+fn warn_if_shared(path: &Path, file: &File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = file.metadata()
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            tracing::warn!(
+                path = %path.display(),
+                "the audit log is accessible to other users (mode {:o}); chmod 600 it",
+                meta.permissions().mode() & 0o777
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, file);
 }
 
 /// `path` with `.N` appended to its file name.
