@@ -487,23 +487,26 @@ fn load_tokens(auth: &config::AuthConfig) -> Result<Vec<(String, String)>, Serve
                 "serve.auth.token_env: variable `{var}` is empty"
             )));
         }
+        config::check_token(&format!("variable `{var}`"), t.trim()).map_err(ServeError::Config)?;
         tokens.push((t.trim().to_string(), "default".to_string()));
     }
     if let Some(path) = &auth.token_file {
         let text = std::fs::read_to_string(path).map_err(|e| {
             ServeError::Config(format!("serve.auth.token_file {}: {e}", path.display()))
         })?;
-        for line in text
+        for (n, line) in text
             .lines()
             .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         {
-            match line.split_once(char::is_whitespace) {
-                Some((principal, token)) => {
-                    tokens.push((token.trim().to_string(), principal.to_string()))
-                }
-                None => tokens.push((line.to_string(), "default".to_string())),
-            }
+            let (token, principal) = match line.split_once(char::is_whitespace) {
+                Some((principal, token)) => (token.trim(), principal),
+                None => (line, "default"),
+            };
+            let source = format!("file {} line {}", path.display(), n + 1);
+            config::check_token(&source, token).map_err(ServeError::Config)?;
+            tokens.push((token.to_string(), principal.to_string()));
         }
     }
     Ok(tokens)
