@@ -6,7 +6,9 @@
 //!   nothing is buffered whole) or as JSON; notifications and responses get `202 Accepted`.
 //! - `GET /mcp`: the session's stream of server-initiated messages. `DELETE /mcp`: ends the
 //!   session (its upstreams are closed and its vault table dropped).
-//! - `GET /healthz`, `GET /metrics` (Prometheus text, counts only; see [`metrics`]).
+//! - `GET /healthz` (liveness: ok while the process serves), `GET /readyz` (readiness: the vault
+//!   and the upstreams can serve; see module `ready`), `GET /metrics` (Prometheus text, counts
+//!   only; see [`metrics`]).
 //!
 //! # Sessions
 //!
@@ -36,6 +38,7 @@
 
 pub mod config;
 pub mod metrics;
+mod ready;
 mod session;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -217,6 +220,7 @@ pub fn router(gateway: Arc<Gateway>) -> Router {
     Router::new()
         .route("/mcp", get(get_mcp).post(post_mcp).delete(delete_mcp))
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready::get_readyz))
         .route("/metrics", get(get_metrics))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(gateway)
@@ -267,6 +271,7 @@ impl Gateway {
         if config.servers.is_empty() {
             return Err(ServeError::Config("the `servers:` section is empty".into()));
         }
+        super::launch::check_servers(&config).map_err(ServeError::Config)?;
         let detector =
             Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?;
         let metrics = Arc::new(Metrics::default());
