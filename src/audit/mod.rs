@@ -36,7 +36,7 @@ pub mod writer;
 use std::path::PathBuf;
 
 pub use config::{AuditConfig, FsyncPolicy};
-pub use event::{Direction, Event, EventKind, Item};
+pub use event::{Direction, Event, EventKind, Item, SealReason};
 pub use key::{AuditKey, KEY_ENV, KeyError};
 pub use verify::{
     Hit, Problem, VerifyError, VerifyOptions, VerifyReport, find_value, verify_files,

@@ -24,21 +24,33 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::event::{Body, BodyItem, Event, EventKind, GENESIS, Parsed, Timestamp, split_mac};
+use super::event::{
+    Body, BodyItem, Event, EventKind, GENESIS, Parsed, SealReason, Timestamp, split_mac,
+};
 use super::{AuditConfig, AuditError, AuditKey, FsyncPolicy};
 
 /// The audit log: shared by every task of a process (`Arc` it), one line per [`Event`].
 ///
 /// Writes are plain blocking file appends under a mutex (microseconds into the page cache);
 /// with `fsync: always` each call also waits for the disk, so prefer `interval` on busy proxies.
+/// With `seal_interval_seconds` set, a small thread (holding only a weak reference) seals the
+/// log when lines stayed unsealed that long; dropping the log seals it (`close`).
 #[derive(Debug)]
 pub struct AuditLog {
-    key: AuditKey,
+    shared: Arc<Shared>,
     /// Regions for phones in national form without a canonical form (see [`AuditKey::fingerprint_in`]).
     phone_regions: Vec<String>,
+    /// Dropped with the log: stops the seal timer at once.
+    _stop: Option<mpsc::Sender<()>>,
+}
+
+/// What the seal timer shares with the log.
+#[derive(Debug)]
+struct Shared {
+    key: AuditKey,
     inner: Mutex<Writer>,
 }
 
@@ -55,7 +67,15 @@ struct Writer {
     interval: Duration,
     last_sync: Instant,
     dirty: bool,
+    /// Lines written since the last seal (1 when the log was opened on an unsealed tail).
+    unsealed: u64,
+    /// The last line is a `close` seal.
+    closed: bool,
+    seal_every: u64,
 }
+
+/// The room kept at the end of a file for its rotation seal (a seal line is about 200 bytes).
+const SEAL_RESERVE: u64 = 256;
 
 impl AuditLog {
     /// Opens the log described by `config` if it can, following `audit.required`:
@@ -130,16 +150,12 @@ impl AuditLog {
                 None => None,
             },
         };
-        let (seq, prev) = match last {
-            None => (0, GENESIS.to_string()),
+        let (seq, prev, seal) = match last {
+            None => (0, GENESIS.to_string(), Some(String::new())),
             Some((p, line)) => chain_tail(&key, &line).ok_or(AuditError::Corrupt { path: p })?,
         };
-        let log = AuditLog {
+        let shared = Arc::new(Shared {
             key,
-            phone_regions: super::key::DEFAULT_REGIONS
-                .iter()
-                .map(|r| (*r).to_string())
-                .collect(),
             inner: Mutex::new(Writer {
                 path: path.to_path_buf(),
                 file,
@@ -152,7 +168,20 @@ impl AuditLog {
                 interval: Duration::from_millis(config.fsync_interval_ms),
                 last_sync: Instant::now(),
                 dirty: false,
+                unsealed: u64::from(seal.is_none()),
+                closed: seal.as_deref() == Some("close"),
+                seal_every: config.seal_every_lines,
             }),
+        });
+        let stop = (config.seal_interval_seconds > 0)
+            .then(|| seal_timer(&shared, Duration::from_secs(config.seal_interval_seconds)));
+        let log = AuditLog {
+            shared,
+            phone_regions: super::key::DEFAULT_REGIONS
+                .iter()
+                .map(|r| (*r).to_string())
+                .collect(),
+            _stop: stop,
         };
         if dropped > 0 {
             tracing::warn!(
@@ -186,7 +215,7 @@ impl AuditLog {
 
     /// The key (for fingerprints computed elsewhere).
     pub fn key(&self) -> &AuditKey {
-        &self.key
+        &self.shared.key
     }
 
     /// Appends one event. Values in `event.items` are fingerprinted, never written.
@@ -195,6 +224,7 @@ impl AuditLog {
     }
 
     fn write(&self, event: &Event<'_>, dropped: Option<u64>) -> Result<(), AuditError> {
+        let key = &self.shared.key;
         let mut kinds = std::collections::BTreeMap::new();
         let items: Vec<BodyItem<'_>> = event
             .items
@@ -205,53 +235,145 @@ impl AuditLog {
                     kind: i.kind.as_str(),
                     token: i.token.map(ToString::to_string),
                     fp: i.value.map(|v| {
-                        self.key.fingerprint_in(
-                            i.kind,
-                            v.expose(),
-                            i.canonical,
-                            &self.phone_regions,
-                        )
+                        key.fingerprint_in(i.kind, v.expose(), i.canonical, &self.phone_regions)
                     }),
                 }
             })
             .collect();
         let ts = Timestamp(SystemTime::now()).to_string();
         let recovered = event.event == EventKind::Recovered;
-        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let body = Body {
-            v: 1,
-            seq: w.seq + 1,
-            ts: &ts,
-            session: (!recovered).then_some(event.session),
-            dir: (!recovered).then_some(event.direction),
-            server: (!recovered).then_some(event.server),
-            method: (!recovered).then_some(event.method),
-            name: event.name,
-            id: event.request_id,
-            event: event.event,
-            rule: event.rule,
-            kinds,
-            items,
-            dropped_bytes: dropped,
-            prev: &w.prev,
+        let encode = |w: &Writer| {
+            let body = Body {
+                v: 1,
+                seq: w.seq + 1,
+                ts: &ts,
+                session: (!recovered).then_some(event.session),
+                dir: (!recovered).then_some(event.direction),
+                server: (!recovered).then_some(event.server),
+                method: (!recovered).then_some(event.method),
+                name: event.name,
+                id: event.request_id,
+                event: event.event,
+                rule: event.rule,
+                kinds: &kinds,
+                items: &items,
+                dropped_bytes: dropped,
+                seal: None,
+                prev: &w.prev,
+            };
+            seal_line(key, &body)
         };
-        let mut line = serde_json::to_string(&body).map_err(AuditError::Encode)?;
-        line.pop(); // the closing brace: the MAC goes last
-        let mac = self.key.chain_mac(line.as_bytes());
-        line.push_str(super::event::MAC_SEP);
-        line.push_str(&mac);
-        line.push_str("\"}\n");
-        w.append(line.as_bytes())?;
-        w.seq += 1;
-        w.prev = mac;
+        let mut w = self.shared.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut line = encode(&w)?;
+        if w.must_rotate(line.0.len() as u64) {
+            self.shared.seal_locked(&mut w, SealReason::Rotate)?;
+            w.rotate()?;
+            line = encode(&w)?;
+        }
+        w.push(line)?;
+        if w.seal_every > 0 && w.unsealed >= w.seal_every {
+            self.shared.seal_locked(&mut w, SealReason::Interval)?;
+        }
         Ok(())
     }
 
     /// Fsyncs the current file now (for example before a planned shutdown).
     pub fn sync(&self) -> Result<(), AuditError> {
-        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut w = self.shared.inner.lock().unwrap_or_else(|p| p.into_inner());
         w.sync()
     }
+
+    /// Writes a seal line now if any line is unsealed (as the interval timer does).
+    pub fn seal(&self) -> Result<(), AuditError> {
+        self.shared.seal_if_unsealed(SealReason::Interval)
+    }
+}
+
+impl Drop for AuditLog {
+    fn drop(&mut self) {
+        // A clean close: seal what is unsealed, or mark the end of a run that ended on a timer
+        // seal. Nothing to do for a log that already ends in a `close` seal.
+        let mut w = self.shared.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if (w.unsealed > 0 || !w.closed)
+            && w.seq > 0
+            && let Err(e) = self.shared.seal_locked(&mut w, SealReason::Close)
+        {
+            tracing::warn!("audit log: could not write the closing seal: {e}");
+        }
+    }
+}
+
+impl Shared {
+    fn seal_if_unsealed(&self, reason: SealReason) -> Result<(), AuditError> {
+        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if w.unsealed == 0 {
+            return Ok(());
+        }
+        self.seal_locked(&mut w, reason)
+    }
+
+    /// Appends a seal line (never rotating first: the room is reserved) and fsyncs it.
+    fn seal_locked(&self, w: &mut Writer, reason: SealReason) -> Result<(), AuditError> {
+        let ts = Timestamp(SystemTime::now()).to_string();
+        let kinds = std::collections::BTreeMap::new();
+        let body = Body {
+            v: 1,
+            seq: w.seq + 1,
+            ts: &ts,
+            session: None,
+            dir: None,
+            server: None,
+            method: None,
+            name: None,
+            id: None,
+            event: EventKind::Sealed,
+            rule: None,
+            kinds: &kinds,
+            items: &[],
+            dropped_bytes: None,
+            seal: Some(reason),
+            prev: &w.prev,
+        };
+        let line = seal_line(&self.key, &body)?;
+        w.push(line)?;
+        w.unsealed = 0;
+        w.closed = reason == SealReason::Close;
+        w.dirty = true;
+        w.sync()
+    }
+}
+
+/// Encodes `body` as a chained line: `(line with newline, its MAC)`.
+fn seal_line(key: &AuditKey, body: &Body<'_>) -> Result<(String, String), AuditError> {
+    let mut line = serde_json::to_string(body).map_err(AuditError::Encode)?;
+    line.pop(); // the closing brace: the MAC goes last
+    let mac = key.chain_mac(line.as_bytes());
+    line.push_str(super::event::MAC_SEP);
+    line.push_str(&mac);
+    line.push_str("\"}\n");
+    Ok((line, mac))
+}
+
+/// Starts the seal timer; dropping the returned sender stops it.
+fn seal_timer(shared: &Arc<Shared>, every: Duration) -> mpsc::Sender<()> {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let weak = Arc::downgrade(shared);
+    let spawned = std::thread::Builder::new()
+        .name("audit-seal".into())
+        .spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let Some(shared) = weak.upgrade() else { return };
+                if let Err(e) = shared.seal_if_unsealed(SealReason::Interval) {
+                    tracing::warn!("audit log: could not write a seal: {e}");
+                }
+            }
+        });
+    if spawned.is_err() {
+        tracing::warn!(
+            "audit log: no seal timer (cannot start a thread); seals on rotation and close only"
+        );
+    }
+    stop
 }
 
 impl Writer {
@@ -262,11 +384,23 @@ impl Writer {
         }
     }
 
+    /// Whether `len` more bytes (and the rotation seal after them) would pass `max_bytes`.
+    fn must_rotate(&self, len: u64) -> bool {
+        self.max_bytes > 0 && self.size > 0 && self.size + len + SEAL_RESERVE > self.max_bytes
+    }
+
+    /// Appends an encoded line and advances the chain.
+    fn push(&mut self, (line, mac): (String, String)) -> Result<(), AuditError> {
+        self.append(line.as_bytes())?;
+        self.seq += 1;
+        self.prev = mac;
+        self.unsealed += 1;
+        self.closed = false;
+        Ok(())
+    }
+
     fn append(&mut self, line: &[u8]) -> Result<(), AuditError> {
         let len = line.len() as u64;
-        if self.max_bytes > 0 && self.size > 0 && self.size + len > self.max_bytes {
-            self.rotate()?;
-        }
         if let Err(e) = self.file.write_all(line) {
             // A short write (disk full) must not leave half a line for the next one to follow:
             // cut the file back to its last complete line. The chain did not advance.
@@ -431,12 +565,12 @@ fn last_complete_line(file: &mut File, len: u64) -> std::io::Result<(u64, Option
     }
 }
 
-/// The `(seq, mac)` to continue from, if `line` is a valid line under `key`.
-fn chain_tail(key: &AuditKey, line: &str) -> Option<(u64, String)> {
+/// The `(seq, mac, seal reason)` to continue from, if `line` is a valid line under `key`.
+fn chain_tail(key: &AuditKey, line: &str) -> Option<(u64, String, Option<String>)> {
     let (body, mac) = split_mac(line)?;
     if key.chain_mac(body.as_bytes()) != mac {
         return None;
     }
     let parsed: Parsed = serde_json::from_str(&format!("{body}}}")).ok()?;
-    Some((parsed.seq, mac.to_string()))
+    Some((parsed.seq, mac.to_string(), parsed.seal))
 }

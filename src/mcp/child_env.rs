@@ -176,9 +176,7 @@ pub fn build(
         }
         let listed = passthrough.contains(text)
             || (cfg!(windows) && passthrough.iter().any(|p| p.eq_ignore_ascii_case(text)));
-        if listed {
-            out.insert(name, value);
-        } else if is_inherited(text) && !is_shell_function(&value) {
+        if listed || (is_inherited(text) && !is_shell_function(&value)) {
             out.insert(name, value);
         }
     }
