@@ -16,9 +16,15 @@
 //! Files are created owner-only (0600 on unix, and 0700 for directories the writer creates):
 //! fingerprints and session ids are not for other local users.
 //!
-//! Rotation: before a line would take the current file past `max_file_bytes`, the file is
-//! fsynced and renamed to `<name>.<N>` (N = 1, 2, ... never reused, oldest lowest) and a new file
-//! started; the chain simply continues (`seq` and `prev` run on), so `audit verify` takes the
+//! Seals ([`super::SealReason`]): a chained seal line is appended before rotation (the last
+//! line of every rotated file), when the log is dropped (`close`, only if something is
+//! unsealed or the run ended on a timer seal), after `seal_every_lines` unsealed lines, and by a
+//! timer thread every `seal_interval_seconds` while lines are unsealed. Each seal is fsynced.
+//!
+//! Rotation: before a line (plus room for the rotation seal) would take the current file past
+//! `max_file_bytes`, the rotation seal is written, the file is fsynced and renamed to
+//! `<name>.<N>` (N = 1, 2, ... never reused, oldest lowest) and a new file started; the chain
+//! simply continues (`seq` and `prev` run on), so `audit verify` takes the
 //! whole set of files in any order and checks them as one chain.
 
 use std::fs::{File, OpenOptions};
