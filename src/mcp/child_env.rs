@@ -85,7 +85,7 @@ pub fn is_inherited(name: &str) -> bool {
     INHERITED.iter().any(|v| same(v, name))
         || INHERITED_PREFIXES
             .iter()
-            .any(|p| name.len() > p.len() && same(&name[..p.len()], p))
+            .any(|p| name.len() > p.len() && name.get(..p.len()).is_some_and(|h| same(h, p)))
 }
 
 /// The names of the configuration's secret sources: `extra` (e.g. `serve.auth.token_env`) and
@@ -279,6 +279,8 @@ mod tests {
         assert!(is_inherited("LC_ALL"));
         assert!(!is_inherited("LC_"));
         assert!(!is_inherited("PATHS"));
+        // A multi-byte character where the prefix would end is no panic.
+        assert!(!is_inherited("LCé_X"));
     }
 
     #[test]
