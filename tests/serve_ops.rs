@@ -140,3 +140,98 @@ fn weak_bearer_tokens_stop_start_up_naming_the_source() {
     assert!(err.contains("line 3") && err.contains("tokens"), "{err}");
     assert!(!err.contains("hunter2"), "{err}");
 }
+
+/// SIGTERM stops `serve` with success, and its audit log ends in the closing seal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_closes_the_audit_log_with_a_seal() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("logs/audit.jsonl");
+    let yaml = format!(
+        "audit:\n  path: {}\nservers:\n  everything:\n    command: {}\n    args: [stdio]\n",
+        log.display(),
+        npm_bin("mcp-server-everything").display()
+    );
+    let audit_key = "c0ffee00".repeat(8);
+    let mut replica = Replica::start(
+        &veil(),
+        &write_config(dir.path(), &yaml),
+        &[("MCP_VEIL_AUDIT_KEY", &audit_key)],
+    );
+    let http = reqwest::Client::new();
+    let post = |body: Value, sid: Option<&str>| {
+        let mut req = http
+            .post(&replica.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .body(body.to_string());
+        if let Some(sid) = sid {
+            req = req.header("mcp-session-id", sid);
+        }
+        req.send()
+    };
+    let init = post(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    let sid = init.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    post(
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Some(&sid),
+    )
+    .await
+    .unwrap();
+    let result: Value = post(
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "everything__echo", "arguments": {"message": "mail maria.ortiz@example.com"}}}),
+        Some(&sid),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert!(result.to_string().contains("[EMAIL_1]"), "{result}");
+
+    let status = Command::new("kill")
+        .args(["-TERM", &replica.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while replica.is_running() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!replica.is_running(), "serve did not stop on SIGTERM");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.contains("\"event\":\"sealed\",\"seal\":\"close\""),
+        "{text}"
+    );
+    assert!(!text.contains("maria.ortiz"));
+    let out = Command::new(veil())
+        .args(["audit", "verify", "--require-sealed"])
+        .arg(&log)
+        .env("MCP_VEIL_AUDIT_KEY", &audit_key)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&log), 0o600);
+        assert_eq!(mode(log.parent().unwrap()), 0o700);
+    }
+}

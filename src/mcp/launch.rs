@@ -80,7 +80,7 @@ pub async fn run_async(args: ProxyArgs, config: Config) -> Result<(), ProxyError
 }
 
 /// Installs SIGINT/SIGTERM handlers now; the future resolves when one arrives.
-fn termination() -> impl std::future::Future<Output = ()> {
+pub fn termination() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
