@@ -37,6 +37,10 @@
 //!   clean close (from a previous run) cannot be told from a log that ended there: compare the
 //!   report's last `seq` and head with an external record (a monitoring copy) if that matters.
 //!
+//! - Give `verify` the whole set, the current file included: with the current file deleted
+//!   *and* the rotation seal cut off the newest rotated file, what is left is an unsealed tail,
+//!   not an error (file names are not trusted to say which file was current).
+//!
 //! Logs written before seals existed verify as before, with every line counted as unsealed.
 
 use std::collections::HashMap;
