@@ -133,6 +133,10 @@ pub(crate) enum AuditCommand {
         /// Accept a chain that does not start at the first line ever written.
         #[arg(long)]
         allow_partial_start: bool,
+        /// Fail when lines after the last seal exist (for a log whose writer has stopped: it must
+        /// end in a seal, else lines may have been cut from its end).
+        #[arg(long)]
+        require_sealed: bool,
         /// Log files.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,

@@ -133,7 +133,13 @@ fn audit_verify_and_find() {
         .args(["audit", "verify"])
         .args(&files));
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("ok: 8 lines"), "{out}");
+    // 8 events, a rotation seal at the end of each rotated file, the closing seal.
+    let seals = files.len() as u64;
+    assert!(
+        out.starts_with(&format!("ok: {} lines", 8 + seals)),
+        "{out}"
+    );
+    assert!(out.contains("sealed: closed cleanly"), "{out}");
 
     // A key file works as well.
     let key_file = dir.path().join("k");
@@ -172,19 +178,45 @@ fn audit_verify_and_find() {
     assert_eq!(code, 1);
     assert!(out.is_empty());
 
-    // Tamper with the current file's second line.
+    // Cut the closing seal off the current file: an unsealed tail, an error with
+    // --require-sealed.
     let text = std::fs::read_to_string(&path).unwrap();
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let edited = lines[1].replace("crm-to-mail", "crm-to-mall");
-    lines[1] = &edited;
+    let seal = lines.pop().unwrap();
+    assert!(seal.contains("\"seal\":\"close\""), "{seal}");
     std::fs::write(&path, lines.concat()).unwrap();
+    let verify = |extra: &[&str]| {
+        run(bin()
+            .env("MCP_VEIL_AUDIT_KEY", KEY)
+            .args(["audit", "verify"])
+            .args(extra)
+            .args(&files))
+    };
+    let (code, out, err) = verify(&[]);
+    assert_eq!(code, 0, "{err}");
+    let tail = format!("unsealed tail: {} line(s) after the last seal", lines.len());
+    assert!(out.contains(&tail), "{out}");
+    let (code, _, err) = verify(&["--require-sealed"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("after the last seal"), "{err}");
+
+    // Without the newest file, the chain ends on a rotation seal: the loss is found.
     let (code, _, err) = run(bin()
         .env("MCP_VEIL_AUDIT_KEY", KEY)
         .args(["audit", "verify"])
-        .args(&files));
+        .args(&files[..files.len() - 1]));
+    assert_eq!(code, 1);
+    assert!(err.contains("rotation seal"), "{err}");
+
+    // Tamper with the current file's first line.
+    let edited = lines[0].replace("crm-to-mail", "crm-to-mall");
+    assert_ne!(edited, lines[0]);
+    lines[0] = &edited;
+    std::fs::write(&path, lines.concat()).unwrap();
+    let (code, _, err) = verify(&[]);
     assert_eq!(code, 1);
     assert!(
-        err.contains(&format!("{}:2: MAC mismatch", path.display())),
+        err.contains(&format!("{}:1: MAC mismatch", path.display())),
         "{err}"
     );
 }

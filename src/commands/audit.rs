@@ -15,6 +15,7 @@ pub(super) fn run(command: AuditCommand) -> Result<(), Failure> {
         AuditCommand::Verify {
             key_file,
             allow_partial_start,
+            require_sealed,
             files,
         } => {
             let key = load_key(key_file)?;
@@ -23,6 +24,7 @@ pub(super) fn run(command: AuditCommand) -> Result<(), Failure> {
                 &files,
                 VerifyOptions {
                     allow_partial_start,
+                    require_sealed,
                 },
             ) {
                 Ok(r) => {
@@ -35,6 +37,22 @@ pub(super) fn run(command: AuditCommand) -> Result<(), Failure> {
                         r.last_seq,
                         r.last_mac
                     )?;
+                    if r.closed {
+                        writeln!(out, "sealed: closed cleanly at seq {}", r.last_seq)?;
+                    } else if r.unsealed > 0 {
+                        writeln!(
+                            out,
+                            "unsealed tail: {} line(s) after {}: lines cut from the end there \
+                             cannot be detected (the writer may still be running, or crashed)",
+                            r.unsealed,
+                            match r.sealed_through {
+                                0 => "the start (no seal in the log)".to_string(),
+                                s => format!("the last seal (seq {s})"),
+                            }
+                        )?;
+                    } else {
+                        writeln!(out, "sealed: through seq {}", r.sealed_through)?;
+                    }
                     Ok(())
                 }
                 Err(e @ VerifyError::Tampered { .. }) => {

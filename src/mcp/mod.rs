@@ -6,6 +6,7 @@
 //! - [`flow`]: the seam where data-flow policy gives one verdict per outbound message (restore,
 //!   keep, tokenize raw values, confirm, deny).
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
+//! - [`child_env`]: the clean environment every stdio server starts with (never the layer's keys).
 //! - [`transport`]: the rmcp client layer, a `Transport` decorator: `veil.wrap(transport)`.
 //! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several servers (stdio or
 //!   `url:`) behind one session, their tools exposed as `{server}__{tool}`.
@@ -20,6 +21,7 @@
 //! tokenized again when they come back, whether or not the detector recognises them).
 
 mod blobs;
+pub mod child_env;
 mod confirm;
 mod echo;
 mod envelope;

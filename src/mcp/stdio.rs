@@ -1,6 +1,6 @@
 //! `mcp-veil proxy CMD ...`: one stdio MCP server behind the interceptor.
 //!
-//! The proxy launches `CMD` as a child with the proxy's own environment, reads newline-delimited
+//! The proxy launches `CMD` as a child with a clean environment ([`super::child_env`]), reads newline-delimited
 //! JSON-RPC from the host on stdin and from the child on its stdout, passes every message through
 //! the [`Interceptor`], and writes what it returns: forwards go on, replies go back to the
 //! sender. The child's stderr is the proxy's stderr. Each direction is handled in order, one
@@ -55,9 +55,14 @@ pub struct ServerCommand {
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Variables added to the proxy's environment for this server.
+    /// Variables set for this server (a stdio server starts from a clean environment: see
+    /// [`super::child_env`]).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Variables of the layer's environment passed on to this stdio server by name (e.g.
+    /// `GITHUB_TOKEN`); never an `MCP_VEIL_*` variable or a configured secret source.
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
 }
 
 /// Why the proxy stopped with an error. Messages name servers and commands, never values.
@@ -153,11 +158,13 @@ pub(crate) struct Spawned {
     pub(crate) stdout: ChildStdout,
 }
 
-/// Starts `server` with the proxy's environment plus its own `env`, stderr inherited.
+/// Starts `server` from a clean environment ([`super::child_env`]: ordinary variables, its
+/// `env_passthrough` and its own `env`), stderr inherited.
 pub(crate) fn spawn(name: &str, server: &ServerCommand) -> Result<Spawned, ProxyError> {
     let mut child = Command::new(&server.command)
         .args(&server.args)
-        .envs(&server.env)
+        .env_clear()
+        .envs(super::child_env::for_server(server))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -197,6 +197,12 @@ pub trait VaultBackend: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether the backend can serve now (Redis answers `PING`); for readiness probes. An
+    /// in-process store always can.
+    fn ping(&self) -> BoxFuture<'_, Result<(), VaultError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// The session's entries of `kind` numbered above `after`, in token order, at most `limit`
     /// of them, whichever process minted them. A backend private to one process returns
     /// nothing: that process saw every value itself.

@@ -6,7 +6,9 @@
 //!   nothing is buffered whole) or as JSON; notifications and responses get `202 Accepted`.
 //! - `GET /mcp`: the session's stream of server-initiated messages. `DELETE /mcp`: ends the
 //!   session (its upstreams are closed and its vault table dropped).
-//! - `GET /healthz`, `GET /metrics` (Prometheus text, counts only; see [`metrics`]).
+//! - `GET /healthz` (liveness: ok while the process serves), `GET /readyz` (readiness: the vault
+//!   and the upstreams can serve; see module `ready`), `GET /metrics` (Prometheus text, counts
+//!   only; see [`metrics`]).
 //!
 //! # Sessions
 //!
@@ -36,6 +38,7 @@
 
 pub mod config;
 pub mod metrics;
+mod ready;
 mod session;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -219,6 +222,7 @@ pub fn router(gateway: Arc<Gateway>) -> Router {
     Router::new()
         .route("/mcp", get(get_mcp).post(post_mcp).delete(delete_mcp))
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready::get_readyz))
         .route("/metrics", get(get_metrics))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(gateway)
@@ -269,6 +273,7 @@ impl Gateway {
         if config.servers.is_empty() {
             return Err(ServeError::Config("the `servers:` section is empty".into()));
         }
+        super::launch::check_servers(&config).map_err(ServeError::Config)?;
         let detector =
             Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?;
         let metrics = Arc::new(Metrics::default());
@@ -491,23 +496,26 @@ fn load_tokens(auth: &config::AuthConfig) -> Result<Vec<(String, String)>, Serve
                 "serve.auth.token_env: variable `{var}` is empty"
             )));
         }
+        config::check_token(&format!("variable `{var}`"), t.trim()).map_err(ServeError::Config)?;
         tokens.push((t.trim().to_string(), "default".to_string()));
     }
     if let Some(path) = &auth.token_file {
         let text = std::fs::read_to_string(path).map_err(|e| {
             ServeError::Config(format!("serve.auth.token_file {}: {e}", path.display()))
         })?;
-        for line in text
+        for (n, line) in text
             .lines()
             .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         {
-            match line.split_once(char::is_whitespace) {
-                Some((principal, token)) => {
-                    tokens.push((token.trim().to_string(), principal.to_string()))
-                }
-                None => tokens.push((line.to_string(), "default".to_string())),
-            }
+            let (token, principal) = match line.split_once(char::is_whitespace) {
+                Some((principal, token)) => (token.trim(), principal),
+                None => (line, "default"),
+            };
+            let source = format!("file {} line {}", path.display(), n + 1);
+            config::check_token(&source, token).map_err(ServeError::Config)?;
+            tokens.push((token.to_string(), principal.to_string()));
         }
     }
     Ok(tokens)

@@ -770,6 +770,10 @@ impl VaultBackend for RedisVault {
         true
     }
 
+    fn ping(&self) -> BoxFuture<'_, Result<(), VaultError>> {
+        Box::pin(self.check())
+    }
+
     fn entries_after<'a>(
         &'a self,
         session: &'a SessionId,
