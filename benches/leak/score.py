@@ -114,7 +114,32 @@ def covered_texts(direct: str, proxied: str):
         else:
             pairs = [("\n".join(dl[i1:i2]), "\n".join(pl[j1:j2]))]
         for d, p in pairs:
-            out.extend(_align_line(d, p))
+            for dd, pp, off in _chunks(d, p):
+                for t, c, _, x, y in _align_line(dd, pp):
+                    out.append((t, c, d, x + off, y + off) if c is not None else (t, None, d, 0, 0))
+    return out
+
+
+ROW_BREAK = re.compile(r"(?<=[}\]]),\s*(?=[{\[])")
+
+
+def _chunks(d: str, p: str):
+    """A long line (a Python repr or one-line JSON of many rows) split into its rows on both sides
+    when they have as many, so the alignment stays linear; else the line whole."""
+    if len(d) < 2000:
+        return [(d, p, 0)]
+    dr, pr = _split_keep(d), _split_keep(p)
+    if len(dr) != len(pr):
+        return [(d, p, 0)]
+    return [(a, b, off) for (a, off), (b, _) in zip(dr, pr)]
+
+
+def _split_keep(line: str):
+    out, start = [], 0
+    for m in ROW_BREAK.finditer(line):
+        out.append((line[start:m.start()], start))
+        start = m.start()
+    out.append((line[start:], start))
     return out
 
 
@@ -127,7 +152,8 @@ def _align_line(d: str, p: str):
     for x in di:
         offs.append(offs[-1] + len(x))
     res = []
-    sm = difflib.SequenceMatcher(None, di, pi, autojunk=False)
+    # past a few thousand items, popular items (spaces, quotes) are junk or difflib goes quadratic
+    sm = difflib.SequenceMatcher(None, di, pi, autojunk=len(di) > 3000)
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         toks = [x for x in pi[j1:j2] if TOKEN.fullmatch(x)]
         if not toks:
