@@ -10,6 +10,8 @@
 //!               # (see [`ServerCommand`])
 //! serve: ...    # `mcp-veil serve`: listen, auth, hosts/origins, sessions, limits
 //!               # (see [`ServeConfig`])
+//! restore: ...  # syntax-safe restore: which arguments are SQL, shell, URL
+//!               # (see [`RestoreConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -22,6 +24,7 @@ use serde::Deserialize;
 
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::mcp::restore::RestoreConfig;
 use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
 use crate::policy::{FlowsConfig, ToolRuleConfig};
@@ -45,6 +48,8 @@ pub struct Config {
     pub servers: BTreeMap<String, ServerCommand>,
     /// Settings of `mcp-veil serve` (the HTTP gateway).
     pub serve: ServeConfig,
+    /// Syntax-safe restore: which tool arguments are SQL, shell or URL text.
+    pub restore: RestoreConfig,
 }
 
 /// The documented default configuration, embedded in the binary.

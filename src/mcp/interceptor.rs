@@ -89,6 +89,7 @@ use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
 use super::flow::{FlowPolicy, RestoreKnown};
 use super::report::{Reporter, Site};
+use super::restore::RestoreRules;
 use super::schema;
 use crate::audit::{AuditLog, Direction, EventKind, Item};
 use crate::engine::{Engine, EngineError};
@@ -182,6 +183,8 @@ pub struct Interceptor {
     next_ask: AtomicU64,
     /// Messages held for a confirmation, by the confirmation request's id.
     held: Mutex<HashMap<Box<str>, Held>>,
+    /// Which arguments have a syntax restored values are escaped for (`super::restore`).
+    restore: Arc<RestoreRules>,
 }
 
 #[derive(Deserialize)]
@@ -225,7 +228,15 @@ impl Interceptor {
             host_elicits: AtomicBool::new(false),
             next_ask: AtomicU64::new(1),
             held: Mutex::new(HashMap::new()),
+            restore: Arc::new(RestoreRules::default()),
         }
+    }
+
+    /// Escapes restored values for the syntax of the arguments `rules` name (the default
+    /// rules: SQL arguments found by the heuristic of `super::restore`).
+    pub fn with_restore(mut self, rules: Arc<RestoreRules>) -> Interceptor {
+        self.restore = rules;
+        self
     }
 
     /// Writes audit events to `log` (see `super::report`).

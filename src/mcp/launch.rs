@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::interceptor::Interceptor;
+use super::restore::RestoreRules;
 use super::stdio::{self, ProxyError, ServerCommand};
 use crate::audit::AuditLog;
 use crate::config::Config;
@@ -152,7 +153,8 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
     let engine = Engine::new(Arc::new(detector), Arc::new(vault));
     Ok(Interceptor::new(engine, SessionId::random())
         .with_policy(Arc::new(policy))
-        .with_audit(audit))
+        .with_audit(audit)
+        .with_restore(Arc::new(RestoreRules::new(&config.restore))))
 }
 
 /// The `flows:`/`tools:` policy and the `audit:` log the configuration describes, shared by

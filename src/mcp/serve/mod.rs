@@ -101,6 +101,8 @@ pub struct Gateway {
     vault: Arc<dyn VaultBackend>,
     policy: Arc<dyn FlowPolicy>,
     audit: Option<Arc<crate::audit::AuditLog>>,
+    /// Which arguments restored values are escaped for (`restore:`).
+    restore: Arc<crate::mcp::restore::RestoreRules>,
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -278,7 +280,9 @@ impl Gateway {
         let policy: Arc<dyn FlowPolicy> =
             Arc::new(CountingPolicy::new(Arc::new(rules), metrics.clone()));
         let tokens = Tokens(load_tokens(&config.serve.auth)?);
+        let restore = Arc::new(crate::mcp::restore::RestoreRules::new(&config.restore));
         Ok(Gateway {
+            restore,
             serve: config.serve,
             servers: Arc::new(config.servers),
             detector: Arc::new(detector),
@@ -409,7 +413,8 @@ impl Gateway {
         let engine = Engine::new(self.detector.clone(), self.vault.clone());
         let interceptor = Interceptor::new(engine, vault_session(&map_key))
             .with_policy(self.policy.clone())
-            .with_audit(self.audit.clone());
+            .with_audit(self.audit.clone())
+            .with_restore(self.restore.clone());
         let weak = Arc::downgrade(self);
         let ended_key = map_key.clone();
         let session = Session::start(
