@@ -11,8 +11,8 @@
 //!   message whose value the session never minted whole, but whose every word (two to four) is
 //!   a NAME the session minted (or one this message mints alone), comes out as those tokens:
 //!   `first_name: Amber` → `[NAME_1]`, `last_name: Jackson` → `[NAME_2]`, then "Dear Amber
-//!   Jackson" (the model's own "Dear [NAME_1] [NAME_2]", restored and read back) →
-//!   "Dear [NAME_1] [NAME_2]", not a token the model never saw. The words are minted in the same
+//!   Jackson" (the model's own "Dear `[NAME_1] [NAME_2]`", restored and read back) →
+//!   "Dear `[NAME_1] [NAME_2]`", not a token the model never saw. The words are minted in the same
 //!   single vault call as the rest of the message. A full name minted whole before keeps its
 //!   own token.
 //! - **The same content reads the same way twice.** A message's names are recalled in the
