@@ -12,6 +12,8 @@
 //!               # (see [`ServeConfig`])
 //! surfaces: ... # scan | pass for what hosts show only to their user: elicitation, progress
 //!               # (see [`SurfacesConfig`])
+//! restore: ...  # syntax-safe restore: which arguments are SQL, shell, URL
+//!               # (see [`RestoreConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -24,6 +26,7 @@ use serde::Deserialize;
 
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::mcp::restore::RestoreConfig;
 use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
 use crate::mcp::surfaces::SurfacesConfig;
@@ -50,6 +53,8 @@ pub struct Config {
     pub serve: ServeConfig,
     /// How the server → host surfaces a host shows only to its user are scanned.
     pub surfaces: SurfacesConfig,
+    /// Syntax-safe restore: which tool arguments are SQL, shell or URL text.
+    pub restore: RestoreConfig,
 }
 
 /// The documented default configuration, embedded in the binary.

@@ -230,6 +230,17 @@ impl KeyFacts {
             keyed: keyed::kind_of_key(key),
         })
     }
+
+    /// Whether the key names a kind whose values are often written as JSON numbers: phone
+    /// numbers, card numbers, SSNs (`{"phone": 4155550132}`; `walk` scans such numbers).
+    pub(crate) fn holds_digits(&self) -> bool {
+        self.hint == Some(KeyHint::Phone)
+            || self.ssn
+            || matches!(
+                self.keyed,
+                Some(keyed::KeyedKind::Ssn | keyed::KeyedKind::Card)
+            )
+    }
 }
 
 /// One kind's finder. Implementations push candidates (possibly overlapping each other and
@@ -510,10 +521,74 @@ impl Detector {
             self.paired_names(text, cx, out);
         }
         self.keyed.find(text, facts.keyed, out);
-        if let Some(recall) = cx.recall {
+        if let Some(recall) = cx.recall
+            && !Self::names_a_thing(cx, facts)
+        {
+            let from = out.len();
             recall.find(text, out);
+            for span in &mut out[from..] {
+                self.extend_recalled(text, span);
+            }
         }
         overlap::resolve(out);
+    }
+
+    /// Whether the key (or, for a bare `name`, the key above it) says the value names an
+    /// organisation, a place or a thing (`company`, `city`, `street_address`, `company.name`).
+    /// Session recall never overrides that evidence: a surname the session learned is not a
+    /// person in a `city` cell, and what the model sees does not depend on which message came
+    /// first.
+    fn names_a_thing(cx: &FindContext<'_>, facts: &KeyFacts) -> bool {
+        match facts.hint {
+            Some(KeyHint::NotPerson) => true,
+            Some(KeyHint::PersonName { strong: false }) => cx
+                .parent_key
+                .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson)),
+            _ => false,
+        }
+    }
+
+    /// Grows a recalled name over the name words right next to it, so a given name the session
+    /// learned alone does not leave the rest of a full name visible (`健太 小林`, `Ysolde
+    /// Brackwater-Lee`): up to two words after it and one before, each separated by one space,
+    /// each one that reads as a name word (a capital or a letter of a caseless script first)
+    /// and is distinctive ([`Detector::is_distinctive_name`]: no ordinary English word or place,
+    /// so `Maria Street` and `Dear Maria` stay as they are).
+    fn extend_recalled(&self, text: &str, span: &mut Span) {
+        let name_word = |w: &str| {
+            w.chars().count() <= 30
+                && w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’' | '.'))
+                && self.structured.is_distinctive_name(w.trim_end_matches('.'))
+        };
+        let is_break = |c: char| c.is_whitespace() || ",;:!?()[]{}<>\"/|".contains(c);
+        for _ in 0..2 {
+            let rest = &text[span.end..];
+            let Some(after) = rest.strip_prefix(' ') else {
+                break;
+            };
+            let len = after.find(is_break).unwrap_or(after.len());
+            let word = after[..len].trim_end_matches(['.', '\'', '’']);
+            if word.is_empty() || !name_word(word) {
+                break;
+            }
+            span.end += 1 + word.len();
+        }
+        let before = &text[..span.start];
+        if let Some(head) = before.strip_suffix(' ') {
+            let start = head
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| is_break(c))
+                .map_or(0, |(i, c)| i + c.len_utf8());
+            let word = &head[start..];
+            if !word.is_empty() && !word.ends_with('.') && name_word(word) {
+                span.start = start;
+            }
+        }
     }
 
     /// Whether session recall is on: names are detected and `detect.names_recall` is set.

@@ -11,7 +11,7 @@
 //! Long strings skip the pass ([`ALL`]): there the recognizers' vectorised scans cost less than a
 //! byte-at-a-time loop.
 
-/// The text holds `@` (email).
+/// The text holds `@` or `%` (email; `%40` is an `@` in a URL).
 pub(crate) const AT: u8 = 1;
 /// The text holds an ASCII digit (phone, card, IBAN, SSN, IPv4).
 pub(crate) const DIGIT: u8 = 1 << 1;
@@ -35,6 +35,7 @@ static TABLE: [u8; 256] = {
         d += 1;
     }
     t[b'@' as usize] = AT;
+    t[b'%' as usize] = AT;
     t[b':' as usize] = COLON;
     t[b'[' as usize] = BRACKET;
     t[b'\n' as usize] = NEWLINE;

@@ -98,6 +98,7 @@ use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
 use super::flow::{FlowPolicy, RestoreKnown};
 use super::report::{Reporter, Site};
+use super::restore::RestoreRules;
 use super::schema;
 use super::surfaces::SurfacesConfig;
 use crate::audit::{AuditLog, Direction, EventKind, Item};
@@ -195,6 +196,8 @@ pub struct Interceptor {
     held: Mutex<HashMap<Box<str>, Held>>,
     /// How the surfaces a host shows only to its user are scanned.
     surfaces: SurfacesConfig,
+    /// Which arguments have a syntax restored values are escaped for (`super::restore`).
+    restore: Arc<RestoreRules>,
 }
 
 #[derive(Deserialize)]
@@ -239,6 +242,7 @@ impl Interceptor {
             next_ask: AtomicU64::new(1),
             held: Mutex::new(HashMap::new()),
             surfaces: SurfacesConfig::default(),
+            restore: Arc::new(RestoreRules::default()),
         }
     }
 
@@ -246,6 +250,13 @@ impl Interceptor {
     /// (the `surfaces:` section; see `super::surfaces`).
     pub fn with_surfaces(mut self, surfaces: SurfacesConfig) -> Interceptor {
         self.surfaces = surfaces;
+        self
+    }
+
+    /// Escapes restored values for the syntax of the arguments `rules` name (the default
+    /// rules: SQL arguments found by the heuristic of `super::restore`).
+    pub fn with_restore(mut self, rules: Arc<RestoreRules>) -> Interceptor {
+        self.restore = rules;
         self
     }
 

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::child_env;
 use super::interceptor::Interceptor;
+use super::restore::RestoreRules;
 use super::stdio::{self, ProxyError, ServerCommand};
 use crate::audit::AuditLog;
 use crate::config::Config;
@@ -180,7 +181,8 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
     Ok(Interceptor::new(engine, SessionId::random())
         .with_policy(Arc::new(policy))
         .with_audit(audit)
-        .with_surfaces(config.surfaces))
+        .with_surfaces(config.surfaces)
+        .with_restore(Arc::new(RestoreRules::new(&config.restore))))
 }
 
 /// The `flows:`/`tools:` policy and the `audit:` log the configuration describes, shared by

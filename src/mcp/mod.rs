@@ -31,6 +31,7 @@ pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
 mod report;
+pub mod restore;
 mod schema;
 pub mod serve;
 pub mod stdio;

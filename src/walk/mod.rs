@@ -18,6 +18,14 @@
 //! act as hints and the result stays valid JSON or CSV. A literal holding a lone surrogate escape
 //! is scanned with U+FFFD in its place, never skipped.
 //!
+//! JSON *numbers* under keys that name a kind held as digits (a phone, card, SSN or IBAN key:
+//! `{"phone": 4155550132}`, also the numbers of an array under such a key) are scanned as the
+//! same value's text would be, and what is found turns the number into a JSON **string** holding
+//! the token (`{"phone": "[PHONE_1]"}`): a token is text, so the value's type changes from number
+//! to string (`mcp/schema.rs` relaxes `outputSchema` for it). Restoring writes the value back as
+//! a string (`"4155550132"`); a server that wants a number gets a string it may refuse, which
+//! fails visibly rather than leaking. Numbers under other keys are never touched.
+//!
 //! Replacement happens in one pass per string: a restored value that happens to look like a token
 //! is written as text and never expanded again.
 
@@ -82,6 +90,8 @@ enum Content {
     Spans(Vec<(Range<usize>, usize)>),
     /// JSON literal whose decoded text is itself a document with its own pieces.
     Embedded { json: bool, pieces: Vec<Piece> },
+    /// JSON number whose text has spans replaced by slots: written as a string literal.
+    Number(Vec<(Range<usize>, usize)>),
 }
 
 impl<S> Findings<S> {
@@ -290,7 +300,16 @@ impl<'d> ValueScanner<'d> {
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
         let mut pieces = Vec::new();
-        json::for_each_string(doc, |lit, pos| {
+        json::for_each_value(doc, |lit, pos| {
+            let lit = match lit {
+                json::Literal::Str(lit) => lit,
+                json::Literal::Number(range) => {
+                    if let Some(content) = self.number_content(&doc[range.clone()], pos, depth) {
+                        pieces.push(Piece { range, content });
+                    }
+                    return;
+                }
+            };
             if lit.end - lit.start <= 2 || (depth == 0 && !lit.is_key && (self.skip)(pos)) {
                 return;
             }
@@ -322,6 +341,32 @@ impl<'d> ValueScanner<'d> {
             }
         })?;
         Ok(pieces)
+    }
+
+    /// What to replace in a JSON number (see the module doc), if anything: only under a key
+    /// that names a kind held as digits.
+    fn number_content(
+        &mut self,
+        text: &str,
+        pos: &json::Position<'_>,
+        depth: usize,
+    ) -> Option<Content> {
+        let key = pos.key()?;
+        let facts = self.key_facts(Some(key));
+        if !facts.holds_digits() {
+            return None;
+        }
+        if depth == 0 && self.paths.is_some() {
+            self.path = pos.path().into();
+        }
+        let cx = FindContext {
+            key: Some(key),
+            parent_key: pos.parent_key(),
+            recall: None,
+        };
+        let classes = prefilter::classes(text.as_bytes());
+        let spans = self.detect_classified(text, &cx, classes, &facts);
+        (!spans.is_empty()).then_some(Content::Number(spans))
     }
 
     /// What to replace inside one decoded JSON string, if anything.
@@ -642,6 +687,18 @@ fn write_piece<R: AsRef<str>>(
         Content::Embedded { json, pieces } if !json_doc => {
             write_pieces(text, pieces, *json, replacements, out)?;
         }
+        // A number is plain ASCII: its replaced text is written as a string literal.
+        Content::Number(spans) => {
+            let mut at = 0;
+            out.push('"');
+            for (range, slot) in spans {
+                out.push_str(&text[at..range.start]);
+                json::encode_body_into(replacements[*slot].as_ref(), out);
+                at = range.end;
+            }
+            out.push_str(&text[at..]);
+            out.push('"');
+        }
         Content::Spans(spans) => {
             let body = &text[1..text.len() - 1];
             // A body without escapes is its own decoded text: offsets map to themselves.
@@ -707,18 +764,6 @@ pub fn token_texts(tokens: &[Token]) -> Vec<String> {
             s
         })
         .collect()
-}
-
-/// Token texts for minted tokens written into one buffer, for [`apply`] without an allocation
-/// per token: returns the buffer and the end offset of each text in it.
-pub(crate) fn token_text_buffer(tokens: &[Token]) -> (String, Vec<usize>) {
-    let mut buf = String::with_capacity(tokens.len() * 12);
-    let mut ends = Vec::with_capacity(tokens.len());
-    for token in tokens {
-        token.write_to(&mut buf);
-        ends.push(buf.len());
-    }
-    (buf, ends)
 }
 
 #[cfg(test)]
@@ -900,6 +945,43 @@ mod tests {
         let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
         assert!(out.contains("rest,[LITERAL_"), "{out}");
         assert!(!out.contains("rest,[NAME_1]"), "{out}");
+    }
+
+    #[test]
+    fn numbers_under_digit_keys_become_token_strings() {
+        let d = Detector::with_defaults();
+        let doc = r#"{"phone": 4155550132, "card_number": 4111111111111111, "ssn": 536228146, "id": 4155550132, "n": -1.5, "phones": [4155550133, "x"], "inner": "{\"mobile\": 4155550134}"}"#;
+        let f = scan_json(&d, doc).unwrap();
+        let kinds: Vec<Kind> = f.slots.iter().map(|s| s.kind.clone()).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::Phone,
+                Kind::CreditCard,
+                Kind::UsSsn,
+                Kind::Phone,
+                Kind::Phone
+            ]
+        );
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(
+            out,
+            r#"{"phone": "[PHONE_1]", "card_number": "[CREDIT_CARD_2]", "ssn": "[US_SSN_3]", "id": 4155550132, "n": -1.5, "phones": ["[PHONE_4]", "x"], "inner": "{\"mobile\": \"[PHONE_5]\"}"}"#
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let inner: serde_json::Value = serde_json::from_str(v["inner"].as_str().unwrap()).unwrap();
+        assert_eq!(inner["mobile"], "[PHONE_5]");
+        // Restored, the value comes back as a string.
+        let back = scan_tokens_json(&out).unwrap();
+        let values: Vec<&str> = f.slots.iter().map(|s| s.value.expose().as_str()).collect();
+        let restored: serde_json::Value =
+            serde_json::from_str(&apply(&out, &back, &values).unwrap()).unwrap();
+        assert_eq!(restored["phone"], "4155550132");
+        assert_eq!(restored["ssn"], "536228146");
+        // With paths too.
+        let (f, paths) = scan_json_with_paths(&d, None, doc).unwrap();
+        assert_eq!(f.slots.len(), 5);
+        assert_eq!(&*paths[3], "phones.0");
     }
 
     #[test]

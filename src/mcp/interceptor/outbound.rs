@@ -452,31 +452,48 @@ impl Interceptor {
             };
         let token_slots = findings.map_or(&[][..], |f| &f.slots[..]);
         let token_texts: Vec<String> = token_slots.iter().map(|s| s.token.to_string()).collect();
-        let mut replacements: Vec<&str> = Vec::with_capacity(token_slots.len());
+        let mut replacements: Vec<Cow<'_, str>> = Vec::with_capacity(token_slots.len());
+        let mut is_restored: Vec<bool> = vec![false; token_slots.len()];
         let mut restored: Vec<(Option<&str>, Item<'_>)> = Vec::new();
         let mut kept: Vec<(Option<&str>, Item<'_>)> = Vec::new();
         for (i, (entry, decided)) in entries.iter().zip(&actions).enumerate() {
             let Some((action, rule)) = decided else {
                 // Minted above for a raw value: sent as a token (audited as raw_pii).
-                replacements.push(&token_texts[i]);
+                replacements.push(Cow::Borrowed(&token_texts[i]));
                 continue;
             };
             let restore = matches!(action, Action::Restore)
                 || (confirmed && matches!(action, Action::Confirm));
             match entry {
                 Some(entry) if restore => {
-                    replacements.push(entry.value.expose().as_str());
+                    replacements.push(Cow::Borrowed(entry.value.expose().as_str()));
+                    is_restored[i] = true;
                     restored.push((rule.as_deref(), Item::entry(entry)));
                     self.echo
                         .remember(entry.value.expose(), &token_slots[i].token);
                 }
                 Some(entry) => {
-                    replacements.push(&token_texts[i]);
+                    replacements.push(Cow::Borrowed(&token_texts[i]));
                     kept.push((rule.as_deref(), Item::entry(entry)));
                 }
                 // Unknown and passed (audited above as unknown_token).
-                None => replacements.push(&token_texts[i]),
+                None => replacements.push(Cow::Borrowed(&token_texts[i])),
             }
+        }
+        // Restored values escaped for the syntax of the arguments they land in; a value that
+        // cannot be denies the call.
+        if tool_call
+            && !restored.is_empty()
+            && let Err(reason) = self.restore.make_safe(
+                out.server,
+                out.name,
+                &text,
+                token_slots,
+                &mut replacements,
+                &is_restored,
+            )
+        {
+            return Ok(Step::Deny(reason));
         }
         self.audit.record(
             &self.session,
@@ -638,3 +655,6 @@ fn deny<'a>(out: &Out<'_>, reason: &str) -> Outcome<'a> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -106,6 +106,8 @@ pub struct Gateway {
     audit: Option<Arc<crate::audit::AuditLog>>,
     /// The `surfaces:` section, for every session's interceptor.
     surfaces: crate::mcp::surfaces::SurfacesConfig,
+    /// Which arguments restored values are escaped for (`restore:`).
+    restore: Arc<crate::mcp::restore::RestoreRules>,
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -285,7 +287,9 @@ impl Gateway {
         let policy: Arc<dyn FlowPolicy> =
             Arc::new(CountingPolicy::new(Arc::new(rules), metrics.clone()));
         let tokens = Tokens(load_tokens(&config.serve.auth)?);
+        let restore = Arc::new(crate::mcp::restore::RestoreRules::new(&config.restore));
         Ok(Gateway {
+            restore,
             serve: config.serve,
             servers: Arc::new(config.servers),
             detector: Arc::new(detector),
@@ -418,7 +422,8 @@ impl Gateway {
         let interceptor = Interceptor::new(engine, vault_session(&map_key))
             .with_policy(self.policy.clone())
             .with_audit(self.audit.clone())
-            .with_surfaces(self.surfaces);
+            .with_surfaces(self.surfaces)
+            .with_restore(self.restore.clone());
         let weak = Arc::downgrade(self);
         let ended_key = map_key.clone();
         let session = Session::start(
