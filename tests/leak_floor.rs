@@ -108,6 +108,10 @@ fn leak_benchmark_stays_at_or_under_the_floor() {
             "false tokens {false_pct}% > floor {MAX_FALSE_PCT}%"
         ));
     }
+    // A tool error or a proxied answer that lost content would hide leaks: none is allowed.
+    for e in report["errors"].as_array().into_iter().flatten() {
+        failures.push(format!("tool error: {}", e.as_str().unwrap_or_default()));
+    }
     let checks = report["checks"].as_array().expect("checks");
     assert!(checks.len() >= 11, "every round-trip check ran: {checks:?}");
     for c in checks {

@@ -34,12 +34,18 @@ class Pair:
         self.veil, self.command, self.env, self.stderr = veil, command, env, stderr
         self.errors = []
 
+    def pass_env(self) -> list:
+        """The variables the server needs: the proxy starts servers from a clean environment."""
+        return [a for name in ("MEMORY_FILE_PATH",) if name in self.env
+                for a in ("--pass-env", name)]
+
     async def __aenter__(self):
         self.stack = AsyncExitStack()
         direct = StdioServerParameters(command=self.command[0], args=self.command[1:],
                                        env=self.env)
         proxied = StdioServerParameters(command=self.veil,
-                                        args=["proxy", "--", *self.command], env=self.env)
+                                        args=["proxy", *self.pass_env(), "--", *self.command],
+                                        env=self.env)
         self.direct = await self._open(direct)
         self.proxied = await self._open(proxied)
         return self
@@ -72,6 +78,10 @@ class Pair:
     async def both(self, tool: str, args: dict, proxied_args: dict | None = None):
         d = await self.call(self.direct, tool, args, "direct")
         p = await self.call(self.proxied, tool, proxied_args or args, "proxied")
+        # A proxied answer far shorter than the direct one lost content (an error, a server
+        # that started without its data): that would hide leaks, so it is an error of the run.
+        if len(d) > 200 and len(p) < 0.4 * len(d):
+            self.errors.append(f"proxied: {tool}: output lost content ({len(p)} of {len(d)} bytes)")
         return d, p
 
 
