@@ -127,21 +127,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 async fn run(state: Arc<State>, from_gateway: DuplexStream) {
     let mut reader = BufReader::with_capacity(1024, from_gateway);
-    let mut line = String::new();
+    let mut buf = Vec::new();
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();
-    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-        let is_initialize = Envelope::parse(&line)
+    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut buf).await {
+        // The gateway's own output (through the interceptor): always UTF-8.
+        let Some(line) = stdio::own_line(&buf) else {
+            continue;
+        };
+        let is_initialize = Envelope::parse(line)
             .ok()
             .is_some_and(|e| e.method.as_deref() == Some("initialize"));
         if is_initialize {
             // Alone, so the session id is known before anything else is sent.
-            post(state.clone(), line.clone()).await;
+            post(state.clone(), line.to_string()).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
                 listener = Some(tokio::spawn(listen(state.clone())));
             }
-            posts.spawn(post(state.clone(), line.clone()));
+            posts.spawn(post(state.clone(), line.to_string()));
         }
         while posts.try_join_next().is_some() {}
     }

@@ -84,6 +84,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::blobs::{self, Patterns};
+use super::classify::{self, Class, Message, Side};
 use super::confirm;
 use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
@@ -96,6 +97,7 @@ use crate::vault::SessionId;
 use crate::walk;
 
 mod outbound;
+mod refuse;
 
 use outbound::{Held, Out, Shape};
 
@@ -103,8 +105,8 @@ use outbound::{Held, Out, Shape};
 /// response whose request was forgotten is tokenized whole, so forgetting is safe.
 const MAX_PENDING: usize = 65_536;
 
-/// JSON-RPC code for a message that is not JSON.
-const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC code for a message that is JSON but not a valid request.
+const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC code for parameters the layer refuses to forward.
 const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC code for the layer's own failures (tokenizing, vault).
@@ -182,6 +184,8 @@ pub struct Interceptor {
     next_ask: AtomicU64,
     /// Messages held for a confirmation, by the confirmation request's id.
     held: Mutex<HashMap<Box<str>, Held>>,
+    /// Messages refused because they could not be classified (see `refuse.rs`).
+    refused: AtomicU64,
 }
 
 #[derive(Deserialize)]
@@ -225,6 +229,7 @@ impl Interceptor {
             host_elicits: AtomicBool::new(false),
             next_ask: AtomicU64::new(1),
             held: Mutex::new(HashMap::new()),
+            refused: AtomicU64::new(0),
         }
     }
 
@@ -300,8 +305,19 @@ impl Interceptor {
     }
 
     async fn batch<'a>(&self, server: &str, msg: &'a str, from_host: bool) -> Outcome<'a> {
-        let Ok(items) = envelope::split_batch(msg) else {
-            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+        let items = match envelope::split_batch(msg) {
+            Ok(items) if !items.is_empty() => items,
+            // Not JSON, or an empty batch: nothing in it can be forwarded.
+            Ok(_) => {
+                return self
+                    .refuse(server, msg.len(), from_host, classify::Flaw::Shape)
+                    .await;
+            }
+            Err(_) => {
+                return self
+                    .refuse(server, msg.len(), from_host, classify::Flaw::NotJson)
+                    .await;
+            }
         };
         let mut forwards: Vec<Cow<'a, str>> = Vec::with_capacity(items.len());
         let mut replies: Vec<Cow<'a, str>> = Vec::new();
@@ -335,12 +351,15 @@ impl Interceptor {
     }
 
     async fn one_from_host<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
-        let Ok(env) = Envelope::parse(text) else {
-            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+        let (class, env) = match classify::classify(text, Side::Host) {
+            Ok(Message { class, env }) => (class, env),
+            Err(rejected) => return self.refuse_from_host(server, &rejected).await,
         };
-        match (env.method.as_deref(), env.id_key()) {
-            (Some(method), Some(id)) => self.host_request(server, method, id, &env, text).await,
-            (Some("notifications/cancelled"), None) => {
+        match (class, env.method.as_deref(), env.id_key()) {
+            (Class::Request, Some(method), Some(id)) => {
+                self.host_request(server, method, id, &env, text).await
+            }
+            (Class::Notification, Some("notifications/cancelled"), None) => {
                 if let Some(params) = env.params
                     && let Ok(p) = serde_json::from_str::<CancelParams<'_>>(params.get())
                 {
@@ -350,7 +369,10 @@ impl Interceptor {
                 }
                 Outcome::forward(Cow::Borrowed(text))
             }
-            (None, Some(id)) => self.host_response(server, id, &env, text).await,
+            (Class::Result | Class::Error, None, Some(id)) => {
+                self.host_response(server, id, &env, text).await
+            }
+            // Other notifications, and an error response with a null id.
             _ => Outcome::forward(Cow::Borrowed(text)),
         }
     }
@@ -369,9 +391,9 @@ impl Interceptor {
                 let Some(call) =
                     params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p).ok())
                 else {
-                    // Malformed: the server will say so; there is nothing to rehydrate.
-                    self.remember_host_request(server, id, HostRequest::ToolsCall("?".into()));
-                    return Outcome::forward(Cow::Borrowed(text));
+                    // Malformed (no name, a name that is not a string): neither the tool
+                    // policy nor the flow rules could check it, so it is not forwarded.
+                    return self.refuse_params(server, method, id);
                 };
                 let out = Out {
                     server,
@@ -386,23 +408,22 @@ impl Interceptor {
                 return self.outbound(out, text, part, false).await;
             }
             "resources/read" | "prompts/get" => {
-                let (pending, subject) = if method == "resources/read" {
-                    match params.and_then(|p| serde_json::from_str::<ReadParams>(p).ok()) {
-                        Some(p) => (HostRequest::ResourcesRead(p.uri.as_ref().into()), p.uri),
-                        None => (HostRequest::ResourcesRead("?".into()), Cow::Borrowed("?")),
-                    }
+                // Params that cannot be read (no URI or name, or one that is not a string)
+                // are not forwarded: they could carry tokens the policy never saw.
+                let parsed = if method == "resources/read" {
+                    params
+                        .and_then(|p| serde_json::from_str::<ReadParams>(p).ok())
+                        .map(|p| (HostRequest::ResourcesRead(p.uri.as_ref().into()), p.uri))
                 } else {
-                    match params.and_then(|p| serde_json::from_str::<NamedParams>(p).ok()) {
-                        Some(p) => (HostRequest::PromptsGet(p.name.as_ref().into()), p.name),
-                        None => (HostRequest::PromptsGet("?".into()), Cow::Borrowed("?")),
-                    }
+                    params
+                        .and_then(|p| serde_json::from_str::<NamedParams>(p).ok())
+                        .map(|p| (HostRequest::PromptsGet(p.name.as_ref().into()), p.name))
+                };
+                let (Some((pending, subject)), Some(p)) = (parsed, env.params) else {
+                    return self.refuse_params(server, method, id);
                 };
                 // A URI or prompt argument the model wrote may hold tokens (a tokenized
                 // resource link): restore them too, under the same policy.
-                let Some(p) = env.params else {
-                    self.remember_host_request(server, id, pending);
-                    return Outcome::forward(Cow::Borrowed(text));
-                };
                 let out = Out {
                     server,
                     method,
@@ -461,15 +482,11 @@ impl Interceptor {
     }
 
     async fn one_from_server<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
-        let Ok(env) = Envelope::parse(text) else {
-            // Not JSON (often a server logging to stdout): it cannot be scanned, so it is
-            // dropped. Its text may hold anything, so the log names only its length.
-            tracing::warn!(
-                server,
-                bytes = text.len(),
-                "dropped a server message that is not JSON"
-            );
-            return Outcome::default();
+        let env = match classify::classify(text, Side::Server) {
+            Ok(Message { env, .. }) => env,
+            // Not JSON (often a server logging to stdout) or not a JSON-RPC message: it
+            // cannot be scanned, so it never reaches the host (see `refuse.rs`).
+            Err(rejected) => return self.refuse_from_server(server, text.len(), &rejected),
         };
         match (env.method.as_deref(), env.id_key()) {
             (Some("sampling/createMessage"), Some(id)) => {

@@ -12,12 +12,14 @@
 //! - [`http_upstream`]: a remote streamable-HTTP server driven like a stdio child.
 //! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
 //!
-//! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
+//! Private helpers: `classify` (strict JSON-RPC classification), `envelope` (JSON-RPC parsing and
+//! splicing), `blobs` (binary members left
 //! alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
 //! user through elicitation), `report` (audit events), `echo` (values restored to a server are
 //! tokenized again when they come back, whether or not the detector recognises them).
 
 mod blobs;
+mod classify;
 mod confirm;
 mod echo;
 mod envelope;
