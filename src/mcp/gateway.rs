@@ -46,7 +46,9 @@ use tokio::sync::{mpsc, oneshot};
 use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
+use super::methods::Method;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use crate::shown::Shown;
 
 /// The longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -513,9 +515,12 @@ impl Gateway {
                 let public = exposed_name(server, &name);
                 if let Some((other_idx, other)) = routes.get(&public) {
                     let message = format!(
-                        "{} name `{public}` is exposed by both `{}/{other}` and `{server}/{name}`",
+                        "{} name `{}` is exposed by both `{}/{}` and `{server}/{}`",
                         kind.key().trim_end_matches('s'),
-                        self.upstreams[*other_idx].name
+                        Shown(&public),
+                        self.upstreams[*other_idx].name,
+                        Shown(other),
+                        Shown(&name),
                     );
                     if strict {
                         return Err(message);
@@ -568,7 +573,7 @@ impl Gateway {
                 return Err(why);
             }
         }
-        Err(format!("unknown name `{name}`"))
+        Err(format!("unknown name `{}`", Shown(name)))
     }
 
     fn resource_route(&self, uri: &str) -> Result<usize, String> {
@@ -847,7 +852,10 @@ impl Gateway {
             other => self.error(
                 &id,
                 -32601,
-                &format!("method `{other}` is not supported by the mcp-veil gateway"),
+                &format!(
+                    "method `{}` is not supported by the mcp-veil gateway",
+                    Method(other)
+                ),
             ),
         }
     }

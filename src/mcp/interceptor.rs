@@ -89,10 +89,12 @@ use super::confirm;
 use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
 use super::flow::{FlowPolicy, RestoreKnown};
+use super::methods;
 use super::report::{Reporter, Site};
 use super::schema;
 use crate::audit::{AuditLog, Direction, EventKind, Item};
 use crate::engine::{Engine, EngineError};
+use crate::shown::Shown;
 use crate::vault::SessionId;
 use crate::walk;
 
@@ -443,7 +445,9 @@ impl Interceptor {
             "tools/list" => HostRequest::ToolsList,
             // A task-augmented `tools/call` delivers its `CallToolResult` here.
             "tasks/result" => HostRequest::ToolsCall("tasks/result".into()),
-            other => HostRequest::Other(other.into()),
+            // Only a method the protocol defines is remembered by name: it becomes part of
+            // origins and audit lines.
+            other => HostRequest::Other(methods::known(other).unwrap_or("<unknown>").into()),
         };
         self.remember_host_request(server, id, pending);
         Outcome::forward(Cow::Borrowed(text))
@@ -634,7 +638,7 @@ impl Interceptor {
         match self.tokenize(&origin, &site, text, part, patterns).await {
             Ok(t) => Outcome::forward(t),
             Err(e) => {
-                tracing::error!(server, subject, "result withheld: {e}");
+                tracing::error!(server, subject = %Shown(subject), "result withheld: {e}");
                 Outcome::forward(Cow::Owned(envelope::error_response(
                     id,
                     INTERNAL_ERROR,
@@ -662,7 +666,7 @@ impl Interceptor {
             .tokenize_json_except(&self.session, origin, part, &skip)
             .await?;
         if !t.tokens.is_empty() {
-            tracing::debug!(origin, tokens = t.tokens.len(), "tokenized");
+            tracing::debug!(origin = %Shown(origin), tokens = t.tokens.len(), "tokenized");
             self.audit.record(
                 &self.session,
                 site,
@@ -676,7 +680,7 @@ impl Interceptor {
         }
         let member = match self.echo.apply(&t.text) {
             Some(guarded) => {
-                tracing::debug!(origin, "re-tokenized values echoed by the server");
+                tracing::debug!(origin = %Shown(origin), "re-tokenized values echoed by the server");
                 Cow::Owned(guarded)
             }
             None => t.text,

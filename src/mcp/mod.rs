@@ -28,6 +28,7 @@ pub mod gateway;
 pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
+mod methods;
 mod report;
 mod schema;
 pub mod serve;
