@@ -785,10 +785,10 @@ impl Gateway {
                 });
             }
             "tools/call" => {
-                let name = params_value
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                // No name to route by: refused, as the interceptor refuses it.
+                let Some(name) = params_value.get("name").and_then(Value::as_str) else {
+                    return self.invalid(&id);
+                };
                 match self.route(&self.tools, name) {
                     Ok((idx, original)) => {
                         let Some(msg) = with_param(&text, "name", &original) else {
@@ -803,10 +803,9 @@ impl Gateway {
                 }
             }
             "prompts/get" => {
-                let name = params_value
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                let Some(name) = params_value.get("name").and_then(Value::as_str) else {
+                    return self.invalid(&id);
+                };
                 match self.route(&self.prompts, name) {
                     Ok((idx, original)) => match with_param(&text, "name", &original) {
                         Some(msg) => self.forward_request(idx, id, &msg, false).await,
