@@ -177,12 +177,21 @@ pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'
         answers: top.result.is_some() || top.error.is_some(),
         asks: top.method.is_some(),
     };
-    let members = [top.params, top.result, top.error];
-    let clean = !top.duplicate
-        && members.iter().flatten().all(|raw| no_duplicates(raw.get()))
-        && top.extras.iter().all(|raw| no_duplicates(raw.get()));
-    if !clean {
+    if top.duplicate {
         return Err(reject(Flaw::Duplicate));
+    }
+    let members = [top.params, top.result, top.error];
+    for raw in members.iter().flatten().chain(&top.extras) {
+        if let Err(e) = strict(raw.get()) {
+            // The top level skipped this member unparsed: what else the walk can find is a
+            // string serde cannot decode (a lone surrogate escape), which nothing can scan.
+            let flaw = if e.to_string().starts_with(DUPLICATE) {
+                Flaw::Duplicate
+            } else {
+                Flaw::NotJson
+            };
+            return Err(reject(flaw));
+        }
     }
     if top.version_ok == Some(false) {
         return Err(reject(Flaw::Version));
@@ -261,10 +270,14 @@ pub(crate) fn host_refusal(rejected: &Rejected<'_>) -> String {
     )
 }
 
-/// Whether `text` (valid JSON) has no object with a member twice, at any depth.
-pub(crate) fn no_duplicates(text: &str) -> bool {
+/// The error [`Strict`] fails with on a duplicate member.
+const DUPLICATE: &str = "duplicate member";
+
+/// Walks `text` (one JSON value): an error on a member given twice in an object, at any depth,
+/// or on a string serde cannot decode.
+fn strict(text: &str) -> Result<(), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    Strict.deserialize(&mut de).is_ok()
+    Strict.deserialize(&mut de)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -439,7 +452,7 @@ impl<'de> Visitor<'de> for Strict {
         let mut seen = KeySet::default();
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             if !seen.insert(key) {
-                return Err(de::Error::custom("duplicate member"));
+                return Err(de::Error::custom(DUPLICATE));
             }
             map.next_value_seed(Strict)?;
         }
@@ -556,6 +569,10 @@ mod tests {
         assert_eq!(class("3"), Err(Flaw::NotObject));
         assert_eq!(class("{\"id\":1,"), Err(Flaw::NotJson));
         assert_eq!(class("{\"id\":1,\"result\":{}} x"), Err(Flaw::NotJson));
+        assert_eq!(
+            class(r#"{"id":1,"result":{"t":"\ud800"}}"#),
+            Err(Flaw::NotJson)
+        );
     }
 
     #[test]

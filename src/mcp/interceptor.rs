@@ -71,9 +71,17 @@
 //!
 //! If tokenizing fails (vault full, backend down), the host gets a JSON-RPC error for that
 //! request instead of the result; a failed log notification is dropped; a server response whose
-//! request the interceptor never saw is tokenized as a whole rather than passed on. A message
-//! that is not JSON is not forwarded: a server's is dropped, the host gets a parse error.
-//! Errors and logs name tokens and counts, never values.
+//! request the interceptor never saw is tokenized as a whole rather than passed on.
+//!
+//! Every message is classified strictly first (`super::classify`: request, notification, result
+//! or error; duplicate members at any depth, both `result` and `error`, a bad id and the like fit
+//! none). One that fits no class, is not JSON or not UTF-8 is never forwarded (see `refuse.rs`):
+//! from a server, the host gets a JSON-RPC error for its id when it has a usable one (the
+//! pending request is consumed), otherwise it is dropped and counted
+//! ([`Interceptor::refused`]); from the host, it is refused with a JSON-RPC error. So is a
+//! `tools/call`, `resources/read` or `prompts/get` whose params cannot be read.
+//! Errors and logs name tokens, counts and flaws, never values; names from the wire (tools,
+//! argument keys, URIs, methods) only when they are plain identifiers (`crate::shown`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
