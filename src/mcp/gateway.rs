@@ -47,9 +47,12 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot};
 
+use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
+use super::methods::Method;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use crate::shown::Shown;
 
 /// The longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -264,24 +267,29 @@ where
 
     // Host → upstreams until the host closes stdin.
     let mut reader = BufReader::new(host_in);
-    let mut line = String::new();
+    let mut buf = Vec::new();
     let result = loop {
-        match stdio::read_message(&mut reader, &mut line).await {
+        match stdio::read_message(&mut reader, &mut buf).await {
             Ok(Some(())) => {}
             Ok(None) => break Ok(()),
             Err(e) => break Err(ProxyError::Host(e)),
         }
-        if envelope::is_batch(&line) {
-            match envelope::split_batch(&line) {
-                Ok(items) => {
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            gw.refuse_host_bytes(&buf);
+            continue;
+        };
+        if envelope::is_batch(line) {
+            match envelope::split_batch(line) {
+                Ok(items) if !items.is_empty() => {
                     for item in items {
                         gw.clone().host_message(item.get().to_string()).await;
                     }
                 }
+                Ok(_) => gw.reply(envelope::error_response(None, -32600, "empty batch")),
                 Err(_) => gw.reply(envelope::error_response(None, -32700, "parse error")),
             }
         } else {
-            gw.clone().host_message(line.clone()).await;
+            gw.clone().host_message(line.to_string()).await;
         }
     };
 
@@ -511,9 +519,12 @@ impl Gateway {
                 let public = exposed_name(server, &name);
                 if let Some((other_idx, other)) = routes.get(&public) {
                     let message = format!(
-                        "{} name `{public}` is exposed by both `{}/{other}` and `{server}/{name}`",
+                        "{} name `{}` is exposed by both `{}/{}` and `{server}/{}`",
                         kind.key().trim_end_matches('s'),
-                        self.upstreams[*other_idx].name
+                        Shown(&public),
+                        self.upstreams[*other_idx].name,
+                        Shown(other),
+                        Shown(&name),
                     );
                     if strict {
                         return Err(message);
@@ -566,7 +577,7 @@ impl Gateway {
                 return Err(why);
             }
         }
-        Err(format!("unknown name `{name}`"))
+        Err(format!("unknown name `{}`", Shown(name)))
     }
 
     fn resource_route(&self, uri: &str) -> Result<usize, String> {
@@ -582,11 +593,48 @@ impl Gateway {
         }
     }
 
+    /// A host line that is not UTF-8: refused (with its id when the lossy text has one).
+    fn refuse_host_bytes(&self, bytes: &[u8]) {
+        let lossy = String::from_utf8_lossy(bytes);
+        let id = match classify::classify(&lossy, Side::Host) {
+            Ok(m) => m.env.id_key(),
+            Err(r) => r.id,
+        };
+        self.refuse_host(&Rejected {
+            flaw: Flaw::NotUtf8,
+            id,
+            answers: false,
+            asks: true,
+        });
+    }
+
+    /// A host message that could not be classified: the host gets an error, and a server
+    /// waiting on the refused answer gets one too.
+    fn refuse_host(&self, rejected: &Rejected<'_>) {
+        self.interceptor.count_refused();
+        tracing::warn!(
+            flaw = %rejected.flaw,
+            "a host message was not forwarded: it is not a valid JSON-RPC message"
+        );
+        if rejected.answers
+            && let Some(id) = rejected.id
+            && let Some((idx, original)) = lock(&self.server_requests).remove(id)
+        {
+            self.upstreams[idx].send(envelope::error_response(
+                Some(&original),
+                -32600,
+                "mcp-veil: the client's reply was withheld: it is not a valid JSON-RPC message",
+            ));
+            return;
+        }
+        self.reply(classify::host_refusal(rejected));
+    }
+
     /// One message (not a batch) from the host.
     async fn host_message(self: Arc<Self>, text: String) {
-        let Ok(env) = Envelope::parse(&text) else {
-            self.reply(envelope::error_response(None, -32700, "parse error"));
-            return;
+        let env = match classify::classify(&text, Side::Host) {
+            Ok(m) => m.env,
+            Err(rejected) => return self.refuse_host(&rejected),
         };
         let id = env.id_key().map(str::to_string);
         match (env.method.as_deref(), id) {
@@ -741,10 +789,10 @@ impl Gateway {
                 });
             }
             "tools/call" => {
-                let name = params_value
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                // No name to route by: refused, as the interceptor refuses it.
+                let Some(name) = params_value.get("name").and_then(Value::as_str) else {
+                    return self.invalid(&id);
+                };
                 match self.route(&self.tools, name) {
                     Ok((idx, original)) => {
                         let Some(msg) = with_param(&text, "name", &original) else {
@@ -759,10 +807,9 @@ impl Gateway {
                 }
             }
             "prompts/get" => {
-                let name = params_value
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                let Some(name) = params_value.get("name").and_then(Value::as_str) else {
+                    return self.invalid(&id);
+                };
                 match self.route(&self.prompts, name) {
                     Ok((idx, original)) => match with_param(&text, "name", &original) {
                         Some(msg) => self.forward_request(idx, id, &msg, false).await,
@@ -808,7 +855,10 @@ impl Gateway {
             other => self.error(
                 &id,
                 -32601,
-                &format!("method `{other}` is not supported by the mcp-veil gateway"),
+                &format!(
+                    "method `{}` is not supported by the mcp-veil gateway",
+                    Method(other)
+                ),
             ),
         }
     }
@@ -878,9 +928,9 @@ impl Gateway {
     async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, stdout: R) {
         let name = self.upstreams[idx].name.clone();
         let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
+        let mut line = Vec::new();
         while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-            let outcome = self.interceptor.from_server(&name, &line).await;
+            let outcome = self.interceptor.from_server_bytes(&name, &line).await;
             if let Some(reply) = outcome.reply {
                 self.upstreams[idx].send(reply);
             }

@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex};
 use base64::Engine as _;
 use futures::StreamExt;
 use serde_json::Value;
+use sse_stream::SseStream;
 use tokio::io::{BufReader, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -127,21 +128,25 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 async fn run(state: Arc<State>, from_gateway: DuplexStream) {
     let mut reader = BufReader::with_capacity(1024, from_gateway);
-    let mut line = String::new();
+    let mut buf = Vec::new();
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();
-    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-        let is_initialize = Envelope::parse(&line)
+    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut buf).await {
+        // The gateway's own output (through the interceptor): always UTF-8.
+        let Some(line) = stdio::own_line(&buf) else {
+            continue;
+        };
+        let is_initialize = Envelope::parse(line)
             .ok()
             .is_some_and(|e| e.method.as_deref() == Some("initialize"));
         if is_initialize {
             // Alone, so the session id is known before anything else is sent.
-            post(state.clone(), line.clone()).await;
+            post(state.clone(), line.to_string()).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
                 listener = Some(tokio::spawn(listen(state.clone())));
             }
-            posts.spawn(post(state.clone(), line.clone()));
+            posts.spawn(post(state.clone(), line.to_string()));
         }
         while posts.try_join_next().is_some() {}
     }
@@ -324,13 +329,9 @@ async fn post(state: Arc<State>, msg: String) {
         .is_some_and(|t| t.starts_with("text/event-stream"));
     let mut answered = false;
     if is_sse {
-        let mut events = SseParser::default();
-        let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
-            let Ok(chunk) = chunk else { break };
-            for data in events.push(&chunk) {
-                answered |= deliver(&state, id.as_deref(), method.as_deref(), data);
-            }
+        let mut events = std::pin::pin!(event_data(response.bytes_stream()));
+        while let Some(data) = events.next().await {
+            answered |= deliver(&state, id.as_deref(), method.as_deref(), data);
         }
     } else {
         match response.text().await {
@@ -348,7 +349,9 @@ async fn post(state: Arc<State>, msg: String) {
 
 /// Passes one message from the server to the gateway; true when it answers `id`.
 fn deliver(state: &State, id: Option<&str>, method: Option<&str>, text: String) -> bool {
-    let text = text.trim().to_string();
+    // One line: the gateway reads newline-delimited messages (an SSE event's data lines, a
+    // pretty-printed JSON body).
+    let text = one_line(&text);
     let mut answers = false;
     if let Ok(env) = Envelope::parse(&text)
         && env.method.is_none()
@@ -387,43 +390,41 @@ async fn listen(state: Arc<State>) {
     if !response.status().is_success() {
         return;
     }
-    let mut events = SseParser::default();
-    let mut body = response.bytes_stream();
-    while let Some(Ok(chunk)) = body.next().await {
-        for data in events.push(&chunk) {
-            deliver(&state, None, None, data);
-        }
+    let mut events = std::pin::pin!(event_data(response.bytes_stream()));
+    while let Some(data) = events.next().await {
+        deliver(&state, None, None, data);
     }
 }
 
-/// An incremental `text/event-stream` parser that yields each event's `data`.
-#[derive(Debug, Default)]
-pub struct SseParser {
-    buf: Vec<u8>,
-    data: String,
-}
-
-impl SseParser {
-    /// Feeds bytes; returns the data of every event they complete.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
-        self.buf.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        while let Some(end) = memchr::memchr(b'\n', &self.buf) {
-            let line: Vec<u8> = self.buf.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    out.push(std::mem::take(&mut self.data));
-                }
-            } else if let Some(d) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
-                }
-                self.data.push_str(d.strip_prefix(' ').unwrap_or(d));
+/// The `data` of each event of an SSE body, as it arrives.
+///
+/// Framing is `sse_stream`'s (the parser rmcp uses): `data:` lines of one event joined with
+/// `\n`, comments, `event:`, `id:` and `retry:` read and set aside, CR, LF and CRLF line ends.
+/// A line the parser refuses costs the rest of its chunk, never the stream; an event without
+/// data yields nothing.
+fn event_data<S, E>(body: S) -> impl futures::Stream<Item = String>
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, E>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    SseStream::from_bytes_stream(body).filter_map(|event| async move {
+        match event {
+            Ok(event) => event.data.filter(|d| !d.trim().is_empty()),
+            Err(e) => {
+                tracing::debug!("skipped a malformed event-stream line: {e}");
+                None
             }
         }
-        out
+    })
+}
+
+/// `text` on one line: JSON allows line breaks only between tokens, where a space is the same.
+fn one_line(text: &str) -> String {
+    let text = text.trim();
+    if text.contains(['\n', '\r']) {
+        text.replace(['\n', '\r'], " ")
+    } else {
+        text.to_string()
     }
 }
 
@@ -432,14 +433,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sse_events_split_across_chunks() {
-        let mut p = SseParser::default();
-        assert!(
-            p.push(b"event: message\r\nid: 1\r\ndata: {\"a\"")
-                .is_empty()
-        );
-        let got = p.push(b":1}\r\n\r\n: comment\n\ndata: x\ndata: y\n\n");
-        assert_eq!(got, vec!["{\"a\":1}".to_string(), "x\ny".to_string()]);
+    fn sse_events_follow_the_spec() {
+        let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = [
+            &b"event: message\r\nid: 1\r\nretry: 10\r\ndata: {\"a\""[..],
+            b":1}\r\n\r\n: comment\n\ndata: {\"b\":\ndata: [1,\ndata: 2]}\n\n",
+            b"data:{}\r\rid: 3\n\n",
+        ]
+        .into_iter()
+        .map(|c| Ok(bytes::Bytes::from_static(c)))
+        .collect();
+        let got: Vec<String> =
+            futures::executor::block_on(event_data(futures::stream::iter(chunks)).collect());
+        assert_eq!(got, vec!["{\"a\":1}", "{\"b\":\n[1,\n2]}", "{}"]);
+        assert_eq!(one_line(&got[1]), "{\"b\": [1, 2]}");
     }
 
     #[test]

@@ -15,13 +15,14 @@
 //! - [`surfaces`]: which members of lists, `initialize`, completion, progress and elicitation
 //!   are scanned and which pass as identifiers, and the `surfaces:` settings.
 //!
-//! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
-//! alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
+//! Private helpers: `classify` (strict JSON-RPC classification), `envelope` (JSON-RPC parsing and
+//! splicing), `blobs` (binary members left alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
 //! user through elicitation), `report` (audit events), `echo` (values restored to a server are
 //! tokenized again when they come back, whether or not the detector recognises them).
 
 mod blobs;
 pub mod child_env;
+mod classify;
 mod confirm;
 mod echo;
 mod envelope;
@@ -30,6 +31,7 @@ pub mod gateway;
 pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
+mod methods;
 mod report;
 pub mod restore;
 mod schema;

@@ -203,22 +203,31 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
-/// Reads newline-delimited messages; `None` at end of input. Blank lines are skipped.
+/// Reads newline-delimited messages as bytes; `None` at end of input. Blank lines are skipped.
+///
+/// Bytes, not text: a line that is not UTF-8 is one bad message for the interceptor to refuse
+/// (see [`Interceptor::from_server_bytes`]), never an error that ends the relay.
 pub(crate) async fn read_message<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-    buf: &mut String,
+    buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<()>> {
     loop {
         buf.clear();
-        if reader.read_line(buf).await? == 0 {
+        if reader.read_until(b'\n', buf).await? == 0 {
             return Ok(None);
         }
-        let trimmed = buf.trim_end_matches(['\n', '\r']).len();
-        buf.truncate(trimmed);
-        if !buf.trim().is_empty() {
+        while buf.last().is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+            buf.pop();
+        }
+        if !buf.iter().all(u8::is_ascii_whitespace) {
             return Ok(Some(()));
         }
     }
+}
+
+/// A line the layer wrote itself (always UTF-8); `None` for anything else.
+pub(crate) fn own_line(buf: &[u8]) -> Option<&str> {
+    std::str::from_utf8(buf).ok()
 }
 
 /// Runs the proxy on the process's stdin/stdout until the host disconnects or the server dies.
@@ -267,9 +276,9 @@ where
         let name = name.to_string();
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
+            let mut line = Vec::new();
             while let Ok(Some(())) = read_message(&mut reader, &mut line).await {
-                let outcome = interceptor.from_server(&name, &line).await;
+                let outcome = interceptor.from_server_bytes(&name, &line).await;
                 if let Some(f) = outcome.forward {
                     let _ = to_host.send(f.into_owned());
                 }
@@ -287,14 +296,14 @@ where
         let name = name.to_string();
         async move {
             let mut reader = BufReader::new(host_in);
-            let mut line = String::new();
+            let mut line = Vec::new();
             loop {
                 match read_message(&mut reader, &mut line).await {
                     Ok(Some(())) => {}
                     Ok(None) => return Ok(()),
                     Err(e) => return Err(ProxyError::Host(e)),
                 }
-                let outcome = interceptor.from_host(&name, &line).await;
+                let outcome = interceptor.from_host_bytes(&name, &line).await;
                 if let Some(f) = outcome.forward {
                     let _ = to_server.send(f.into_owned());
                 }

@@ -4,7 +4,8 @@
 //! given, that `text` is the value that session's k-th value should restore to:
 //! `EMP-{session:04}{k:04}`), `hang` never answers, `crash` starts an event stream and breaks
 //! the connection, `stream` sends a log event holding a raw value and its result only after
-//! [`Echo::release`]. It counts calls, checked restorations, mismatches and cancellations.
+//! [`Echo::release`], `multiline` answers with one SSE event whose data spans several `data:`
+//! lines (holding a raw value). It counts calls, checked restorations, mismatches and cancellations.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -118,6 +119,7 @@ async fn handle(
                     {"name": "hang", "inputSchema": schema},
                     {"name": "crash", "inputSchema": schema},
                     {"name": "stream", "inputSchema": schema},
+                    {"name": "multiline", "inputSchema": schema},
                 ]}),
             )
         }
@@ -151,6 +153,18 @@ async fn handle(
                     (
                         [(header::CONTENT_TYPE, "text/event-stream")],
                         Body::from_stream(futures::StreamExt::chain(first, last)),
+                    )
+                        .into_response()
+                }
+                Some("multiline") => {
+                    // One event, its data split over several `data:` lines, after a comment
+                    // and `retry:`/`id:` fields (all valid SSE).
+                    let event = format!(
+                        ": keep-alive\nretry: 1000\nid: 7\nevent: message\ndata: {{\"jsonrpc\": \"2.0\",\ndata: \"id\": {id},\ndata: \"result\": {{\"content\": [{{\"type\": \"text\",\ndata:  \"text\": \"multi EMP-00990002\"}}]}}}}\n\n"
+                    );
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        Body::from(event),
                     )
                         .into_response()
                 }

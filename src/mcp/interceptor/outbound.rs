@@ -31,6 +31,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::flow::{Outbound, RawUse, TokenUse};
 use crate::mcp::report::Site;
 use crate::policy::{Action, CallVerdict, Cause, Confirmation, Denial, RawAction};
+use crate::shown::Shown;
 use crate::token::Token;
 use crate::vault::MintRequest;
 use crate::walk;
@@ -143,12 +144,12 @@ impl Interceptor {
                 Outcome::forward(text)
             }
             Ok(Step::Deny(reason)) => {
-                tracing::warn!(destination = out.destination(), "not forwarded: {reason}");
+                tracing::warn!(destination = %Shown(&out.destination()), "not forwarded: {reason}");
                 deny(&out, &reason)
             }
             Ok(Step::Ask(confirmation)) => self.ask(out, whole, part, confirmation),
             Err(e) => {
-                tracing::error!(destination = out.destination(), "cannot restore: {e}");
+                tracing::error!(destination = %Shown(&out.destination()), "cannot restore: {e}");
                 let message = format!("mcp-veil: cannot restore the values: {e}");
                 match out.shape {
                     Shape::Reply => Outcome::forward(Cow::Owned(envelope::error_response(
@@ -194,7 +195,7 @@ impl Interceptor {
                 rule.as_deref(),
                 &items,
             );
-            tracing::warn!(destination = out.destination(), "not forwarded: {reason}");
+            tracing::warn!(destination = %Shown(&out.destination()), "not forwarded: {reason}");
             return deny(&out, &reason);
         }
         let n = self
@@ -203,7 +204,7 @@ impl Interceptor {
         let ask_id = confirm::request_id(n);
         let request = confirm::request(&ask_id, &confirmation);
         tracing::info!(
-            destination = out.destination(),
+            destination = %Shown(&out.destination()),
             "asking the user to confirm"
         );
         self.hold(
@@ -272,7 +273,7 @@ impl Interceptor {
                     held.confirmation.destination,
                     causes(&held.confirmation)
                 );
-                tracing::warn!(destination = out.destination(), "not forwarded: {reason}");
+                tracing::warn!(destination = %Shown(&out.destination()), "not forwarded: {reason}");
                 let o = deny(&out, &reason);
                 Outcome {
                     forward: o.forward.map(|f| Cow::Owned(f.into_owned())),
@@ -518,7 +519,7 @@ impl Interceptor {
         );
         let new = walk::apply(&text, findings, &replacements)?;
         tracing::debug!(
-            destination = out.destination(),
+            destination = %Shown(&out.destination()),
             tokens = count,
             "rehydrated"
         );

@@ -90,9 +90,12 @@ impl Session {
         tokio::spawn(async move {
             // Small: the pipe is in memory, and an idle session should cost little.
             let mut lines = BufReader::with_capacity(1024, host_out_r);
-            let mut line = String::new();
+            let mut line = Vec::new();
             while let Ok(Some(())) = stdio::read_message(&mut lines, &mut line).await {
-                reader.dispatch(&line);
+                // The gateway's own output: always UTF-8.
+                if let Some(text) = stdio::own_line(&line) {
+                    reader.dispatch(text);
+                }
             }
             reader.end();
             on_end();
