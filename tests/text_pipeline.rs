@@ -129,3 +129,50 @@ fn redact_and_a_tool_result_give_the_same_tokens() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[derive(serde::Deserialize)]
+struct Case {
+    note: String,
+    text: String,
+    /// Values that must not come out in the clear.
+    hidden: Vec<String>,
+    /// Text that must come out as it was (organisations, places, structure).
+    kept: Vec<String>,
+}
+
+/// `tests/data/text_cases.jsonl`: structure inside text (reprs, CSV with and without a header,
+/// tables, person slots), each read alone and inside a tool result, with the same output.
+#[test]
+fn structure_inside_text() {
+    let data = include_str!("data/text_cases.jsonl");
+    let mut failures = Vec::new();
+    for line in data.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Case = serde_json::from_str(line).expect("valid case line");
+        let engine = Engine::new(
+            Arc::new(Detector::with_defaults()),
+            Arc::new(MemoryVault::default()),
+        );
+        let alone = block_on(engine.tokenize_text(&SessionId::new("a"), "t/t", &case.text))
+            .unwrap()
+            .text
+            .into_owned();
+        let proxied = through_a_tool_result(&case.text);
+        if alone != proxied {
+            failures.push(format!(
+                "{}: alone and in a tool result differ\n  alone:  {alone:?}\n  result: {proxied:?}",
+                case.note
+            ));
+        }
+        for v in &case.hidden {
+            if proxied.contains(v.as_str()) {
+                failures.push(format!("{}: {v:?} leaked: {proxied:?}", case.note));
+            }
+        }
+        for v in &case.kept {
+            if !proxied.contains(v.as_str()) {
+                failures.push(format!("{}: {v:?} was changed: {proxied:?}", case.note));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -229,6 +229,12 @@ impl KeyFacts {
         self.hint.is_none() && !self.ssn && self.keyed.is_none()
     }
 
+    /// Whether the key's values count for column evidence (`walk/columns.rs`): a key that
+    /// says nothing or names people; not an organisation, place, address or phone key.
+    pub(crate) fn takes_column_evidence(&self) -> bool {
+        matches!(self.hint, None | Some(KeyHint::PersonName { .. }))
+    }
+
     /// Whether the key names organisations, places or things (`company`, `city`).
     pub(crate) fn is_not_person(&self) -> bool {
         self.hint == Some(KeyHint::NotPerson)

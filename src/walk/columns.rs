@@ -39,14 +39,6 @@ pub(super) struct Columns {
     open: Vec<(usize, Range<usize>, Option<Box<str>>)>,
 }
 
-/// Whether values under `key` count for column evidence: a key that says nothing, a bare
-/// `name`/`cn`, or a key that names people outright (whose values are names without
-/// evidence, but which makes its records records of people); an organisation, place,
-/// address or phone key never.
-pub(super) fn may_take_evidence(key: &str) -> bool {
-    matches!(key_hint(key), None | Some(KeyHint::PersonName { .. }))
-}
-
 impl Columns {
     /// Notes a value of `key` under `parent`: whether a name covers most of it, or else
     /// whether it is shaped like one (`open`, with its literal's range).
@@ -135,15 +127,5 @@ mod tests {
         c.note(None, "status", false, Some((9..10, None)));
         let got: Vec<_> = c.names().map(|(r, _)| r).collect();
         assert_eq!(got, vec![(2..3)]);
-    }
-
-    #[test]
-    fn keys_that_take_evidence() {
-        assert!(may_take_evidence("Name"));
-        assert!(may_take_evidence("handle"));
-        assert!(!may_take_evidence("company"));
-        assert!(!may_take_evidence("city"));
-        assert!(!may_take_evidence("email"));
-        assert!(may_take_evidence("first_name"));
     }
 }

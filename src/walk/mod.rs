@@ -321,7 +321,8 @@ impl<'d> ValueScanner<'d> {
             };
             if !lit.is_key
                 && let Some(key) = cx.key
-                && columns::may_take_evidence(key)
+                && pos.in_record()
+                && self.key_facts(Some(key)).takes_column_evidence()
             {
                 let is_name = match &content {
                     Some(Content::Spans(spans)) => columns::covers_name(

@@ -385,7 +385,7 @@ impl ValueScanner<'_> {
             };
             if !lit.is_key
                 && let Some(key) = key
-                && columns::may_take_evidence(key)
+                && self.key_facts(Some(key)).takes_column_evidence()
             {
                 let is_name = columns::covers_name(
                     value,
