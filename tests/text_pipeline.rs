@@ -176,3 +176,89 @@ fn structure_inside_text() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+mod shapes_never_break {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Fragments of every shape the text pipeline reads: reprs, tables, CSV, slots, markup.
+    fn shaped_text() -> impl Strategy<Value = String> {
+        let pieces = prop::sample::select(vec![
+            "[",
+            "]",
+            "{",
+            "}",
+            "(",
+            ")",
+            "'",
+            "\"",
+            "\\",
+            "\\'",
+            ":",
+            ",",
+            ";",
+            "\t",
+            "\n",
+            "|",
+            "---",
+            "+--",
+            " ",
+            "Amber",
+            "Holt",
+            "美咲",
+            "ø",
+            "None",
+            "True",
+            "first_name",
+            "name",
+            "city",
+            "Author: ",
+            "From: ",
+            "<",
+            ">",
+            "a@x.io",
+            "<tr>",
+            "<th>",
+            "<td>",
+            "</td>",
+            "^3f2a9c1 ",
+            "2024-01-01",
+            ";CN=",
+            "N:",
+            "FN:",
+            "cn: ",
+            "=",
+            "%40",
+            "%20",
+            "1",
+            "42",
+            "x",
+        ]);
+        prop::collection::vec(pieces, 0..40).prop_map(|v| v.concat())
+    }
+
+    fn engine() -> Engine {
+        Engine::new(
+            Arc::new(Detector::with_defaults()),
+            Arc::new(MemoryVault::default()),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn tokenize_then_restore_is_exact(text in shaped_text()) {
+            let e = engine();
+            let s = SessionId::new("p");
+            let t = block_on(e.tokenize_text(&s, "p/p", &text)).unwrap();
+            let back = block_on(e.rehydrate_text(&s, &t.text)).unwrap();
+            prop_assert_eq!(back.as_ref(), text.as_str());
+            let doc = serde_json::json!({"content": [{"type": "text", "text": &text}]}).to_string();
+            let t = block_on(e.tokenize_json(&s, "p/p", &doc)).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&t.text).unwrap();
+            prop_assert!(v["content"][0]["text"].is_string());
+            let back = block_on(e.rehydrate_json(&s, &t.text)).unwrap();
+            prop_assert_eq!(back.as_ref(), doc.as_str());
+        }
+    }
+}
