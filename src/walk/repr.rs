@@ -58,7 +58,9 @@ struct Frame<'t> {
 }
 
 /// Calls `visit(literal, key, parent key)` for each string literal of the repr `text`, in
-/// order; keys are visited with `is_key` set and no key. Returns [`NotRepr`] (possibly after
+/// order, and for each number and bare word that is no constant (`None`, `True`) and no call
+/// (`Decimal(..)`), with the range of its text as `body`; keys are visited with `is_key` set
+/// and no key. Returns [`NotRepr`] (possibly after
 /// some visits, which the caller discards) when `text` is no repr.
 pub(super) fn for_each_string<'t>(
     text: &'t str,
@@ -143,17 +145,34 @@ pub(super) fn for_each_string<'t>(
                 {
                     frame.key = Some(word);
                     i = j + 1;
+                } else if b.get(j) != Some(&b'(') && !is_constant(word) {
+                    // Any other bare word is scanned as a value (fail closed).
+                    let lit = Literal {
+                        body: start..i,
+                        escaped: false,
+                        is_key: false,
+                    };
+                    element(text, &mut frames, &mut i, lit, &mut visit)?;
                 }
             }
             c if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.') => {
                 if frames.is_empty() {
                     return Err(NotRepr);
                 }
+                let start = i;
                 while i < b.len()
                     && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'.' | b'_' | b'-' | b'+'))
                 {
                     i += 1;
                 }
+                // A number is a value like a string (`{'phone': 4155550132}`), scanned under
+                // its key.
+                let lit = Literal {
+                    body: start..i,
+                    escaped: false,
+                    is_key: false,
+                };
+                element(text, &mut frames, &mut i, lit, &mut visit)?;
             }
             _ => return Err(NotRepr),
         }
@@ -204,6 +223,25 @@ fn element<'t>(
     };
     visit(&lit, key, parent);
     Ok(())
+}
+
+/// The bare words of Python and JavaScript literals that hold nothing.
+fn is_constant(word: &str) -> bool {
+    matches!(
+        word,
+        "None"
+            | "True"
+            | "False"
+            | "null"
+            | "true"
+            | "false"
+            | "undefined"
+            | "NaN"
+            | "Infinity"
+            | "inf"
+            | "nan"
+            | "Ellipsis"
+    )
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -317,13 +355,22 @@ mod tests {
             "[{'id': 1, 'first_name': 'Amber', 'note': None, 'ok': True, 'd': Decimal('1.5')}, {'first_name': \"O'Neil\", 't': ('a', -2.5e3)}]",
         )
         .unwrap();
-        let values: Vec<_> = got.iter().filter(|s| !s.2).collect();
-        assert_eq!(values[0].0, "Amber");
-        assert_eq!(values[0].1.as_deref(), Some("first_name"));
-        assert_eq!(values[1].0, "1.5");
-        assert_eq!(values[1].1.as_deref(), Some("d"));
-        assert_eq!(values[2].0, "O'Neil");
-        assert_eq!(values[3].1.as_deref(), Some("t"));
+        let values: Vec<(&str, Option<&str>)> = got
+            .iter()
+            .filter(|s| !s.2)
+            .map(|s| (s.0.as_str(), s.1.as_deref()))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("1", Some("id")),
+                ("Amber", Some("first_name")),
+                ("1.5", Some("d")),
+                ("O'Neil", Some("first_name")),
+                ("a", Some("t")),
+                ("-2.5e3", Some("t")),
+            ]
+        );
     }
 
     #[test]
@@ -333,7 +380,8 @@ mod tests {
             got,
             [
                 ("Amber".into(), Some("first_name".into()), false),
-                ("x".into(), Some("tags".into()), false)
+                ("x".into(), Some("tags".into()), false),
+                ("1".into(), Some("n".into()), false)
             ]
         );
     }

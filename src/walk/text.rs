@@ -362,7 +362,9 @@ impl ValueScanner<'_> {
     fn repr_pieces(&mut self, text: &str) -> Option<Vec<Piece>> {
         let mut pieces = Vec::new();
         let mut columns = columns::Columns::default();
+        let mut bodies = Vec::new();
         let read = repr::for_each_string(text, |lit, key, parent_key| {
+            bodies.push(lit.body.clone());
             let body = &text[lit.body.clone()];
             let decoded;
             let (value, map): (&str, Option<&[usize]>) = if lit.escaped {
@@ -410,6 +412,25 @@ impl ValueScanner<'_> {
         });
         if read.is_err() {
             return None;
+        }
+        // Token-shaped text outside the literals (`[[EMAIL_1], 'x']` reads as a list holding
+        // a bare word) is neutralised as it is anywhere else (fail closed).
+        let mut outside = false;
+        for found in crate::token::find_tokens(text) {
+            if !bodies
+                .iter()
+                .any(|b| b.start <= found.start && found.end <= b.end)
+            {
+                let slot = self.push_slot(Kind::Literal, &text[found.start..found.end]);
+                pieces.push(Piece {
+                    range: found.start..found.end,
+                    content: Content::Slot(slot),
+                });
+                outside = true;
+            }
+        }
+        if outside {
+            pieces.sort_by_key(|p| p.range.start);
         }
         // Column evidence: clean strings in columns of names (`'Name': '美咲 小林'`).
         let before = pieces.len();
