@@ -151,7 +151,7 @@ impl ValueScanner<'_> {
             cells: Vec::new(),
         };
         let stopped = csv.for_each_cell(text, |range, column| table.cells.push((range, column)));
-        self.table_pieces(text, table, stopped..text.len())
+        self.table_pieces(text, table, 0..stopped, stopped..text.len())
     }
 
     /// The pieces of CSV text without a header: the text is read as plain text (no column
@@ -253,7 +253,7 @@ impl ValueScanner<'_> {
         let mut at = 0;
         for (table, range) in found.tables {
             let gap = at..range.start.max(at);
-            pieces.extend(self.table_pieces(text, table, gap));
+            pieces.extend(self.table_pieces(text, table, range.clone(), gap));
             at = range.end.max(at);
         }
         if at < text.len() {
@@ -282,8 +282,31 @@ impl ValueScanner<'_> {
         &mut self,
         text: &str,
         table: Table<'_>,
+        within: Range<usize>,
         rest: Range<usize>,
     ) -> Vec<Piece> {
+        // What lies between the cells (a header line, tag attributes, a caption) is read as
+        // plain text when it holds a letter or digit (fail closed); delimiters do not.
+        let mut gaps = Vec::new();
+        let mut at = within.start;
+        for (range, _) in &table.cells {
+            if range.start > at {
+                gaps.push(at..range.start);
+            }
+            at = at.max(range.end);
+        }
+        if within.end > at {
+            gaps.push(at..within.end);
+        }
+        let mut outside = Vec::new();
+        for gap in gaps {
+            if text[gap.clone()]
+                .bytes()
+                .any(|c| c.is_ascii_alphanumeric() || c >= 0x80)
+            {
+                outside.extend(self.plain_pieces(text, gap));
+            }
+        }
         let columns = table
             .headers
             .len()
@@ -349,6 +372,7 @@ impl ValueScanner<'_> {
                 }
             }
         }
+        pieces.extend(outside);
         if rest.start < rest.end {
             let plain = self.plain_pieces(text, rest);
             pieces.extend(plain);
