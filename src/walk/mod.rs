@@ -13,10 +13,13 @@
 //! JSON is rewritten in place (see `json`): literals are decoded only to be scanned; the
 //! replacements are spliced into the raw (escaped) literal and encoded on their own, so every other
 //! byte, escapes included, is copied exactly, and a document with no findings is returned
-//! borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return JSON as
-//! text) or CSV with a header row are rewritten with their own structure, so key and column names
-//! act as hints and the result stays valid JSON or CSV. A literal holding a lone surrogate escape
-//! is scanned with U+FFFD in its place, never skipped.
+//! borrowed, without a copy. Every text, a plain document or a JSON string, goes through one
+//! pipeline (`text`): text that holds JSON (MCP servers often return JSON as text), CSV with a
+//! header that names columns, a Markdown, HTML or ASCII table, or a Python/JavaScript literal
+//! repr is rewritten with its own structure, so key and column names act as hints and the
+//! result stays valid; person slots, labels and `key=value` pairs count inside a tool result's
+//! text as in a file. A literal holding a lone surrogate escape is scanned with U+FFFD in its
+//! place, never skipped.
 //!
 //! Replacement happens in one pass per string: a restored value that happens to look like a token
 //! is written as text and never expanded again.
@@ -163,8 +166,10 @@ pub fn scan_json_with_paths(
     ))
 }
 
-/// Scans text for values to tokenize. Text that is a JSON document or CSV with a header row is
-/// scanned with its structure (and stays valid after [`apply`]).
+/// Scans text for values to tokenize. Text that is a JSON document, CSV with a header row, a
+/// table or a literal repr is scanned with its structure (and stays valid after [`apply`]);
+/// the same text inside a JSON string under a key that says nothing about it (`text`) is
+/// scanned the same way.
 ///
 /// `cx.recall` (the session's recalled names) applies to every piece, structured or not.
 pub fn scan_text<'d>(
