@@ -29,6 +29,7 @@ pub mod overlap;
 mod phone;
 pub(crate) mod prefilter;
 pub mod recall;
+mod slots;
 mod structured;
 
 use std::fmt;
@@ -222,6 +223,23 @@ pub(crate) struct KeyFacts {
 }
 
 impl KeyFacts {
+    /// Whether the key says nothing about its value (no hint, no SSN key, no keyed kind):
+    /// its value is read as text (`walk/text.rs`).
+    pub(crate) fn is_silent(&self) -> bool {
+        self.hint.is_none() && !self.ssn && self.keyed.is_none()
+    }
+
+    /// Whether the key's values count for column evidence (`walk/columns.rs`): a key that
+    /// says nothing or names people; not an organisation, place, address or phone key.
+    pub(crate) fn takes_column_evidence(&self) -> bool {
+        matches!(self.hint, None | Some(KeyHint::PersonName { .. }))
+    }
+
+    /// Whether the key names organisations, places or things (`company`, `city`).
+    pub(crate) fn is_not_person(&self) -> bool {
+        self.hint == Some(KeyHint::NotPerson)
+    }
+
     /// The facts of `key` (none without one).
     pub(crate) fn of(key: Option<&str>) -> KeyFacts {
         key.map_or_else(KeyFacts::default, |key| KeyFacts {
@@ -433,6 +451,50 @@ impl Detector {
         });
     }
 
+    /// People in the slots of well-known text formats (git `Author:` and trailers, mail
+    /// headers, LDIF, vCard, iCalendar, `git blame`): the whole slot value, whatever its
+    /// shape (`slots.rs`).
+    fn slot_names(&self, text: &str, classes: u8, out: &mut Vec<Span>) {
+        let Some(names) = self.structured.names() else {
+            return;
+        };
+        slots::for_each_person(text, classes & prefilter::DIGIT != 0, |start, end| {
+            if !names.is_allowed(&text[start..end]) {
+                out.push(Span::new(start, end, Kind::Name));
+            }
+        });
+    }
+
+    /// URL-encoded addresses in `key=value` pairs with an email key
+    /// (`?email=maria.garcia%40example.com`): the encoded value is the address.
+    fn encoded_emails(&self, text: &str, out: &mut Vec<Span>) {
+        if self.email.is_none() || memchr::memmem::find(text.as_bytes(), b"%40").is_none() {
+            return;
+        }
+        labels::for_each_pair_value(
+            text,
+            |_| true,
+            |key| key_hint(key) == Some(KeyHint::Email),
+            |_, start, end| {
+                let v = &text.as_bytes()[start..end];
+                if let Some(at) = memchr::memmem::find(v, b"%40")
+                    && at > 0
+                    && memchr::memchr(b'.', &v[at + 3..]).is_some()
+                {
+                    out.push(Span::new(start, end, Kind::Email));
+                }
+            },
+        );
+    }
+
+    /// A cell of a column of names, as a whole, when it is shaped like a name and not on the
+    /// allow list (column evidence, `walk/text.rs`); `None` when names are off.
+    pub(crate) fn column_name(&self, cell: &str) -> Option<(usize, usize)> {
+        let names = self.structured.names()?;
+        let (s, e) = structured::name_shaped(cell)?;
+        (!names.is_allowed(&cell[s..e])).then_some((s, e))
+    }
+
     /// Names that are the values of `key=value` pairs with a person key in logs and URLs
     /// (`assignee=maria.garcia`, `?name=Maria&id=7`), judged as that JSON key's value would be.
     /// Unlike a label line, a key that says nothing either way is left to the free-text scan
@@ -514,11 +576,16 @@ impl Detector {
             custom.find(text, cx, out);
         }
         self.structured.find(text, cx, facts.hint, out);
-        if cx.key.is_none() && classes & prefilter::COLON != 0 {
+        // Labels, slots and pairs inside a value are text structure: they count under any
+        // key that says nothing about its value, as in a document.
+        let text_key = facts.hint.is_none();
+        if text_key && classes & prefilter::COLON != 0 {
             self.labelled_names(text, cx, out);
+            self.slot_names(text, classes, out);
         }
-        if cx.key.is_none() && memchr::memchr(b'=', text.as_bytes()).is_some() {
+        if text_key && memchr::memchr(b'=', text.as_bytes()).is_some() {
             self.paired_names(text, cx, out);
+            self.encoded_emails(text, out);
         }
         self.keyed.find(text, facts.keyed, out);
         if let Some(recall) = cx.recall

@@ -112,6 +112,12 @@ impl<'s> Position<'s> {
         }
     }
 
+    /// Whether the current value is a member of an object that is an element of an array
+    /// (`[{"name": ..}, ..]`): a record of a list of records.
+    pub(crate) fn in_record(&self) -> bool {
+        matches!(self.frames, [.., Frame::Array { .. }, Frame::Object { .. }])
+    }
+
     /// The segments of the current value's path, outermost first, without allocating.
     pub(crate) fn segments(&self) -> impl Iterator<Item = Segment<'s>> + '_ {
         self.frames.iter().filter_map(|frame| match frame {

@@ -13,10 +13,13 @@
 //! JSON is rewritten in place (see `json`): literals are decoded only to be scanned; the
 //! replacements are spliced into the raw (escaped) literal and encoded on their own, so every other
 //! byte, escapes included, is copied exactly, and a document with no findings is returned
-//! borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return JSON as
-//! text) or CSV with a header row are rewritten with their own structure, so key and column names
-//! act as hints and the result stays valid JSON or CSV. A literal holding a lone surrogate escape
-//! is scanned with U+FFFD in its place, never skipped.
+//! borrowed, without a copy. Every text, a plain document or a JSON string, goes through one
+//! pipeline (`text`): text that holds JSON (MCP servers often return JSON as text), CSV with a
+//! header that names columns, a Markdown, HTML or ASCII table, or a Python/JavaScript literal
+//! repr is rewritten with its own structure, so key and column names act as hints and the
+//! result stays valid; person slots, labels and `key=value` pairs count inside a tool result's
+//! text as in a file. A literal holding a lone surrogate escape is scanned with U+FFFD in its
+//! place, never skipped.
 //!
 //! JSON *numbers* under keys that name a kind held as digits (a phone, card, SSN or IBAN key:
 //! `{"phone": 4155550132}`, also the numbers of an array under such a key) are scanned as the
@@ -29,8 +32,12 @@
 //! Replacement happens in one pass per string: a restored value that happens to look like a token
 //! is written as text and never expanded again.
 
+mod columns;
 mod csv;
 pub(crate) mod json;
+mod repr;
+mod table;
+mod text;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -169,8 +176,10 @@ pub fn scan_json_with_paths(
     ))
 }
 
-/// Scans text for values to tokenize. Text that is a JSON document or CSV with a header row is
-/// scanned with its structure (and stays valid after [`apply`]).
+/// Scans text for values to tokenize. Text that is a JSON document, CSV with a header row, a
+/// table or a literal repr is scanned with its structure (and stays valid after [`apply`]);
+/// the same text inside a JSON string under a key that says nothing about it (`text`) is
+/// scanned the same way.
 ///
 /// `cx.recall` (the session's recalled names) applies to every piece, structured or not.
 pub fn scan_text<'d>(
@@ -300,6 +309,7 @@ impl<'d> ValueScanner<'d> {
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
         let mut pieces = Vec::new();
+        let mut columns = columns::Columns::default();
         json::for_each_value(doc, |lit, pos| {
             let lit = match lit {
                 json::Literal::Str(lit) => lit,
@@ -333,6 +343,29 @@ impl<'d> ValueScanner<'d> {
             } else {
                 self.string_content(text, &cx, depth)
             };
+            if !lit.is_key
+                && let Some(key) = cx.key
+                && pos.in_record()
+                && self.key_facts(Some(key)).takes_column_evidence()
+            {
+                let is_name = match &content {
+                    Some(Content::Spans(spans)) => columns::covers_name(
+                        text,
+                        spans
+                            .iter()
+                            .map(|(r, slot)| (r, self.slots[*slot].kind == Kind::Name)),
+                    ),
+                    _ => false,
+                };
+                let open =
+                    (content.is_none() && self.detector.column_name(text).is_some()).then(|| {
+                        (
+                            lit.start..lit.end,
+                            self.paths.as_ref().map(|_| self.path.clone()),
+                        )
+                    });
+                columns.note(cx.parent_key, key, is_name, open);
+            }
             if let Some(content) = content {
                 pieces.push(Piece {
                     range: lit.start..lit.end,
@@ -340,6 +373,35 @@ impl<'d> ValueScanner<'d> {
                 });
             }
         })?;
+        // Column evidence: clean values in columns of names are names.
+        let mut added = false;
+        for (range, path) in columns.names() {
+            let lit = &doc[range.clone()];
+            let body = &lit[1..lit.len() - 1];
+            let text: Cow<'_, str> = if memchr::memchr(b'\\', body.as_bytes()).is_some() {
+                Cow::Owned(json::decode_body(body))
+            } else {
+                Cow::Borrowed(body)
+            };
+            if let Some((s, e)) = self.detector.column_name(&text) {
+                if let (Some(paths), Some(path)) = (&mut self.paths, path) {
+                    paths.push(path);
+                }
+                self.slots.push(FoundValue {
+                    kind: Kind::Name,
+                    value: Sensitive::new(text[s..e].to_string()),
+                    canonical: None,
+                });
+                pieces.push(Piece {
+                    range,
+                    content: Content::Spans(vec![(s..e, self.slots.len() - 1)]),
+                });
+                added = true;
+            }
+        }
+        if added {
+            pieces.sort_by_key(|p| p.range.start);
+        }
         Ok(pieces)
     }
 
@@ -369,88 +431,44 @@ impl<'d> ValueScanner<'d> {
         (!spans.is_empty()).then_some(Content::Number(spans))
     }
 
-    /// What to replace inside one decoded JSON string, if anything.
+    /// What to replace inside one decoded JSON string, if anything: the string goes through
+    /// the one text pipeline ([`Self::document`]) like any other text.
     fn string_content(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
         depth: usize,
     ) -> Option<Content> {
-        // One pass over a short string says which recognizers can fire, and whether it can be
-        // CSV (a header line needs a newline).
-        let classes = prefilter::classes(text.as_bytes());
-        let facts = self.key_facts(cx.key);
-        if depth < MAX_EMBED_DEPTH {
-            if looks_like_json(text) {
-                let mark = self.slots.len();
-                match self.json_pieces(text, depth + 1) {
-                    Ok(pieces) if pieces.is_empty() => return None,
-                    Ok(pieces) => return Some(Content::Embedded { json: true, pieces }),
-                    Err(_) => self.truncate(mark),
-                }
-            } else if classes & prefilter::NEWLINE != 0
-                && let Some(csv) = csv::Csv::parse(text)
-            {
-                let pieces = self.csv_pieces(text, &csv);
-                return (!pieces.is_empty()).then_some(Content::Embedded {
-                    json: false,
-                    pieces,
-                });
+        match self.document(text, cx, depth) {
+            text::Doc::Json(pieces) if !pieces.is_empty() => {
+                Some(Content::Embedded { json: true, pieces })
             }
+            text::Doc::Structured(pieces) if !pieces.is_empty() => Some(Content::Embedded {
+                json: false,
+                pieces,
+            }),
+            text::Doc::Flat(spans) if !spans.is_empty() => Some(Content::Spans(spans)),
+            _ => None,
         }
-        let spans = self.detect_classified(text, cx, classes, &facts);
-        (!spans.is_empty()).then_some(Content::Spans(spans))
     }
 
+    /// The pieces of a text document (the pieces of [`scan_text`]).
     fn text_pieces(&mut self, text: &str, cx: &FindContext<'_>, depth: usize) -> Vec<Piece> {
-        if depth < MAX_EMBED_DEPTH {
-            if looks_like_json(text) {
-                let mark = self.slots.len();
-                match self.json_pieces(text, depth + 1) {
-                    Ok(pieces) if pieces.is_empty() => return pieces,
-                    Ok(pieces) => {
-                        return vec![Piece {
-                            range: 0..text.len(),
-                            content: Content::Embedded { json: true, pieces },
-                        }];
-                    }
-                    Err(_) => self.truncate(mark),
-                }
-            } else if let Some(csv) = csv::Csv::parse(text) {
-                return self.csv_pieces(text, &csv);
-            }
-        }
-        self.detect(text, cx)
-            .into_iter()
-            .map(|(range, slot)| Piece {
-                range,
-                content: Content::Slot(slot),
-            })
-            .collect()
-    }
-
-    fn csv_pieces(&mut self, text: &str, csv: &csv::Csv) -> Vec<Piece> {
-        let mut pieces = Vec::new();
-        let stopped = csv.for_each_cell(text, |range, header| {
-            let cx = FindContext::with_key(header);
-            for (r, slot) in self.detect(&text[range.clone()], &cx) {
-                pieces.push(Piece {
-                    range: range.start + r.start..range.start + r.end,
+        match self.document(text, cx, depth) {
+            text::Doc::Json(pieces) if pieces.is_empty() => pieces,
+            text::Doc::Json(pieces) => vec![Piece {
+                range: 0..text.len(),
+                content: Content::Embedded { json: true, pieces },
+            }],
+            text::Doc::Structured(pieces) => pieces,
+            text::Doc::Flat(spans) => spans
+                .into_iter()
+                .map(|(range, slot)| Piece {
+                    range,
                     content: Content::Slot(slot),
-                });
-            }
-        });
-        // A record that is not CSV as we know it ends the table, not the scan: the rest is
-        // plain text and must still be searched (fail closed).
-        if stopped < text.len() {
-            for (r, slot) in self.detect(&text[stopped..], &FindContext::default()) {
-                pieces.push(Piece {
-                    range: stopped + r.start..stopped + r.end,
-                    content: Content::Slot(slot),
-                });
-            }
+                })
+                .collect(),
         }
-        pieces
     }
 
     /// Detects spans in `text`; returns (range, slot) pairs.
