@@ -43,7 +43,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Command::Serve(args) => serve::run(settings, args),
         Command::Demo(args) => demo::run(&args),
         Command::Rules(command) => rules::run(command),
-        Command::Audit(command) => audit::run(command),
+        Command::Audit(command) => audit::run(&settings, command),
     }
 }
 

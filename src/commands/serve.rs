@@ -13,6 +13,12 @@ pub(super) fn run(settings: Settings, args: ServeArgs) -> Result<(), Failure> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(mcp_veil::mcp::serve::serve(settings.config, args.listen))?;
+    runtime
+        .block_on(mcp_veil::mcp::serve::serve(settings.config, args.listen))
+        .map_err(|e| match e {
+            // Unset variables, a non-loopback address without auth: the user's to fix.
+            mcp_veil::mcp::serve::ServeError::Config(_) => usage(e),
+            e => Failure::Runtime(e.into()),
+        })?;
     Ok(())
 }
