@@ -273,6 +273,11 @@ impl Interceptor {
         self
     }
 
+    /// Whether the tool policy lets the host see (and call) `server`'s `tool`.
+    pub fn tool_listed(&self, server: &str, tool: &str) -> bool {
+        self.policy.tool_listed(server, tool)
+    }
+
     /// The vault session.
     pub fn session(&self) -> &SessionId {
         &self.session
