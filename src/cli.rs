@@ -84,6 +84,11 @@ pub(crate) enum Command {
     /// See the layer at work: an embedded CRM server with fake contacts behind the layer, an
     /// agent that lists contacts and emails one, and what the model saw next to what the server
     /// received. Needs no network and no Node.
+    ///
+    /// It shows a confirmation (answered by a scripted user), a flow rule denying a call, raw
+    /// PII the model typed, a forged token, and `audit verify`/`audit find` on the audit log it
+    /// wrote to a temporary directory. With --config FILE it uses FILE's detection, flows and
+    /// tools instead of the demo's own rules.
     Demo(DemoArgs),
     /// Data-flow rules and tool policy.
     #[command(subcommand)]
@@ -211,6 +216,13 @@ pub(crate) struct Settings {
     pub(crate) config: Config,
     /// Where it came from, for messages.
     pub(crate) config_source: PathBuf,
+}
+
+impl Settings {
+    /// Whether the configuration came from a `--config` file (not the embedded default).
+    pub(crate) fn has_config_file(&self) -> bool {
+        self.config_source != Path::new("<default>")
+    }
 }
 
 impl Global {
