@@ -662,12 +662,16 @@ impl Interceptor {
                     .map(|(f, tok)| (None, Item::tokenized(f, tok))),
             );
         }
-        let member = match self.echo.apply(&t.text) {
+        let text = match self.echo.kept_back(&t.text, &t.found, &t.tokens) {
+            Some(back) => Cow::Owned(back),
+            None => t.text,
+        };
+        let member = match self.echo.apply(&text) {
             Some(guarded) => {
                 tracing::debug!(origin, "re-tokenized values echoed by the server");
                 Cow::Owned(guarded)
             }
-            None => t.text,
+            None => text,
         };
         Ok(match member {
             Cow::Borrowed(_) => Cow::Borrowed(whole),
