@@ -19,6 +19,9 @@
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
 //! documents every key with its default.
 
+pub mod check;
+pub mod spans;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -65,7 +65,7 @@ fn rules_check_reports_file_line_column() {
     )
     .unwrap();
     let (code, _, err) = run(bin().args(["rules", "check"]).arg(&f));
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "{err}");
     let shown = f.display().to_string();
     assert!(
         err.contains(&format!("{shown}:4:22: unknown kind `PHONY`")),
@@ -78,9 +78,149 @@ fn rules_check_reports_file_line_column() {
     // Unknown keys are errors, not ignored.
     std::fs::write(&f, "flows:\n  defualt: deny\n").unwrap();
     let (code, _, err) = run(bin().args(["rules", "check"]).arg(&f));
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains(&format!("{shown}:2:")), "{err}");
     assert!(err.contains("defualt"), "{err}");
+}
+
+/// Each refusal a command makes at start-up from the configuration alone: `rules check` reports
+/// it at its file:line:column and exits 2, and a command given the file refuses it the same way.
+#[test]
+fn rules_check_runs_the_start_up_validation() {
+    let cases: [(&str, &str, &str); 10] = [
+        (
+            "detect:\n  phone_regions: [US, XX]\n",
+            "2:23",
+            "unknown phone region `XX`",
+        ),
+        (
+            "detect:\n  custom:\n    - kind: email\n      pattern: 'E-[0-9]+'\n",
+            "3:13",
+            "invalid custom kind name `email`",
+        ),
+        (
+            "detect:\n  custom:\n    - kind: EMP_ID\n      pattern: 'E-[0-9'\n",
+            "4:16",
+            "custom kind `EMP_ID`: invalid regex",
+        ),
+        (
+            "servers:\n  fs:\n    command: node\n    url: https://x.example/mcp\n",
+            "4:10",
+            "server `fs` has both `command` and `url`",
+        ),
+        (
+            "servers:\n  fs:\n    args: [a]\n",
+            "2:3",
+            "server `fs` needs one of `command` and `url`",
+        ),
+        (
+            "servers:\n  my.crm:\n    command: a\n  my_crm:\n    command: b\n",
+            "4:3",
+            "servers `my.crm` and `my_crm` both normalise to `my_crm`",
+        ),
+        (
+            "servers:\n  crm:\n    url: 'not a url'\n",
+            "3:10",
+            "server `crm`: bad url",
+        ),
+        (
+            "vault:\n  backend: redis\n",
+            "2:12",
+            "vault.backend is redis but vault.url is not set",
+        ),
+        (
+            "audit:\n  required: true\n",
+            "2:13",
+            "audit.required is true but audit.path is not set",
+        ),
+        (
+            "serve:\n  listen: 0.0.0.0:8080\n",
+            "2:11",
+            "requires `serve.auth`",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (yaml, at, message)) in cases.iter().enumerate() {
+        let f = dir.path().join(format!("c{i}.yaml"));
+        std::fs::write(&f, yaml).unwrap();
+        let shown = f.display().to_string();
+        let (code, out, err) = run(bin().args(["rules", "check"]).arg(&f));
+        assert_eq!(code, 2, "{yaml}: {out}{err}");
+        assert!(err.contains(&format!("{shown}:{at}")), "{yaml}: {err}");
+        assert!(err.contains(message), "{yaml}: {err}");
+        // The commands refuse it alike.
+        let (code, _, err2) = run(bin()
+            .arg("--config")
+            .arg(&f)
+            .arg("redact")
+            .stdin(std::process::Stdio::null()));
+        assert_eq!(code, 2, "{yaml}: {err2}");
+        assert!(err2.contains(&format!("{shown}:{at}")), "{yaml}: {err2}");
+    }
+}
+
+#[test]
+fn configuration_and_file_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.txt");
+    for args in [
+        vec!["redact"],
+        vec!["detect"],
+        vec!["audit", "verify"],
+        vec!["rules", "check"],
+    ] {
+        let (code, _, err) = run(bin()
+            .env("MCP_VEIL_AUDIT_KEY", KEY)
+            .args(&args)
+            .arg(&missing));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        // The OS error is printed once.
+        assert_eq!(err.matches("os error 2").count(), 1, "{args:?}: {err}");
+    }
+    // `serve` on a non-loopback address without auth.
+    let f = dir.path().join("serve.yaml");
+    std::fs::write(&f, "servers:\n  a:\n    command: cat\n").unwrap();
+    let (code, _, err) =
+        run(bin()
+            .arg("--config")
+            .arg(&f)
+            .args(["serve", "--listen", "0.0.0.0:0"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("serve.auth"), "{err}");
+    // `--name` names a single server; in gateway mode it is an error, not ignored.
+    let (code, _, err) = run(bin()
+        .arg("--config")
+        .arg(&f)
+        .args(["proxy", "--name", "x"])
+        .stdin(std::process::Stdio::null()));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--name"), "{err}");
+    // An unset `serve.auth` variable.
+    std::fs::write(
+        &f,
+        "servers:\n  a:\n    command: cat\nserve:\n  listen: 127.0.0.1:0\n  auth:\n    token_env: MCP_VEIL_TEST_UNSET_TOKEN\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(bin()
+        .env_remove("MCP_VEIL_TEST_UNSET_TOKEN")
+        .arg("--config")
+        .arg(&f)
+        .arg("serve"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("MCP_VEIL_TEST_UNSET_TOKEN"), "{err}");
+    // An unset vault key for the redis backend.
+    std::fs::write(
+        &f,
+        "servers:\n  a:\n    command: cat\nvault:\n  backend: redis\n  url: redis://127.0.0.1:1/\nserve:\n  listen: 127.0.0.1:0\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(bin()
+        .env_remove("MCP_VEIL_VAULT_KEY")
+        .arg("--config")
+        .arg(&f)
+        .arg("serve"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("MCP_VEIL_VAULT_KEY"), "{err}");
 }
 
 fn write_log(path: &Path) {
@@ -149,6 +289,44 @@ fn audit_verify_and_find() {
         .arg(&key_file)
         .args(&files));
     assert_eq!(code, 0, "{err}");
+
+    // The configuration's `audit.key_file` is honoured by verify and find.
+    let config = dir.path().join("c.yaml");
+    std::fs::write(
+        &config,
+        format!("audit:\n  key_file: {}\n", key_file.display()),
+    )
+    .unwrap();
+    let (code, _, err) = run(bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["audit", "verify"])
+        .args(&files));
+    assert_eq!(code, 0, "{err}");
+    // The value from stdin or a file, out of shell history.
+    let (code, out, err) = run(bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["audit", "find", "--value", "-"])
+        .args(&files)
+        .stdin(
+            std::fs::File::open({
+                let v = dir.path().join("v");
+                std::fs::write(&v, "carol.cli@example.org\n").unwrap();
+                v
+            })
+            .unwrap(),
+        ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 4, "{out}");
+    let (code, out, err) = run(bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["audit", "find", "--value-file"])
+        .arg(dir.path().join("v"))
+        .args(&files));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 4, "{out}");
 
     // No key: a usage error.
     let (code, _, err) = run(bin().args(["audit", "verify"]).args(&files));

@@ -580,6 +580,19 @@ impl Gateway {
         Err(format!("unknown name `{}`", Shown(name)))
     }
 
+    /// `server__tool` where the tool policy denies `server/tool` (so no list showed it): the
+    /// upstream and the tool's name there.
+    fn hidden_tool(&self, name: &str) -> Option<(usize, String)> {
+        self.upstreams
+            .iter()
+            .enumerate()
+            .find_map(|(idx, upstream)| {
+                let tool = name.strip_prefix(&format!("{}{SEPARATOR}", upstream.name))?;
+                (!tool.is_empty() && !self.interceptor.tool_listed(&upstream.name, tool))
+                    .then(|| (idx, tool.to_string()))
+            })
+    }
+
     fn resource_route(&self, uri: &str) -> Result<usize, String> {
         if let Some(&idx) = lock(&self.resources).get(uri) {
             return self.upstreams[idx].unavailable().map_or(Ok(idx), Err);
@@ -800,10 +813,18 @@ impl Gateway {
                         };
                         self.forward_request(idx, id, &msg, true).await;
                     }
-                    Err(why) => self.reply(envelope::result_response(
-                        &id,
-                        &envelope::tool_error_result(&format!("mcp-veil gateway: {why}")),
-                    )),
+                    Err(why) => match self.hidden_tool(name) {
+                        // Hidden by `tools:`: the interceptor refuses and audits the call, as
+                        // the single proxy does, rather than "unknown name".
+                        Some((idx, tool)) => match with_param(&text, "name", &tool) {
+                            Some(msg) => self.forward_request(idx, id, &msg, true).await,
+                            None => self.invalid(&id),
+                        },
+                        None => self.reply(envelope::result_response(
+                            &id,
+                            &envelope::tool_error_result(&format!("mcp-veil gateway: {why}")),
+                        )),
+                    },
                 }
             }
             "prompts/get" => {

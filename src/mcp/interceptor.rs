@@ -320,6 +320,11 @@ impl Interceptor {
         self
     }
 
+    /// Whether the tool policy lets the host see (and call) `server`'s `tool`.
+    pub fn tool_listed(&self, server: &str, tool: &str) -> bool {
+        self.policy.tool_listed(server, tool)
+    }
+
     /// The vault session.
     pub fn session(&self) -> &SessionId {
         &self.session
@@ -757,12 +762,16 @@ impl Interceptor {
                     .map(|(f, tok)| (None, Item::tokenized(f, tok))),
             );
         }
-        Ok(match self.echo.apply(&t.text) {
+        let text = match self.echo.kept_back(&t.text, &t.found, &t.tokens) {
+            Some(back) => Cow::Owned(back),
+            None => t.text,
+        };
+        Ok(match self.echo.apply(&text) {
             Some(guarded) => {
                 tracing::debug!(origin = %Shown(origin), "re-tokenized values echoed by the server");
                 Cow::Owned(guarded)
             }
-            None => t.text,
+            None => text,
         })
     }
 

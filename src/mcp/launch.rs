@@ -135,6 +135,11 @@ async fn serve(
             tracing::info!(server = name, session = %interceptor.session(), "proxy starting");
             stdio::run(interceptor, &name, &server).await
         }
+        None if args.name.is_some() => Err(ProxyError::Config(
+            "--name names the one server given as a command; the servers of a `servers:` \
+             section are named by their keys"
+                .into(),
+        )),
         None if !config.servers.is_empty() => {
             check_servers(config).map_err(ProxyError::Config)?;
             super::gateway::run(interceptor, &config.servers).await

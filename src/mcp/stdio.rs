@@ -100,7 +100,9 @@ pub enum ProxyError {
 /// The file name of the program, without extension; when the program is an interpreter or
 /// launcher (`node`, `python3`, `npx`, `uvx`, `docker` ...), the first argument that is not an
 /// option instead, with an npm scope and version dropped
-/// (`npx -y @modelcontextprotocol/server-memory@1` → `server-memory`). The result is
+/// (`npx -y @modelcontextprotocol/server-memory@1` → `server-memory`); a script named like an
+/// entry point (`index.js`, `main.py`, `server.js` ...) gives its folder's name, build folders
+/// (`dist`, `build`, `src` ...) skipped. The result is
 /// normalised to `[A-Za-z0-9_-]`.
 pub fn server_name(command: &str, args: &[String]) -> String {
     const LAUNCHERS: [&str; 12] = [
@@ -119,11 +121,31 @@ pub fn server_name(command: &str, args: &[String]) -> String {
             _ => base.to_string(),
         }
     };
+    // A script named like an entry point (`.../server-filesystem/dist/index.js`) is named after
+    // its package's folder, skipping build folders.
+    const ENTRY_POINTS: [&str; 8] = [
+        "index", "main", "server", "cli", "app", "__main__", "mod", "start",
+    ];
+    const BUILD_DIRS: [&str; 10] = [
+        "dist", "build", "lib", "src", "bin", "out", "esm", "cjs", ".bin", "..",
+    ];
+    let script = |s: &str| -> String {
+        let name = stem(s);
+        if !ENTRY_POINTS.contains(&name.as_str()) {
+            return name;
+        }
+        let dirs: Vec<&str> = s.split(['/', '\\']).collect();
+        dirs[..dirs.len().saturating_sub(1)]
+            .iter()
+            .rev()
+            .find(|d| !d.is_empty() && **d != "." && !BUILD_DIRS.contains(d))
+            .map_or(name, |d| d.trim_start_matches('@').to_string())
+    };
     let program = stem(command);
     let chosen = if LAUNCHERS.contains(&program.as_str()) {
         args.iter()
             .filter(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "exec" | "tool"))
-            .map(|a| stem(a))
+            .map(|a| script(a))
             .next()
             .unwrap_or(program)
     } else {
@@ -386,5 +408,21 @@ mod tests {
         );
         assert_eq!(server_name("/usr/bin/my server", &[]), "my_server");
         assert_eq!(server_name("node", &[]), "node");
+        assert_eq!(
+            server_name(
+                "node",
+                &args(&[
+                    "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+                    "/tmp"
+                ])
+            ),
+            "server-filesystem"
+        );
+        assert_eq!(
+            server_name("node", &args(&["/home/u/weather-mcp/build/index.js"])),
+            "weather-mcp"
+        );
+        assert_eq!(server_name("python3", &args(&["crm/server.py"])), "crm");
+        assert_eq!(server_name("node", &args(&["index.js"])), "index");
     }
 }

@@ -93,7 +93,9 @@ pub struct Entry {
 #[non_exhaustive]
 pub enum VaultError {
     /// The session already holds its configured maximum of entries.
-    #[error("session {session} is full: it holds the maximum of {cap} values")]
+    #[error(
+        "the session is full: it holds the maximum of {cap} values (raise `vault.max_entries_per_session`)"
+    )]
     SessionFull {
         /// The session.
         session: SessionId,

@@ -476,6 +476,7 @@ impl Interceptor {
                 Some(entry) => {
                     replacements.push(Cow::Borrowed(&token_texts[i]));
                     kept.push((rule.as_deref(), Item::entry(entry)));
+                    self.echo.keep(&token_slots[i].token);
                 }
                 // Unknown and passed (audited above as unknown_token).
                 None => replacements.push(Cow::Borrowed(&token_texts[i])),
