@@ -29,6 +29,7 @@ pub mod overlap;
 mod phone;
 pub(crate) mod prefilter;
 pub mod recall;
+mod secrets;
 mod structured;
 
 use std::fmt;
@@ -61,13 +62,15 @@ pub enum Kind {
     /// A token-shaped string found in inbound data, neutralised so it can never restore another
     /// value (`LITERAL`). See [`crate::token`].
     Literal,
+    /// A credential: an API key, token, private key or password (`SECRET`). See `detect/secrets.rs`.
+    Secret,
     /// A kind defined in the configuration (an upper-case name such as `EMPLOYEE_ID`).
     Custom(Arc<str>),
 }
 
 impl Kind {
     /// The names of the built-in kinds, as they appear in tokens and configuration.
-    pub const BUILTIN: [&'static str; 8] = [
+    pub const BUILTIN: &'static [&'static str] = &[
         "EMAIL",
         "PHONE",
         "NAME",
@@ -76,6 +79,7 @@ impl Kind {
         "US_SSN",
         "IP_ADDRESS",
         "LITERAL",
+        "SECRET",
     ];
 
     /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
@@ -89,6 +93,7 @@ impl Kind {
             Kind::UsSsn => "US_SSN",
             Kind::IpAddress => "IP_ADDRESS",
             Kind::Literal => "LITERAL",
+            Kind::Secret => "SECRET",
             Kind::Custom(name) => name,
         }
     }
@@ -105,6 +110,7 @@ impl Kind {
             "US_SSN" => Kind::UsSsn,
             "IP_ADDRESS" => Kind::IpAddress,
             "LITERAL" => Kind::Literal,
+            "SECRET" => Kind::Secret,
             other => Kind::Custom(Arc::from(other)),
         }
     }
@@ -125,6 +131,7 @@ impl Kind {
     pub(crate) fn specificity(&self) -> u8 {
         match self {
             Kind::Literal => 0,
+            Kind::Secret => 1,
             Kind::Email => 1,
             Kind::CreditCard => 2,
             Kind::Iban => 3,
@@ -217,6 +224,8 @@ pub(crate) struct KeyFacts {
     hint: Option<KeyHint>,
     /// The key names social security numbers.
     ssn: bool,
+    /// The key names a credential (`password`, `api_key`, `*_TOKEN`: `detect/secrets.rs`).
+    secret: bool,
     /// The kind whose whole values the key vouches for (`detect/keyed.rs`).
     keyed: Option<keyed::KeyedKind>,
 }
@@ -228,6 +237,7 @@ impl KeyFacts {
             hint: key_hint(key),
             ssn: checksum::is_ssn_key(key),
             keyed: keyed::kind_of_key(key),
+            secret: secrets::is_secret_key(key),
         })
     }
 }
@@ -270,6 +280,9 @@ pub struct DetectConfig {
     /// Detect IPv4/IPv6 addresses (loopback, unspecified, link-local, multicast and
     /// documentation ranges are skipped; private ranges are detected, see `detect/ip.rs`).
     pub ip_address: bool,
+    /// Detect credentials (`SECRET`: provider keys, JWTs, private keys, passwords in URLs and
+    /// under secret-named keys; see `detect/secrets.rs`).
+    pub secret: bool,
     /// Kinds defined by regex.
     pub custom: Vec<CustomKind>,
 }
@@ -292,6 +305,7 @@ impl Default for DetectConfig {
             iban: true,
             us_ssn: true,
             ip_address: true,
+            secret: true,
             custom: Vec::new(),
         }
     }
@@ -335,6 +349,7 @@ pub struct Detector {
     custom_keys: Vec<(Box<str>, usize)>,
     literal: LiteralRecognizer,
     names_recall: bool,
+    secrets: Option<secrets::SecretRecognizer>,
 }
 
 impl Detector {
@@ -393,6 +408,7 @@ impl Detector {
             custom_keys,
             literal: LiteralRecognizer,
             names_recall: config.name && config.names_recall,
+            secrets: config.secret.then(secrets::SecretRecognizer::new),
         })
     }
 
@@ -510,6 +526,11 @@ impl Detector {
             self.paired_names(text, cx, out);
         }
         self.keyed.find(text, facts.keyed, out);
+        if let Some(secrets) = &self.secrets
+            && (facts.secret || classes & prefilter::SECRET_TRIGGERS != 0)
+        {
+            secrets.find(text, cx, facts.secret, out);
+        }
         if let Some(recall) = cx.recall {
             recall.find(text, out);
         }
@@ -611,7 +632,7 @@ mod tests {
 
     #[test]
     fn kind_names_round_trip() {
-        for name in Kind::BUILTIN {
+        for &name in Kind::BUILTIN {
             assert_eq!(Kind::from_name(name).as_str(), name);
         }
         assert_eq!(
