@@ -527,7 +527,9 @@ impl Detector {
         }
         self.keyed.find(text, facts.keyed, out);
         if let Some(secrets) = &self.secrets
-            && (facts.secret || classes & prefilter::SECRET_TRIGGERS != 0)
+            && (facts.secret
+                || classes & prefilter::SECRET_TRIGGERS != 0
+                || text.len() >= secrets::SHORTEST_BARE)
         {
             secrets.find(text, cx, facts.secret, out);
         }

@@ -23,9 +23,8 @@ pub(crate) const BRACKET: u8 = 1 << 3;
 pub(crate) const NEWLINE: u8 = 1 << 4;
 /// The text holds `=` (`key=value` credentials).
 pub(crate) const EQUALS: u8 = 1 << 5;
-/// The classes one of which every credential the secrets finder reads holds: a digit (every
-/// provider key format and JWT header in practice), a `:` or `=` (key-value pairs, URLs), a
-/// newline (PEM blocks).
+/// The classes one of which every credential shorter than `secrets::SHORTEST_BARE` holds: a
+/// digit, a `:` or `=` (key-value pairs, URLs), a newline (PEM blocks).
 pub(crate) const SECRET_TRIGGERS: u8 = DIGIT | COLON | NEWLINE | EQUALS;
 /// Every class: nothing can be ruled out.
 pub(crate) const ALL: u8 = u8::MAX;

@@ -35,6 +35,10 @@ use self::names::{Strength, is_secret_value};
 use self::rules::{Check, RULES};
 use super::{FindContext, Kind, Span};
 
+/// The shortest provider-prefixed credential (`AKIA` + 16): a shorter string without a digit,
+/// `:`, `=` or newline holds none.
+pub(super) const SHORTEST_BARE: usize = 20;
+
 /// Triggers that are not provider prefixes: index `RULES.len() + i`.
 const EXTRA: [&str; 3] = ["eyJ", "-----BEGIN ", "://"];
 
@@ -173,7 +177,10 @@ fn pem(b: &[u8], start: usize) -> Option<(usize, usize)> {
     let label_start = start + "-----BEGIN ".len();
     let line_end = memchr::memchr(b'\n', &b[label_start..]).map_or(b.len(), |i| label_start + i);
     let close = memchr::memmem::find(&b[label_start..line_end], b"-----")? + label_start;
-    if !contains_ci(&b[label_start..close], b"PRIVATE KEY") {
+    let label = &b[label_start..close];
+    if !contains_ci(label, b"PRIVATE KEY")
+        || !label.iter().all(|&c| c.is_ascii_uppercase() || c == b' ')
+    {
         return None;
     }
     let body = close + 5;
@@ -197,8 +204,8 @@ fn url_password(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return None;
     }
     let auth_start = at + 3;
-    // The authority ends at the first `/`, `?`, `#`, whitespace or quote; its userinfo at the
-    // last `@` before that.
+    // The authority ends at the first `/`, whitespace or quote (not at `?` or `#`: pasted URLs
+    // carry unencoded passwords); its userinfo at the last `@` before that.
     let mut end = auth_start;
     while end < b.len()
         && !matches!(
@@ -332,14 +339,16 @@ fn pair_at(b: &[u8], sep: usize) -> Option<(usize, usize)> {
         || lead.trim_ascii_start() == b"export "
         || lead.trim_ascii_start() == b"- "
         || lead.trim_ascii_start() == b"set ";
-    let (mut vs, mut ve, quoted) = value_at(b, v, b[sep] == b'=' && at_line_start)?;
+    let (mut vs, mut ve, quoted) = value_at(b, v, at_line_start)?;
     if authorization {
         let value = std::str::from_utf8(&b[vs..]).ok()?;
         let rest = strip_scheme(value)?;
         vs = b.len() - rest.len();
         ve = value_at(b, vs, false)?.1;
     }
-    let strength = if quoted
+    // A backtick quotes code in Markdown and docs, not a literal.
+    let literal = quoted && b[vs - 1] != b'`';
+    let strength = if literal
         || key_quoted
         || authorization
         || (b[sep] == b'=' && !spaced_before && !spaced_after)
@@ -362,7 +371,8 @@ fn looks_like_word_value(v: &str) -> bool {
 }
 
 /// The value starting at `v`: quoted (to the closing quote on the same line) or bare (to
-/// whitespace or a delimiter; an env line's bare value runs to whitespace only). Returns its
+/// whitespace or a delimiter; the bare value of a pair that starts its line (an env or YAML line)
+/// runs to whitespace only). Returns its
 /// range and whether it was quoted.
 fn value_at(b: &[u8], v: usize, env_line: bool) -> Option<(usize, usize, bool)> {
     let q = *b.get(v)?;
@@ -470,6 +480,8 @@ mod tests {
         assert!(found("    token: Token,\n    secret: u32,").is_empty());
         assert!(found("if password == other {").is_empty());
         assert!(found("max_tokens: 1024").is_empty());
+        assert!(found("/// A provider-prefixed credential: `RULES[i]`'s prefix at").is_empty());
+        assert!(found("// Anthropic (anthropic-api-key: `sk-ant-api03-`, `x`)").is_empty());
     }
 
     #[test]

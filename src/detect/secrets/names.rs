@@ -322,13 +322,17 @@ fn looks_generated(b: &[u8]) -> bool {
     let letters = b.iter().filter(|c| c.is_ascii_alphabetic()).count();
     let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
     let symbols = b.len() - letters - digits;
+    // A prefix or a cut word (`sk-ant-api03-`, `tok_`).
+    if matches!(b[b.len() - 1], b'-' | b'_') {
+        return false;
+    }
     if letters == 0 {
         // Numbers (ports, counts, ids) are not credentials in a weak context.
         return false;
     }
-    // A value ending in `,` `;` `{` is code; a type-annotated field (`Vec<String>`) too.
+    // Brackets, braces, `,` and `;` are code (`RULES[i]`, `Vec<String>`, `x,`).
     if b.iter()
-        .any(|&c| matches!(c, b'<' | b'>' | b'{' | b'}' | b',' | b';'))
+        .any(|&c| matches!(c, b'<' | b'>' | b'{' | b'}' | b'[' | b']' | b',' | b';'))
     {
         return false;
     }
