@@ -20,6 +20,7 @@ mod checksum;
 mod custom;
 mod digits;
 mod email;
+mod ids;
 mod ip;
 mod keyed;
 mod keys;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 pub use custom::{CustomKind, Validator};
+pub use ids::{IdKind, IdsConfig};
 pub(crate) use keys::Fnv;
 pub use keys::{KeyHint, key_hint};
 
@@ -64,6 +66,9 @@ pub enum Kind {
     Literal,
     /// A credential: an API key, token, private key or password (`SECRET`). See `detect/secrets.rs`.
     Secret,
+    /// A personal identifier with a checksum or strict shape, a MAC or wallet address, a date
+    /// of birth (`UK_NHS`, `MAC_ADDRESS`, `DATE_OF_BIRTH` ...). See `detect/ids.rs`.
+    Id(IdKind),
     /// A kind defined in the configuration (an upper-case name such as `EMPLOYEE_ID`).
     Custom(Arc<str>),
 }
@@ -80,6 +85,33 @@ impl Kind {
         "IP_ADDRESS",
         "LITERAL",
         "SECRET",
+        "UK_NHS",
+        "UK_NINO",
+        "US_ITIN",
+        "US_PASSPORT",
+        "US_DRIVER_LICENSE",
+        "US_BANK_NUMBER",
+        "ABA_ROUTING",
+        "US_NPI",
+        "US_MBI",
+        "IN_PAN",
+        "IN_AADHAAR",
+        "SG_NRIC_FIN",
+        "CA_SIN",
+        "BR_CPF",
+        "BR_CNPJ",
+        "ES_NIF",
+        "ES_NIE",
+        "IT_FISCAL_CODE",
+        "FR_NIR",
+        "DE_TAX_ID",
+        "CN_RESIDENT_ID",
+        "AU_TFN",
+        "AU_MEDICARE",
+        "PH_TIN",
+        "MAC_ADDRESS",
+        "CRYPTO_WALLET",
+        "DATE_OF_BIRTH",
     ];
 
     /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
@@ -94,6 +126,7 @@ impl Kind {
             Kind::IpAddress => "IP_ADDRESS",
             Kind::Literal => "LITERAL",
             Kind::Secret => "SECRET",
+            Kind::Id(id) => id.name(),
             Kind::Custom(name) => name,
         }
     }
@@ -111,7 +144,9 @@ impl Kind {
             "IP_ADDRESS" => Kind::IpAddress,
             "LITERAL" => Kind::Literal,
             "SECRET" => Kind::Secret,
-            other => Kind::Custom(Arc::from(other)),
+            other => {
+                IdKind::from_name(other).map_or_else(|| Kind::Custom(Arc::from(other)), Kind::Id)
+            }
         }
     }
 
@@ -139,7 +174,10 @@ impl Kind {
             Kind::Custom(_) => 5,
             Kind::IpAddress => 6,
             Kind::Phone => 7,
-            Kind::Name => 8,
+            // Below phones: a national number in 3-3-4 groups that libphonenumber confirms stays
+            // a phone (tokenized either way).
+            Kind::Id(_) => 8,
+            Kind::Name => 9,
         }
     }
 }
@@ -228,6 +266,8 @@ pub(crate) struct KeyFacts {
     secret: bool,
     /// The kind whose whole values the key vouches for (`detect/keyed.rs`).
     keyed: Option<keyed::KeyedKind>,
+    /// The identifier kind the key names (`nhs_number`, `dob`: `detect/ids.rs`).
+    id: Option<IdKind>,
 }
 
 impl KeyFacts {
@@ -238,6 +278,7 @@ impl KeyFacts {
             ssn: checksum::is_ssn_key(key),
             keyed: keyed::kind_of_key(key),
             secret: secrets::is_secret_key(key),
+            id: ids::kind_of_key(key),
         })
     }
 }
@@ -283,6 +324,8 @@ pub struct DetectConfig {
     /// Detect credentials (`SECRET`: provider keys, JWTs, private keys, passwords in URLs and
     /// under secret-named keys; see `detect/secrets.rs`).
     pub secret: bool,
+    /// Personal identifiers, MAC and wallet addresses, dates of birth, one switch per kind.
+    pub ids: IdsConfig,
     /// Kinds defined by regex.
     pub custom: Vec<CustomKind>,
 }
@@ -306,6 +349,7 @@ impl Default for DetectConfig {
             us_ssn: true,
             ip_address: true,
             secret: true,
+            ids: IdsConfig::default(),
             custom: Vec::new(),
         }
     }
@@ -350,6 +394,7 @@ pub struct Detector {
     literal: LiteralRecognizer,
     names_recall: bool,
     secrets: Option<secrets::SecretRecognizer>,
+    ids: Option<ids::IdRecognizer>,
 }
 
 impl Detector {
@@ -409,6 +454,8 @@ impl Detector {
             literal: LiteralRecognizer,
             names_recall: config.name && config.names_recall,
             secrets: config.secret.then(secrets::SecretRecognizer::new),
+            ids: ids::IdRecognizer::any_on(&config.ids)
+                .then(|| ids::IdRecognizer::new(&config.ids)),
         })
     }
 
@@ -532,6 +579,11 @@ impl Detector {
                 || text.len() >= secrets::SHORTEST_BARE)
         {
             secrets.find(text, cx, facts.secret, out);
+        }
+        if let Some(ids) = &self.ids
+            && (facts.id.is_some() || classes & prefilter::DIGIT != 0)
+        {
+            ids.find(text, facts.id, out);
         }
         if let Some(recall) = cx.recall {
             recall.find(text, out);
