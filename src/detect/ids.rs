@@ -112,18 +112,18 @@ id_kinds! {
 }
 
 /// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
-/// alphanumeric words of 8+ bytes with a digit after at most six letters. ASCII word
+/// alphanumeric words with a digit after at most six letters. ASCII word
 /// boundaries keep the regex on its DFA.
 const CANDIDATES: &str = r"(?x-u)
     \b(?:
-        [0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}
+        [0-9A-Fa-f]{1,2}(?::[0-9A-Fa-f]{1,2}){5}
       | [0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}
       | [0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}
       | 0x[0-9a-fA-F]{40}
       | (?:bc1|BC1)[0-9A-Za-z]{11,71}
       | [A-Z]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[A-D]
       | [0-9]{1,6}(?:[\x20./-][0-9]{1,6}){1,6}(?:[-/][0-9A-Za-z]{1,2})?
-      | [A-Za-z]{0,6}[0-9][A-Za-z0-9]{7,61}
+      | [A-Za-z]{0,6}[0-9][A-Za-z0-9]{3,61}
     )\b";
 
 /// Cue words (lower case) that vouch for a kind in the 48 bytes before a candidate.
@@ -209,16 +209,28 @@ impl IdRecognizer {
         let b = text.as_bytes();
         for m in self.candidates.find_iter(b) {
             let cand = m.as_bytes();
+            if cand.len() < 9 {
+                continue;
+            }
             let before = &b[m.start().saturating_sub(48)..m.start()];
+            // A kind whose cue is present wins over one that accepts the candidate on its
+            // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
+            let mut chosen = None;
             for &kind in IdKind::ALL {
                 if kind == IdKind::DateOfBirth || !self.config.is_on(kind) {
                     continue;
                 }
                 let cued = keyed == Some(kind) || has_cue(before, kind);
                 if self.accepts(kind, cand, cued) {
-                    out.push(Span::new(m.start(), m.end(), Kind::Id(kind)));
-                    break;
+                    if cued {
+                        chosen = Some(kind);
+                        break;
+                    }
+                    chosen = chosen.or(Some(kind));
                 }
+            }
+            if let Some(kind) = chosen {
+                out.push(Span::new(m.start(), m.end(), Kind::Id(kind)));
             }
         }
         if self.config.date_of_birth {
@@ -236,9 +248,13 @@ impl IdRecognizer {
         let groups = Groups::of(cand);
         let solid = groups.count == 1;
         match kind {
-            UkNhs => check::nhs(n) && (cued || groups.is(&[3, 3, 4])),
+            // Uncued, a phone-shaped number must look like no phone: spaces only (3-3-4 with
+            // dashes is a US phone), and no trunk prefix `0` (or `1`, `2`: no NHS range starts
+            // so; national phone numbers do).
+            UkNhs => check::nhs(n) && (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3'),
             InAadhaar => check::aadhaar(n) && (cued || groups.is(&[4, 4, 4])),
-            CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3])),
+            // SINs start 1-7 (9: temporary residents); a leading 0 is a national phone number.
+            CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3]) && n[0] != b'0'),
             BrCpf => check::cpf(n) && (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")),
             BrCnpj => check::cnpj(n) && (cued || groups.is_sep(&[2, 3, 3, 4, 2], b"../-")),
             UsItin => check::us_itin(n) && (cued || groups.is_sep(&[3, 2, 4], b"--")),

@@ -173,10 +173,10 @@ impl Kind {
             Kind::UsSsn => 4,
             Kind::Custom(_) => 5,
             Kind::IpAddress => 6,
-            Kind::Phone => 7,
-            // Below phones: a national number in 3-3-4 groups that libphonenumber confirms stays
-            // a phone (tokenized either way).
-            Kind::Id(_) => 8,
+            // Above phones: an identifier passed its checksum in its national grouping, or
+            // had its cue word; a phone reading of the same digits is the weaker one.
+            Kind::Id(_) => 7,
+            Kind::Phone => 8,
             Kind::Name => 9,
         }
     }

@@ -96,8 +96,7 @@ fn prefixed(b: &[u8], i: usize, start: usize, end: usize) -> Option<(usize, usiz
         e += 1;
     }
     // Trailing punctuation of prose or a path (`... key.`), which some alphabets include.
-    while e > end && matches!(b[e - 1], b'.' | b'-' | b'/' | b'=') && rule.check != Check::TailOnly
-    {
+    while e > end && matches!(b[e - 1], b'.' | b'/') && rule.check != Check::TailOnly {
         e -= 1;
     }
     let tail = &b[end..e];

@@ -5,20 +5,25 @@
 //! bech32m (BIP 173 / BIP 350 checksum). ETH: `0x` + 40 hex; the EIP-55 mixed-case checksum needs
 //! Keccak-256, which no dependency provides, so ETH addresses are taken only with a cue or key.
 
-/// Six hex pairs joined by one separator (`:` or `-`), or three dotted quads (Cisco); not the
-/// all-zero or broadcast address.
+/// Six hex pairs joined by `:` (leading zeros may be dropped) or `-`, or three dotted quads
+/// (Cisco); not the all-zero or broadcast address.
 pub(super) fn mac(c: &[u8]) -> bool {
     let hex: Vec<u8> = c.iter().copied().filter(u8::is_ascii_hexdigit).collect();
+    let groups: Vec<&[u8]> = c.split(|&b| b == b':').collect();
     let shape = match c.len() {
-        17 => {
-            let sep = c[2];
-            matches!(sep, b':' | b'-') && (0..5).all(|i| c[2 + 3 * i] == sep)
+        17 if c[2] == b'-' => (0..5).all(|i| c[2 + 3 * i] == b'-'),
+        14 if c[4] == b'.' => c[9] == b'.',
+        // Colon-separated groups of one or two hex digits (`arp` on macOS drops leading zeros).
+        _ => {
+            groups.len() == 6
+                && groups
+                    .iter()
+                    .all(|g| (1..=2).contains(&g.len()) && g.iter().all(u8::is_ascii_hexdigit))
+                && groups.iter().filter(|g| g.len() == 2).count() >= 3
         }
-        14 => c[4] == b'.' && c[9] == b'.',
-        _ => false,
     };
     shape
-        && hex.len() == 12
+        && hex.len() >= 6
         && !hex.iter().all(|&h| h == b'0')
         && !hex.iter().all(|&h| h.eq_ignore_ascii_case(&b'f'))
 }
@@ -128,6 +133,8 @@ mod tests {
         assert!(mac(b"00-1a-2b-3c-4d-5e"));
         assert!(mac(b"001a.2b3c.4d5e"));
         assert!(!mac(b"00:1A-2B:3C:4D:5E"));
+        assert!(mac(b"59:e:9e:e3:29:da"));
+        assert!(!mac(b"1:2:3:4:5:6"));
         assert!(!mac(b"ff:ff:ff:ff:ff:ff"));
         // The genesis block address and a P2SH example (BIP 13).
         assert!(btc(b"1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"));
