@@ -1,4 +1,4 @@
-//! Credentials: recall on the generated corpus, false credentials on clean text.
+//! Credentials: recall on the generated corpus, false credentials (and identifiers) on clean text.
 //!
 //! ```text
 //! cargo run --release --example secrets_eval                      # the generated corpus only
@@ -79,6 +79,7 @@ fn main() {
         collect(p, &mut files);
     }
     let (mut bytes, mut false_creds) = (0usize, 0usize);
+    let mut false_ids: BTreeMap<String, usize> = BTreeMap::new();
     for f in &files {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
@@ -86,6 +87,18 @@ fn main() {
         bytes += text.len();
         for (n, line) in text.lines().enumerate() {
             for s in detector.detect(line, &FindContext::default()) {
+                if let Kind::Id(id) = &s.kind {
+                    *false_ids.entry(id.name().to_string()).or_default() += 1;
+                    if show {
+                        println!(
+                            "  {}:{}: {} {}",
+                            f.display(),
+                            n + 1,
+                            id.name(),
+                            &line[s.start..s.end]
+                        );
+                    }
+                }
                 if s.kind == Kind::Secret {
                     false_creds += 1;
                     if show {
@@ -101,6 +114,7 @@ fn main() {
             files.len(),
             bytes as f64 / 1e6
         );
+        println!("  identifier kinds found in clean text: {false_ids:?}");
     }
 }
 

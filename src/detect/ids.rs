@@ -111,6 +111,17 @@ id_kinds! {
     DateOfBirth "DATE_OF_BIRTH" date_of_birth "A date under a birth-date key or after birth context.";
 }
 
+impl IdKind {
+    /// Whether two values of this kind that differ only in spaces, `-`, `.` and letter case
+    /// are one value (national numbers); not for wallet addresses, MACs and dates.
+    pub(crate) fn folds_separators(self) -> bool {
+        !matches!(
+            self,
+            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth
+        )
+    }
+}
+
 /// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
 /// alphanumeric words with a digit after at most six letters. ASCII word
 /// boundaries keep the regex on its DFA.
@@ -209,7 +220,7 @@ impl IdRecognizer {
         let b = text.as_bytes();
         for m in self.candidates.find_iter(b) {
             let cand = m.as_bytes();
-            if cand.len() < 9 {
+            if cand.len() < 9 || embedded(b, m.start(), m.end()) {
                 continue;
             }
             let before = &b[m.start().saturating_sub(48)..m.start()];
@@ -252,7 +263,7 @@ impl IdRecognizer {
             // dashes is a US phone), and no trunk prefix `0` (or `1`, `2`: no NHS range starts
             // so; national phone numbers do).
             UkNhs => check::nhs(n) && (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3'),
-            InAadhaar => check::aadhaar(n) && (cued || groups.is(&[4, 4, 4])),
+            InAadhaar => check::aadhaar(n) && (cued || groups.is_sep(&[4, 4, 4], b"  ")),
             // SINs start 1-7 (9: temporary residents); a leading 0 is a national phone number.
             CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3]) && n[0] != b'0'),
             BrCpf => check::cpf(n) && (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")),
@@ -290,6 +301,16 @@ impl IdRecognizer {
             DateOfBirth => false,
         }
     }
+}
+
+/// Whether `start..end` is a piece of a longer token (`d725d849-7457-4855-8304-d489c16e649a`,
+/// `v1.2345678Z`): a `-`, `_`, `.` or `/` joins it to a letter or digit on either side.
+fn embedded(b: &[u8], start: usize, end: usize) -> bool {
+    let joined = |sep: Option<&u8>, next: Option<&u8>| {
+        sep.is_some_and(|c| matches!(c, b'-' | b'_' | b'.' | b'/'))
+            && next.is_some_and(u8::is_ascii_alphanumeric)
+    };
+    (start >= 2 && joined(b.get(start - 1), b.get(start - 2))) || joined(b.get(end), b.get(end + 1))
 }
 
 fn digits(n: &[u8]) -> bool {

@@ -393,7 +393,7 @@ fn value_at(b: &[u8], v: usize, env_line: bool) -> Option<(usize, usize, bool)> 
         if !env_line
             && matches!(
                 b[e],
-                b';' | b',' | b'&' | b'"' | b'\'' | b')' | b'}' | b']' | b'>'
+                b';' | b',' | b'&' | b'"' | b'\'' | b'`' | b')' | b'}' | b']' | b'>'
             )
         {
             break;
