@@ -440,6 +440,8 @@ pub fn code_log_lines(bytes: usize) -> Vec<String> {
 
 /// The names bench's generator, as `benches/names.rs` had it (its own xorshift64* and word
 /// lists): kept apart from the SplitMix64 generators above so that its bytes never change.
+pub mod secrets;
+
 mod name_lines {
     const FIRST: &[&str] = &[
         "Maria", "James", "Aisha", "Wei", "Olga", "Carlos", "Megan", "Omar", "Priya", "Jean-Luc",

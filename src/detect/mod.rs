@@ -20,6 +20,7 @@ mod checksum;
 mod custom;
 mod digits;
 mod email;
+mod ids;
 mod ip;
 mod keyed;
 mod keys;
@@ -29,6 +30,7 @@ pub mod overlap;
 mod phone;
 pub(crate) mod prefilter;
 pub mod recall;
+mod secrets;
 mod slots;
 mod structured;
 
@@ -38,6 +40,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 pub use custom::{CustomKind, Validator};
+pub use ids::{IdKind, IdsConfig};
 pub(crate) use keys::Fnv;
 pub use keys::{KeyHint, key_hint};
 
@@ -62,13 +65,18 @@ pub enum Kind {
     /// A token-shaped string found in inbound data, neutralised so it can never restore another
     /// value (`LITERAL`). See [`crate::token`].
     Literal,
+    /// A credential: an API key, token, private key or password (`SECRET`). See `detect/secrets.rs`.
+    Secret,
+    /// A personal identifier with a checksum or strict shape, a MAC or wallet address, a date
+    /// of birth (`UK_NHS`, `MAC_ADDRESS`, `DATE_OF_BIRTH` ...). See `detect/ids.rs`.
+    Id(IdKind),
     /// A kind defined in the configuration (an upper-case name such as `EMPLOYEE_ID`).
     Custom(Arc<str>),
 }
 
 impl Kind {
     /// The names of the built-in kinds, as they appear in tokens and configuration.
-    pub const BUILTIN: [&'static str; 8] = [
+    pub const BUILTIN: &'static [&'static str] = &[
         "EMAIL",
         "PHONE",
         "NAME",
@@ -77,6 +85,34 @@ impl Kind {
         "US_SSN",
         "IP_ADDRESS",
         "LITERAL",
+        "SECRET",
+        "UK_NHS",
+        "UK_NINO",
+        "US_ITIN",
+        "US_PASSPORT",
+        "US_DRIVER_LICENSE",
+        "US_BANK_NUMBER",
+        "ABA_ROUTING",
+        "US_NPI",
+        "US_MBI",
+        "IN_PAN",
+        "IN_AADHAAR",
+        "SG_NRIC_FIN",
+        "CA_SIN",
+        "BR_CPF",
+        "BR_CNPJ",
+        "ES_NIF",
+        "ES_NIE",
+        "IT_FISCAL_CODE",
+        "FR_NIR",
+        "DE_TAX_ID",
+        "CN_RESIDENT_ID",
+        "AU_TFN",
+        "AU_MEDICARE",
+        "PH_TIN",
+        "MAC_ADDRESS",
+        "CRYPTO_WALLET",
+        "DATE_OF_BIRTH",
     ];
 
     /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
@@ -90,6 +126,8 @@ impl Kind {
             Kind::UsSsn => "US_SSN",
             Kind::IpAddress => "IP_ADDRESS",
             Kind::Literal => "LITERAL",
+            Kind::Secret => "SECRET",
+            Kind::Id(id) => id.name(),
             Kind::Custom(name) => name,
         }
     }
@@ -106,7 +144,10 @@ impl Kind {
             "US_SSN" => Kind::UsSsn,
             "IP_ADDRESS" => Kind::IpAddress,
             "LITERAL" => Kind::Literal,
-            other => Kind::Custom(Arc::from(other)),
+            "SECRET" => Kind::Secret,
+            other => {
+                IdKind::from_name(other).map_or_else(|| Kind::Custom(Arc::from(other)), Kind::Id)
+            }
         }
     }
 
@@ -126,14 +167,18 @@ impl Kind {
     pub(crate) fn specificity(&self) -> u8 {
         match self {
             Kind::Literal => 0,
+            Kind::Secret => 1,
             Kind::Email => 1,
             Kind::CreditCard => 2,
             Kind::Iban => 3,
             Kind::UsSsn => 4,
             Kind::Custom(_) => 5,
             Kind::IpAddress => 6,
-            Kind::Phone => 7,
-            Kind::Name => 8,
+            // Above phones: an identifier passed its checksum in its national grouping, or
+            // had its cue word; a phone reading of the same digits is the weaker one.
+            Kind::Id(_) => 7,
+            Kind::Phone => 8,
+            Kind::Name => 9,
         }
     }
 }
@@ -218,8 +263,12 @@ pub(crate) struct KeyFacts {
     hint: Option<KeyHint>,
     /// The key names social security numbers.
     ssn: bool,
+    /// The key names a credential (`password`, `api_key`, `*_TOKEN`: `detect/secrets.rs`).
+    secret: bool,
     /// The kind whose whole values the key vouches for (`detect/keyed.rs`).
     keyed: Option<keyed::KeyedKind>,
+    /// The identifier kind the key names (`nhs_number`, `dob`: `detect/ids.rs`).
+    id: Option<IdKind>,
 }
 
 impl KeyFacts {
@@ -246,6 +295,8 @@ impl KeyFacts {
             hint: key_hint(key),
             ssn: checksum::is_ssn_key(key),
             keyed: keyed::kind_of_key(key),
+            secret: secrets::is_secret_key(key),
+            id: ids::kind_of_key(key),
         })
     }
 
@@ -299,6 +350,11 @@ pub struct DetectConfig {
     /// Detect IPv4/IPv6 addresses (loopback, unspecified, link-local, multicast and
     /// documentation ranges are skipped; private ranges are detected, see `detect/ip.rs`).
     pub ip_address: bool,
+    /// Detect credentials (`SECRET`: provider keys, JWTs, private keys, passwords in URLs and
+    /// under secret-named keys; see `detect/secrets.rs`).
+    pub secret: bool,
+    /// Personal identifiers, MAC and wallet addresses, dates of birth, one switch per kind.
+    pub ids: IdsConfig,
     /// Kinds defined by regex.
     pub custom: Vec<CustomKind>,
 }
@@ -321,6 +377,8 @@ impl Default for DetectConfig {
             iban: true,
             us_ssn: true,
             ip_address: true,
+            secret: true,
+            ids: IdsConfig::default(),
             custom: Vec::new(),
         }
     }
@@ -364,6 +422,8 @@ pub struct Detector {
     custom_keys: Vec<(Box<str>, usize)>,
     literal: LiteralRecognizer,
     names_recall: bool,
+    secrets: Option<secrets::SecretRecognizer>,
+    ids: Option<ids::IdRecognizer>,
 }
 
 impl Detector {
@@ -422,6 +482,9 @@ impl Detector {
             custom_keys,
             literal: LiteralRecognizer,
             names_recall: config.name && config.names_recall,
+            secrets: config.secret.then(secrets::SecretRecognizer::new),
+            ids: ids::IdRecognizer::any_on(&config.ids)
+                .then(|| ids::IdRecognizer::new(&config.ids)),
         })
     }
 
@@ -588,6 +651,18 @@ impl Detector {
             self.encoded_emails(text, out);
         }
         self.keyed.find(text, facts.keyed, out);
+        if let Some(secrets) = &self.secrets
+            && (facts.secret
+                || classes & prefilter::SECRET_TRIGGERS != 0
+                || text.len() >= secrets::SHORTEST_BARE)
+        {
+            secrets.find(text, cx, facts.secret, out);
+        }
+        if let Some(ids) = &self.ids
+            && (facts.id.is_some() || classes & prefilter::DIGIT != 0)
+        {
+            ids.find(text, facts.id, out);
+        }
         if let Some(recall) = cx.recall
             && !Self::names_a_thing(cx, facts)
         {
@@ -753,7 +828,7 @@ mod tests {
 
     #[test]
     fn kind_names_round_trip() {
-        for name in Kind::BUILTIN {
+        for &name in Kind::BUILTIN {
             assert_eq!(Kind::from_name(name).as_str(), name);
         }
         assert_eq!(

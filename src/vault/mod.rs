@@ -316,7 +316,10 @@ pub(crate) fn normalize_into<'a>(
             );
             buf.truncate(buf.trim_end().len());
         }
-        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone => {
+        // National identifiers are one value however they are grouped; wallet addresses
+        // (base58 is case-sensitive), MACs and dates are kept as written.
+        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone | Kind::Id(_) if !matches!(kind, Kind::Id(id) if !id.folds_separators()) =>
+        {
             if !value
                 .bytes()
                 .any(|b| matches!(b, b' ' | b'-' | b'.') || b.is_ascii_lowercase())
