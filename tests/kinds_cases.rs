@@ -90,3 +90,47 @@ fn clean_text_has_none() {
     }
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A credential read from a file reaches the model as a token and restores exactly on the
+/// way out (the agent hands it to a tool without seeing it).
+#[test]
+fn credentials_tokenize_and_restore() {
+    use futures::executor::block_on;
+    use mcp_veil::vault::{MemoryVault, SessionId};
+    let engine = mcp_veil::Engine::new(
+        std::sync::Arc::new(Detector::with_defaults()),
+        std::sync::Arc::new(MemoryVault::default()),
+    );
+    let s = SessionId::new("s");
+    for p in mcp_veil::testdata::secrets::corpus(3, 1) {
+        let value = &p.text[p.start..p.end];
+        let t = block_on(engine.tokenize_text(&s, "filesystem/read_file", &p.text)).unwrap();
+        assert!(
+            !t.text.contains(value),
+            "{}/{}: the credential survived",
+            p.format,
+            p.context
+        );
+        assert!(t.text.contains("[SECRET_"), "{}/{}", p.format, p.context);
+        let back = block_on(engine.rehydrate_text(&s, &t.text)).unwrap();
+        assert_eq!(back.as_ref(), p.text.as_str());
+    }
+}
+
+/// `rules/secrets.yaml`: a credential goes back to the server it came from, nowhere else.
+#[test]
+fn secrets_rule_file_keeps_credentials_home() {
+    use mcp_veil::policy::{Action, Policy};
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules/secrets.yaml"));
+    let config = mcp_veil::config::Config::load(path).expect("rules/secrets.yaml parses");
+    let policy = Policy::from_config(&config).expect("rules/secrets.yaml compiles");
+    let decide = |origin, destination| {
+        policy
+            .decide_token(&Kind::Secret, origin, destination, "token")
+            .action
+    };
+    assert_eq!(decide("github/get_file", "github/create_pr"), Action::Restore);
+    assert_eq!(decide("filesystem/read_file", "filesystem/write_file"), Action::Restore);
+    assert_eq!(decide("filesystem/read_file", "web/search"), Action::Deny);
+    assert_eq!(decide("github/get_file", "filesystem/write_file"), Action::Deny);
+}
