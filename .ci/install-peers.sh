@@ -2,7 +2,8 @@
 # Installs the MCP peers the end-to-end tests run against, at pinned versions (idempotent):
 #   - npm: server-filesystem, server-everything, server-memory into ./node_modules
 #     (versions pinned in package.json / package-lock.json);
-#   - PyPI: the `mcp` Python SDK, mcp-server-git and faker (the leak benchmark) into ./.venv;
+#   - PyPI: the `mcp` Python SDK, mcp-server-git, mcp-server-time and faker (the leak benchmark)
+#     into ./.venv;
 #   - PyPI: mcp-server-sqlite into ./.venv-servers: it needs the 1.x `mcp` SDK (on 2.x it fails
 #     at start-up: `Server` has no `list_resources`), so it gets its own venv;
 #   - npm: the official MCP conformance runner and a Node 22 binary (the runner needs it) into
@@ -13,6 +14,7 @@ cd "$(dirname "$0")/.."
 
 MCP_PY_VERSION=2.3.0
 MCP_SERVER_GIT_VERSION=2026.10.19
+MCP_SERVER_TIME_VERSION=2026.10.19
 FAKER_VERSION=40.63.0
 MCP_SERVER_SQLITE_VERSION=2025.4.25
 MCP_PY_SERVERS_VERSION=1.30.0
@@ -41,7 +43,8 @@ sys.exit(any(m.version(n) != v for n, v in (a.split("==") for a in sys.argv[1:])
 PY
 }
 
-PY_PEERS=("mcp==${MCP_PY_VERSION}" "mcp-server-git==${MCP_SERVER_GIT_VERSION}" "faker==${FAKER_VERSION}")
+PY_PEERS=("mcp==${MCP_PY_VERSION}" "mcp-server-git==${MCP_SERVER_GIT_VERSION}"
+  "mcp-server-time==${MCP_SERVER_TIME_VERSION}" "faker==${FAKER_VERSION}")
 if ! pinned .venv "${PY_PEERS[@]}"; then
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install --quiet --disable-pip-version-check "${PY_PEERS[@]}"
@@ -53,4 +56,4 @@ if ! pinned .venv-servers "${PY_SERVERS[@]}"; then
     "mcp-server-sqlite==${MCP_SERVER_SQLITE_VERSION}"
 fi
 echo "peers installed: $(ls node_modules/.bin | grep -c mcp-server) npm servers, python mcp ${MCP_PY_VERSION}," \
-  "mcp-server-git ${MCP_SERVER_GIT_VERSION}, faker ${FAKER_VERSION}, mcp-server-sqlite ${MCP_SERVER_SQLITE_VERSION} (mcp ${MCP_PY_SERVERS_VERSION})"
+  "mcp-server-git ${MCP_SERVER_GIT_VERSION}, mcp-server-time ${MCP_SERVER_TIME_VERSION}, faker ${FAKER_VERSION}, mcp-server-sqlite ${MCP_SERVER_SQLITE_VERSION} (mcp ${MCP_PY_SERVERS_VERSION})"

@@ -14,6 +14,8 @@
 //!               # (see [`SurfacesConfig`])
 //! restore: ...  # syntax-safe restore: which arguments are SQL, shell, URL
 //!               # (see [`RestoreConfig`])
+//! tool_search: ... # gateways: list pinned tools + `search_tools` instead of every tool
+//!               # (see [`ToolSearchConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
@@ -33,6 +35,7 @@ use crate::mcp::restore::RestoreConfig;
 use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
 use crate::mcp::surfaces::SurfacesConfig;
+use crate::mcp::tool_search::ToolSearchConfig;
 use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
 
@@ -58,6 +61,8 @@ pub struct Config {
     pub surfaces: SurfacesConfig,
     /// Syntax-safe restore: which tool arguments are SQL, shell or URL text.
     pub restore: RestoreConfig,
+    /// Gateway tool search: list pinned tools and `search_tools` instead of every tool.
+    pub tool_search: ToolSearchConfig,
 }
 
 /// The documented default configuration, embedded in the binary.

@@ -52,6 +52,7 @@ use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
 
 /// The longest exposed tool or prompt name.
@@ -142,6 +143,8 @@ struct Gateway {
     /// The host has gone: upstreams exiting now is expected.
     closing: std::sync::atomic::AtomicBool,
     resources: Mutex<HashMap<String, usize>>,
+    /// `tool_search:`: what `tools/list` shows and the `search_tools` tool.
+    search: ToolSearch,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -152,10 +155,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub async fn run(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
+    tool_search: &ToolSearchConfig,
 ) -> Result<(), ProxyError> {
     relay(
         interceptor,
         servers,
+        tool_search,
         tokio::io::stdin(),
         tokio::io::stdout(),
     )
@@ -166,6 +171,7 @@ pub async fn run(
 pub async fn relay<R, W>(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
+    tool_search: &ToolSearchConfig,
     host_in: R,
     host_out: W,
 ) -> Result<(), ProxyError>
@@ -176,6 +182,7 @@ where
     if servers.is_empty() {
         return Err(ProxyError::Config("the `servers:` section is empty".into()));
     }
+    let search = ToolSearch::new(tool_search).map_err(|e| ProxyError::Config(e.to_string()))?;
     let mut names: HashMap<String, &str> = HashMap::new();
     for (configured, server) in servers {
         if server.command.is_empty() == server.url.is_none() {
@@ -214,6 +221,7 @@ where
         prompts: Mutex::new(HashMap::new()),
         resources: Mutex::new(HashMap::new()),
         closing: std::sync::atomic::AtomicBool::new(false),
+        search,
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -538,6 +546,10 @@ impl Gateway {
             }
         }
         let table = if kind == ListKind::Tools {
+            self.search.update(&exposed, |public| {
+                let (idx, name) = routes.get(public)?;
+                Some((self.upstreams[*idx].name.as_str(), name.as_str()))
+            });
             &self.tools
         } else {
             &self.prompts
@@ -775,7 +787,10 @@ impl Gateway {
                     } else {
                         ListKind::Prompts
                     };
-                    let items = self.refresh(kind, false).await.unwrap_or_default();
+                    let mut items = self.refresh(kind, false).await.unwrap_or_default();
+                    if kind == ListKind::Tools {
+                        items = self.search.list(items);
+                    }
                     let result = json!({ kind.key(): items });
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
@@ -806,6 +821,9 @@ impl Gateway {
                 let Some(name) = params_value.get("name").and_then(Value::as_str) else {
                     return self.invalid(&id);
                 };
+                if self.search.handles(name) {
+                    return self.search_tools(&id, &params_value);
+                }
                 match self.route(&self.tools, name) {
                     Ok((idx, original)) => {
                         let Some(msg) = with_param(&text, "name", &original) else {
@@ -892,6 +910,17 @@ impl Gateway {
         ));
     }
 
+    /// A `search_tools` call: answered here, and `list_changed` when it found new tools.
+    fn search_tools(&self, id: &str, params: &Value) {
+        let answer = self
+            .search
+            .call(params.get("arguments").unwrap_or(&Value::Null));
+        self.reply(envelope::result_response(id, &answer.result));
+        if answer.list_changed {
+            self.reply(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.into());
+        }
+    }
+
     fn invalid(&self, id: &str) {
         self.error(id, -32602, "invalid params");
     }
@@ -941,6 +970,9 @@ impl Gateway {
         // Task ids belong to one server and the gateway does not route `tasks/*`.
         if let Some(map) = capabilities.as_object_mut() {
             map.remove("tasks");
+            if self.search.may_change_list() && (self.search.is_on() || map.contains_key("tools")) {
+                map.insert("tools".into(), json!({"listChanged": true}));
+            }
         }
         (capabilities, version)
     }

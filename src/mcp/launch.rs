@@ -142,7 +142,7 @@ async fn serve(
         )),
         None if !config.servers.is_empty() => {
             check_servers(config).map_err(ProxyError::Config)?;
-            super::gateway::run(interceptor, &config.servers).await
+            super::gateway::run(interceptor, &config.servers, &config.tool_search).await
         }
         None => Err(ProxyError::Config(
             "nothing to proxy: give a server command (mcp-veil proxy -- CMD ARGS...) or a \

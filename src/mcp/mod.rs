@@ -14,6 +14,8 @@
 //! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
 //! - [`surfaces`]: which members of lists, `initialize`, completion, progress and elicitation
 //!   are scanned and which pass as identifiers, and the `surfaces:` settings.
+//! - [`tool_search`]: the gateway's `search_tools` (BM25 over the scanned tool list) and the
+//!   `tool_search:` settings.
 //!
 //! Private helpers: `classify` (strict JSON-RPC classification), `envelope` (JSON-RPC parsing and
 //! splicing), `blobs` (binary members left alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
@@ -38,6 +40,7 @@ mod schema;
 pub mod serve;
 pub mod stdio;
 pub mod surfaces;
+pub mod tool_search;
 pub mod transport;
 
 pub use flow::{FlowPolicy, Outbound, RawUse, RestoreKnown, TokenUse, Verdict};

@@ -108,6 +108,8 @@ pub struct Gateway {
     surfaces: crate::mcp::surfaces::SurfacesConfig,
     /// Which arguments restored values are escaped for (`restore:`).
     restore: Arc<crate::mcp::restore::RestoreRules>,
+    /// The `tool_search:` section, for every session's gateway.
+    tool_search: Arc<crate::mcp::tool_search::ToolSearchConfig>,
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -288,8 +290,11 @@ impl Gateway {
             Arc::new(CountingPolicy::new(Arc::new(rules), metrics.clone()));
         let tokens = Tokens(load_tokens(&config.serve.auth)?);
         let restore = Arc::new(crate::mcp::restore::RestoreRules::new(&config.restore));
+        crate::mcp::tool_search::ToolSearch::new(&config.tool_search)
+            .map_err(|e| ServeError::Config(e.to_string()))?;
         Ok(Gateway {
             restore,
+            tool_search: Arc::new(config.tool_search),
             serve: config.serve,
             servers: Arc::new(config.servers),
             detector: Arc::new(detector),
@@ -429,6 +434,7 @@ impl Gateway {
         let session = Session::start(
             Arc::new(interceptor),
             self.servers_for(headers),
+            self.tool_search.clone(),
             self.epoch,
             move || {
                 if let Some(g) = weak.upgrade() {

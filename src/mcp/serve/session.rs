@@ -23,6 +23,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::gateway;
 use crate::mcp::interceptor::Interceptor;
 use crate::mcp::stdio::{self, ServerCommand};
+use crate::mcp::tool_search::ToolSearchConfig;
 
 /// Bytes buffered in each pipe between the HTTP front end and the session's gateway.
 const PIPE: usize = 1 << 20;
@@ -64,6 +65,7 @@ impl Session {
     pub(crate) fn start(
         interceptor: Arc<Interceptor>,
         servers: Arc<BTreeMap<String, ServerCommand>>,
+        tool_search: Arc<ToolSearchConfig>,
         epoch: Instant,
         on_end: impl FnOnce() + Send + 'static,
     ) -> Arc<Session> {
@@ -82,7 +84,9 @@ impl Session {
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
         tokio::spawn(async move {
-            if let Err(e) = gateway::relay(interceptor, &servers, host_in_r, host_out_w).await {
+            if let Err(e) =
+                gateway::relay(interceptor, &servers, &tool_search, host_in_r, host_out_w).await
+            {
                 tracing::error!("session gateway stopped: {e}");
             }
         });
