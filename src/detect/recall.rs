@@ -15,10 +15,10 @@
 //! an idle TTL. Names are matched through a hash table keyed by each name's first word (folded
 //! to lower case), whose entry chains the names that begin with it, longest first; a name the
 //! session learns is added to that table in place (a few inserts). Nothing is compiled on the
-//! per-message path: recall used to keep an Aho-Corasick automaton over the session's names and
-//! rebuild it whenever a message brought a new one, which cost about 8.8 M instructions per
-//! rebuild for the thousands of names of the `throughput` prose (an anchored attempt then cost
-//! about 470, against about 290 for a lookup and a walk down a chain now). The engine lets go
+//! per-message path: an Aho-Corasick automaton over the session's names has to be rebuilt
+//! whenever a message brings a new one, about 8.8 M instructions per rebuild for the thousands
+//! of names of the `throughput` prose (and about 470 per anchored attempt, against about 290
+//! for a lookup and a walk down a chain; 2026-11-30, `benches/README.md`). The engine lets go
 //! of its snapshot before it learns, so the tables are updated in place rather than copied
 //! (a copy is made only when a scan of the same session holds them at that moment). With a
 //! vault shared by replicas (Redis), the engine

@@ -816,7 +816,7 @@ impl Recognizer for PhoneRecognizer {
 
 /// The run of ASCII digits starting at a digit, as the digit-run recognizers (phone numbers,
 /// checksummed numbers, IP addresses) first look at it: worked out once per run and shared by
-/// all three, which each used to find the run's end (and whether a word glues it) again.
+/// all three, so that none of them finds the run's end (and whether a word glues it) again.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct DigitRun {
     /// The first digit.
