@@ -129,8 +129,17 @@ fn secrets_rule_file_keeps_credentials_home() {
             .decide_token(&Kind::Secret, origin, destination, "token")
             .action
     };
-    assert_eq!(decide("github/get_file", "github/create_pr"), Action::Restore);
-    assert_eq!(decide("filesystem/read_file", "filesystem/write_file"), Action::Restore);
+    assert_eq!(
+        decide("github/get_file", "github/create_pr"),
+        Action::Restore
+    );
+    assert_eq!(
+        decide("filesystem/read_file", "filesystem/write_file"),
+        Action::Restore
+    );
     assert_eq!(decide("filesystem/read_file", "web/search"), Action::Deny);
-    assert_eq!(decide("github/get_file", "filesystem/write_file"), Action::Deny);
+    assert_eq!(
+        decide("github/get_file", "filesystem/write_file"),
+        Action::Deny
+    );
 }
