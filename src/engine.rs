@@ -227,7 +227,11 @@ impl Engine {
             return None;
         }
         let table = Recall::of_names(new.iter().copied());
-        if table.count(doc) <= new.len() {
+        // The same matcher over the found values themselves: a doc with more matches holds an
+        // occurrence the scan missed. (Counting found values instead would let a found name
+        // the matcher reads differently, a CJK name say, hide a missed one.)
+        let in_found: usize = new.iter().map(|v| table.count(v)).sum();
+        if table.count(doc) <= in_found {
             return None;
         }
         // Only recall learns them now: the session's known names are what it minted.
