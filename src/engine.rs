@@ -607,6 +607,21 @@ mod tests {
     }
 
     #[test]
+    fn a_name_missed_once_in_a_message_is_found_on_its_first_read() {
+        // A `git log` (generated people, mcp-server-git's format): `Line` is a word, so the
+        // prose line alone misses "Reported by Line Karlsen"; a sign-off slot finds the name.
+        // Found names the recall matcher reads differently (CJK, initials) must not hide the
+        // missed occurrence: the first read already shows what the second does.
+        let e = engine();
+        let s = SessionId::new("s");
+        let text = include_str!("../tests/data/git_log_rescan.txt");
+        let first = block_on(e.tokenize_text(&s, "git/git_log", text)).unwrap();
+        assert!(!first.text.contains("Line Karlsen"));
+        let second = block_on(e.tokenize_text(&s, "git/git_log", text)).unwrap();
+        assert!(first.text == second.text, "the second read differs");
+    }
+
+    #[test]
     fn a_full_name_of_session_names_is_written_as_their_tokens() {
         let e = engine();
         let s = SessionId::new("s");
