@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use base64::Engine as _;
 use futures::StreamExt;
@@ -35,6 +36,12 @@ use super::stdio::{self, ProxyError, ServerCommand};
 const PIPE: usize = 1 << 20;
 /// JSON-RPC code for an upstream that failed at the HTTP level.
 const UPSTREAM_ERROR: i64 = -32603;
+/// How often a closed stream is resumed without the server making progress.
+const MAX_RESUME_ATTEMPTS: u32 = 5;
+/// The reconnection delay when the server sent no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The longest reconnection delay honoured (a larger `retry` is shortened to it).
+const MAX_RETRY: Duration = Duration::from_secs(10);
 
 /// A running HTTP upstream: the gateway's ends of the two pipes and the task between them.
 #[derive(Debug)]
@@ -325,11 +332,55 @@ async fn post(state: Arc<State>, msg: String) {
     let mut answered = false;
     if is_sse {
         let mut events = SseParser::default();
-        let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
-            let Ok(chunk) = chunk else { break };
-            for data in events.push(&chunk) {
-                answered |= deliver(&state, id.as_deref(), method.as_deref(), data);
+        answered = read_events(
+            &state,
+            response,
+            &mut events,
+            id.as_deref(),
+            method.as_deref(),
+        )
+        .await;
+        // The server closed the stream before answering: when it numbered its events, resume
+        // the stream with `Last-Event-ID` (a GET), as often as it keeps making progress.
+        let mut attempts = 0;
+        while !answered && id.is_some() && attempts < MAX_RESUME_ATTEMPTS {
+            let Some(last) = events.last_event_id().map(str::to_string) else {
+                break;
+            };
+            attempts += 1;
+            let delay = events.retry().unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
+            tokio::time::sleep(delay).await;
+            let resumed = state
+                .client
+                .get(state.url.clone())
+                .headers(request_headers(&state, ""))
+                .header("accept", "text/event-stream")
+                .header("last-event-id", last.as_str())
+                .send()
+                .await;
+            let resumed = match resumed {
+                Ok(r) if r.status().is_success() => r,
+                Ok(r) => {
+                    return fail(format!(
+                        "answered HTTP {} when its stream was resumed",
+                        r.status().as_u16()
+                    ));
+                }
+                Err(e) => {
+                    tracing::debug!(server = state.name, "resuming failed ({})", e.without_url());
+                    continue;
+                }
+            };
+            answered = read_events(
+                &state,
+                resumed,
+                &mut events,
+                id.as_deref(),
+                method.as_deref(),
+            )
+            .await;
+            if events.last_event_id() != Some(last.as_str()) {
+                attempts = 0;
             }
         }
     } else {
@@ -374,33 +425,87 @@ fn deliver(state: &State, id: Option<&str>, method: Option<&str>, text: String) 
     answers
 }
 
-/// The server's own stream (GET), until it ends or the upstream is closed.
-async fn listen(state: Arc<State>) {
-    let response = state
-        .client
-        .get(state.url.clone())
-        .headers(request_headers(&state, ""))
-        .header("accept", "text/event-stream")
-        .send()
-        .await;
-    let Ok(response) = response else { return };
-    if !response.status().is_success() {
-        return;
-    }
-    let mut events = SseParser::default();
+/// Reads one SSE body, delivering each event; true when one of them answers `id`.
+async fn read_events(
+    state: &State,
+    response: reqwest::Response,
+    events: &mut SseParser,
+    id: Option<&str>,
+    method: Option<&str>,
+) -> bool {
+    let mut answered = false;
     let mut body = response.bytes_stream();
-    while let Some(Ok(chunk)) = body.next().await {
+    while let Some(chunk) = body.next().await {
+        let Ok(chunk) = chunk else { break };
         for data in events.push(&chunk) {
-            deliver(&state, None, None, data);
+            answered |= deliver(state, id, method, data);
         }
+    }
+    answered
+}
+
+/// The server's own stream (GET), until the upstream is closed. A server may close it at any
+/// time (SSE polling); it is reopened after the server's `retry` delay, with `Last-Event-ID`
+/// when the server numbered its events. A server that refuses it (405: it has none) or fails
+/// to open it several times in a row is not asked again.
+async fn listen(state: Arc<State>) {
+    let mut events = SseParser::default();
+    let mut failures = 0;
+    loop {
+        let mut request = state
+            .client
+            .get(state.url.clone())
+            .headers(request_headers(&state, ""))
+            .header("accept", "text/event-stream");
+        if let Some(last) = events.last_event_id() {
+            request = request.header("last-event-id", last);
+        }
+        match request.send().await {
+            Ok(r) if r.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED => return,
+            Ok(r) if r.status().is_success() => {
+                // A stream that carried nothing counts as a failure, so a server that closes
+                // every GET at once is not polled for ever.
+                failures += 1;
+                let before = events.last_event_id().map(str::to_string);
+                let mut body = r.bytes_stream();
+                while let Some(Ok(chunk)) = body.next().await {
+                    for data in events.push(&chunk) {
+                        failures = 0;
+                        deliver(&state, None, None, data);
+                    }
+                }
+                if events.last_event_id().is_some() && events.last_event_id() != before.as_deref() {
+                    failures = 0;
+                }
+                if failures >= MAX_RESUME_ATTEMPTS {
+                    return;
+                }
+            }
+            _ => {
+                failures += 1;
+                if failures >= MAX_RESUME_ATTEMPTS {
+                    return;
+                }
+            }
+        }
+        let delay = events.retry().unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
+        tokio::time::sleep(delay * (failures + 1)).await;
     }
 }
 
-/// An incremental `text/event-stream` parser that yields each event's `data`.
+/// An incremental `text/event-stream` parser that yields each event's `data`, and remembers the
+/// last event id and `retry` the server sent (for resuming a stream with `Last-Event-ID`).
 #[derive(Debug, Default)]
 pub struct SseParser {
     buf: Vec<u8>,
     data: String,
+    /// The `id:` field seen since the last dispatch.
+    id_buf: Option<String>,
+    /// The id of the last event dispatched (also of events with empty data, such as the
+    /// priming event a resumable server sends first).
+    last_id: Option<String>,
+    /// The server's `retry:` (milliseconds).
+    retry: Option<u64>,
 }
 
 impl SseParser {
@@ -413,17 +518,45 @@ impl SseParser {
             let line = String::from_utf8_lossy(&line);
             let line = line.trim_end_matches(['\n', '\r']);
             if line.is_empty() {
+                if self.id_buf.is_some() {
+                    self.last_id = self.id_buf.clone();
+                }
                 if !self.data.is_empty() {
                     out.push(std::mem::take(&mut self.data));
                 }
-            } else if let Some(d) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
+                continue;
+            }
+            let (field, value) = match line.split_once(':') {
+                Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+                None => (line, ""),
+            };
+            match field {
+                "data" => {
+                    if !self.data.is_empty() {
+                        self.data.push('\n');
+                    }
+                    self.data.push_str(value);
                 }
-                self.data.push_str(d.strip_prefix(' ').unwrap_or(d));
+                "id" if !value.contains('\0') => self.id_buf = Some(value.to_string()),
+                "retry" => {
+                    if let Ok(ms) = value.parse::<u64>() {
+                        self.retry = Some(ms);
+                    }
+                }
+                _ => {}
             }
         }
         out
+    }
+
+    /// The id of the last complete event, if the server numbers its events.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// The reconnection delay the server asked for.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry.map(Duration::from_millis)
     }
 }
 
@@ -440,6 +573,23 @@ mod tests {
         );
         let got = p.push(b":1}\r\n\r\n: comment\n\ndata: x\ndata: y\n\n");
         assert_eq!(got, vec!["{\"a\":1}".to_string(), "x\ny".to_string()]);
+    }
+
+    #[test]
+    fn sse_ids_and_retry_are_remembered() {
+        let mut p = SseParser::default();
+        assert_eq!(p.last_event_id(), None);
+        // A priming event: an id and empty data, dispatches nothing but sets the id.
+        assert!(p.push(b"id: s1::0\nretry: 250\ndata: \n\n").is_empty());
+        assert_eq!(p.last_event_id(), Some("s1::0"));
+        assert_eq!(p.retry(), Some(Duration::from_millis(250)));
+        assert_eq!(p.push(b"id: s1::1\ndata: {}\n"), Vec::<String>::new());
+        assert_eq!(p.last_event_id(), Some("s1::0"), "not dispatched yet");
+        assert_eq!(p.push(b"\n"), vec!["{}".to_string()]);
+        assert_eq!(p.last_event_id(), Some("s1::1"));
+        // An event without an id keeps the last one.
+        assert_eq!(p.push(b"data: x\n\n"), vec!["x".to_string()]);
+        assert_eq!(p.last_event_id(), Some("s1::1"));
     }
 
     #[test]
