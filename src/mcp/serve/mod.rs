@@ -4,7 +4,8 @@
 //! - `POST /mcp`: one JSON-RPC message or batch. Requests are answered on an SSE stream (when
 //!   the client accepts `text/event-stream`; each message is tokenized on its own as it arrives,
 //!   nothing is buffered whole) or as JSON; notifications and responses get `202 Accepted`.
-//! - `GET /mcp`: the session's stream of server-initiated messages. `DELETE /mcp`: ends the
+//! - `GET /mcp`: the session's stream of server-initiated messages, or with `Last-Event-ID`
+//!   the rest of an earlier stream (see below). `DELETE /mcp`: ends the
 //!   session (its upstreams are closed and its vault table dropped); the vault backend records
 //!   the id as terminated for its TTL, so every replica answers it 404 afterwards.
 //! - `GET /healthz`, `GET /metrics` (Prometheus text, counts only; see [`metrics`]).
@@ -33,7 +34,16 @@
 //! `limits.max_body_bytes` get 413; an upstream that does not answer within
 //! `limits.upstream_timeout_seconds` gets the client a JSON-RPC error and is sent
 //! `notifications/cancelled`. A client that goes away mid-stream cancels its pending requests
-//! the same way. Errors and logs name methods, statuses and counts, never values.
+//! the same way, at once when it could not resume (it received no event id), else at their
+//! deadline unless it resumed the stream by then. Errors and logs name methods, statuses and
+//! counts, never values.
+//!
+//! # Resumable streams
+//!
+//! Every SSE event carries an id; clients at protocol 2025-11-25 or later first get a priming
+//! event (an id, `retry`, empty data). `GET /mcp` with `Last-Event-ID` resumes the stream the
+//! id belongs to from a bounded buffer of what that stream sent (tokenized; see module
+//! `session`), on the replica that holds it; an id it does not know opens a new GET stream.
 
 pub mod config;
 pub mod metrics;
@@ -391,7 +401,8 @@ impl Gateway {
     /// Refuses (404) an `Mcp-Session-Id` its client terminated with `DELETE`, on whichever
     /// replica the `DELETE` went to (recorded in the vault backend, see
     /// [`VaultBackend::mark_terminated`]); this replica's copy of it, if any, is closed. Keys
-    /// from a header, the principal or the shared session are never refused this way.
+    /// from a header, the principal or the shared session are never refused this way. A vault
+    /// that cannot be asked lets the request through.
     async fn refuse_terminated(&self, source: KeySource, key: &str) -> Result<(), Response> {
         if source != KeySource::SessionId {
             return Ok(());
@@ -409,12 +420,11 @@ impl Gateway {
                     "the session was terminated: initialize a new session",
                 ))
             }
+            // The vault being down is not taken as the session having ended: the request goes
+            // on, and anything it needs from the vault fails closed there.
             Err(e) => {
                 tracing::warn!("could not check whether the session was terminated: {e}");
-                Err(refuse(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the vault is unavailable",
-                ))
+                Ok(())
             }
         }
     }
