@@ -5,7 +5,8 @@
 //! server's messages from [`HttpUpstream::stdout`]. A task in between POSTs each message to the
 //! URL and relays the answer: a JSON body as one line, an SSE body event by event as it arrives
 //! (never buffered whole). `initialize` is sent alone and its `Mcp-Session-Id` and protocol
-//! version go on every later request; after it, a GET stream carries the server's own messages
+//! version go on every later request; `notifications/initialized` is sent alone too, before any
+//! later message; after it, a GET stream carries the server's own messages
 //! (a server that answers 405 has none). When the gateway closes `stdin`, the session is DELETEd.
 //!
 //! Headers: the configured `headers` (and `headers_from_env`), `Mcp-Method`, `Mcp-Name` and
@@ -138,11 +139,15 @@ async fn run(state: Arc<State>, from_gateway: DuplexStream) {
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();
     while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-        let is_initialize = Envelope::parse(&line)
-            .ok()
-            .is_some_and(|e| e.method.as_deref() == Some("initialize"));
-        if is_initialize {
-            // Alone, so the session id is known before anything else is sent.
+        let lifecycle = Envelope::parse(&line).ok().is_some_and(|e| {
+            matches!(
+                e.method.as_deref(),
+                Some("initialize" | "notifications/initialized")
+            )
+        });
+        if lifecycle {
+            // Alone and in order: the session id is known before anything else is sent, and
+            // the server hears `notifications/initialized` before any request.
             post(state.clone(), line.clone()).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
