@@ -12,7 +12,9 @@
 //!   characters. Two names that collide after that are a start-up error naming both origins
 //!   (at run time, after a `list_changed`, the later one is dropped with an error on stderr).
 //! - `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: every live
-//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page. The
+//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page, with the
+//!   lists' own fields merged (`_meta` key by key, the shortest `ttlMs`, `cacheScope`
+//!   `private` when any server's is). The
 //!   gateway asks for each page through the interceptor, so every upstream's list is scanned
 //!   (origin `upstream/tools/list` ..., see [`super::surfaces`]) before it is merged; so is each
 //!   upstream's `initialize` result, whose capabilities the gateway merges (upstream
@@ -26,8 +28,10 @@
 //!
 //! # Start-up and failures
 //!
-//! Each upstream is started and initialized by the gateway before the host is served, as a
-//! client that supports sampling and elicitation (form and URL) but not roots, so servers use
+//! Each upstream is started when the gateway starts, and initialized by the gateway once the
+//! host's first message is in (with the protocol version the host's `initialize` asks for, up
+//! to 2025-11-25), as a client that supports sampling and elicitation (form and URL) but not
+//! roots, so servers use
 //! their own arguments for roots. A server that fails to start or to initialize, or dies later, is
 //! reported on stderr; its tools answer with `isError` results naming it, its pending requests
 //! get errors, and the other servers keep working. When the host closes stdin every upstream's
@@ -253,7 +257,26 @@ where
         }
     }
 
-    futures::future::join_all((0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx))).await;
+    // The host's first message is read before the upstreams are initialized: when it is
+    // `initialize`, its protocol version (up to the one the gateway speaks) is proposed
+    // upstream, so servers run the version the host asked for.
+    let mut reader = BufReader::new(host_in);
+    let mut line = String::new();
+    let first = match stdio::read_message(&mut reader, &mut line).await {
+        Ok(Some(())) => Ok(Some(line.clone())),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e),
+    };
+    let proposed = first
+        .as_ref()
+        .ok()
+        .and_then(|f| f.as_deref())
+        .and_then(requested_version)
+        .unwrap_or_else(|| PROPOSED_VERSION.to_string());
+    futures::future::join_all(
+        (0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx, &proposed)),
+    )
+    .await;
     let (tools, prompts) = futures::join!(
         gw.refresh(ListKind::Tools, true),
         gw.refresh(ListKind::Prompts, true)
@@ -263,13 +286,17 @@ where
     }
 
     // Host → upstreams until the host closes stdin.
-    let mut reader = BufReader::new(host_in);
-    let mut line = String::new();
+    let mut first = Some(first);
     let result = loop {
-        match stdio::read_message(&mut reader, &mut line).await {
-            Ok(Some(())) => {}
-            Ok(None) => break Ok(()),
-            Err(e) => break Err(ProxyError::Host(e)),
+        match first.take() {
+            Some(Ok(Some(f))) => line = f,
+            Some(Ok(None)) => break Ok(()),
+            Some(Err(e)) => break Err(ProxyError::Host(e)),
+            None => match stdio::read_message(&mut reader, &mut line).await {
+                Ok(Some(())) => {}
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(ProxyError::Host(e)),
+            },
         }
         if envelope::is_batch(&line) {
             match envelope::split_batch(&line) {
@@ -417,13 +444,13 @@ impl Gateway {
         Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
     }
 
-    async fn initialize_upstream(&self, idx: usize) {
+    async fn initialize_upstream(&self, idx: usize, proposed: &str) {
         let upstream = &self.upstreams[idx];
         if !matches!(upstream.status(), Status::Starting) {
             return;
         }
         let params = json!({
-            "protocolVersion": PROPOSED_VERSION,
+            "protocolVersion": proposed,
             "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}},
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
@@ -459,12 +486,19 @@ impl Gateway {
         }
     }
 
-    /// Every live upstream's complete list of `kind`, with the upstream's index.
-    async fn list_all(&self, kind: ListKind) -> Vec<(usize, Vec<Value>)> {
+    /// Every live upstream's complete list of `kind`, with the upstream's index, and the
+    /// list-level fields of every page (`_meta`, `ttlMs`, `cacheScope` ...) merged into
+    /// `fields` (see [`merge_list_fields`]).
+    async fn list_all(
+        &self,
+        kind: ListKind,
+        fields: &mut serde_json::Map<String, Value>,
+    ) -> Vec<(usize, Vec<Value>)> {
         let lists = (0..self.upstreams.len())
             .filter(|&idx| self.has_capability(idx, kind.capability()))
             .map(|idx| async move {
                 let mut items = Vec::new();
+                let mut fields = serde_json::Map::new();
                 let mut cursor: Option<String> = None;
                 for _ in 0..MAX_PAGES {
                     let params = match &cursor {
@@ -480,6 +514,12 @@ impl Gateway {
                                 .get("nextCursor")
                                 .and_then(Value::as_str)
                                 .map(str::to_string);
+                            if let Value::Object(page) = result {
+                                let rest = page
+                                    .into_iter()
+                                    .filter(|(k, _)| k != kind.key() && k != "nextCursor");
+                                merge_list_fields(&mut fields, rest);
+                            }
                             if cursor.is_none() {
                                 break;
                             }
@@ -490,15 +530,27 @@ impl Gateway {
                         }
                     }
                 }
-                (idx, items)
+                (idx, items, fields)
             });
-        futures::future::join_all(lists).await
+        let lists = futures::future::join_all(lists).await;
+        lists
+            .into_iter()
+            .map(|(idx, items, page_fields)| {
+                merge_list_fields(fields, page_fields);
+                (idx, items)
+            })
+            .collect()
     }
 
     /// Re-lists tools or prompts, rebuilds the routes and returns the exposed list. At start-up
     /// (`strict`) a name collision is an error; later, the second name is dropped.
-    async fn refresh(&self, kind: ListKind, strict: bool) -> Result<Vec<Value>, String> {
-        let lists = self.list_all(kind).await;
+    async fn refresh(
+        &self,
+        kind: ListKind,
+        strict: bool,
+    ) -> Result<(Vec<Value>, serde_json::Map<String, Value>), String> {
+        let mut fields = serde_json::Map::new();
+        let lists = self.list_all(kind, &mut fields).await;
         let mut routes: Routes = HashMap::new();
         let mut exposed = Vec::new();
         for (idx, items) in lists {
@@ -532,12 +584,13 @@ impl Gateway {
             &self.prompts
         };
         *lock(table) = routes;
-        Ok(exposed)
+        Ok((exposed, fields))
     }
 
     /// Resources and templates from every server; read/subscribe route by the URIs seen here.
-    async fn list_resources(&self, kind: ListKind) -> Vec<Value> {
-        let lists = self.list_all(kind).await;
+    async fn list_resources(&self, kind: ListKind) -> (Vec<Value>, serde_json::Map<String, Value>) {
+        let mut fields = serde_json::Map::new();
+        let lists = self.list_all(kind, &mut fields).await;
         let mut out = Vec::new();
         let mut routes = lock(&self.resources);
         for (idx, items) in lists {
@@ -548,7 +601,7 @@ impl Gateway {
                 out.push(item);
             }
         }
-        out
+        (out, fields)
     }
 
     /// A tool or prompt's route, or why there is none.
@@ -714,8 +767,8 @@ impl Gateway {
                     } else {
                         ListKind::Prompts
                     };
-                    let items = self.refresh(kind, false).await.unwrap_or_default();
-                    let result = json!({ kind.key(): items });
+                    let (items, fields) = self.refresh(kind, false).await.unwrap_or_default();
+                    let result = list_result(kind, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -726,8 +779,8 @@ impl Gateway {
                     } else {
                         ListKind::Templates
                     };
-                    let items = self.list_resources(kind).await;
-                    let result = json!({ kind.key(): items });
+                    let (items, fields) = self.list_resources(kind).await;
+                    let result = list_result(kind, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -950,6 +1003,73 @@ impl Gateway {
     }
 }
 
+/// The protocol version an `initialize` message asks for, when it is a dated version no newer
+/// than the one the gateway speaks ([`PROPOSED_VERSION`]); a newer one gets that one.
+fn requested_version(message: &str) -> Option<String> {
+    let env = Envelope::parse(message).ok()?;
+    if env.method.as_deref() != Some("initialize") {
+        return None;
+    }
+    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
+    let version = params.get("protocolVersion")?.as_str()?;
+    let dated = version.len() == 10
+        && version.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    if !dated {
+        return None;
+    }
+    Some(version.min(PROPOSED_VERSION).to_string())
+}
+
+/// A list answer to the host: the merged items, then the merged list-level fields.
+fn list_result(kind: ListKind, items: Vec<Value>, fields: serde_json::Map<String, Value>) -> Value {
+    let mut result = serde_json::Map::new();
+    result.insert(kind.key().to_string(), Value::Array(items));
+    result.extend(fields);
+    Value::Object(result)
+}
+
+/// Merges the list-level fields of one page (or one server's list) into `into`: `_meta`
+/// objects key by key (the first value of a key wins), the shortest `ttlMs`, `cacheScope`
+/// `private` as soon as one list is private, any other field as first seen.
+fn merge_list_fields(
+    into: &mut serde_json::Map<String, Value>,
+    from: impl IntoIterator<Item = (String, Value)>,
+) {
+    for (key, value) in from {
+        match (key.as_str(), into.get_mut(&key)) {
+            (_, None) => {
+                into.insert(key, value);
+            }
+            ("_meta", Some(Value::Object(existing))) => {
+                if let Value::Object(more) = value {
+                    for (k, v) in more {
+                        existing.entry(k).or_insert(v);
+                    }
+                }
+            }
+            ("ttlMs", Some(existing)) => {
+                if let (Some(a), Some(b)) = (existing.as_u64(), value.as_u64())
+                    && b < a
+                {
+                    *existing = value;
+                }
+            }
+            ("cacheScope", Some(existing)) => {
+                if value.as_str() == Some("private") {
+                    *existing = value;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes.
 fn with_param(text: &str, key: &str, value: impl serde::Serialize) -> Option<String> {
     let env = Envelope::parse(text).ok()?;
@@ -1005,6 +1125,45 @@ mod tests {
         assert_eq!(
             a,
             json!({"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true}})
+        );
+    }
+
+    #[test]
+    fn the_hosts_version_is_proposed_upstream() {
+        let init = |v: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{v}","capabilities":{{}}}}}}"#
+            )
+        };
+        assert_eq!(
+            requested_version(&init("2025-03-26")).as_deref(),
+            Some("2025-03-26")
+        );
+        assert_eq!(
+            requested_version(&init("2026-07-28")).as_deref(),
+            Some(PROPOSED_VERSION)
+        );
+        assert_eq!(requested_version(&init("latest")), None);
+        assert_eq!(
+            requested_version(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn list_fields_merge_per_server() {
+        let mut fields = serde_json::Map::new();
+        let a = json!({"_meta": {"a": 1, "x": "first"}, "ttlMs": 60000, "cacheScope": "public"});
+        let b = json!({"_meta": {"b": 2, "x": "second"}, "ttlMs": 5000, "cacheScope": "private"});
+        for page in [a, b] {
+            let Value::Object(page) = page else {
+                unreachable!()
+            };
+            merge_list_fields(&mut fields, page);
+        }
+        assert_eq!(
+            Value::Object(fields),
+            json!({"_meta": {"a": 1, "b": 2, "x": "first"}, "ttlMs": 5000, "cacheScope": "private"})
         );
     }
 

@@ -43,6 +43,12 @@ pub(crate) struct Echo {
     polled: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// `polling` answers fetched with `Last-Event-ID`.
     pub(crate) resumed: AtomicU64,
+    /// `notifications/initialized` received.
+    pub(crate) initialized: std::sync::atomic::AtomicBool,
+    /// Requests (other than `initialize`) received before `notifications/initialized`.
+    pub(crate) early: AtomicU64,
+    /// The protocol versions `initialize` asked for.
+    pub(crate) versions: std::sync::Mutex<Vec<String>>,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -121,12 +127,28 @@ async fn handle(
         if method == "notifications/cancelled" {
             echo.cancelled.fetch_add(1, Ordering::Relaxed);
         }
+        if method == "notifications/initialized" {
+            echo.initialized.store(true, Ordering::Relaxed);
+        }
         return StatusCode::ACCEPTED.into_response();
     };
+    if method == "initialize" {
+        if let Some(v) = msg
+            .pointer("/params/protocolVersion")
+            .and_then(Value::as_str)
+        {
+            echo.versions.lock().unwrap().push(v.to_string());
+        }
+    } else if !echo.initialized.load(Ordering::Relaxed) {
+        echo.early.fetch_add(1, Ordering::Relaxed);
+    }
     match method {
         "initialize" => json_response(
             id,
-            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            // The version asked for, up to 2025-06-18.
+            json!({"protocolVersion": msg.pointer("/params/protocolVersion")
+                       .and_then(Value::as_str).unwrap_or("2025-06-18").min("2025-06-18"),
+                   "capabilities": {"tools": {}},
                    "serverInfo": {"name": "http-echo", "version": "1"}}),
         ),
         "tools/list" => {
@@ -142,7 +164,8 @@ async fn handle(
                     {"name": "crash", "inputSchema": schema},
                     {"name": "stream", "inputSchema": schema},
                     {"name": "polling", "inputSchema": schema},
-                ]}),
+                ], "_meta": {"example.com/list": "tools"}, "ttlMs": 30000,
+                   "cacheScope": "public"}),
             )
         }
         "tools/call" => {
