@@ -137,24 +137,36 @@ if wants proxy-config; then
   url_of[proxy-config]="http://127.0.0.1:$port/mcp"
 fi
 
-# measure TAG FRONTS...: the runner ($RUNNER, $RUNARGS) against direct and each front end
-# started above; each compared with its baseline.
+# measure TAG FRONTS...: the runner ($RUNNER, $RUNARGS) against direct and every front end
+# started above, all at once (each run mostly waits: on child processes starting, on the
+# scenarios' own delays); each compared with its baseline.
 measure() {
   local tag="$1" front base; shift
   echo "== $tag"
-  run "$tag-direct" "${url_of[direct]}"
+  local runs=(direct) jobs=()
+  for front in "$@"; do
+    [ -n "${url_of[$front]:-}" ] || continue
+    case "$front" in
+      proxy|proxy-config)
+        if [[ ! " ${runs[*]} " == *" direct-stdio "* ]]; then runs+=(direct-stdio); fi ;;
+    esac
+    runs+=("$front")
+  done
+  for front in "${runs[@]}"; do
+    run "$tag-$front" "${url_of[$front]}" >"$work/$tag-$front.out" 2>&1 &
+    jobs+=($!)
+  done
+  for j in "${jobs[@]}"; do wait "$j" || true; done
   if [ "$(wc -l <"$work/$tag-direct.pass")" -lt "$(wc -l <"$work/$tag-direct.all")" ] || [ ! -s "$work/$tag-direct.pass" ]; then
     echo "the reference server fails scenarios directly ($tag): fix it first" >&2
     sed -n '/=== SUMMARY ===/,$p' "$work/$tag-direct.txt" >&2
     status=1
   fi
-  for front in "$@"; do
-    [ -n "${url_of[$front]:-}" ] || continue
-    case "$front" in proxy|proxy-config) base=direct-stdio;; *) base=direct;; esac
-    if [ "$base" = direct-stdio ] && [ ! -e "$work/$tag-direct-stdio.pass" ]; then
-      run "$tag-direct-stdio" "${url_of[direct-stdio]}"; compare "$tag-direct-stdio" "$tag-direct"
-    fi
-    run "$tag-$front" "${url_of[$front]}"; compare "$tag-$front" "$tag-$base"
+  for front in "${runs[@]}"; do
+    cat "$work/$tag-$front.out"
+    [ "$front" = direct ] && continue
+    case "$front" in proxy|proxy-config) base=direct-stdio;; direct-stdio) base=direct;; *) base=direct;; esac
+    compare "$tag-$front" "$tag-$base"
   done
 }
 

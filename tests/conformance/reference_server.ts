@@ -4,7 +4,8 @@
 // and any failure through the layer is the layer's. Taken from the runner's own reference
 // server (github.com/modelcontextprotocol/conformance, tag v0.1.16,
 // examples/servers/typescript/everything-server.ts, MIT), changed only to run on Node 22's
-// type stripping (type-only imports marked `type`), to log to stderr, to answer an unknown
+// type stripping (type-only imports marked `type`; the HTTP-only modules loaded when serving
+// HTTP), to log to stderr, to answer an unknown
 // session id with 404 (as the spec says; 0.2's server-session-lifecycle checks it), and to serve
 // stdio with `--stdio` (for `mcp-veil proxy` and stdio upstreams of `serve`).
 //
@@ -24,13 +25,12 @@ import {
   McpServer,
   ResourceTemplate
 } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
+import type {
   StreamableHTTPServerTransport,
-  type EventStore,
-  type EventId,
-  type StreamId
+  EventStore,
+  EventId,
+  StreamId
 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import {
   ElicitResultSchema,
   ListToolsRequestSchema,
@@ -39,7 +39,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import cors from 'cors';
 import { randomUUID } from 'crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
@@ -1054,12 +1053,17 @@ function isInitializeRequest(body: any): boolean {
 if (process.argv.includes('--stdio')) {
   await createMcpServer().connect(new StdioServerTransport());
 } else {
-  serveHttp();
+  await serveHttp();
 }
 
 // ===== EXPRESS APP =====
 
-function serveHttp() {
+// Loaded only for HTTP: a `--stdio` child (one per session of a stdio front end) starts
+// faster without express.
+async function serveHttp() {
+const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+const { createMcpExpressApp } = await import('@modelcontextprotocol/sdk/server/express.js');
+const { default: cors } = await import('cors');
 
 // Use createMcpExpressApp for DNS rebinding protection on localhost
 const app = createMcpExpressApp();
