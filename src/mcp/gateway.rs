@@ -1070,17 +1070,58 @@ fn merge_list_fields(
     }
 }
 
-/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes.
+/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes
+/// and their order.
 fn with_param(text: &str, key: &str, value: impl serde::Serialize) -> Option<String> {
     let env = Envelope::parse(text).ok()?;
     let params = env.params?;
-    let mut map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(params.get()).ok()?;
-    map.insert(
-        key.to_string(),
-        serde_json::value::to_raw_value(&value).ok()?,
-    );
-    let new = serde_json::to_string(&map).ok()?;
+    let OrderedRaw(mut fields) = serde_json::from_str(params.get()).ok()?;
+    let value = serde_json::value::to_raw_value(&value).ok()?;
+    match fields.iter_mut().find(|(k, _)| k == key) {
+        Some((_, v)) => *v = value,
+        None => fields.push((key.to_string(), value)),
+    }
+    let mut new = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            new.push(',');
+        }
+        new.push_str(&serde_json::to_string(k).ok()?);
+        new.push(':');
+        new.push_str(v.get());
+    }
+    new.push('}');
     Some(envelope::splice(text, params.get(), &new))
+}
+
+/// A JSON object's members in their order, values as raw text (a later duplicate key wins,
+/// in the first one's place).
+struct OrderedRaw(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for OrderedRaw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = OrderedRaw;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OrderedRaw, A::Error> {
+                let mut out: Vec<(String, Box<RawValue>)> = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
+                    match out.iter_mut().find(|(existing, _)| *existing == k) {
+                        Some((_, slot)) => *slot = v,
+                        None => out.push((k, v)),
+                    }
+                }
+                Ok(OrderedRaw(out))
+            }
+        }
+        d.deserialize_map(Members)
+    }
 }
 
 /// Deep-merges capability objects: objects merge key by key, `true` wins over `false`, the
@@ -1173,7 +1214,17 @@ mod tests {
         let out = with_param(msg, "name", "read").unwrap();
         assert_eq!(
             out,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"n":1.50},"name":"read"}}"#
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"n":1.50}}}"#
+        );
+        let added = with_param(
+            r#"{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"z":1,"a":2}}"#,
+            "ref",
+            json!({"type": "ref/prompt"}),
+        )
+        .unwrap();
+        assert!(
+            added.ends_with(r#""params":{"z":1,"a":2,"ref":{"type":"ref/prompt"}}}"#),
+            "{added}"
         );
     }
 }
