@@ -1,5 +1,5 @@
 //! What the gateway passes on unchanged, through `mcp-veil serve` with a `url:` upstream:
-//! - the host's protocol version is the one proposed upstream;
+//! - the host's protocol version is the one proposed upstream, with its `roots` capability;
 //! - the upstream hears `notifications/initialized` before any other request;
 //! - list-level fields (`_meta`, `ttlMs`, `cacheScope`) of the upstream's lists reach the host.
 
@@ -30,7 +30,7 @@ async fn versions_lifecycle_order_and_list_fields_pass_through() {
         .request(
             &replica.url,
             "initialize",
-            json!({"protocolVersion": "2025-03-26", "capabilities": {},
+            json!({"protocolVersion": "2025-03-26", "capabilities": {"roots": {"listChanged": true}},
                    "clientInfo": {"name": "fidelity", "version": "1"}}),
         )
         .await

@@ -19,6 +19,7 @@
 //!   (origin `upstream/tools/list` ..., see [`super::surfaces`]) before it is merged; so is each
 //!   upstream's `initialize` result, whose capabilities the gateway merges (upstream
 //!   `instructions` are not forwarded).
+//! - What it passes keeps its key order (results it merges too, member by member).
 //! - Calls routed by name; `resources/read` and (un)subscribe by the URI's last listing (or the
 //!   only server with resources); `completion/complete` by its `ref`.
 //! - `initialize` answered by the gateway: merged capabilities, and the older of the host's and
@@ -30,11 +31,12 @@
 //!
 //! Each upstream is started when the gateway starts, and initialized by the gateway once the
 //! host's first message is in (with the protocol version the host's `initialize` asks for, up
-//! to 2025-11-25), as a client that supports sampling and elicitation (form and URL) but not
-//! roots, so servers use
-//! their own arguments for roots. A server that fails to start or to initialize, or dies later, is
-//! reported on stderr; its tools answer with `isError` results naming it, its pending requests
-//! get errors, and the other servers keep working. When the host closes stdin every upstream's
+//! to 2025-11-25), as a client that supports sampling and elicitation (form and URL), and roots
+//! when the host declared them (their `roots/list` requests go to the host like any server
+//! request; without them, servers use their own arguments for roots). A server that fails to
+//! start or to initialize, or dies later, is reported on stderr; its tools answer with
+//! `isError` results naming it, its pending requests get errors, and the other servers keep
+//! working. When the host closes stdin every upstream's
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
 //! Batches from the host are handled item by item (each answered on its own). `tasks/*` is not
@@ -267,14 +269,13 @@ where
         Ok(None) => Ok(None),
         Err(e) => Err(e),
     };
-    let proposed = first
-        .as_ref()
-        .ok()
-        .and_then(|f| f.as_deref())
+    let first_text = first.as_ref().ok().and_then(|f| f.as_deref());
+    let proposed = first_text
         .and_then(requested_version)
         .unwrap_or_else(|| PROPOSED_VERSION.to_string());
+    let roots = first_text.and_then(host_roots);
     futures::future::join_all(
-        (0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx, &proposed)),
+        (0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
     )
     .await;
     let (tools, prompts) = futures::join!(
@@ -444,14 +445,18 @@ impl Gateway {
         Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
     }
 
-    async fn initialize_upstream(&self, idx: usize, proposed: &str) {
+    async fn initialize_upstream(&self, idx: usize, proposed: &str, roots: Option<&Value>) {
         let upstream = &self.upstreams[idx];
         if !matches!(upstream.status(), Status::Starting) {
             return;
         }
+        let mut capabilities = json!({"sampling": {}, "elicitation": {"form": {}, "url": {}}});
+        if let Some(roots) = roots {
+            capabilities["roots"] = roots.clone();
+        }
         let params = json!({
             "protocolVersion": proposed,
-            "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}},
+            "capabilities": capabilities,
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
         match self.request(idx, "initialize", params).await {
@@ -1024,6 +1029,20 @@ fn requested_version(message: &str) -> Option<String> {
         return None;
     }
     Some(version.min(PROPOSED_VERSION).to_string())
+}
+
+/// The `roots` capability of the host's `initialize`, when it declares one: upstreams are
+/// initialized with it, and their `roots/list` requests reach the host.
+fn host_roots(message: &str) -> Option<Value> {
+    let env = Envelope::parse(message).ok()?;
+    if env.method.as_deref() != Some("initialize") {
+        return None;
+    }
+    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
+    params
+        .pointer("/capabilities/roots")
+        .filter(|r| r.is_object())
+        .cloned()
 }
 
 /// A list answer to the host: the merged items, then the merged list-level fields.

@@ -49,6 +49,8 @@ pub(crate) struct Echo {
     pub(crate) early: AtomicU64,
     /// The protocol versions `initialize` asked for.
     pub(crate) versions: std::sync::Mutex<Vec<String>>,
+    /// `initialize` requests declaring the `roots` capability.
+    pub(crate) roots_declared: AtomicU64,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
