@@ -19,7 +19,7 @@ use crate::exit::{Failure, usage};
 #[derive(Debug, Parser)]
 #[command(name = "mcp-veil", version, propagate_version = true)]
 #[command(
-    after_help = "Exit codes: 0 ok, 1 runtime error, 2 usage or configuration error.\n\
+    after_help = "Exit codes: 0 ok, 1 runtime error, 2 usage or configuration error (also a missing input file).\n\
 Logging goes to stderr: -v/-vv/-vvv or MCP_VEIL_LOG=<filter> (default warn). Logs never contain values."
 )]
 pub(crate) struct Cli {
@@ -84,6 +84,11 @@ pub(crate) enum Command {
     /// See the layer at work: an embedded CRM server with fake contacts behind the layer, an
     /// agent that lists contacts and emails one, and what the model saw next to what the server
     /// received. Needs no network and no Node.
+    ///
+    /// It shows a confirmation (answered by a scripted user), a flow rule denying a call, raw
+    /// PII the model typed, a forged token, and `audit verify`/`audit find` on the audit log it
+    /// wrote to a temporary directory. With --config FILE it uses FILE's detection, flows and
+    /// tools instead of the demo's own rules.
     Demo(DemoArgs),
     /// Data-flow rules and tool policy.
     #[command(subcommand)]
@@ -113,7 +118,8 @@ pub(crate) struct DemoArgs {
 /// `mcp-veil rules ...`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum RulesCommand {
-    /// Validate configuration files and print each rule in normalised form (exit 1 if invalid).
+    /// Validate configuration files exactly as the commands do at start-up, and print each rule
+    /// in normalised form (exit 2 if a file is invalid, naming file:line:column).
     Check {
         /// Files to check.
         #[arg(required = true, value_name = "FILE")]
@@ -127,28 +133,42 @@ pub(crate) enum AuditCommand {
     /// Verify the HMAC chain of a log (the current file and its rotated files, in any order);
     /// exit 1 naming the first edited, deleted, inserted or reordered line.
     Verify {
-        /// A file holding the audit key (default: the MCP_VEIL_AUDIT_KEY environment variable).
+        /// A file holding the audit key (default: the MCP_VEIL_AUDIT_KEY environment variable,
+        /// then the configuration's `audit.key_file`).
         #[arg(long, value_name = "FILE")]
         key_file: Option<PathBuf>,
         /// Accept a chain that does not start at the first line ever written.
         #[arg(long)]
         allow_partial_start: bool,
+        /// Fail when lines after the last seal exist (for a log whose writer has stopped: it must
+        /// end in a seal, else lines may have been cut from its end).
+        #[arg(long)]
+        require_sealed: bool,
         /// Log files.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
     /// List every event that involved a value, matched by its keyed fingerprint (exit 1 if none).
     Find {
-        /// The value to look for (an email address, a phone number, a name ...).
-        #[arg(long)]
-        value: String,
+        /// The value to look for (an email address, a phone number, a name ...); `-` reads it
+        /// from stdin, so it stays out of shell history.
+        #[arg(
+            long,
+            required_unless_present = "value_file",
+            conflicts_with = "value_file"
+        )]
+        value: Option<String>,
+        /// A file holding the value to look for (one trailing line break is ignored).
+        #[arg(long, value_name = "FILE")]
+        value_file: Option<PathBuf>,
         /// Its kind (EMAIL, PHONE ...); default: every kind found in the log.
         #[arg(long)]
         kind: Option<String>,
         /// Regions for phone numbers in national form (default: the detect defaults).
         #[arg(long = "region", value_name = "REGION")]
         regions: Vec<String>,
-        /// A file holding the audit key (default: the MCP_VEIL_AUDIT_KEY environment variable).
+        /// A file holding the audit key (default: the MCP_VEIL_AUDIT_KEY environment variable,
+        /// then the configuration's `audit.key_file`).
         #[arg(long, value_name = "FILE")]
         key_file: Option<PathBuf>,
         /// Log files.
@@ -202,12 +222,20 @@ pub(crate) struct Settings {
     pub(crate) config_source: PathBuf,
 }
 
+impl Settings {
+    /// Whether the configuration came from a `--config` file (not the embedded default).
+    pub(crate) fn has_config_file(&self) -> bool {
+        self.config_source != Path::new("<default>")
+    }
+}
+
 impl Global {
-    /// Loads the configuration. Errors are usage errors and name file, line and column.
+    /// Loads and validates the configuration (the start-up validation `rules check` runs).
+    /// Errors are usage errors and name file, line and column.
     pub(crate) fn settings(&self) -> Result<Settings, Failure> {
         match &self.config {
             Some(path) => Ok(Settings {
-                config: Config::load(path).map_err(usage)?,
+                config: mcp_veil::config::check::load(path).map_err(usage)?,
                 config_source: path.clone(),
             }),
             None => Ok(Settings {

@@ -12,10 +12,17 @@
 //!               # (see [`ServeConfig`])
 //! surfaces: ... # scan | pass for what hosts show only to their user: elicitation, progress
 //!               # (see [`SurfacesConfig`])
+//! restore: ...  # syntax-safe restore: which arguments are SQL, shell, URL
+//!               # (see [`RestoreConfig`])
+//! tool_search: ... # gateways: list pinned tools + `search_tools` instead of every tool
+//!               # (see [`ToolSearchConfig`])
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
 //! documents every key with its default.
+
+pub mod check;
+pub mod spans;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,9 +31,11 @@ use serde::Deserialize;
 
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
+use crate::mcp::restore::RestoreConfig;
 use crate::mcp::serve::config::ServeConfig;
 use crate::mcp::stdio::ServerCommand;
 use crate::mcp::surfaces::SurfacesConfig;
+use crate::mcp::tool_search::ToolSearchConfig;
 use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
 
@@ -50,6 +59,10 @@ pub struct Config {
     pub serve: ServeConfig,
     /// How the server → host surfaces a host shows only to its user are scanned.
     pub surfaces: SurfacesConfig,
+    /// Syntax-safe restore: which tool arguments are SQL, shell or URL text.
+    pub restore: RestoreConfig,
+    /// Gateway tool search: list pinned tools and `search_tools` instead of every tool.
+    pub tool_search: ToolSearchConfig,
 }
 
 /// The documented default configuration, embedded in the binary.

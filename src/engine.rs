@@ -3,6 +3,22 @@
 //! [`Engine`] glues the three steps of [`crate::walk`] (scan, vault call, apply) together for
 //! callers that want a document in and a document out: the CLI, the MCP interceptor, library
 //! users. It is cheap to clone (two `Arc`s) and shared across tasks.
+//!
+//! Two rules keep what the model sees consistent within a session (with session recall on,
+//! the default):
+//!
+//! - **A full name made of the session's names is written as their tokens.** A NAME found in a
+//!   message whose value the session never minted whole, but whose every word (two to four) is
+//!   a NAME the session minted (or one this message mints alone), comes out as those tokens:
+//!   `first_name: Amber` → `[NAME_1]`, `last_name: Jackson` → `[NAME_2]`, then "Dear Amber
+//!   Jackson" (the model's own "Dear `[NAME_1] [NAME_2]`", restored and read back) →
+//!   "Dear `[NAME_1] [NAME_2]`", not a token the model never saw. The words are minted in the same
+//!   single vault call as the rest of the message. A full name minted whole before keeps its
+//!   own token.
+//! - **The same content reads the same way twice.** A message's names are recalled in the
+//!   message itself: when a name found in it (a `first_name` value) recurs in it where the
+//!   finder alone missed it (lower case in a note), the message is scanned once more with that
+//!   name recalled, so its first read already shows what a second read would.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -12,6 +28,19 @@ use crate::detect::{Detector, FindContext, Kind};
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
+
+/// A byte range of a value.
+type Range = std::ops::Range<usize>;
+
+/// The byte ranges of the words of `value` (split like [`crate::detect::words`]).
+fn word_ranges(value: &str) -> Vec<Range> {
+    crate::detect::words(value)
+        .map(|w| {
+            let start = w.as_ptr() as usize - value.as_ptr() as usize;
+            start..start + w.len()
+        })
+        .collect()
+}
 
 /// How often, at most, a session's names that other replicas tokenized are read from a shared
 /// vault before a scan: a name one replica tokenizes is recalled on the others within this.
@@ -158,9 +187,16 @@ impl Engine {
 
     /// Teaches the session names it tokenized earlier (a session restored from a file), so they
     /// are recalled like names found in this process. Values that are not distinctive enough
-    /// are skipped, as they are when found.
+    /// are skipped, as they are when found (they still count as the session's names for
+    /// writing a full name as its words' tokens).
     pub fn recall_names<'v>(&self, session: &SessionId, names: impl IntoIterator<Item = &'v str>) {
         let Some(book) = &self.recall else { return };
+        let names: Vec<&str> = names.into_iter().collect();
+        let forms: Vec<std::borrow::Cow<'_, str>> = names
+            .iter()
+            .map(|v| crate::vault::normalize(&Kind::Name, v, None))
+            .collect();
+        book.learn_known(session, forms.iter().map(|f| &**f));
         book.learn(
             session,
             names
@@ -169,7 +205,37 @@ impl Engine {
         );
     }
 
-    /// Teaches the session the distinctive names among `found`, just tokenized.
+    /// When a distinctive name found in `doc` (a scan's `found`) recurs in it more often than
+    /// it was found, teaches the session the message's names now and returns the session's
+    /// recall for a second scan of `doc` (see the module doc).
+    fn recall_again(
+        &self,
+        session: &SessionId,
+        doc: &str,
+        before: Option<&Recall>,
+        found: &[FoundValue],
+    ) -> Option<Arc<Recall>> {
+        let book = self.recall.as_ref()?;
+        let new: Vec<&str> = found
+            .iter()
+            .filter(|f| f.kind == Kind::Name)
+            .map(|f| f.value.expose().as_str())
+            .filter(|v| !before.is_some_and(|r| r.contains(v)))
+            .filter(|v| self.detector.is_distinctive_name(v))
+            .collect();
+        if new.is_empty() {
+            return None;
+        }
+        let table = Recall::of_names(new.iter().copied());
+        if table.count(doc) <= new.len() {
+            return None;
+        }
+        // Only recall learns them now: the session's known names are what it minted.
+        book.learn(session, new);
+        book.snapshot(session)
+    }
+
+    /// Teaches the session the names among `found`, just tokenized.
     fn learn_names(&self, session: &SessionId, found: &[FoundValue]) {
         self.recall_names(
             session,
@@ -178,6 +244,58 @@ impl Engine {
                 .filter(|f| f.kind == Kind::Name)
                 .map(|f| f.value.expose().as_str()),
         );
+    }
+
+    /// Which NAME slots of `slots` are full names to write as their words' tokens (see the
+    /// module doc): for each slot, the byte ranges of its words in its value, or `None`.
+    fn compose_plan(&self, session: &SessionId, slots: &[FoundValue]) -> Vec<Option<Vec<Range>>> {
+        let mut plan: Vec<Option<Vec<Range>>> = vec![None; slots.len()];
+        let Some(book) = &self.recall else {
+            return plan;
+        };
+        let norm = |v: &str| crate::vault::normalize(&Kind::Name, v, None).into_owned();
+        let mut candidates: Vec<(usize, Vec<Range>)> = Vec::new();
+        let mut forms: Vec<String> = Vec::new();
+        for (i, f) in slots.iter().enumerate() {
+            if f.kind != Kind::Name {
+                continue;
+            }
+            let value = f.value.expose().as_str();
+            let words = word_ranges(value);
+            if !(2..=4).contains(&words.len()) {
+                continue;
+            }
+            forms.push(norm(value));
+            forms.extend(words.iter().map(|r| norm(&value[r.clone()])));
+            candidates.push((i, words));
+        }
+        if candidates.is_empty() {
+            return plan;
+        }
+        // Single words this message mints as names.
+        let singles: std::collections::HashSet<String> = slots
+            .iter()
+            .filter(|f| f.kind == Kind::Name)
+            .map(|f| f.value.expose().as_str())
+            .filter(|v| crate::detect::words(v).nth(1).is_none())
+            .map(norm)
+            .collect();
+        let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
+        let known = book.known(session, &refs);
+        let mut at = 0;
+        for (i, words) in candidates {
+            let (full, parts) = (known[at], &known[at + 1..at + 1 + words.len()]);
+            let part_forms = &refs[at + 1..at + 1 + words.len()];
+            at += 1 + words.len();
+            let all_known = parts
+                .iter()
+                .zip(part_forms)
+                .all(|(&k, form)| k || singles.contains(*form));
+            if !full && all_known {
+                plan[i] = Some(words);
+            }
+        }
+        plan
     }
 
     /// Tokenizes a JSON document in place. `origin` is recorded with each minted token.
@@ -201,9 +319,13 @@ impl Engine {
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
     ) -> Result<Tokenized<'a>, EngineError> {
         let (recall, unreachable) = self.read_recall(session).await;
-        let findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
+        let mut findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
+        let again = self.recall_again(session, doc, recall.as_deref(), &findings.slots);
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
+        if let Some(recall) = again {
+            findings = walk::scan_json_except(&self.detector, Some(&recall), doc, skip)?;
+        }
         self.finish_tokenize(session, origin, doc, findings, unreachable)
             .await
     }
@@ -220,8 +342,16 @@ impl Engine {
             recall: recall.as_deref(),
             ..FindContext::default()
         };
-        let findings = walk::scan_text(&self.detector, text, &cx);
+        let mut findings = walk::scan_text(&self.detector, text, &cx);
+        let again = self.recall_again(session, text, recall.as_deref(), &findings.slots);
         drop(recall);
+        if let Some(recall) = again {
+            let cx = FindContext {
+                recall: Some(&recall),
+                ..FindContext::default()
+            };
+            findings = walk::scan_text(&self.detector, text, &cx);
+        }
         self.finish_tokenize(session, origin, text, findings, unreachable)
             .await
     }
@@ -246,19 +376,59 @@ impl Engine {
         if let Some(error) = vault_unreachable {
             return Err(error.into());
         }
-        let requests: Vec<MintRequest<'_>> = findings
-            .slots
-            .iter()
-            .map(|f| MintRequest {
-                kind: &f.kind,
-                value: f.value.expose(),
-                canonical: f.canonical.as_deref(),
-            })
-            .collect();
+        let plan = self.compose_plan(session, &findings.slots);
+        let mut requests: Vec<MintRequest<'_>> = Vec::with_capacity(findings.slots.len());
+        for (f, parts) in findings.slots.iter().zip(&plan) {
+            let value = f.value.expose().as_str();
+            match parts {
+                None => requests.push(MintRequest {
+                    kind: &f.kind,
+                    value,
+                    canonical: f.canonical.as_deref(),
+                }),
+                Some(words) => requests.extend(words.iter().map(|r| MintRequest {
+                    kind: &f.kind,
+                    value: &value[r.clone()],
+                    canonical: None,
+                })),
+            }
+        }
+        let wanted = requests.len();
         let tokens = self.vault.mint(session, origin, &requests).await?;
         drop(requests);
-        self.learn_names(session, &findings.slots);
-        let (buf, ends) = walk::token_text_buffer(&tokens);
+        if tokens.len() != wanted {
+            return Err(VaultError::Unavailable(
+                "the vault minted a wrong number of tokens".into(),
+            )
+            .into());
+        }
+        // One text per slot, one after another in one buffer: its token, or its value with
+        // each word replaced by the word's.
+        let mut buf = String::with_capacity(tokens.len() * 12);
+        let mut ends = Vec::with_capacity(findings.slots.len());
+        let mut next = tokens.iter();
+        for (f, parts) in findings.slots.iter().zip(&plan) {
+            match parts {
+                None => {
+                    if let Some(t) = next.next() {
+                        t.write_to(&mut buf);
+                    }
+                }
+                Some(words) => {
+                    let value = f.value.expose().as_str();
+                    let mut at = 0;
+                    for r in words {
+                        buf.push_str(&value[at..r.start]);
+                        if let Some(t) = next.next() {
+                            t.write_to(&mut buf);
+                        }
+                        at = r.end;
+                    }
+                    buf.push_str(&value[at..]);
+                }
+            }
+            ends.push(buf.len());
+        }
         let mut start = 0;
         let texts: Vec<&str> = ends
             .iter()
@@ -270,9 +440,29 @@ impl Engine {
             .collect();
         let text = walk::apply(doc, &findings, &texts)?;
         drop(texts);
+        // What was minted, parallel to `tokens`: the slots, a composed name's words in its place.
+        let found: Vec<FoundValue> = if plan.iter().all(Option::is_none) {
+            findings.slots
+        } else {
+            let mut found = Vec::with_capacity(tokens.len());
+            for (f, parts) in findings.slots.into_iter().zip(&plan) {
+                match parts {
+                    None => found.push(f),
+                    Some(words) => found.extend(words.iter().map(|r| FoundValue {
+                        kind: f.kind.clone(),
+                        value: crate::sensitive::Sensitive::new(
+                            f.value.expose()[r.clone()].to_string(),
+                        ),
+                        canonical: None,
+                    })),
+                }
+            }
+            found
+        };
+        self.learn_names(session, &found);
         Ok(Tokenized {
             text,
-            found: findings.slots,
+            found,
             tokens,
         })
     }
@@ -410,6 +600,119 @@ mod tests {
         block_on(e.end_session(&s)).unwrap();
         let t = block_on(e.tokenize_text(&s, "notes/read", text)).unwrap();
         assert_eq!(t.text, text);
+    }
+
+    #[test]
+    fn a_full_name_of_session_names_is_written_as_their_tokens() {
+        let e = engine();
+        let s = SessionId::new("s");
+        let doc = r#"{"first_name":"Ysolde","last_name":"Brackwater"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(
+            t.text,
+            r#"{"first_name":"[NAME_1]","last_name":"[NAME_2]"}"#
+        );
+        // The model writes a letter with those tokens; the file read back shows them again.
+        let letter = block_on(e.rehydrate_text(&s, "Dear [NAME_1] [NAME_2], thanks.")).unwrap();
+        assert_eq!(letter, "Dear Ysolde Brackwater, thanks.");
+        let t = block_on(e.tokenize_text(&s, "files/read", &letter)).unwrap();
+        assert_eq!(t.text, "Dear [NAME_1] [NAME_2], thanks.");
+        assert_eq!(t.tokens.len(), 2);
+        assert_eq!(t.found.len(), 2);
+        assert_eq!(t.found[1].value.expose(), "Brackwater");
+        // In one message too: the full name beside its parts.
+        let doc =
+            r#"{"first_name":"Quennell","last_name":"Ostrova","full_name":"Quennell  Ostrova"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(
+            t.text,
+            r#"{"first_name":"[NAME_3]","last_name":"[NAME_4]","full_name":"[NAME_3]  [NAME_4]"}"#
+        );
+        // A full name minted whole keeps its own token.
+        let t = block_on(e.tokenize_json(&s, "crm/get", r#"{"full_name":"Idris Vantongeren"}"#))
+            .unwrap();
+        assert_eq!(t.text, r#"{"full_name":"[NAME_5]"}"#);
+        let doc =
+            r#"{"first_name":"Idris","last_name":"Vantongeren","author":"Idris Vantongeren"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(
+            t.text,
+            r#"{"first_name":"[NAME_6]","last_name":"[NAME_7]","author":"[NAME_5]"}"#
+        );
+    }
+
+    #[test]
+    fn recall_never_overrides_place_or_organisation_keys() {
+        let e = engine();
+        let s = SessionId::new("s");
+        block_on(e.tokenize_json(&s, "crm/get", r#"{"last_name":"Brackwater"}"#)).unwrap();
+        let doc = r#"{"city":"Brackwater","company":"Brackwater","street_address":"12 Brackwater Road","employer":{"name":"Brackwater"},"note":"brackwater called"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(
+            t.text,
+            r#"{"city":"Brackwater","company":"Brackwater","street_address":"12 Brackwater Road","employer":{"name":"Brackwater"},"note":"[NAME_1] called"}"#
+        );
+        // A CSV column of places too.
+        let csv = "name,city\nAnn Lee,Brackwater\n";
+        let t = block_on(e.tokenize_text(&s, "files/read", csv)).unwrap();
+        assert!(t.text.ends_with(",Brackwater\n"), "{}", t.text);
+    }
+
+    #[test]
+    fn a_recalled_given_name_takes_the_rest_of_the_full_name_with_it() {
+        let e = engine();
+        let s = SessionId::new("s");
+        block_on(e.tokenize_json(&s, "crm/get", r#"{"given_name":"健太"}"#)).unwrap();
+        let t = block_on(e.tokenize_text(&s, "files/read", "担当 健太 小林 さん")).unwrap();
+        assert!(!t.text.contains('小'), "{}", t.text);
+        assert!(!t.text.contains('健'), "{}", t.text);
+        block_on(e.tokenize_json(&s, "crm/get", r#"{"first_name":"Ysolde"}"#)).unwrap();
+        let t =
+            block_on(e.tokenize_text(&s, "files/read", "ok ysolde Quennell-Ostrova, bye")).unwrap();
+        assert!(!t.text.contains("Quennell"), "{}", t.text);
+        // An ordinary word or a place next to it is not part of the name.
+        let t = block_on(e.tokenize_text(&s, "files/read", "see ysolde Street and Berlin ysolde"))
+            .unwrap();
+        assert!(t.text.contains("Street"), "{}", t.text);
+        assert!(t.text.contains("Berlin"), "{}", t.text);
+    }
+
+    #[test]
+    fn the_same_content_read_twice_in_a_session_reads_the_same() {
+        let e = engine();
+        let s = SessionId::new("s");
+        let doc = serde_json::json!({
+            "customers": [
+                {"first_name": "Ysolde", "last_name": "Brackwater", "city": "Jackson",
+                 "company": "Brackwater Holdings", "email": "ysolde@example.com",
+                 "phone": 4155550132_u64, "notes": "ysolde prefers mail; brackwater family"},
+                {"first_name": "Amber", "last_name": "Jackson", "city": "Brackwater",
+                 "full_name": "Amber Jackson", "card_number": "4111 1111 1111 1111"},
+            ],
+            "text": "Author: Kenji Kobayashi <kenji@example.org>\nyesterday amber jackson and ysolde brackwater met in Jackson.\nCall +44 20 7946 0958."
+        })
+        .to_string();
+        let first = block_on(e.tokenize_json(&s, "crm/get", &doc))
+            .unwrap()
+            .text
+            .into_owned();
+        let second = block_on(e.tokenize_json(&s, "crm/get", &doc))
+            .unwrap()
+            .text
+            .into_owned();
+        assert_eq!(first, second);
+        assert!(!first.contains("ysolde prefers"), "{first}");
+        let text = "Ysolde Brackwater wrote to ysolde and to Idris Vantongeren.\nidris vantongeren replied; Kobayashi too.";
+        let first = block_on(e.tokenize_text(&s, "files/read", text))
+            .unwrap()
+            .text
+            .into_owned();
+        let second = block_on(e.tokenize_text(&s, "files/read", text))
+            .unwrap()
+            .text
+            .into_owned();
+        assert_eq!(first, second);
+        assert!(!first.contains("idris"), "{first}");
     }
 
     #[test]

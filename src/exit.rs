@@ -3,8 +3,8 @@
 //! | code | meaning |
 //! |------|---------|
 //! | 0 | success (also when the reader of stdout went away: a broken pipe is not an error) |
-//! | 1 | runtime error: unreadable input, a session file that does not decrypt, unknown tokens |
-//! | 2 | usage or configuration error: bad arguments, a config error (file:line:column), a missing or too short `MCP_VEIL_SESSION_KEY` |
+//! | 1 | runtime error: input that cannot be processed, a session file that does not decrypt (wrong key or modified file, told apart), unknown tokens, a tampered audit log, `audit find` with no match, a server that exits or cannot be started |
+//! | 2 | usage or configuration error: bad arguments; a configuration file that does not load or pass the start-up validation (`rules check` failing included; file:line:column); a missing or unreadable input, session or key file; an unset or bad environment variable (`MCP_VEIL_SESSION_KEY`, `MCP_VEIL_VAULT_KEY`, `MCP_VEIL_AUDIT_KEY`, a `serve.auth.token_env` variable); `serve` on a non-loopback address without `serve.auth` |
 //!
 //! The error is printed once, to stderr, as one line with its causes. Library errors carry
 //! offsets, token names and paths, never values, so the line is safe to show.
@@ -49,8 +49,25 @@ pub(crate) fn report(result: Result<(), Failure>) -> ExitCode {
         return ExitCode::from(OK);
     }
     tracing::debug!(code, "exiting with an error");
-    eprintln!("mcp-veil: error: {err:#}");
+    eprintln!("mcp-veil: error: {}", one_line(&err));
     ExitCode::from(code)
+}
+
+/// The error and its causes on one line, `a: b: c`, without a cause its parent's message
+/// already spells (library errors often print their source: "cannot read: No such file ...").
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -59,4 +76,23 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_os_error_is_printed_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("x.yaml: cannot read: {source}")]
+        struct Read {
+            source: std::io::Error,
+        }
+        let e = anyhow::Error::new(Read {
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        });
+        let line = one_line(&e.context("loading"));
+        assert_eq!(line, "loading: x.yaml: cannot read: entity not found");
+    }
 }

@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod policy;
 pub mod sensitive;
 pub mod session_file;
+pub mod shown;
 pub mod testdata;
 pub mod token;
 pub mod vault;

@@ -15,18 +15,23 @@
 //!   random 16-byte salt stored in the header ([`PBKDF2_ITERATIONS`] iterations, the OWASP 2023
 //!   figure for SHA-256). Reading and rewriting one file derives once.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! ```text
 //! offset size
 //!      0    8  magic "MCPVSESS"
-//!      8    1  version = 1
+//!      8    1  version = 2
 //!      9    1  kdf: 0 = raw key, 1 = PBKDF2-HMAC-SHA256
 //!     10    4  iterations, big-endian (0 for a raw key)
 //!     14   16  salt (zeros for a raw key)
 //!     30   12  nonce
-//!     42    …  ciphertext + 16-byte tag; the 42 header bytes are the associated data
+//!     42   16  key check: HMAC-SHA256(file key, "mcp-veil session key check"), first 16 bytes
+//!     58    …  ciphertext + 16-byte tag; the 58 header bytes are the associated data
 //! ```
+//!
+//! The key check tells a wrong key (it does not match) from a modified file (it matches, the
+//! tag does not); it reveals nothing of the key. Version 1 files (no key check, a 42-byte
+//! header) are still read; for them the two cases are one error.
 //!
 //! The plaintext is JSON: `{"session": id, "entries": [{"kind","n","value","key","origin",
 //! "created_ms"}]}`. A missing key, a wrong key, a modified file and a file of another format are
@@ -54,11 +59,15 @@ pub const KEY_ENV: &str = "MCP_VEIL_SESSION_KEY";
 pub const PBKDF2_ITERATIONS: u32 = 600_000;
 
 const MAGIC: &[u8; 8] = b"MCPVSESS";
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+const VERSION_1: u8 = 1;
 const KDF_RAW: u8 = 0;
 const KDF_PBKDF2: u8 = 1;
 const SALT_LEN: usize = 16;
-const HEADER_LEN: usize = 8 + 1 + 1 + 4 + SALT_LEN + NONCE_LEN;
+const HEADER_LEN_V1: usize = 8 + 1 + 1 + 4 + SALT_LEN + NONCE_LEN;
+const CHECK_LEN: usize = 16;
+const HEADER_LEN: usize = HEADER_LEN_V1 + CHECK_LEN;
+const CHECK_LABEL: &[u8] = b"mcp-veil session key check";
 /// Iteration counts outside this range in a header mean a damaged or hostile file.
 const ITERATIONS_RANGE: std::ops::RangeInclusive<u32> = 100_000..=10_000_000;
 const MIN_PASSPHRASE: usize = 16;
@@ -99,9 +108,15 @@ pub enum SessionFileError {
     /// The file was written by a newer version (or a damaged header).
     #[error("unsupported session file version {0} (this build reads version {VERSION})")]
     UnsupportedVersion(u8),
-    /// Authentication failed: another key wrote it, or it was modified.
+    /// Authentication of a version 1 file failed: another key wrote it, or it was modified.
     #[error("cannot decrypt: wrong {KEY_ENV}, or the file was modified")]
     Decrypt,
+    /// The file was written with another key (its key check does not match).
+    #[error("wrong {KEY_ENV}: the session file was written with another key")]
+    WrongKey,
+    /// The key is right but the file does not authenticate: it was modified or damaged.
+    #[error("the session file was modified or damaged (it does not authenticate with this key)")]
+    Modified,
     /// It decrypted, but the table inside is not valid.
     #[error("the session file is corrupt: {0}")]
     Corrupt(String),
@@ -173,6 +188,7 @@ pub struct FileKey {
     kdf: u8,
     iterations: u32,
     salt: [u8; SALT_LEN],
+    check: [u8; CHECK_LEN],
 }
 
 impl fmt::Debug for FileKey {
@@ -205,6 +221,12 @@ impl FileKey {
             }
         };
         let unbound = UnboundKey::new(&AES_256_GCM, &bytes).expect("32 bytes is an AES-256 key");
+        let mac = ring::hmac::sign(
+            &ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &bytes),
+            CHECK_LABEL,
+        );
+        let mut check = [0u8; CHECK_LEN];
+        check.copy_from_slice(&mac.as_ref()[..CHECK_LEN]);
         bytes.fill(0);
         std::hint::black_box(&bytes);
         FileKey {
@@ -212,6 +234,7 @@ impl FileKey {
             kdf,
             iterations: if kdf == KDF_RAW { 0 } else { iterations },
             salt,
+            check,
         }
     }
 
@@ -222,7 +245,8 @@ impl FileKey {
         h[9] = self.kdf;
         h[10..14].copy_from_slice(&self.iterations.to_be_bytes());
         h[14..30].copy_from_slice(&self.salt);
-        h[30..].copy_from_slice(nonce);
+        h[30..HEADER_LEN_V1].copy_from_slice(nonce);
+        h[HEADER_LEN_V1..].copy_from_slice(&self.check);
         h
     }
 }
@@ -306,18 +330,22 @@ pub fn open(
     secret: &SessionSecret,
     bytes: &[u8],
 ) -> Result<(SessionData, FileKey), SessionFileError> {
-    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+    if bytes.len() < HEADER_LEN_V1 || &bytes[..8] != MAGIC {
         return Err(SessionFileError::NotASessionFile);
     }
-    if bytes[8] != VERSION {
-        return Err(SessionFileError::UnsupportedVersion(bytes[8]));
-    }
+    let header_len = match bytes[8] {
+        VERSION if bytes.len() >= HEADER_LEN => HEADER_LEN,
+        VERSION => return Err(SessionFileError::NotASessionFile),
+        VERSION_1 => HEADER_LEN_V1,
+        v => return Err(SessionFileError::UnsupportedVersion(v)),
+    };
+    let v1 = header_len == HEADER_LEN_V1;
     let kdf = bytes[9];
     let iterations = u32::from_be_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]);
     let mut salt = [0u8; SALT_LEN];
     salt.copy_from_slice(&bytes[14..30]);
     let mut nonce = [0u8; NONCE_LEN];
-    nonce.copy_from_slice(&bytes[30..HEADER_LEN]);
+    nonce.copy_from_slice(&bytes[30..HEADER_LEN_V1]);
     let key = match (kdf, &secret.0) {
         (KDF_RAW, _) if iterations != 0 => return Err(SessionFileError::NotASessionFile),
         (KDF_PBKDF2, _) if !ITERATIONS_RANGE.contains(&iterations) => {
@@ -327,18 +355,36 @@ pub fn open(
             FileKey::derive(secret, iterations, salt)
         }
         // Written with the other kind of secret: certainly the wrong key.
-        (KDF_RAW | KDF_PBKDF2, _) => return Err(SessionFileError::Decrypt),
+        (KDF_RAW | KDF_PBKDF2, _) if v1 => return Err(SessionFileError::Decrypt),
+        (KDF_RAW | KDF_PBKDF2, _) => return Err(SessionFileError::WrongKey),
         _ => return Err(SessionFileError::NotASessionFile),
     };
-    let mut body = bytes[HEADER_LEN..].to_vec();
+    if !v1 {
+        let stored = &bytes[HEADER_LEN_V1..HEADER_LEN];
+        let same = stored
+            .iter()
+            .zip(&key.check)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0;
+        if !same {
+            return Err(SessionFileError::WrongKey);
+        }
+    }
+    let mut body = bytes[header_len..].to_vec();
     let plain_len = key
         .key
         .open_in_place(
             Nonce::assume_unique_for_key(nonce),
-            Aad::from(&bytes[..HEADER_LEN]),
+            Aad::from(&bytes[..header_len]),
             &mut body,
         )
-        .map_err(|_| SessionFileError::Decrypt)?
+        .map_err(|_| {
+            if v1 {
+                SessionFileError::Decrypt
+            } else {
+                SessionFileError::Modified
+            }
+        })?
         .len();
     let parsed = serde_json::from_slice::<Plain>(&body[..plain_len]);
     body.fill(0);
@@ -492,22 +538,26 @@ mod tests {
         let other = SessionSecret::parse(&HEX.replace('0', "1")).unwrap();
         assert!(matches!(
             open(&other, &sealed),
-            Err(SessionFileError::Decrypt)
+            Err(SessionFileError::WrongKey)
         ));
         let mut flipped = sealed.clone();
         let last = flipped.len() - 20;
         flipped[last] ^= 1;
         assert!(matches!(
             open(&secret, &flipped),
-            Err(SessionFileError::Decrypt)
+            Err(SessionFileError::Modified)
         ));
         // The header is authenticated too.
         let mut header = sealed.clone();
         header[20] ^= 1;
         assert!(matches!(
             open(&secret, &header),
-            Err(SessionFileError::Decrypt)
+            Err(SessionFileError::Modified)
         ));
+        assert_ne!(
+            SessionFileError::WrongKey.to_string(),
+            SessionFileError::Modified.to_string()
+        );
         assert!(matches!(
             open(&secret, b"{\"hello\": 1}"),
             Err(SessionFileError::NotASessionFile)
@@ -521,7 +571,7 @@ mod tests {
         let pass = SessionSecret::parse("correct horse battery staple").unwrap();
         assert!(matches!(
             open(&pass, &seal(&FileKey::new(&secret), &table())),
-            Err(SessionFileError::Decrypt)
+            Err(SessionFileError::WrongKey)
         ));
     }
 
@@ -538,7 +588,7 @@ mod tests {
         let wrong = SessionSecret::parse("correct horse battery stapler").unwrap();
         assert!(matches!(
             open(&wrong, &sealed),
-            Err(SessionFileError::Decrypt)
+            Err(SessionFileError::WrongKey)
         ));
     }
 

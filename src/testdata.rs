@@ -427,7 +427,8 @@ pub fn tool_call_arguments(
 /// The names bench's text (`cargo bench --bench names`, `detect/prose_names`; `names_cost
 /// bench`): lines of about 330 bytes, each four short templates with names in most of them
 /// ("Hi Megan, ...", "Contact Dr. Okafor at the office; ...") and lower-case filler sentences.
-/// Its own generator (xorshift64*), so the text stays the one every earlier round measured.
+/// Its own generator (xorshift64*), so the text stays the one every measurement of it in
+/// `benches/README.md` counted.
 pub fn name_dense_lines(bytes: usize) -> Vec<String> {
     name_lines::lines(bytes)
 }
@@ -440,6 +441,8 @@ pub fn code_log_lines(bytes: usize) -> Vec<String> {
 
 /// The names bench's generator, as `benches/names.rs` had it (its own xorshift64* and word
 /// lists): kept apart from the SplitMix64 generators above so that its bytes never change.
+pub mod secrets;
+
 mod name_lines {
     const FIRST: &[&str] = &[
         "Maria", "James", "Aisha", "Wei", "Olga", "Carlos", "Megan", "Omar", "Priya", "Jean-Luc",

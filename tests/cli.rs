@@ -30,7 +30,7 @@ fn detect_reports_character_offsets_per_json_line() {
     assert!(o.status.success());
     assert_eq!(
         stdout(&o),
-        "{\"spans\":[{\"start\":3,\"end\":12,\"kind\":\"LITERAL\",\"text\":\"[EMAIL_1]\"}]}\n{\"spans\":[]}\n"
+        "{\"spans\":[{\"start\":3,\"end\":12,\"kind\":\"LITERAL\",\"text\":\"[EMAIL_1]\"}]}\n{\"spans\":[]}\n{\"spans\":[]}\n"
     );
 }
 
@@ -54,6 +54,13 @@ fn detect_rejects_a_bad_json_line_without_quoting_it() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("input line 2"), "{err}");
     assert!(!err.contains("secret"), "{err}");
+    // The good line's output is kept, and line N out still answers line N in.
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0], "{\"spans\":[]}");
+    assert!(lines[1].starts_with("{\"error\":\"input line 2"), "{out}");
+    assert!(!out.contains("secret"), "{out}");
 }
 
 #[test]
@@ -141,4 +148,37 @@ fn a_closed_stdout_is_not_an_error() {
         .unwrap();
     assert_eq!(status.code(), Some(0), "{err}");
     assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn a_wrong_session_key_and_a_modified_session_file_are_told_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.veil");
+    let session = path.to_str().unwrap();
+    let o = run(
+        &["redact", "--session", session],
+        "mail ann.lee@example.org\n",
+    );
+    assert!(o.status.success());
+    let wrong = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .args(["restore", "--session", session])
+        .env("MCP_VEIL_SESSION_KEY", KEY.replace('0', "1"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let wrong_err = String::from_utf8_lossy(&wrong.stderr).into_owned();
+    assert_eq!(wrong.status.code(), Some(1), "{wrong_err}");
+    assert!(
+        wrong_err.contains("wrong MCP_VEIL_SESSION_KEY"),
+        "{wrong_err}"
+    );
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 20;
+    bytes[last] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let modified = run(&["restore", "--session", session], "[EMAIL_1]\n");
+    let modified_err = String::from_utf8_lossy(&modified.stderr).into_owned();
+    assert_eq!(modified.status.code(), Some(1), "{modified_err}");
+    assert!(modified_err.contains("modified"), "{modified_err}");
+    assert!(!modified_err.contains("wrong"), "{modified_err}");
 }

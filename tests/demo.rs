@@ -132,3 +132,92 @@ fn demo_shows_tokens_to_the_model_and_values_to_the_server() {
         assert!(model.contains("[PHONE_1]"), "{out}");
     }
 }
+
+/// The steps' titles, in order.
+fn titles(out: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix("== "))
+        .map(|l| l.trim_end_matches(" ==").to_string())
+        .collect()
+}
+
+#[test]
+fn demo_shows_a_confirmation_a_rule_raw_pii_and_the_audit_log_in_order() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .arg("demo")
+        .env_remove("MCP_VEIL_LOG")
+        .env_remove("MCP_VEIL_AUDIT_KEY")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let out = String::from_utf8(output.stdout).unwrap();
+    // Nothing on stderr: no warning before (or among) the transcript.
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(out.starts_with("mcp-veil demo: "), "{out}");
+    let titles = titles(&out);
+    assert_eq!(titles.len(), 7, "{titles:?}");
+    for (i, t) in titles.iter().enumerate() {
+        assert!(t.starts_with(&format!("{}. ", i + 1)), "{titles:?}");
+    }
+    let blocks = blocks(&out);
+    let model = side(&blocks, "model");
+    // The confirmation, asked of the scripted user, who approves.
+    assert!(out.contains("[layer] the layer asked the user"), "{out}");
+    assert!(out.contains("rule `ask-before-emailing`"), "{out}");
+    // The deny rule.
+    assert!(
+        model.contains("denied: [PHONE_1] (PHONE) from crm/list_contacts in argument `body` (rule `no-phones-by-email`)"),
+        "{out}"
+    );
+    // Raw PII the model typed reaches the server, and is in the audit log.
+    assert!(out.contains("raw_pii (out) crm/send_email"), "{out}");
+    // The audit log verifies and the first contact's events are found, without values.
+    assert!(out.contains("[layer] audit verify"), "{out}");
+    assert!(
+        out.contains("restored (out) crm/send_email, rule `ask-before-emailing`"),
+        "{out}"
+    );
+    let audit_part = &out[out.find("== 7.").unwrap()..];
+    for c in CONTACTS {
+        assert!(!audit_part.contains(c.email), "{audit_part}");
+        assert!(!audit_part.contains(c.name), "{audit_part}");
+    }
+}
+
+#[test]
+fn demo_honours_the_config_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("deny.yaml");
+    std::fs::write(
+        &f,
+        "flows:\n  rules:\n    - name: no-email-at-all\n      to: crm/send_email\n      action: deny\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .arg("demo")
+        .arg("--config")
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let out = String::from_utf8(output.stdout).unwrap();
+    let blocks = blocks(&out);
+    let server = side(&blocks, "server");
+    // The file's rule refuses the email the demo's own rules would confirm and send.
+    assert!(out.contains("rule `no-email-at-all`"), "{out}");
+    assert!(!out.contains("ask-before-emailing"), "{out}");
+    assert!(!server.contains("Hi Ada Whitfield"), "{out}");
+    // A file the commands refuse is refused here too.
+    std::fs::write(&f, "detect:\n  phone_regions: [XX]\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+        .arg("demo")
+        .arg("--config")
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

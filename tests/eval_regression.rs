@@ -111,6 +111,9 @@ const PAYLOAD_RECALL: &[(&str, f64)] = &[
     ("IBAN", 1.000),
     ("US_SSN", 1.000),
     ("IP_ADDRESS", 0.995),
+    ("SECRET", 1.000),
+    ("DATE_OF_BIRTH", 1.000),
+    ("CRYPTO_WALLET", 1.000),
 ];
 
 /// Most clean fields of `tool_outputs/` that may come out changed (reached: 38 of 7,322).

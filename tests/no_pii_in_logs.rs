@@ -195,3 +195,126 @@ fn wrong_key_and_bad_config_errors_hold_no_values() {
     );
     assert_clean(&bad.stderr, &planted, "bad config");
 }
+
+/// Issue 17: names from the wire hold values too. An argument *key* holding an email, a tool
+/// name holding one, and an unknown method name holding one reach neither the logs (at trace)
+/// nor the denial texts, through `proxy -- CMD` and through the gateway.
+#[test]
+fn argument_keys_tool_names_and_methods_from_the_wire_are_not_logged() {
+    const KEY_EMAIL: &str = "maria.garcia@example.com";
+    const VALUE_EMAIL: &str = "omar.haddad@example.org";
+    const TOOL_EMAIL: &str = "lena.fischer@example.net";
+    const METHOD_EMAIL: &str = "tom.okafor@example.com";
+    let planted: Vec<String> = [KEY_EMAIL, VALUE_EMAIL, TOOL_EMAIL, METHOD_EMAIL]
+        .map(String::from)
+        .to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/e2e/hostile_server.py");
+    let script = dir.path().join("script.json");
+    std::fs::write(&script, "{}").unwrap();
+    let policy = "flows:\n  raw: deny\n";
+    std::fs::write(dir.path().join("proxy.yaml"), policy).unwrap();
+    std::fs::write(
+        dir.path().join("gateway.yaml"),
+        format!(
+            "{policy}servers:\n  hostile:\n    command: python3\n    args: [{}, {}]\n",
+            serde_json::json!(fixture.display().to_string()),
+            serde_json::json!(script.display().to_string())
+        ),
+    )
+    .unwrap();
+    let fixture = fixture.display().to_string();
+    let script = script.display().to_string();
+    let proxy: Vec<&str> = vec![
+        "proxy",
+        "--config",
+        "proxy.yaml",
+        "--",
+        "python3",
+        &fixture,
+        &script,
+    ];
+    let gateway: Vec<&str> = vec!["proxy", "--config", "gateway.yaml"];
+    for (args, prefix) in [(proxy, ""), (gateway, "hostile__")] {
+        let lines = [
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+            // A raw value under a key that is itself an email: denied (raw: deny).
+            serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                "name": format!("{prefix}echo"),
+                "arguments": {KEY_EMAIL: format!("write to {VALUE_EMAIL}")}}}),
+            // A tool named after an email, called with a raw value: denied, naming the tool.
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                "name": format!("{prefix}{TOOL_EMAIL}"),
+                "arguments": {"text": format!("write to {VALUE_EMAIL}")}}}),
+            // A method no specification defines, named after an email.
+            serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": METHOD_EMAIL, "params": {}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": format!("x/{METHOD_EMAIL}")}),
+            serde_json::json!({"jsonrpc": "2.0", "method": format!("notifications/{METHOD_EMAIL}")}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
+        ];
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-veil"))
+            .args(&args)
+            .current_dir(dir.path())
+            .env("MCP_VEIL_LOG", "trace")
+            .env_remove("MCP_VEIL_AUDIT_KEY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        // Keep stdin open until the last answer (ping) is in.
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut answers = String::new();
+        let mut by_id = std::collections::HashMap::new();
+        loop {
+            let mut line = String::new();
+            if std::io::BufRead::read_line(&mut out, &mut line).unwrap() == 0 {
+                break;
+            }
+            answers.push_str(&line);
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            by_id.insert(v["id"].to_string(), line);
+            if by_id.contains_key("6") {
+                break;
+            }
+        }
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        let what = if prefix.is_empty() {
+            "proxy"
+        } else {
+            "gateway"
+        };
+        assert!(
+            by_id.contains_key("6"),
+            "{what}: no answer to the ping:\n{answers}"
+        );
+        for id in ["2", "3"] {
+            let denied = by_id
+                .get(id)
+                .unwrap_or_else(|| panic!("{what}: no answer to {id}:\n{answers}"));
+            // The gateway does not know the tool named after an email: it says so by length.
+            assert!(
+                denied.contains("not forwarded") || denied.contains("unknown name `<33 bytes>`"),
+                "{what}: {denied}"
+            );
+        }
+        assert_clean(
+            answers.as_bytes(),
+            &planted,
+            &format!("{what}: answers to the host"),
+        );
+        assert_clean(&output.stderr, &planted, &format!("{what}: stderr"));
+        // The denials were logged (without the names).
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("not forwarded"),
+            "{what}: the denials were not logged"
+        );
+    }
+}

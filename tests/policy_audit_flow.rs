@@ -139,7 +139,9 @@ fn restore_where_allowed_deny_elsewhere_audit_everything() {
     // The log verifies, names the value's three events by fingerprint, and never holds it.
     let files = [path.clone()];
     let report = mcp_veil::audit::verify_files(&key(), &files, VerifyOptions::default()).unwrap();
-    assert_eq!(report.lines, 3);
+    // Three events and the seal written when the log closed.
+    assert_eq!((report.lines, report.seals), (4, 1));
+    assert!(report.closed);
     let hits = mcp_veil::audit::find_value(&key(), &files, VALUE, None, &[]).unwrap();
     assert_eq!(hits.len(), 3);
     let text = std::fs::read_to_string(&path).unwrap();

@@ -254,7 +254,7 @@ async fn principals_key_sessions_and_the_shared_session_is_opt_in() {
     let tokens = dir.path().join("tokens");
     std::fs::write(
         &tokens,
-        "# principal token\nalice tok-alice-1\nbob tok-bob-2\n",
+        "# principal token\nalice tok-alice-1-5e8c0d\nbob tok-bob-2-a94f71c3\n",
     )
     .unwrap();
     let yaml = format!(
@@ -275,13 +275,13 @@ async fn principals_key_sessions_and_the_shared_session_is_opt_in() {
             .body(body);
         async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
     };
-    let minted = ask("tok-alice-1", call(1, "EMP-00000009")).await;
+    let minted = ask("tok-alice-1-5e8c0d", call(1, "EMP-00000009")).await;
     assert_eq!(minted["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
-    let again = ask("tok-alice-1", call(2, "[EMPLOYEE_ID_1]")).await;
+    let again = ask("tok-alice-1-5e8c0d", call(2, "[EMPLOYEE_ID_1]")).await;
     assert_eq!(again["result"]["content"][0]["text"], "[EMPLOYEE_ID_1]");
     assert_eq!(again["result"]["isError"], Value::Null);
     // Bob is another session: Alice's token means nothing there.
-    let bob = ask("tok-bob-2", call(3, "[EMPLOYEE_ID_1]")).await;
+    let bob = ask("tok-bob-2-a94f71c3", call(3, "[EMPLOYEE_ID_1]")).await;
     assert_eq!(bob["result"]["isError"], true, "{bob}");
 
     // Without `shared: true` a keyless call is refused; with it, one session serves them.

@@ -65,6 +65,13 @@ pub fn check_detect(data: &[u8]) {
     let json_text = (trimmed.starts_with('{') || trimmed.starts_with('['))
         && serde_json::from_str::<IgnoredAny>(text).is_ok();
     if !json_text {
+        if back != text && might_be_repr(trimmed) {
+            // Text bracketed like a Python/JS literal repr is read as one (`walk/repr.rs`): a
+            // value found in a literal with escapes restores decoded (`E\u00e9k` as `Eék`,
+            // the text the literal means), so the round trip is equal with escapes decoded.
+            assert_eq!(unescaped(&back), unescaped(text), "repr text round trip");
+            return;
+        }
         assert_eq!(back, text, "text round trip");
         return;
     }
@@ -75,6 +82,64 @@ pub fn check_detect(data: &[u8]) {
         let back: Value = serde_json::from_str(&back).expect("JSON text stays JSON");
         assert_eq!(back, original, "JSON text round trip");
     }
+}
+
+fn might_be_repr(t: &str) -> bool {
+    let t = t.as_bytes();
+    t.len() >= 4
+        && matches!(
+            (t[0], t[t.len() - 1]),
+            (b'[', b']') | (b'{', b'}') | (b'(', b')')
+        )
+}
+
+/// `text` with backslash escapes (`\n`, `\'`, `\uXXXX`, `\xHH` ...) decoded as a repr
+/// literal's are; an escape that decodes to nothing valid is kept as written.
+fn unescaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = chars.peek() else {
+            out.push(c);
+            break;
+        };
+        let simple = match e {
+            'n' => Some('\n'),
+            't' => Some('\t'),
+            'r' => Some('\r'),
+            '\'' | '"' | '\\' | '/' => Some(e),
+            _ => None,
+        };
+        if let Some(d) = simple {
+            chars.next();
+            out.push(d);
+            continue;
+        }
+        let digits = match e {
+            'u' => 4,
+            'x' => 2,
+            _ => 0,
+        };
+        let hex: String = chars.clone().skip(1).take(digits).collect();
+        match (digits > 0 && hex.len() == digits)
+            .then(|| u32::from_str_radix(&hex, 16).ok())
+            .flatten()
+            .and_then(char::from_u32)
+        {
+            Some(d) => {
+                for _ in 0..=digits {
+                    chars.next();
+                }
+                out.push(d);
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// JSON walk: no panic on anything, structure and values preserved on valid JSON.
@@ -132,5 +197,135 @@ fn skeleton(v: &Value) -> String {
             format!("{{{}}}", inner.join(","))
         }
         other => other.to_string(),
+    }
+}
+
+/// Values planted in the interceptor corpus (`corpus/interceptor/`). Emails: the detector
+/// finds them with no context, so a mutation that keeps one intact keeps it detectable (the
+/// corpus's employee ids need the word `badge` nearby, which a mutation may break).
+pub const PLANTED: &[&str] = &["maria.garcia@example.com", "omar.haddad@example.org"];
+
+/// Members of a server request or notification the host matches on (ids, cursors, progress
+/// tokens): the interceptor passes them as identifiers (`mcp::surfaces`), so the planted-value
+/// check leaves them out.
+const IDENTIFIERS: &[&str] = &[
+    "requestId",
+    "progressToken",
+    "elicitationId",
+    "taskId",
+    "nextCursor",
+    "mode",
+];
+
+/// The interceptor on arbitrary message bytes, from a server and from the host: nothing panics,
+/// and no planted value reaches the host raw, whether the bytes form a valid JSON-RPC message,
+/// a malformed one (duplicate members, both `result` and `error`, a bad id, invalid UTF-8 ...)
+/// or no message at all. What the interceptor answers the sender carries no planted value
+/// either (error texts name flaws, never content).
+pub fn check_interceptor(data: &[u8]) {
+    let veil = mcp_veil::mcp::Interceptor::new(engine(), SessionId::new("fuzz"));
+    block_on(async {
+        // Pending host requests the server message may answer (a tool call, a read, a list).
+        for (id, method, params) in [
+            ("1", "tools/call", r#"{"name":"lookup","arguments":{}}"#),
+            (
+                "\"a\"",
+                "tools/call",
+                r#"{"name":"find","arguments":{"q":"x"}}"#,
+            ),
+            ("2", "resources/read", r#"{"uri":"file:///notes.txt"}"#),
+            ("3", "prompts/get", r#"{"name":"brief"}"#),
+        ] {
+            let msg =
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
+            let out = veil.from_host("srv", &msg).await;
+            assert!(
+                out.forward.is_some(),
+                "a well-formed host request is forwarded"
+            );
+        }
+        let out = veil.from_server_bytes("srv", data).await;
+        if let Some(f) = out.forward.as_deref() {
+            let mut sent: Value = serde_json::from_str(f).expect("the host gets JSON");
+            // Base64 members are never scanned, by design (`mcp::blobs`), nor are the ids of
+            // server messages; strings are compared decoded (`\u0040` is `@`).
+            without_blobs(&mut sent);
+            without_identifiers(&mut sent);
+            assert!(
+                !holds_planted(&sent.to_string()),
+                "a planted value was forwarded to the host"
+            );
+        }
+        if let Some(r) = out.reply.as_deref() {
+            assert!(
+                !PLANTED.iter().any(|v| r.contains(v)),
+                "a planted value was in the layer's answer to the server"
+            );
+        }
+        let out = veil.from_host_bytes("srv", data).await;
+        if let Some(r) = out.reply.as_deref() {
+            assert!(
+                !PLANTED.iter().any(|v| r.contains(v)),
+                "a planted value was in the layer's answer to the host"
+            );
+        }
+    });
+}
+
+/// `v` without the `data` and `blob` members of content blocks and resource contents (objects
+/// with a `type`, `mimeType` or `uri`), the binary members the interceptor leaves alone.
+fn without_blobs(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if ["type", "mimeType", "uri"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+            {
+                map.remove("data");
+                map.remove("blob");
+            }
+            map.values_mut().for_each(without_blobs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_blobs),
+        _ => {}
+    }
+}
+
+/// Whether `text` holds a planted email as an email: not glued to more address characters (a
+/// mutation that turns `example.com` into `example.com424242` makes a different string, which
+/// is no email, and the detector rightly leaves it).
+fn holds_planted(text: &str) -> bool {
+    PLANTED.iter().any(|v| {
+        text.match_indices(v).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + v.len()..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || "._%+-".contains(c))
+                && !after.is_some_and(|c| c.is_alphanumeric() || "-_".contains(c))
+        })
+    })
+}
+
+/// `v` (a message or batch) without the [`IDENTIFIERS`] of its server requests' and
+/// notifications' params.
+fn without_identifiers(v: &mut Value) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(without_identifiers),
+        Value::Object(map) if map.contains_key("method") => {
+            if let Some(params) = map.get_mut("params") {
+                strip_keys(params);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn strip_keys(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| !IDENTIFIERS.contains(&k.as_str()));
+            map.values_mut().for_each(strip_keys);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_keys),
+        _ => {}
     }
 }

@@ -23,6 +23,11 @@ pub struct AuditConfig {
     pub fsync: FsyncPolicy,
     /// For `fsync: interval`: the most milliseconds between two fsyncs while lines are written.
     pub fsync_interval_ms: u64,
+    /// Write a seal line when this many seconds passed with unsealed lines (0: no timer seals;
+    /// rotation and a clean close still seal).
+    pub seal_interval_seconds: u64,
+    /// Write a seal line after this many unsealed lines (0: no count seals).
+    pub seal_every_lines: u64,
 }
 
 impl Default for AuditConfig {
@@ -34,6 +39,8 @@ impl Default for AuditConfig {
             max_file_bytes: 64 * 1024 * 1024,
             fsync: FsyncPolicy::Interval,
             fsync_interval_ms: 1000,
+            seal_interval_seconds: 60,
+            seal_every_lines: 1000,
         }
     }
 }

@@ -9,6 +9,10 @@
 //!  "prev":"<64 hex>","mac":"<64 hex>"}
 //! ```
 //!
+//! A seal line (`"event":"sealed","seal":"rotate"|"interval"|"close"`) has only `v`, `seq`, `ts`,
+//! `event`, `seal`, `prev` and `mac`: its MAC covers the chain head (`prev`) and the line count
+//! (`seq - 1` lines before it), so it vouches for exactly that chain (see [`super::verify`]).
+//!
 //! `fp` is the keyed fingerprint of the value ([`super::AuditKey::fingerprint`]), never the
 //! value. `prev` is the previous line's `mac` (64 zeros on the very first line) and `mac` is the
 //! HMAC of every byte of the line before `,"mac":"`: the chain [`super::verify`] checks.
@@ -55,6 +59,34 @@ pub enum EventKind {
     RawPii,
     /// The writer found a partial last line on open and cut it off (see [`super::AuditLog`]).
     Recovered,
+    /// A seal: the writer vouches that the chain held exactly the lines before this one
+    /// (its `seq` and `prev`), written on rotation, on an interval and on a clean close.
+    Sealed,
+}
+
+/// Why a seal line was written (its `"seal"` member).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SealReason {
+    /// Last line of a file about to be rotated: a newer file continues the chain.
+    Rotate,
+    /// `audit.seal_interval_seconds` passed (or `seal_every_lines` lines were written) since the
+    /// last seal.
+    Interval,
+    /// The writer closed cleanly: nothing follows until it opens again.
+    Close,
+}
+
+impl SealReason {
+    /// The name written in the line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SealReason::Rotate => "rotate",
+            SealReason::Interval => "interval",
+            SealReason::Close => "close",
+        }
+    }
 }
 
 /// One value (or token) an event is about.
@@ -146,13 +178,19 @@ pub(crate) struct Body<'a> {
     pub event: EventKind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<&'a str>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub kinds: BTreeMap<&'a str, u32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub items: Vec<BodyItem<'a>>,
+    #[serde(skip_serializing_if = "is_empty_map")]
+    pub kinds: &'a BTreeMap<&'a str, u32>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub items: &'a [BodyItem<'a>],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seal: Option<SealReason>,
     pub prev: &'a str,
+}
+
+fn is_empty_map(map: &&BTreeMap<&str, u32>) -> bool {
+    map.is_empty()
 }
 
 /// One item as written.
@@ -170,6 +208,9 @@ pub(crate) struct BodyItem<'a> {
 pub(crate) struct Parsed {
     pub seq: u64,
     pub prev: String,
+    /// `rotate`, `interval` or `close` on a seal line.
+    #[serde(default)]
+    pub seal: Option<String>,
     #[serde(default)]
     pub items: Vec<ParsedItem>,
 }

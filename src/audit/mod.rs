@@ -14,6 +14,12 @@
 //! inserting or reordering any line breaks it at that line, and [`verify_files`] names the first
 //! broken line by file and number. The byte layout is in [`event`]; the checks in [`verify`].
 //!
+//! Cutting lines off the end leaves a chain that still links, so the writer also appends **seal**
+//! lines (`"event":"sealed"`: on rotation, on a clean close, and on an interval while lines are
+//! unsealed): `verify` reports the lines after the last seal as an unsealed tail and fails when
+//! the chain ends on a rotation seal (the newer file is gone). What that can and cannot prove is
+//! in [`verify`]. Files are created owner-only (0600; directories the writer creates 0700).
+//!
 //! # Durability
 //!
 //! Lines are written whole with one `write` call on an append-only file; the file is rotated by
@@ -36,7 +42,7 @@ pub mod writer;
 use std::path::PathBuf;
 
 pub use config::{AuditConfig, FsyncPolicy};
-pub use event::{Direction, Event, EventKind, Item};
+pub use event::{Direction, Event, EventKind, Item, SealReason};
 pub use key::{AuditKey, KEY_ENV, KeyError};
 pub use verify::{
     Hit, Problem, VerifyError, VerifyOptions, VerifyReport, find_value, verify_files,

@@ -102,7 +102,10 @@ fn failure(paths: &[PathBuf]) -> (PathBuf, u64, Problem) {
 fn a_clean_log_verifies() {
     let (_d, path) = fresh(6);
     let r = verify(std::slice::from_ref(&path)).unwrap();
-    assert_eq!((r.lines, r.first_seq, r.last_seq), (6, 1, 6));
+    // Six events and the seal written when the log closed.
+    assert_eq!((r.lines, r.first_seq, r.last_seq), (7, 1, 7));
+    assert_eq!((r.seals, r.sealed_through, r.unsealed), (1, 7, 0));
+    assert!(r.closed);
     assert_eq!(r.last_mac.len(), 64);
 }
 
@@ -113,7 +116,8 @@ fn reopening_continues_the_chain() {
     write_events(&log, 2);
     drop(log);
     let r = verify(&[path]).unwrap();
-    assert_eq!(r.last_seq, 5);
+    // 3 events, a close seal, 2 events, a close seal.
+    assert_eq!((r.last_seq, r.seals), (7, 2));
 }
 
 #[test]
@@ -181,10 +185,11 @@ fn deleting_the_first_line_is_found() {
         &[path],
         VerifyOptions {
             allow_partial_start: true,
+            ..VerifyOptions::default()
         },
     )
     .unwrap();
-    assert_eq!((r.first_seq, r.last_seq), (2, 3));
+    assert_eq!((r.first_seq, r.last_seq), (2, 4));
 }
 
 #[test]
@@ -251,12 +256,13 @@ fn a_truncated_line_is_found() {
     // Cut at the end of the file (the last line loses its tail and newline).
     let (_d2, path) = fresh(6);
     let mut l = lines(&path);
-    let cut = l[5].len() - 10;
-    l[5].truncate(cut);
+    let last = l.len() - 1;
+    let cut = l[last].len() - 10;
+    l[last].truncate(cut);
     put(&path, &l);
     assert_eq!(
         failure(std::slice::from_ref(&path)),
-        (path, 6, Problem::Incomplete)
+        (path, last as u64 + 1, Problem::Incomplete)
     );
 }
 
@@ -357,8 +363,20 @@ fn rotation_continues_the_chain_across_files() {
     let mut shuffled = files.clone();
     shuffled.reverse();
     let r = verify(&shuffled).unwrap();
-    assert_eq!((r.first_seq, r.last_seq, r.lines), (1, 20, 20));
+    // 20 events, a rotation seal ending each rotated file, the close seal.
+    assert_eq!((r.first_seq, r.last_seq), (1, r.lines));
+    assert_eq!((r.lines - r.seals, r.seals), (20, files.len() as u64));
+    assert!(r.closed);
     assert_eq!(r.files.last(), Some(&path));
+    for f in &files[..files.len() - 1] {
+        let l = lines(f);
+        assert!(
+            l.last().unwrap().contains("\"seal\":\"rotate\""),
+            "{}",
+            f.display()
+        );
+    }
+    let before = r.last_seq;
     // A rotation that happened just before a crash leaves an empty current file: reopening
     // continues the chain from the newest rotated file.
     let next = files.len() as u64; // rotated files are .1 .. .(len-1)
@@ -368,7 +386,7 @@ fn rotation_continues_the_chain_across_files() {
     write_events(&log, 1);
     drop(log);
     let r = verify(&log_files(&path).unwrap()).unwrap();
-    assert_eq!((r.first_seq, r.last_seq), (1, 21));
+    assert_eq!((r.first_seq, r.last_seq), (1, before + 2));
 }
 
 #[test]
@@ -398,17 +416,18 @@ fn a_partial_last_line_is_cut_off_and_recorded_on_open() {
     // Verification reports it, and everything before it is intact.
     assert_eq!(
         failure(std::slice::from_ref(&path)),
-        (path.clone(), 5, Problem::Incomplete)
+        (path.clone(), 6, Problem::Incomplete)
     );
     let log = AuditLog::open(&path, key(), &config(0)).unwrap();
     write_events(&log, 1);
     drop(log);
     let r = verify(std::slice::from_ref(&path)).unwrap();
-    assert_eq!(r.last_seq, 6);
+    // 4 events, a close seal, the recovery, 1 event, a close seal.
+    assert_eq!(r.last_seq, 8);
     let l = lines(&path);
-    assert!(l[4].contains("\"event\":\"recovered\""), "{}", l[4]);
+    assert!(l[5].contains("\"event\":\"recovered\""), "{}", l[5]);
     assert!(
-        l[4].contains(&format!("\"dropped_bytes\":{}", half.len())),
+        l[5].contains(&format!("\"dropped_bytes\":{}", half.len())),
         "{}",
         l[4]
     );
@@ -547,4 +566,152 @@ fn items_from_engine_types_fingerprint_alike() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(!text.to_lowercase().contains("erin"));
     assert!(text.contains("\"event\":\"unknown_token\""));
+}
+
+#[cfg(unix)]
+#[test]
+fn files_and_the_created_directory_are_owner_only_rotated_ones_too() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("logs/nested/audit.jsonl");
+    let log = AuditLog::open(&path, key(), &config(1500)).unwrap();
+    write_events(&log, 20);
+    drop(log);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.path().join("logs")), 0o700);
+    assert_eq!(mode(&dir.path().join("logs/nested")), 0o700);
+    let files = log_files(&path).unwrap();
+    assert!(files.len() >= 3, "{files:?}");
+    for f in &files {
+        assert_eq!(mode(f), 0o600, "{}", f.display());
+    }
+}
+
+fn verify_sealed(paths: &[PathBuf]) -> Result<VerifyReport, VerifyError> {
+    verify_files(
+        &key(),
+        paths,
+        VerifyOptions {
+            require_sealed: true,
+            ..VerifyOptions::default()
+        },
+    )
+}
+
+#[test]
+fn lines_cut_after_the_last_seal_are_an_unsealed_tail() {
+    let (_d, path) = fresh(5);
+    assert!(verify_sealed(std::slice::from_ref(&path)).unwrap().closed);
+    // Cut the close seal and the last event: the rest verifies, but is reported unsealed, and
+    // is an error when a seal is required.
+    let mut l = lines(&path);
+    l.truncate(l.len() - 2);
+    put(&path, &l);
+    let r = verify(std::slice::from_ref(&path)).unwrap();
+    assert_eq!((r.lines, r.seals, r.unsealed, r.closed), (4, 0, 4, false));
+    let err = verify_sealed(std::slice::from_ref(&path)).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            VerifyError::Tampered {
+                line: 4,
+                problem: Problem::Unsealed { lines: 4 },
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // Reopening seals the tail again on close (the log goes on from where it was cut).
+    drop(AuditLog::open(&path, key(), &config(0)).unwrap());
+    assert!(verify_sealed(&[path]).unwrap().closed);
+}
+
+#[test]
+fn reopening_a_closed_log_without_events_adds_nothing() {
+    let (_d, path) = fresh(2);
+    let before = lines(&path);
+    drop(AuditLog::open(&path, key(), &config(0)).unwrap());
+    assert_eq!(lines(&path), before);
+    // An empty log stays empty.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("a.jsonl");
+    drop(AuditLog::open(&empty, key(), &config(0)).unwrap());
+    assert_eq!(std::fs::read_to_string(&empty).unwrap(), "");
+}
+
+#[test]
+fn a_deleted_newest_file_is_found_from_the_rotation_seal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let log = AuditLog::open(&path, key(), &config(1500)).unwrap();
+    write_events(&log, 20);
+    drop(log);
+    let mut files = log_files(&path).unwrap();
+    assert_eq!(files.pop(), Some(path.clone()));
+    let (file, line, problem) = failure(&files);
+    assert_eq!(file, *files.last().unwrap());
+    assert_eq!(line, lines(&file).len() as u64);
+    assert_eq!(problem, Problem::NextFileMissing);
+    // Lines cut from the end of a rotated file (its seal too): the next file no longer links.
+    let mut all = log_files(&path).unwrap();
+    let first = all.remove(0);
+    let mut l = lines(&first);
+    l.truncate(l.len() - 2);
+    put(&first, &l);
+    all.insert(0, first);
+    let (file, line, problem) = failure(&all);
+    assert_eq!((file, line), (all[1].clone(), 1));
+    assert!(matches!(problem, Problem::Gap { .. }), "{problem}");
+}
+
+#[test]
+fn seals_every_n_lines_and_on_the_timer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let log = AuditLog::open(
+        &path,
+        key(),
+        &AuditConfig {
+            seal_every_lines: 3,
+            seal_interval_seconds: 0,
+            ..config(0)
+        },
+    )
+    .unwrap();
+    write_events(&log, 7);
+    // Events 1-3, seal 4, events 5-7, seal 8, event 9; the log is still open.
+    let r = verify(std::slice::from_ref(&path)).unwrap();
+    assert_eq!(
+        (r.last_seq, r.seals, r.sealed_through, r.unsealed),
+        (9, 2, 8, 1)
+    );
+    assert!(!r.closed);
+    drop(log);
+
+    let timed = dir.path().join("timed.jsonl");
+    let log = AuditLog::open(
+        &timed,
+        key(),
+        &AuditConfig {
+            seal_every_lines: 0,
+            seal_interval_seconds: 1,
+            ..config(0)
+        },
+    )
+    .unwrap();
+    write_events(&log, 2);
+    std::thread::sleep(std::time::Duration::from_millis(1600));
+    let r = verify(std::slice::from_ref(&timed)).unwrap();
+    assert_eq!((r.last_seq, r.seals, r.unsealed), (3, 1, 0));
+    let l = lines(&timed);
+    assert!(
+        l[2].contains("\"event\":\"sealed\",\"seal\":\"interval\""),
+        "{}",
+        l[2]
+    );
+    // Idle: no more seals while nothing is written.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert_eq!(lines(&timed).len(), 3);
+    drop(log);
+    assert!(verify(&[timed]).unwrap().closed);
 }

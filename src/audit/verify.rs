@@ -15,9 +15,33 @@
 //! | a line truncated | that line: malformed or incomplete |
 //!
 //! The chain must start at `seq` 1 unless [`VerifyOptions::allow_partial_start`] is set (older
-//! rotated files deliberately removed). Cutting lines off the **end** of the newest file cannot
-//! be told from a log that simply ended there; the report's last `seq` and MAC are what to
-//! compare against an external record if that matters.
+//! rotated files deliberately removed).
+//!
+//! # Seals: what a cut end can and cannot hide
+//!
+//! The writer appends a seal line (`"event":"sealed"`) as the last line of a file it rotates
+//! (`rotate`), every `seal_interval_seconds` or `seal_every_lines` while lines are unsealed
+//! (`interval`), and when it closes cleanly (`close`). A seal is a chain line: its MAC covers the
+//! chain head (`prev`) and the line count (`seq`), so only the key holder can write one.
+//!
+//! - Lines cut from the end of a **rotated** file: the next file no longer links (`seq` jumps).
+//! - The chain ends on a `rotate` seal: the newer file it promises is missing (deleted, or not
+//!   given): an error, [`Problem::NextFileMissing`].
+//! - Lines after the last seal are reported as the **unsealed tail** ([`VerifyReport::unsealed`]):
+//!   they verify, but nothing vouches that the log did not go on. Lines cut from there (or a tail
+//!   cut back to an earlier seal) look exactly like a writer that is still running or crashed;
+//!   verify cannot prove they were deleted, only that everything up to the last seal is whole.
+//!   [`VerifyOptions::require_sealed`] makes an unsealed tail an error (for a stopped writer,
+//!   whose log must end in a `close` or `rotate` seal).
+//! - [`VerifyReport::closed`] says the log ends in a `close` seal. Cutting a log back to an earlier
+//!   clean close (from a previous run) cannot be told from a log that ended there: compare the
+//!   report's last `seq` and head with an external record (a monitoring copy) if that matters.
+//!
+//! - Give `verify` the whole set, the current file included: with the current file deleted
+//!   *and* the rotation seal cut off the newest rotated file, what is left is an unsealed tail,
+//!   not an error (file names are not trusted to say which file was current).
+//!
+//! Logs written before seals existed verify as before, with every line counted as unsealed.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -33,6 +57,8 @@ use crate::detect::Kind;
 pub struct VerifyOptions {
     /// Accept a chain whose first line is not `seq` 1 (earlier files removed on purpose).
     pub allow_partial_start: bool,
+    /// Refuse a chain whose last lines are not covered by a seal (see the module docs).
+    pub require_sealed: bool,
 }
 
 /// A verified chain.
@@ -48,6 +74,14 @@ pub struct VerifyReport {
     pub last_seq: u64,
     /// MAC of the last line (the chain head).
     pub last_mac: String,
+    /// Seal lines seen.
+    pub seals: u64,
+    /// `seq` of the last seal line (0 if there is none).
+    pub sealed_through: u64,
+    /// Lines after the last seal: nothing proves the log did not continue past them.
+    pub unsealed: u64,
+    /// The log ends in a `close` seal (its writer closed cleanly).
+    pub closed: bool,
 }
 
 /// What is wrong with a line.
@@ -82,6 +116,14 @@ pub enum Problem {
     },
     /// `prev` is not the previous line's MAC: the chain was spliced.
     BrokenLink,
+    /// The chain ends on a `rotate` seal: the newer file that continued it is missing (deleted,
+    /// or not given).
+    NextFileMissing,
+    /// With [`VerifyOptions::require_sealed`]: lines after the last seal.
+    Unsealed {
+        /// How many.
+        lines: u64,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -109,6 +151,13 @@ impl fmt::Display for Problem {
             Problem::BrokenLink => {
                 f.write_str("chain broken: `prev` is not the previous line's MAC")
             }
+            Problem::NextFileMissing => f.write_str(
+                "the chain ends on a rotation seal: the newer file that continued it is missing (deleted, or not given)",
+            ),
+            Problem::Unsealed { lines } => write!(
+                f,
+                "{lines} line(s) after the last seal: the log may have been cut here (or its writer is still running or crashed)"
+            ),
         }
     }
 }
@@ -156,9 +205,15 @@ pub fn verify_files(
         first_seq: 0,
         last_seq: 0,
         last_mac: String::new(),
+        seals: 0,
+        sealed_through: 0,
+        unsealed: 0,
+        closed: false,
     };
     // (seq, mac) of the previous line.
     let mut prev: Option<(u64, String)> = None;
+    // Where the last line is (file, line number) and its seal, if it is one.
+    let mut last: Option<(PathBuf, u64, Option<String>)> = None;
     for path in ordered {
         let mut any = false;
         for_each_line(&path, |n, raw| {
@@ -203,7 +258,15 @@ pub fn verify_files(
             }
             report.lines += 1;
             report.last_seq = parsed.seq;
+            if parsed.seal.is_some() {
+                report.seals += 1;
+                report.sealed_through = parsed.seq;
+                report.unsealed = 0;
+            } else {
+                report.unsealed += 1;
+            }
             prev = Some((parsed.seq, mac.to_string()));
+            last = Some((path.clone(), n, parsed.seal));
             Ok(())
         })?;
         if any {
@@ -211,6 +274,23 @@ pub fn verify_files(
         }
     }
     report.last_mac = prev.map(|(_, m)| m).unwrap_or_default();
+    if let Some((file, line, seal)) = last {
+        let tampered = |problem| VerifyError::Tampered {
+            file: file.clone(),
+            line,
+            problem,
+        };
+        match seal.as_deref() {
+            Some("rotate") => return Err(tampered(Problem::NextFileMissing)),
+            Some("close") => report.closed = true,
+            _ => {}
+        }
+        if options.require_sealed && report.unsealed > 0 {
+            return Err(tampered(Problem::Unsealed {
+                lines: report.unsealed,
+            }));
+        }
+    }
     Ok(report)
 }
 

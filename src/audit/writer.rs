@@ -13,29 +13,50 @@
 //! event recording `dropped_bytes` is appended first, so the loss is itself in the chained log.
 //! The partial bytes are never chained, so keeping them could only make verification fail.
 //!
-//! Rotation: before a line would take the current file past `max_file_bytes`, the file is
-//! fsynced and renamed to `<name>.<N>` (N = 1, 2, ... never reused, oldest lowest) and a new file
-//! started; the chain simply continues (`seq` and `prev` run on), so `audit verify` takes the
+//! Files are created owner-only (0600 on unix, and 0700 for directories the writer creates):
+//! fingerprints and session ids are not for other local users.
+//!
+//! Seals ([`super::SealReason`]): a chained seal line is appended before rotation (the last
+//! line of every rotated file), when the log is dropped (`close`, only if something is
+//! unsealed or the run ended on a timer seal), after `seal_every_lines` unsealed lines, and by a
+//! timer thread every `seal_interval_seconds` while lines are unsealed. Each seal is fsynced.
+//!
+//! Rotation: before a line (plus room for the rotation seal) would take the current file past
+//! `max_file_bytes`, the rotation seal is written, the file is fsynced and renamed to
+//! `<name>.<N>` (N = 1, 2, ... never reused, oldest lowest) and a new file started; the chain
+//! simply continues (`seq` and `prev` run on), so `audit verify` takes the
 //! whole set of files in any order and checks them as one chain.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::event::{Body, BodyItem, Event, EventKind, GENESIS, Parsed, Timestamp, split_mac};
+use super::event::{
+    Body, BodyItem, Event, EventKind, GENESIS, Parsed, SealReason, Timestamp, split_mac,
+};
 use super::{AuditConfig, AuditError, AuditKey, FsyncPolicy};
 
 /// The audit log: shared by every task of a process (`Arc` it), one line per [`Event`].
 ///
 /// Writes are plain blocking file appends under a mutex (microseconds into the page cache);
 /// with `fsync: always` each call also waits for the disk, so prefer `interval` on busy proxies.
+/// With `seal_interval_seconds` set, a small thread (holding only a weak reference) seals the
+/// log when lines stayed unsealed that long; dropping the log seals it (`close`).
 #[derive(Debug)]
 pub struct AuditLog {
-    key: AuditKey,
+    shared: Arc<Shared>,
     /// Regions for phones in national form without a canonical form (see [`AuditKey::fingerprint_in`]).
     phone_regions: Vec<String>,
+    /// Dropped with the log: stops the seal timer at once.
+    _stop: Option<mpsc::Sender<()>>,
+}
+
+/// What the seal timer shares with the log.
+#[derive(Debug)]
+struct Shared {
+    key: AuditKey,
     inner: Mutex<Writer>,
 }
 
@@ -52,7 +73,15 @@ struct Writer {
     interval: Duration,
     last_sync: Instant,
     dirty: bool,
+    /// Lines written since the last seal (1 when the log was opened on an unsealed tail).
+    unsealed: u64,
+    /// The last line is a `close` seal.
+    closed: bool,
+    seal_every: u64,
 }
+
+/// The room kept at the end of a file for its rotation seal (a seal line is about 200 bytes).
+const SEAL_RESERVE: u64 = 256;
 
 impl AuditLog {
     /// Opens the log described by `config` if it can, following `audit.required`:
@@ -90,14 +119,11 @@ impl AuditLog {
             path: path.to_path_buf(),
             source,
         };
+        create_parent(path).map_err(io)?;
         let rotated = rotated_files(path).map_err(io)?;
         let next_rotation = rotated.last().map_or(1, |(n, _)| n + 1);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(io)?;
+        let mut file = open_append(path).map_err(io)?;
+        warn_if_shared(path, &file);
         let len = file.metadata().map_err(io)?.len();
         let (good_len, last) = last_complete_line(&mut file, len).map_err(io)?;
         let dropped = len - good_len;
@@ -130,16 +156,12 @@ impl AuditLog {
                 None => None,
             },
         };
-        let (seq, prev) = match last {
-            None => (0, GENESIS.to_string()),
+        let (seq, prev, seal) = match last {
+            None => (0, GENESIS.to_string(), Some(String::new())),
             Some((p, line)) => chain_tail(&key, &line).ok_or(AuditError::Corrupt { path: p })?,
         };
-        let log = AuditLog {
+        let shared = Arc::new(Shared {
             key,
-            phone_regions: super::key::DEFAULT_REGIONS
-                .iter()
-                .map(|r| (*r).to_string())
-                .collect(),
             inner: Mutex::new(Writer {
                 path: path.to_path_buf(),
                 file,
@@ -152,7 +174,20 @@ impl AuditLog {
                 interval: Duration::from_millis(config.fsync_interval_ms),
                 last_sync: Instant::now(),
                 dirty: false,
+                unsealed: u64::from(seal.is_none()),
+                closed: seal.as_deref() == Some("close"),
+                seal_every: config.seal_every_lines,
             }),
+        });
+        let stop = (config.seal_interval_seconds > 0)
+            .then(|| seal_timer(&shared, Duration::from_secs(config.seal_interval_seconds)));
+        let log = AuditLog {
+            shared,
+            phone_regions: super::key::DEFAULT_REGIONS
+                .iter()
+                .map(|r| (*r).to_string())
+                .collect(),
+            _stop: stop,
         };
         if dropped > 0 {
             tracing::warn!(
@@ -186,7 +221,7 @@ impl AuditLog {
 
     /// The key (for fingerprints computed elsewhere).
     pub fn key(&self) -> &AuditKey {
-        &self.key
+        &self.shared.key
     }
 
     /// Appends one event. Values in `event.items` are fingerprinted, never written.
@@ -195,6 +230,7 @@ impl AuditLog {
     }
 
     fn write(&self, event: &Event<'_>, dropped: Option<u64>) -> Result<(), AuditError> {
+        let key = &self.shared.key;
         let mut kinds = std::collections::BTreeMap::new();
         let items: Vec<BodyItem<'_>> = event
             .items
@@ -205,53 +241,145 @@ impl AuditLog {
                     kind: i.kind.as_str(),
                     token: i.token.map(ToString::to_string),
                     fp: i.value.map(|v| {
-                        self.key.fingerprint_in(
-                            i.kind,
-                            v.expose(),
-                            i.canonical,
-                            &self.phone_regions,
-                        )
+                        key.fingerprint_in(i.kind, v.expose(), i.canonical, &self.phone_regions)
                     }),
                 }
             })
             .collect();
         let ts = Timestamp(SystemTime::now()).to_string();
         let recovered = event.event == EventKind::Recovered;
-        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let body = Body {
-            v: 1,
-            seq: w.seq + 1,
-            ts: &ts,
-            session: (!recovered).then_some(event.session),
-            dir: (!recovered).then_some(event.direction),
-            server: (!recovered).then_some(event.server),
-            method: (!recovered).then_some(event.method),
-            name: event.name,
-            id: event.request_id,
-            event: event.event,
-            rule: event.rule,
-            kinds,
-            items,
-            dropped_bytes: dropped,
-            prev: &w.prev,
+        let encode = |w: &Writer| {
+            let body = Body {
+                v: 1,
+                seq: w.seq + 1,
+                ts: &ts,
+                session: (!recovered).then_some(event.session),
+                dir: (!recovered).then_some(event.direction),
+                server: (!recovered).then_some(event.server),
+                method: (!recovered).then_some(event.method),
+                name: event.name,
+                id: event.request_id,
+                event: event.event,
+                rule: event.rule,
+                kinds: &kinds,
+                items: &items,
+                dropped_bytes: dropped,
+                seal: None,
+                prev: &w.prev,
+            };
+            seal_line(key, &body)
         };
-        let mut line = serde_json::to_string(&body).map_err(AuditError::Encode)?;
-        line.pop(); // the closing brace: the MAC goes last
-        let mac = self.key.chain_mac(line.as_bytes());
-        line.push_str(super::event::MAC_SEP);
-        line.push_str(&mac);
-        line.push_str("\"}\n");
-        w.append(line.as_bytes())?;
-        w.seq += 1;
-        w.prev = mac;
+        let mut w = self.shared.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut line = encode(&w)?;
+        if w.must_rotate(line.0.len() as u64) {
+            self.shared.seal_locked(&mut w, SealReason::Rotate)?;
+            w.rotate()?;
+            line = encode(&w)?;
+        }
+        w.push(line)?;
+        if w.seal_every > 0 && w.unsealed >= w.seal_every {
+            self.shared.seal_locked(&mut w, SealReason::Interval)?;
+        }
         Ok(())
     }
 
     /// Fsyncs the current file now (for example before a planned shutdown).
     pub fn sync(&self) -> Result<(), AuditError> {
-        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut w = self.shared.inner.lock().unwrap_or_else(|p| p.into_inner());
         w.sync()
     }
+
+    /// Writes a seal line now if any line is unsealed (as the interval timer does).
+    pub fn seal(&self) -> Result<(), AuditError> {
+        self.shared.seal_if_unsealed(SealReason::Interval)
+    }
+}
+
+impl Drop for AuditLog {
+    fn drop(&mut self) {
+        // A clean close: seal what is unsealed, or mark the end of a run that ended on a timer
+        // seal. Nothing to do for a log that already ends in a `close` seal.
+        let mut w = self.shared.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if (w.unsealed > 0 || !w.closed)
+            && w.seq > 0
+            && let Err(e) = self.shared.seal_locked(&mut w, SealReason::Close)
+        {
+            tracing::warn!("audit log: could not write the closing seal: {e}");
+        }
+    }
+}
+
+impl Shared {
+    fn seal_if_unsealed(&self, reason: SealReason) -> Result<(), AuditError> {
+        let mut w = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if w.unsealed == 0 {
+            return Ok(());
+        }
+        self.seal_locked(&mut w, reason)
+    }
+
+    /// Appends a seal line (never rotating first: the room is reserved) and fsyncs it.
+    fn seal_locked(&self, w: &mut Writer, reason: SealReason) -> Result<(), AuditError> {
+        let ts = Timestamp(SystemTime::now()).to_string();
+        let kinds = std::collections::BTreeMap::new();
+        let body = Body {
+            v: 1,
+            seq: w.seq + 1,
+            ts: &ts,
+            session: None,
+            dir: None,
+            server: None,
+            method: None,
+            name: None,
+            id: None,
+            event: EventKind::Sealed,
+            rule: None,
+            kinds: &kinds,
+            items: &[],
+            dropped_bytes: None,
+            seal: Some(reason),
+            prev: &w.prev,
+        };
+        let line = seal_line(&self.key, &body)?;
+        w.push(line)?;
+        w.unsealed = 0;
+        w.closed = reason == SealReason::Close;
+        w.dirty = true;
+        w.sync()
+    }
+}
+
+/// Encodes `body` as a chained line: `(line with newline, its MAC)`.
+fn seal_line(key: &AuditKey, body: &Body<'_>) -> Result<(String, String), AuditError> {
+    let mut line = serde_json::to_string(body).map_err(AuditError::Encode)?;
+    line.pop(); // the closing brace: the MAC goes last
+    let mac = key.chain_mac(line.as_bytes());
+    line.push_str(super::event::MAC_SEP);
+    line.push_str(&mac);
+    line.push_str("\"}\n");
+    Ok((line, mac))
+}
+
+/// Starts the seal timer; dropping the returned sender stops it.
+fn seal_timer(shared: &Arc<Shared>, every: Duration) -> mpsc::Sender<()> {
+    let (stop, stopped) = mpsc::channel::<()>();
+    let weak = Arc::downgrade(shared);
+    let spawned = std::thread::Builder::new()
+        .name("audit-seal".into())
+        .spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let Some(shared) = weak.upgrade() else { return };
+                if let Err(e) = shared.seal_if_unsealed(SealReason::Interval) {
+                    tracing::warn!("audit log: could not write a seal: {e}");
+                }
+            }
+        });
+    if spawned.is_err() {
+        tracing::warn!(
+            "audit log: no seal timer (cannot start a thread); seals on rotation and close only"
+        );
+    }
+    stop
 }
 
 impl Writer {
@@ -262,11 +390,23 @@ impl Writer {
         }
     }
 
+    /// Whether `len` more bytes (and the rotation seal after them) would pass `max_bytes`.
+    fn must_rotate(&self, len: u64) -> bool {
+        self.max_bytes > 0 && self.size > 0 && self.size + len + SEAL_RESERVE > self.max_bytes
+    }
+
+    /// Appends an encoded line and advances the chain.
+    fn push(&mut self, (line, mac): (String, String)) -> Result<(), AuditError> {
+        self.append(line.as_bytes())?;
+        self.seq += 1;
+        self.prev = mac;
+        self.unsealed += 1;
+        self.closed = false;
+        Ok(())
+    }
+
     fn append(&mut self, line: &[u8]) -> Result<(), AuditError> {
         let len = line.len() as u64;
-        if self.max_bytes > 0 && self.size > 0 && self.size + len > self.max_bytes {
-            self.rotate()?;
-        }
         if let Err(e) = self.file.write_all(line) {
             // A short write (disk full) must not leave half a line for the next one to follow:
             // cut the file back to its last complete line. The chain did not advance.
@@ -297,12 +437,7 @@ impl Writer {
         let target = numbered(&self.path, self.next_rotation);
         std::fs::rename(&self.path, &target).map_err(|e| self.io(e))?;
         self.next_rotation += 1;
-        self.file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| self.io(e))?;
+        self.file = open_append(&self.path).map_err(|e| self.io(e))?;
         self.size = 0;
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
             && let Ok(d) = File::open(dir)
@@ -320,6 +455,51 @@ impl Drop for Writer {
             let _ = self.file.sync_data();
         }
     }
+}
+
+/// Opens `path` for reading and appending, creating it owner-only (0600 on unix; rotated files
+/// keep the mode, they are renamed).
+fn open_append(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.create(true).read(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+/// Creates the log's directory when missing, owner-only (0700 on unix) for each level created.
+fn create_parent(path: &Path) -> std::io::Result<()> {
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    if dir.exists() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// An existing log readable by others was not made by this writer: say so once (its mode is
+/// left as the operator set it).
+fn warn_if_shared(path: &Path, file: &File) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = file.metadata()
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            tracing::warn!(
+                path = %path.display(),
+                "the audit log is accessible to other users (mode {:o}); chmod 600 it",
+                meta.permissions().mode() & 0o777
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, file);
 }
 
 /// `path` with `.N` appended to its file name.
@@ -391,12 +571,12 @@ fn last_complete_line(file: &mut File, len: u64) -> std::io::Result<(u64, Option
     }
 }
 
-/// The `(seq, mac)` to continue from, if `line` is a valid line under `key`.
-fn chain_tail(key: &AuditKey, line: &str) -> Option<(u64, String)> {
+/// The `(seq, mac, seal reason)` to continue from, if `line` is a valid line under `key`.
+fn chain_tail(key: &AuditKey, line: &str) -> Option<(u64, String, Option<String>)> {
     let (body, mac) = split_mac(line)?;
     if key.chain_mac(body.as_bytes()) != mac {
         return None;
     }
     let parsed: Parsed = serde_json::from_str(&format!("{body}}}")).ok()?;
-    Some((parsed.seq, mac.to_string()))
+    Some((parsed.seq, mac.to_string(), parsed.seal))
 }

@@ -2,7 +2,7 @@
 //! it prints raw values by design, see `--help`).
 //!
 //! JSON Lines in (`{"text": ...}` per line, other fields ignored) gives one `{"spans": [...]}`
-//! line out per non-blank line in; any other input is one text, reported as one line. The
+//! line out per line in (`{"error": ...}` for a line that is not one; exit 1); any other input is one text, reported as one line. The
 //! recognizers run over the text as text: structure inside it (JSON keys, CSV columns) is what
 //! `redact` follows, not this command.
 
@@ -42,22 +42,34 @@ pub(super) fn run(settings: &Settings, args: &DetectArgs) -> Result<(), Failure>
         l.trim_ascii_start().starts_with('{') && serde_json::from_str::<Line>(l).is_ok()
     });
     let mut inputs = 0;
+    let mut bad = Vec::new();
     if json_lines {
+        // One output line per input line, so line N out answers line N in: a blank line gets
+        // no spans, a line that is not `{"text": ...}` an `{"error": ...}` line (and the exit
+        // code says so); the other lines' output is kept.
         for (i, line) in input.lines().enumerate() {
             if line.trim_ascii().is_empty() {
+                out.push_str("{\"spans\":[]}\n");
                 continue;
             }
-            // serde's messages can quote the input; report only where it failed.
-            let parsed: Line = serde_json::from_str(line).map_err(|e| {
-                anyhow!(
-                    "input line {}: expected a JSON object with a string field \"text\" ({:?} error at column {})",
-                    i + 1,
-                    e.classify(),
-                    e.column()
-                )
-            })?;
-            spans_line(&detector, &parsed.text, &mut out);
-            inputs += 1;
+            match serde_json::from_str::<Line>(line) {
+                Ok(parsed) => {
+                    spans_line(&detector, &parsed.text, &mut out);
+                    inputs += 1;
+                }
+                Err(e) => {
+                    // serde's messages can quote the input; report only where it failed.
+                    let why = format!(
+                        "input line {}: expected a JSON object with a string field \"text\" ({:?} error at column {})",
+                        i + 1,
+                        e.classify(),
+                        e.column()
+                    );
+                    out.push_str(&serde_json::json!({ "error": why }).to_string());
+                    out.push('\n');
+                    bad.push(why);
+                }
+            }
         }
     } else {
         spans_line(&detector, &input, &mut out);
@@ -65,6 +77,12 @@ pub(super) fn run(settings: &Settings, args: &DetectArgs) -> Result<(), Failure>
     }
     tracing::info!(inputs, json_lines, "detected");
     write_output(&out)?;
+    if let Some(first) = bad.first() {
+        return Err(Failure::Runtime(anyhow!(
+            "{} of the input lines are not JSON Lines {{\"text\": ...}} (first: {first})",
+            bad.len()
+        )));
+    }
     Ok(())
 }
 

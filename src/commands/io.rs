@@ -5,12 +5,15 @@ use std::path::Path;
 
 use anyhow::{Context, anyhow};
 
-/// Reads the whole input as UTF-8. `None` reads stdin.
-pub(super) fn read_input(path: Option<&Path>) -> anyhow::Result<String> {
+use crate::exit::{Failure, usage};
+
+/// Reads the whole input as UTF-8. `None` reads stdin. A named file that cannot be read is a
+/// usage error (exit 2, as in every command); input that is not UTF-8 a runtime error.
+pub(super) fn read_input(path: Option<&Path>) -> Result<String, Failure> {
     let (name, bytes) = match path {
         Some(p) => (
             p.display().to_string(),
-            std::fs::read(p).with_context(|| format!("{}: cannot read", p.display()))?,
+            std::fs::read(p).map_err(|e| usage(anyhow!("{}: cannot read: {e}", p.display())))?,
         ),
         None => {
             let mut buf = Vec::new();
@@ -22,10 +25,10 @@ pub(super) fn read_input(path: Option<&Path>) -> anyhow::Result<String> {
         }
     };
     String::from_utf8(bytes).map_err(|e| {
-        anyhow!(
+        Failure::Runtime(anyhow!(
             "{name}: input is not valid UTF-8 (at byte {})",
             e.utf8_error().valid_up_to()
-        )
+        ))
     })
 }
 

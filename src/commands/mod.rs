@@ -27,7 +27,9 @@ const ORIGIN: &str = "cli";
 
 /// Runs the parsed command line.
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
-    logging::init(cli.global.verbose).map_err(usage)?;
+    // The demo prints a transcript to a terminal: its refusals are the show, not warnings.
+    let quiet = matches!(cli.command, Command::Demo(_));
+    logging::init(cli.global.verbose, if quiet { "error" } else { "warn" }).map_err(usage)?;
     let settings = cli.global.settings()?;
     tracing::debug!(config = %settings.config_source.display(), "configuration loaded");
     match cli.command {
@@ -41,9 +43,9 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             })
         }
         Command::Serve(args) => serve::run(settings, args),
-        Command::Demo(args) => demo::run(&args),
+        Command::Demo(args) => demo::run(&settings, &args),
         Command::Rules(command) => rules::run(command),
-        Command::Audit(command) => audit::run(command),
+        Command::Audit(command) => audit::run(&settings, command),
     }
 }
 

@@ -1,8 +1,10 @@
-//! `mcp-veil rules check`: validate configuration files, print each rule normalised.
+//! `mcp-veil rules check`: validate configuration files with the start-up validation every
+//! command runs ([`check::load`]), print each rule normalised.
 
 use std::io::Write;
 
-use mcp_veil::policy;
+use mcp_veil::config::check;
+use mcp_veil::policy::Policy;
 
 use crate::cli::RulesCommand;
 use crate::exit::Failure;
@@ -12,7 +14,11 @@ pub(super) fn run(command: RulesCommand) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     let mut invalid = 0usize;
     for file in &files {
-        match policy::check_file(file) {
+        // The validation every command runs at start-up, then the rules' normalised form.
+        let checked = check::load(file).map(|config| {
+            Policy::from_config(&config).map_or_else(|_| Vec::new(), |p| p.describe())
+        });
+        match checked {
             Ok(lines) => {
                 writeln!(out, "{}: ok", file.display())?;
                 for line in lines {
@@ -27,7 +33,7 @@ pub(super) fn run(command: RulesCommand) -> Result<(), Failure> {
     }
     out.flush()?;
     if invalid > 0 {
-        return Err(Failure::Runtime(anyhow::anyhow!(
+        return Err(crate::exit::usage(anyhow::anyhow!(
             "{invalid} of {} file(s) invalid",
             files.len()
         )));

@@ -8,7 +8,10 @@
 //!   (4-4-4-4[-1..4], Amex 4-6-5, Diners 4-6-4), a known issuer prefix (Visa, Mastercard incl.
 //!   2-series, Amex, Discover, Diners, JCB, UnionPay, Maestro, Mir, RuPay, Troy) and the Luhn
 //!   check. Ten per cent of random digit strings pass Luhn, so the prefix and the length table
-//!   are what keep order numbers and IDs out.
+//!   are what keep order numbers and IDs out. Right after card context (`card number`,
+//!   `Kartennummer`, `carte`, `tarjeta`, `cc` within [`CARD_CUE_WINDOW`] bytes before), the
+//!   context is that evidence: any Luhn-valid 12-19 digits in the same groupings are a card,
+//!   whatever the issuer table says (12-digit Maestro, test ranges, new issuers).
 //! - **IBAN**: two letters, two check digits, then the country's BBAN (letters and digits, solid
 //!   or in space-separated groups of four), exactly as long as the registry says for that
 //!   country, and ISO 7064 mod 97-10. Upper or lower case.
@@ -166,9 +169,14 @@ impl NumberRecognizer {
         // Exactly the runs `card_at` and `ssn_at` can take: a card's first run is 13+ solid
         // digits or a group of four, and its first digit one an issuer uses (`known_issuer`:
         // 0, 1, 7 and 8 start none); an SSN's is nine solid digits or a group of three.
+        // After card context any first digit and 12 digits will do (`card_at`), so runs of 12
+        // or more always go on; a first group of four only with an issuer's first digit or
+        // card context.
         let card_shape = self.cards
-            && (len >= 13 || (sep_next && len == 4))
-            && matches!(b[d], b'2'..=b'6' | b'9');
+            && (len >= 12
+                || (sep_next
+                    && len == 4
+                    && (matches!(b[d], b'2'..=b'6' | b'9') || has_card_cue(b, d))));
         let ssn_shape = self.ssn && (len == 9 || (sep_next && len == 3));
         if !iban_shape && !card_shape && !ssn_shape {
             return run_end;
@@ -342,13 +350,55 @@ fn card_at(b: &[u8], d: usize) -> Option<usize> {
         || matches!(&groups[..ngroups], [4, 6, 5] | [4, 6, 4])
         || (groups[..ngroups - 1].iter().all(|&g| g == 4)
             && (1..=4).contains(&groups[ngroups - 1]));
-    if !(13..=19).contains(&n) || !grouping_ok || !right_free(b, end) {
+    if !(12..=19).contains(&n) || !grouping_ok || !right_free(b, end) || !luhn_digits(digits) {
         return None;
     }
-    if !known_issuer(digits) || !luhn_digits(digits) {
-        return None;
+    // The issuer table, or card context before the number.
+    ((n >= 13 && known_issuer(digits)) || has_card_cue(b, d)).then_some(end)
+}
+
+/// How far before a number card context is looked for, in bytes.
+const CARD_CUE_WINDOW: usize = 40;
+
+/// Words that say the number after them is a payment card (matched in lower case, anywhere in
+/// the window: `card` covers `card number`, `credit card`, `cardNo`, `card_number`).
+const CARD_CUES: &[&[u8]] = &[
+    b"card",
+    b"karte",
+    b"kartennummer",
+    b"carte",
+    b"tarjeta",
+    b"carta",
+    b"cart\xc3\xa3o",
+    b"visa",
+    b"mastercard",
+    b"maestro",
+    b"amex",
+    b"jcb",
+];
+
+/// Whether card context stands in the [`CARD_CUE_WINDOW`] bytes before the digit at `d`: a
+/// word of [`CARD_CUES`], or `cc` as a word of its own (`CC: 6759...`, `cc#`).
+fn has_card_cue(b: &[u8], d: usize) -> bool {
+    let from = d.saturating_sub(CARD_CUE_WINDOW);
+    let mut window = [0u8; CARD_CUE_WINDOW];
+    let window = &mut window[..d - from];
+    for (w, &c) in window.iter_mut().zip(&b[from..d]) {
+        *w = c.to_ascii_lowercase();
     }
-    Some(end)
+    let window = &*window;
+    if CARD_CUES
+        .iter()
+        .any(|cue| memchr::memmem::find(window, cue).is_some())
+    {
+        return true;
+    }
+    memchr::memmem::find_iter(window, b"cc").any(|i| {
+        let before = i.checked_sub(1).map(|j| window[j]);
+        let after = window.get(i + 2).copied();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric())
+            && !after.is_some_and(|c| c.is_ascii_alphanumeric())
+    })
 }
 
 /// Whether the digits start with a known issuer identification number and have a length that
@@ -587,6 +637,40 @@ mod tests {
         ] {
             let text = format!("card: {card}.");
             assert_eq!(find(&text), vec![(card, Kind::CreditCard)], "{card}");
+        }
+    }
+
+    #[test]
+    fn luhn_numbers_after_card_context_are_cards_whatever_the_issuer() {
+        // 12-digit Maestro, 15-digit JCB, an unassigned prefix: refused without context.
+        for card in [
+            "675964982648",
+            "6759 6498 2648",
+            "352800000000007",
+            "1234567812345670",
+        ] {
+            assert!(find(card).is_empty(), "{card}");
+            for cue in [
+                "card number: ",
+                "Card no. ",
+                "CC: ",
+                "Kartennummer ",
+                "numéro de carte ",
+                "tarjeta ",
+                "cardNumber=",
+            ] {
+                let text = format!("{cue}{card} ok");
+                assert_eq!(find(&text), vec![(card, Kind::CreditCard)], "{text}");
+            }
+        }
+        // Context does not make a Luhn failure, a short run or an order number a card.
+        for text in [
+            "card number: 675964982649",
+            "card number: 67596498264",
+            "accident 675964982648",
+            "order 675964982648",
+        ] {
+            assert!(find(text).is_empty(), "{text}");
         }
     }
 

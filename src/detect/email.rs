@@ -38,6 +38,50 @@ const FILE_EXTENSIONS: &[&str] = &[
     "scss", "sass", "less", "js", "mjs", "cjs", "jsx", "ts", "tsx", "map", "json", "lock", "txt",
     "html", "htm", "xml", "yml", "yaml", "toml", "ini", "cfg", "conf", "log", "csv", "tsv", "pdf",
     "doc", "docx", "xls", "xlsx", "ppt", "pptx", "wav", "class", "jar", "java", "kt", "swift",
+    "vcf", "ics", "eml", "gz", "tgz", "bz2", "xz", "rar", "7z", "tar", "odt", "ods", "odp", "rtf",
+    "mp3", "mp4", "avi", "mkv", "bak", "tmp", "epub", "msg",
+];
+
+/// File extensions that are also delegated top-level domains: an address is cut before one of
+/// them only when the name before it ends in a common TLD (`a@example.com.zip`).
+const TLD_EXTENSIONS: &[&str] = &["zip", "mov"];
+
+/// Top-level domains common enough in mail addresses that a name ending in one, followed by a
+/// file extension, is an address used as a file name. Two-letter country codes count too.
+const COMMON_TLDS: &[&str] = &[
+    "com",
+    "org",
+    "net",
+    "edu",
+    "gov",
+    "mil",
+    "int",
+    "info",
+    "biz",
+    "name",
+    "pro",
+    "mobi",
+    "app",
+    "dev",
+    "tech",
+    "online",
+    "site",
+    "email",
+    "mail",
+    "cloud",
+    "xyz",
+    "shop",
+    "store",
+    "company",
+    "work",
+    "club",
+    "global",
+    "group",
+    "world",
+    "life",
+    "live",
+    "systems",
+    "solutions",
 ];
 
 /// Finds email addresses. Stateless; see the module doc.
@@ -52,26 +96,40 @@ impl EmailRecognizer {
 
 impl Recognizer for EmailRecognizer {
     fn find(&self, text: &str, _cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let b = text.as_bytes();
         let mut last_end = 0;
-        for at in memchr_iter(b'@', text.as_bytes()) {
+        for at in memchr_iter(b'@', b) {
             if at < last_end {
                 continue;
             }
-            if let Some((start, end)) = address_at(text, at) {
+            if let Some((start, end)) = address_at(text, at, 1) {
                 out.push(Span::new(start, end, Kind::Email));
                 last_end = end;
+            }
+        }
+        // `%40`, a percent-encoded `@` in a URL.
+        if memchr::memchr(b'%', b).is_some() {
+            let mut last_end = 0;
+            for at in memchr::memmem::find_iter(b, b"%40") {
+                if at < last_end {
+                    continue;
+                }
+                if let Some((start, end)) = address_at(text, at, 3) {
+                    out.push(Span::new(start, end, Kind::Email));
+                    last_end = end;
+                }
             }
         }
     }
 }
 
-/// The address around the `@` at byte `at`, if there is one.
-fn address_at(text: &str, at: usize) -> Option<(usize, usize)> {
+/// The address around the `@` (or `%40`, `at_len` bytes long) at byte `at`, if there is one.
+fn address_at(text: &str, at: usize, at_len: usize) -> Option<(usize, usize)> {
     let start = local_start(text, at)?;
     if is_url_userinfo(&text[..start]) {
         return None;
     }
-    let end = domain_end(text, at + 1)?;
+    let end = domain_end(text, at + at_len)?;
     // `git@github.com:org/repo.git`, `user@host:22`: a remote or a login, not a mailbox.
     let rest = &text.as_bytes()[end..];
     if rest.first() == Some(&b':') && rest.get(1).is_some_and(|b| !b.is_ascii_whitespace()) {
@@ -253,6 +311,10 @@ fn quoted_local_start(before: &str) -> Option<usize> {
 
 /// Whether the local part would be the user-info of a URL (`ssh://git@`, `https://u:pw@`).
 fn is_url_userinfo(before: &str) -> bool {
+    // `file:///a@x.io.vcf`: an empty authority, then a path.
+    if before.ends_with("///") {
+        return false;
+    }
     if before.ends_with("//") {
         return true;
     }
@@ -281,7 +343,39 @@ fn domain_end(text: &str, from: usize) -> Option<usize> {
             domain = &domain[..dot + 1 + cut];
         }
     }
+    if let Some(short) = without_file_extension(domain) {
+        return Some(from + short.len());
+    }
     valid_domain(domain).then_some(from + domain.len())
+}
+
+/// `domain` without the file extension(s) that follow a name already ending in a common TLD
+/// (`example.com.pdf`, `example.org.tar.gz`), if that is what it is (see the module doc).
+fn without_file_extension(domain: &str) -> Option<&str> {
+    let mut d = domain;
+    for _ in 0..2 {
+        let dot = d.rfind('.')?;
+        let ext = &d.as_bytes()[dot + 1..];
+        let is_ext = is_file_extension(ext)
+            || TLD_EXTENSIONS
+                .iter()
+                .any(|t| t.as_bytes().eq_ignore_ascii_case(ext));
+        if !is_ext {
+            return None;
+        }
+        d = &d[..dot];
+        let tld = d.rsplit('.').next().unwrap_or("").as_bytes();
+        let common = COMMON_TLDS
+            .iter()
+            .any(|t| t.as_bytes().eq_ignore_ascii_case(tld))
+            || (tld.len() == 2
+                && tld.iter().all(u8::is_ascii_alphabetic)
+                && !is_file_extension(tld));
+        if common && valid_domain(d) {
+            return Some(d);
+        }
+    }
+    None
 }
 
 /// Whether `domain` is a plausible mail domain (see the module doc).
@@ -535,6 +629,41 @@ mod tests {
         ] {
             assert_eq!(find(text), Vec::<&str>::new(), "{text}");
         }
+    }
+
+    #[test]
+    fn addresses_used_as_file_names_end_before_the_extension() {
+        assert_eq!(
+            find("-rw-r--r-- 1 u u 2.1K maria.garcia@example.com.pdf"),
+            ["maria.garcia@example.com"]
+        );
+        assert_eq!(
+            find("file:///home/u/maria.garcia@example.com.vcf"),
+            ["maria.garcia@example.com"]
+        );
+        assert_eq!(find("file:///a.b@example.de.vcf"), ["a.b@example.de"]);
+        assert_eq!(
+            find("bk/jo@corp.example.org.tar.gz"),
+            ["jo@corp.example.org"]
+        );
+        // `.zip` and `.mov` are TLDs too: cut only after a common TLD.
+        assert_eq!(find("jo@example.com.zip"), ["jo@example.com"]);
+        assert_eq!(find("jo@example.zip"), ["jo@example.zip"]);
+        // A country code after `.com` is part of the domain.
+        assert_eq!(find("juan@empresa.com.py"), ["juan@empresa.com.py"]);
+        // Assets stay assets.
+        assert!(find("icon@2x.png a@b.min.js").is_empty());
+    }
+
+    #[test]
+    fn percent_encoded_at_signs_in_urls() {
+        assert_eq!(
+            find("https://x.io/u?email=maria.garcia%40example.com&name=Maria%20Garcia"),
+            ["maria.garcia%40example.com"]
+        );
+        assert_eq!(find("mailto:jo%40example.org"), ["jo%40example.org"]);
+        assert_eq!(find("mailto:jo@example.org"), ["jo@example.org"]);
+        assert!(find("100%40 of them").is_empty());
     }
 
     #[test]

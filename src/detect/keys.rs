@@ -326,6 +326,15 @@ pub fn key_hint(key: &str) -> Option<KeyHint> {
     if folded.contains("phone") || folded == "mobile" || folded == "tel" || folded == "fax" {
         return Some(KeyHint::Phone);
     }
+    // `street_address`, `address_line_1`, `billing_city`, `hometown`: places.
+    if folded.contains("address")
+        || folded.contains("street")
+        || folded.ends_with("city")
+        || folded.ends_with("town")
+        || folded.ends_with("country")
+    {
+        return Some(KeyHint::NotPerson);
+    }
     None
 }
 
@@ -406,6 +415,16 @@ mod tests {
         assert_eq!(key_hint("work_email"), Some(KeyHint::Email));
         assert_eq!(key_hint("phoneNumber"), Some(KeyHint::Phone));
         assert_eq!(key_hint("quantity"), None);
+        for k in [
+            "street_address",
+            "addressLine1",
+            "billing_city",
+            "hometown",
+            "home_country",
+        ] {
+            assert_eq!(key_hint(k), Some(KeyHint::NotPerson), "{k}");
+        }
+        assert_eq!(key_hint("email_address"), Some(KeyHint::Email));
         assert!(is_people_container("Contacts"));
         assert!(!is_people_container("company"));
     }

@@ -20,6 +20,7 @@ mod checksum;
 mod custom;
 mod digits;
 mod email;
+mod ids;
 mod ip;
 mod keyed;
 mod keys;
@@ -29,6 +30,8 @@ pub mod overlap;
 mod phone;
 pub(crate) mod prefilter;
 pub mod recall;
+mod secrets;
+mod slots;
 mod structured;
 
 use std::fmt;
@@ -37,6 +40,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 pub use custom::{CustomKind, Validator};
+pub use ids::{IdKind, IdsConfig};
 pub(crate) use keys::Fnv;
 pub use keys::{KeyHint, key_hint};
 
@@ -61,13 +65,18 @@ pub enum Kind {
     /// A token-shaped string found in inbound data, neutralised so it can never restore another
     /// value (`LITERAL`). See [`crate::token`].
     Literal,
+    /// A credential: an API key, token, private key or password (`SECRET`). See `detect/secrets.rs`.
+    Secret,
+    /// A personal identifier with a checksum or strict shape, a MAC or wallet address, a date
+    /// of birth (`UK_NHS`, `MAC_ADDRESS`, `DATE_OF_BIRTH` ...). See `detect/ids.rs`.
+    Id(IdKind),
     /// A kind defined in the configuration (an upper-case name such as `EMPLOYEE_ID`).
     Custom(Arc<str>),
 }
 
 impl Kind {
     /// The names of the built-in kinds, as they appear in tokens and configuration.
-    pub const BUILTIN: [&'static str; 8] = [
+    pub const BUILTIN: &'static [&'static str] = &[
         "EMAIL",
         "PHONE",
         "NAME",
@@ -76,6 +85,34 @@ impl Kind {
         "US_SSN",
         "IP_ADDRESS",
         "LITERAL",
+        "SECRET",
+        "UK_NHS",
+        "UK_NINO",
+        "US_ITIN",
+        "US_PASSPORT",
+        "US_DRIVER_LICENSE",
+        "US_BANK_NUMBER",
+        "ABA_ROUTING",
+        "US_NPI",
+        "US_MBI",
+        "IN_PAN",
+        "IN_AADHAAR",
+        "SG_NRIC_FIN",
+        "CA_SIN",
+        "BR_CPF",
+        "BR_CNPJ",
+        "ES_NIF",
+        "ES_NIE",
+        "IT_FISCAL_CODE",
+        "FR_NIR",
+        "DE_TAX_ID",
+        "CN_RESIDENT_ID",
+        "AU_TFN",
+        "AU_MEDICARE",
+        "PH_TIN",
+        "MAC_ADDRESS",
+        "CRYPTO_WALLET",
+        "DATE_OF_BIRTH",
     ];
 
     /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
@@ -89,6 +126,8 @@ impl Kind {
             Kind::UsSsn => "US_SSN",
             Kind::IpAddress => "IP_ADDRESS",
             Kind::Literal => "LITERAL",
+            Kind::Secret => "SECRET",
+            Kind::Id(id) => id.name(),
             Kind::Custom(name) => name,
         }
     }
@@ -105,7 +144,10 @@ impl Kind {
             "US_SSN" => Kind::UsSsn,
             "IP_ADDRESS" => Kind::IpAddress,
             "LITERAL" => Kind::Literal,
-            other => Kind::Custom(Arc::from(other)),
+            "SECRET" => Kind::Secret,
+            other => {
+                IdKind::from_name(other).map_or_else(|| Kind::Custom(Arc::from(other)), Kind::Id)
+            }
         }
     }
 
@@ -125,14 +167,18 @@ impl Kind {
     pub(crate) fn specificity(&self) -> u8 {
         match self {
             Kind::Literal => 0,
+            Kind::Secret => 1,
             Kind::Email => 1,
             Kind::CreditCard => 2,
             Kind::Iban => 3,
             Kind::UsSsn => 4,
             Kind::Custom(_) => 5,
             Kind::IpAddress => 6,
-            Kind::Phone => 7,
-            Kind::Name => 8,
+            // Above phones: an identifier passed its checksum in its national grouping, or
+            // had its cue word; a phone reading of the same digits is the weaker one.
+            Kind::Id(_) => 7,
+            Kind::Phone => 8,
+            Kind::Name => 9,
         }
     }
 }
@@ -217,18 +263,52 @@ pub(crate) struct KeyFacts {
     hint: Option<KeyHint>,
     /// The key names social security numbers.
     ssn: bool,
+    /// The key names a credential (`password`, `api_key`, `*_TOKEN`: `detect/secrets.rs`).
+    secret: bool,
     /// The kind whose whole values the key vouches for (`detect/keyed.rs`).
     keyed: Option<keyed::KeyedKind>,
+    /// The identifier kind the key names (`nhs_number`, `dob`: `detect/ids.rs`).
+    id: Option<IdKind>,
 }
 
 impl KeyFacts {
+    /// Whether the key says nothing about its value (no hint, no SSN key, no keyed kind):
+    /// its value is read as text (`walk/text.rs`).
+    pub(crate) fn is_silent(&self) -> bool {
+        self.hint.is_none() && !self.ssn && self.keyed.is_none()
+    }
+
+    /// Whether the key's values count for column evidence (`walk/columns.rs`): a key that
+    /// says nothing or names people; not an organisation, place, address or phone key.
+    pub(crate) fn takes_column_evidence(&self) -> bool {
+        matches!(self.hint, None | Some(KeyHint::PersonName { .. }))
+    }
+
+    /// Whether the key names organisations, places or things (`company`, `city`).
+    pub(crate) fn is_not_person(&self) -> bool {
+        self.hint == Some(KeyHint::NotPerson)
+    }
+
     /// The facts of `key` (none without one).
     pub(crate) fn of(key: Option<&str>) -> KeyFacts {
         key.map_or_else(KeyFacts::default, |key| KeyFacts {
             hint: key_hint(key),
             ssn: checksum::is_ssn_key(key),
             keyed: keyed::kind_of_key(key),
+            secret: secrets::is_secret_key(key),
+            id: ids::kind_of_key(key),
         })
+    }
+
+    /// Whether the key names a kind whose values are often written as JSON numbers: phone
+    /// numbers, card numbers, SSNs (`{"phone": 4155550132}`; `walk` scans such numbers).
+    pub(crate) fn holds_digits(&self) -> bool {
+        self.hint == Some(KeyHint::Phone)
+            || self.ssn
+            || matches!(
+                self.keyed,
+                Some(keyed::KeyedKind::Ssn | keyed::KeyedKind::Card)
+            )
     }
 }
 
@@ -270,6 +350,11 @@ pub struct DetectConfig {
     /// Detect IPv4/IPv6 addresses (loopback, unspecified, link-local, multicast and
     /// documentation ranges are skipped; private ranges are detected, see `detect/ip.rs`).
     pub ip_address: bool,
+    /// Detect credentials (`SECRET`: provider keys, JWTs, private keys, passwords in URLs and
+    /// under secret-named keys; see `detect/secrets.rs`).
+    pub secret: bool,
+    /// Personal identifiers, MAC and wallet addresses, dates of birth, one switch per kind.
+    pub ids: IdsConfig,
     /// Kinds defined by regex.
     pub custom: Vec<CustomKind>,
 }
@@ -292,6 +377,8 @@ impl Default for DetectConfig {
             iban: true,
             us_ssn: true,
             ip_address: true,
+            secret: true,
+            ids: IdsConfig::default(),
             custom: Vec::new(),
         }
     }
@@ -335,6 +422,8 @@ pub struct Detector {
     custom_keys: Vec<(Box<str>, usize)>,
     literal: LiteralRecognizer,
     names_recall: bool,
+    secrets: Option<secrets::SecretRecognizer>,
+    ids: Option<ids::IdRecognizer>,
 }
 
 impl Detector {
@@ -393,6 +482,9 @@ impl Detector {
             custom_keys,
             literal: LiteralRecognizer,
             names_recall: config.name && config.names_recall,
+            secrets: config.secret.then(secrets::SecretRecognizer::new),
+            ids: ids::IdRecognizer::any_on(&config.ids)
+                .then(|| ids::IdRecognizer::new(&config.ids)),
         })
     }
 
@@ -420,6 +512,50 @@ impl Detector {
         labels::for_each_labelled_value(text, |label, start, end| {
             self.labelled_name(text, cx, label, start, end, out);
         });
+    }
+
+    /// People in the slots of well-known text formats (git `Author:` and trailers, mail
+    /// headers, LDIF, vCard, iCalendar, `git blame`): the whole slot value, whatever its
+    /// shape (`slots.rs`).
+    fn slot_names(&self, text: &str, classes: u8, out: &mut Vec<Span>) {
+        let Some(names) = self.structured.names() else {
+            return;
+        };
+        slots::for_each_person(text, classes & prefilter::DIGIT != 0, |start, end| {
+            if !names.is_allowed(&text[start..end]) {
+                out.push(Span::new(start, end, Kind::Name));
+            }
+        });
+    }
+
+    /// URL-encoded addresses in `key=value` pairs with an email key
+    /// (`?email=maria.garcia%40example.com`): the encoded value is the address.
+    fn encoded_emails(&self, text: &str, out: &mut Vec<Span>) {
+        if self.email.is_none() || memchr::memmem::find(text.as_bytes(), b"%40").is_none() {
+            return;
+        }
+        labels::for_each_pair_value(
+            text,
+            |_| true,
+            |key| key_hint(key) == Some(KeyHint::Email),
+            |_, start, end| {
+                let v = &text.as_bytes()[start..end];
+                if let Some(at) = memchr::memmem::find(v, b"%40")
+                    && at > 0
+                    && memchr::memchr(b'.', &v[at + 3..]).is_some()
+                {
+                    out.push(Span::new(start, end, Kind::Email));
+                }
+            },
+        );
+    }
+
+    /// A cell of a column of names, as a whole, when it is shaped like a name and not on the
+    /// allow list (column evidence, `walk/text.rs`); `None` when names are off.
+    pub(crate) fn column_name(&self, cell: &str) -> Option<(usize, usize)> {
+        let names = self.structured.names()?;
+        let (s, e) = structured::name_shaped(cell)?;
+        (!names.is_allowed(&cell[s..e])).then_some((s, e))
     }
 
     /// Names that are the values of `key=value` pairs with a person key in logs and URLs
@@ -503,17 +639,98 @@ impl Detector {
             custom.find(text, cx, out);
         }
         self.structured.find(text, cx, facts.hint, out);
-        if cx.key.is_none() && classes & prefilter::COLON != 0 {
+        // Labels, slots and pairs inside a value are text structure: they count under any
+        // key that says nothing about its value, as in a document.
+        let text_key = facts.hint.is_none();
+        if text_key && classes & prefilter::COLON != 0 {
             self.labelled_names(text, cx, out);
+            self.slot_names(text, classes, out);
         }
-        if cx.key.is_none() && memchr::memchr(b'=', text.as_bytes()).is_some() {
+        if text_key && memchr::memchr(b'=', text.as_bytes()).is_some() {
             self.paired_names(text, cx, out);
+            self.encoded_emails(text, out);
         }
         self.keyed.find(text, facts.keyed, out);
-        if let Some(recall) = cx.recall {
+        if let Some(secrets) = &self.secrets
+            && (facts.secret
+                || classes & prefilter::SECRET_TRIGGERS != 0
+                || text.len() >= secrets::SHORTEST_BARE)
+        {
+            secrets.find(text, cx, facts.secret, out);
+        }
+        if let Some(ids) = &self.ids
+            && (facts.id.is_some() || classes & prefilter::DIGIT != 0)
+        {
+            ids.find(text, facts.id, out);
+        }
+        if let Some(recall) = cx.recall
+            && !Self::names_a_thing(cx, facts)
+        {
+            let from = out.len();
             recall.find(text, out);
+            for span in &mut out[from..] {
+                self.extend_recalled(text, span);
+            }
         }
         overlap::resolve(out);
+    }
+
+    /// Whether the key (or, for a bare `name`, the key above it) says the value names an
+    /// organisation, a place or a thing (`company`, `city`, `street_address`, `company.name`).
+    /// Session recall never overrides that evidence: a surname the session learned is not a
+    /// person in a `city` cell, and what the model sees does not depend on which message came
+    /// first.
+    fn names_a_thing(cx: &FindContext<'_>, facts: &KeyFacts) -> bool {
+        match facts.hint {
+            Some(KeyHint::NotPerson) => true,
+            Some(KeyHint::PersonName { strong: false }) => cx
+                .parent_key
+                .is_some_and(|p| key_hint(p) == Some(KeyHint::NotPerson)),
+            _ => false,
+        }
+    }
+
+    /// Grows a recalled name over the name words right next to it, so a given name the session
+    /// learned alone does not leave the rest of a full name visible (`健太 小林`, `Ysolde
+    /// Brackwater-Lee`): up to two words after it and one before, each separated by one space,
+    /// each one that reads as a name word (a capital or a letter of a caseless script first)
+    /// and is distinctive ([`Detector::is_distinctive_name`]: no ordinary English word or place,
+    /// so `Maria Street` and `Dear Maria` stay as they are).
+    fn extend_recalled(&self, text: &str, span: &mut Span) {
+        let name_word = |w: &str| {
+            w.chars().count() <= 30
+                && w.chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '’' | '.'))
+                && self.structured.is_distinctive_name(w.trim_end_matches('.'))
+        };
+        let is_break = |c: char| c.is_whitespace() || ",;:!?()[]{}<>\"/|".contains(c);
+        for _ in 0..2 {
+            let rest = &text[span.end..];
+            let Some(after) = rest.strip_prefix(' ') else {
+                break;
+            };
+            let len = after.find(is_break).unwrap_or(after.len());
+            let word = after[..len].trim_end_matches(['.', '\'', '’']);
+            if word.is_empty() || !name_word(word) {
+                break;
+            }
+            span.end += 1 + word.len();
+        }
+        let before = &text[..span.start];
+        if let Some(head) = before.strip_suffix(' ') {
+            let start = head
+                .char_indices()
+                .rev()
+                .find(|&(_, c)| is_break(c))
+                .map_or(0, |(i, c)| i + c.len_utf8());
+            let word = &head[start..];
+            if !word.is_empty() && !word.ends_with('.') && name_word(word) {
+                span.start = start;
+            }
+        }
     }
 
     /// Whether session recall is on: names are detected and `detect.names_recall` is set.
@@ -611,7 +828,7 @@ mod tests {
 
     #[test]
     fn kind_names_round_trip() {
-        for name in Kind::BUILTIN {
+        for &name in Kind::BUILTIN {
             assert_eq!(Kind::from_name(name).as_str(), name);
         }
         assert_eq!(

@@ -5,7 +5,7 @@
 //!
 //! 1. the longer span wins;
 //! 2. between equally long spans, the more specific kind wins ([`Kind`](super::Kind)'s specificity order:
-//!    literal token, email, card, IBAN, SSN, custom, IP, phone, name);
+//!    literal token, secret and email, card, IBAN, SSN, custom, IP, identifier, phone, name);
 //! 3. then the earlier start wins.
 //!
 //! Winners never overlap, so the output never holds nested or garbled tokens.

@@ -11,7 +11,7 @@
 //! Long strings skip the pass ([`ALL`]): there the recognizers' vectorised scans cost less than a
 //! byte-at-a-time loop.
 
-/// The text holds `@` (email).
+/// The text holds `@` or `%` (email; `%40` is an `@` in a URL).
 pub(crate) const AT: u8 = 1;
 /// The text holds an ASCII digit (phone, card, IBAN, SSN, IPv4).
 pub(crate) const DIGIT: u8 = 1 << 1;
@@ -21,6 +21,11 @@ pub(crate) const COLON: u8 = 1 << 2;
 pub(crate) const BRACKET: u8 = 1 << 3;
 /// The text holds `\n` (CSV needs a header line).
 pub(crate) const NEWLINE: u8 = 1 << 4;
+/// The text holds `=` (`key=value` credentials).
+pub(crate) const EQUALS: u8 = 1 << 5;
+/// The classes one of which every credential shorter than `secrets::SHORTEST_BARE` holds: a
+/// digit, a `:` or `=` (key-value pairs, URLs), a newline (PEM blocks).
+pub(crate) const SECRET_TRIGGERS: u8 = DIGIT | COLON | NEWLINE | EQUALS;
 /// Every class: nothing can be ruled out.
 pub(crate) const ALL: u8 = u8::MAX;
 
@@ -35,9 +40,11 @@ static TABLE: [u8; 256] = {
         d += 1;
     }
     t[b'@' as usize] = AT;
+    t[b'%' as usize] = AT;
     t[b':' as usize] = COLON;
     t[b'[' as usize] = BRACKET;
     t[b'\n' as usize] = NEWLINE;
+    t[b'=' as usize] = EQUALS;
     t
 };
 

@@ -15,10 +15,10 @@
 //! an idle TTL. Names are matched through a hash table keyed by each name's first word (folded
 //! to lower case), whose entry chains the names that begin with it, longest first; a name the
 //! session learns is added to that table in place (a few inserts). Nothing is compiled on the
-//! per-message path: recall used to keep an Aho-Corasick automaton over the session's names and
-//! rebuild it whenever a message brought a new one, which cost about 8.8 M instructions per
-//! rebuild for the thousands of names of the `throughput` prose (an anchored attempt then cost
-//! about 470, against about 290 for a lookup and a walk down a chain now). The engine lets go
+//! per-message path: an Aho-Corasick automaton over the session's names has to be rebuilt
+//! whenever a message brings a new one, about 8.8 M instructions per rebuild for the thousands
+//! of names of the `throughput` prose (and about 470 per anchored attempt, against about 290
+//! for a lookup and a walk down a chain; 2026-11-30, `benches/README.md`). The engine lets go
 //! of its snapshot before it learns, so the tables are updated in place rather than copied
 //! (a copy is made only when a scan of the same session holds them at that moment). With a
 //! vault shared by replicas (Redis), the engine
@@ -416,6 +416,36 @@ impl Recall {
         }
     }
 
+    /// A table of just `names` (any case and spacing), for a one-off count of where they occur
+    /// ([`Recall::count`]); names shorter than two characters are left out, as in
+    /// [`RecallBook::learn`].
+    pub(crate) fn of_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Recall {
+        let mut recall = Recall::new();
+        let mut form = String::new();
+        for name in names {
+            form.clear();
+            push_recall_form(name, &mut form);
+            if form.chars().count() >= 2 {
+                recall.insert(&form);
+            }
+        }
+        recall
+    }
+
+    /// Whether `name` (any case and spacing) is one of the recalled names.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        let mut form = String::new();
+        push_recall_form(name, &mut form);
+        !form.is_empty() && self.match_at(&form, 0) == Some(form.len())
+    }
+
+    /// How many whole-word occurrences of the recalled names `text` holds.
+    pub(crate) fn count(&self, text: &str) -> usize {
+        let mut out = Vec::new();
+        self.find(text, &mut out);
+        out.len()
+    }
+
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
         let b = text.as_bytes();
@@ -631,11 +661,20 @@ struct SessionNames {
     /// ([`RecallBook::sync_due`]).
     synced_upto: u32,
     synced_at: Option<Instant>,
+    /// Every NAME value the session minted (distinctive or not), in the vault's normal form,
+    /// up to [`MAX_KNOWN_NAMES`]: whether a full name's words are all names of the session
+    /// (`engine`, which then writes the full name as their tokens).
+    known: std::collections::HashSet<Box<str>>,
 }
+
+/// The most NAME values one session remembers as known ([`RecallBook::learn_known`]); past it,
+/// a full name made of known words gets a token of its own, as it did before.
+pub const MAX_KNOWN_NAMES: usize = 4 * MAX_RECALLED_NAMES;
 
 impl SessionNames {
     fn new() -> SessionNames {
         SessionNames {
+            known: std::collections::HashSet::new(),
             snapshot: None,
             last_used: Instant::now(),
             synced_upto: 0,
@@ -715,6 +754,34 @@ impl RecallBook {
             }
         }
         added
+    }
+
+    /// Remembers NAME values the session minted, each already in the vault's normal form
+    /// (`vault::normalize`), whether or not they are distinctive.
+    pub fn learn_known<'a>(&self, session: &SessionId, forms: impl IntoIterator<Item = &'a str>) {
+        let mut forms = forms.into_iter().peekable();
+        if forms.peek().is_none() {
+            return;
+        }
+        let table = self.table(session);
+        let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        for form in forms {
+            if t.known.len() >= MAX_KNOWN_NAMES {
+                break;
+            }
+            if !t.known.contains(form) {
+                t.known.insert(form.into());
+            }
+        }
+    }
+
+    /// For each of `forms` (normal forms), whether the session minted it as a NAME.
+    pub fn known(&self, session: &SessionId, forms: &[&str]) -> Vec<bool> {
+        let Some(table) = self.sessions.get(session).map(|t| t.clone()) else {
+            return vec![false; forms.len()];
+        };
+        let t = table.lock().unwrap_or_else(|e| e.into_inner());
+        forms.iter().map(|f| t.known.contains(*f)).collect()
     }
 
     /// The session's table, made if it has none (sweeping idle sessions when due).

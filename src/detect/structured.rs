@@ -22,6 +22,11 @@ impl StructuredNames {
         StructuredNames { names, in_text }
     }
 
+    /// The name finder, when names are on.
+    pub(super) fn names(&self) -> Option<&NameFinder> {
+        self.names.as_ref()
+    }
+
     /// See [`NameFinder::is_distinctive`]; false when names are off.
     pub(super) fn is_distinctive_name(&self, value: &str) -> bool {
         self.names.as_ref().is_some_and(|n| n.is_distinctive(value))
@@ -85,7 +90,7 @@ impl StructuredNames {
 
 /// The trimmed range of `text` if it is shaped like a name: 1 to 6 words of letters (any
 /// script) joined by spaces, with `'`, `-`, `.` and one `,` allowed; no digits or `@`.
-fn name_shaped(text: &str) -> Option<(usize, usize)> {
+pub(super) fn name_shaped(text: &str) -> Option<(usize, usize)> {
     let start = text.len() - text.trim_start().len();
     let end = text.trim_end().len();
     if start >= end || end - start > 80 {

@@ -55,11 +55,24 @@ pub const RULES: &[(&str, &str, Expect)] = &[
     ("dummyjson_users.json", "bank.iban", Expect::Kind("IBAN")),
     ("dummyjson_users.json", "ssn", Expect::Kind("US_SSN")),
     ("dummyjson_users.json", "username", Expect::Ignore),
-    ("dummyjson_users.json", "password", Expect::Ignore),
+    ("dummyjson_users.json", "password", Expect::Kind("SECRET")),
+    (
+        "dummyjson_users.json",
+        "birthDate",
+        Expect::Kind("DATE_OF_BIRTH"),
+    ),
     ("dummyjson_users.json", "image", Expect::Ignore),
     ("dummyjson_users.json", "address.address", Expect::Ignore),
-    ("dummyjson_users.json", "macAddress", Expect::Ignore),
-    ("dummyjson_users.json", "crypto.wallet", Expect::Ignore),
+    (
+        "dummyjson_users.json",
+        "macAddress",
+        Expect::Kind("MAC_ADDRESS"),
+    ),
+    (
+        "dummyjson_users.json",
+        "crypto.wallet",
+        Expect::Kind("CRYPTO_WALLET"),
+    ),
     (
         "dummyjson_comments.json",
         "user.fullName",

@@ -13,14 +13,21 @@
 //! Values shorter than [`MIN_LEN`] bytes and `LITERAL` values (forged tokens) are not guarded.
 //! The automaton is rebuilt only when a new value is restored (the outbound path); inbound, a
 //! message costs one Aho-Corasick scan, and nothing when no value was ever restored.
+//!
+//! Kept tokens: a token a flow rule `keep`s reaches the server as its own text (`[NAME_1]`).
+//! A server that stores it and returns it sends back token-shaped text, which the detector
+//! neutralises as a `LITERAL` like any token it did not mint. For a token this session kept,
+//! that would cut the model's link to `[NAME_1]`, so [`EchoGuard::kept_back`] puts the token
+//! back in place of its literal. Forged token text (never kept) stays a literal.
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
 use crate::detect::Kind;
 use crate::token::Token;
-use crate::walk::json;
+use crate::walk::{FoundValue, json};
 
 /// The shortest value guarded, in bytes.
 pub(crate) const MIN_LEN: usize = 3;
@@ -40,6 +47,8 @@ pub(crate) struct EchoGuard {
     /// (JSON-escaped value, token text), in insertion order.
     values: Mutex<Vec<(String, String)>>,
     compiled: RwLock<Option<Arc<Compiled>>>,
+    /// Token texts this session sent to a server as themselves (`keep`).
+    kept: Mutex<HashSet<String>>,
 }
 
 impl EchoGuard {
@@ -66,6 +75,51 @@ impl EchoGuard {
             tokens: values.iter().map(|(_, t)| t.clone()).collect(),
         };
         *self.compiled.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(compiled));
+    }
+
+    /// Remembers that `token` (one this session minted) was sent to a server as its own text.
+    pub(crate) fn keep(&self, token: &Token) {
+        if token.kind == Kind::Literal {
+            return;
+        }
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() < MAX_VALUES {
+            kept.insert(token.to_string());
+        }
+    }
+
+    /// `text` (just tokenized: `found` and `tokens` parallel) with the literal minted for a kept
+    /// token's text replaced by that token; `None` when there is none.
+    pub(crate) fn kept_back(
+        &self,
+        text: &str,
+        found: &[FoundValue],
+        tokens: &[Token],
+    ) -> Option<String> {
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.is_empty() {
+            return None;
+        }
+        let mut back: Vec<(String, &str)> = Vec::new();
+        for (f, t) in found.iter().zip(tokens) {
+            let value = f.value.expose().as_str();
+            if f.kind == Kind::Literal && kept.contains(value) {
+                let literal = t.to_string();
+                if !back.iter().any(|(l, _)| *l == literal) {
+                    back.push((literal, value));
+                }
+            }
+        }
+        if back.is_empty() {
+            return None;
+        }
+        // The vault gives one literal per value, and token text ends in `]`: every occurrence
+        // of `[LITERAL_n]` in the output stands for that value, and no other token contains it.
+        let mut out = text.to_string();
+        for (literal, token) in back {
+            out = out.replace(&literal, token);
+        }
+        Some(out)
     }
 
     /// `member` (a JSON document) with guarded values inside string literals replaced by their
@@ -147,6 +201,25 @@ mod tests {
         assert_eq!(
             g.apply(doc).unwrap(),
             r#"{"name":"[NAME_1]","note":"[NAME_2] met [NAME_1].\n[NAME_2]","n":42,"q":"x [QUOTED_1] y"}"#
+        );
+    }
+
+    #[test]
+    fn kept_tokens_come_back_as_themselves_forged_ones_stay_literals() {
+        let g = EchoGuard::default();
+        let found = |v: &str| FoundValue {
+            kind: Kind::Literal,
+            value: crate::sensitive::Sensitive::new(v.to_string()),
+            canonical: None,
+        };
+        let found = [found("[NAME_1]"), found("[NAME_9]")];
+        let tokens = [Token::new(Kind::Literal, 1), Token::new(Kind::Literal, 2)];
+        let text = r#"{"e":"[LITERAL_1] and [LITERAL_2]","f":"[LITERAL_1]"}"#;
+        assert_eq!(g.kept_back(text, &found, &tokens), None);
+        g.keep(&Token::new(Kind::Name, 1));
+        assert_eq!(
+            g.kept_back(text, &found, &tokens).unwrap(),
+            r#"{"e":"[NAME_1] and [LITERAL_2]","f":"[NAME_1]"}"#
         );
     }
 

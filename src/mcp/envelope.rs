@@ -37,6 +37,17 @@ impl<'a> Envelope<'a> {
         serde_json::from_str(text)
     }
 
+    /// An envelope with no members (what an unreadable message offers).
+    pub(crate) fn none() -> Envelope<'static> {
+        Envelope {
+            id: None,
+            method: None,
+            params: None,
+            result: None,
+            error: None,
+        }
+    }
+
     /// The id as text, the key that correlates a response with its request.
     pub(crate) fn id_key(&self) -> Option<&'a str> {
         self.id.map(|id| id.get().trim())

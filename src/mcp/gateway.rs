@@ -53,9 +53,13 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot};
 
+use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
+use super::methods::Method;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::tool_search::{ToolSearch, ToolSearchConfig};
+use crate::shown::Shown;
 
 /// The longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -145,6 +149,8 @@ struct Gateway {
     /// The host has gone: upstreams exiting now is expected.
     closing: std::sync::atomic::AtomicBool,
     resources: Mutex<HashMap<String, usize>>,
+    /// `tool_search:`: what `tools/list` shows and the `search_tools` tool.
+    search: ToolSearch,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -155,10 +161,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub async fn run(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
+    tool_search: &ToolSearchConfig,
 ) -> Result<(), ProxyError> {
     relay(
         interceptor,
         servers,
+        tool_search,
         tokio::io::stdin(),
         tokio::io::stdout(),
     )
@@ -169,6 +177,7 @@ pub async fn run(
 pub async fn relay<R, W>(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
+    tool_search: &ToolSearchConfig,
     host_in: R,
     host_out: W,
 ) -> Result<(), ProxyError>
@@ -179,6 +188,7 @@ where
     if servers.is_empty() {
         return Err(ProxyError::Config("the `servers:` section is empty".into()));
     }
+    let search = ToolSearch::new(tool_search).map_err(|e| ProxyError::Config(e.to_string()))?;
     let mut names: HashMap<String, &str> = HashMap::new();
     for (configured, server) in servers {
         if server.command.is_empty() == server.url.is_none() {
@@ -217,6 +227,7 @@ where
         prompts: Mutex::new(HashMap::new()),
         resources: Mutex::new(HashMap::new()),
         closing: std::sync::atomic::AtomicBool::new(false),
+        search,
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -263,13 +274,17 @@ where
     // `initialize`, its protocol version (up to the one the gateway speaks) is proposed
     // upstream, so servers run the version the host asked for.
     let mut reader = BufReader::new(host_in);
-    let mut line = String::new();
-    let first = match stdio::read_message(&mut reader, &mut line).await {
-        Ok(Some(())) => Ok(Some(line.clone())),
+    let mut buf = Vec::new();
+    let first = match stdio::read_message(&mut reader, &mut buf).await {
+        Ok(Some(())) => Ok(Some(buf.clone())),
         Ok(None) => Ok(None),
         Err(e) => Err(e),
     };
-    let first_text = first.as_ref().ok().and_then(|f| f.as_deref());
+    let first_text = first
+        .as_ref()
+        .ok()
+        .and_then(|f| f.as_deref())
+        .and_then(|b| std::str::from_utf8(b).ok());
     let proposed = first_text
         .and_then(requested_version)
         .unwrap_or_else(|| PROPOSED_VERSION.to_string());
@@ -290,26 +305,31 @@ where
     let mut first = Some(first);
     let result = loop {
         match first.take() {
-            Some(Ok(Some(f))) => line = f,
+            Some(Ok(Some(f))) => buf = f,
             Some(Ok(None)) => break Ok(()),
             Some(Err(e)) => break Err(ProxyError::Host(e)),
-            None => match stdio::read_message(&mut reader, &mut line).await {
+            None => match stdio::read_message(&mut reader, &mut buf).await {
                 Ok(Some(())) => {}
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(ProxyError::Host(e)),
             },
         }
-        if envelope::is_batch(&line) {
-            match envelope::split_batch(&line) {
-                Ok(items) => {
+        let Ok(line) = std::str::from_utf8(&buf) else {
+            gw.refuse_host_bytes(&buf);
+            continue;
+        };
+        if envelope::is_batch(line) {
+            match envelope::split_batch(line) {
+                Ok(items) if !items.is_empty() => {
                     for item in items {
                         gw.clone().host_message(item.get().to_string()).await;
                     }
                 }
+                Ok(_) => gw.reply(envelope::error_response(None, -32600, "empty batch")),
                 Err(_) => gw.reply(envelope::error_response(None, -32700, "parse error")),
             }
         } else {
-            gw.clone().host_message(line.clone()).await;
+            gw.clone().host_message(line.to_string()).await;
         }
     };
 
@@ -568,9 +588,12 @@ impl Gateway {
                 let public = exposed_name(server, &name);
                 if let Some((other_idx, other)) = routes.get(&public) {
                     let message = format!(
-                        "{} name `{public}` is exposed by both `{}/{other}` and `{server}/{name}`",
+                        "{} name `{}` is exposed by both `{}/{}` and `{server}/{}`",
                         kind.key().trim_end_matches('s'),
-                        self.upstreams[*other_idx].name
+                        Shown(&public),
+                        self.upstreams[*other_idx].name,
+                        Shown(other),
+                        Shown(&name),
                     );
                     if strict {
                         return Err(message);
@@ -584,6 +607,10 @@ impl Gateway {
             }
         }
         let table = if kind == ListKind::Tools {
+            self.search.update(&exposed, |public| {
+                let (idx, name) = routes.get(public)?;
+                Some((self.upstreams[*idx].name.as_str(), name.as_str()))
+            });
             &self.tools
         } else {
             &self.prompts
@@ -624,7 +651,20 @@ impl Gateway {
                 return Err(why);
             }
         }
-        Err(format!("unknown name `{name}`"))
+        Err(format!("unknown name `{}`", Shown(name)))
+    }
+
+    /// `server__tool` where the tool policy denies `server/tool` (so no list showed it): the
+    /// upstream and the tool's name there.
+    fn hidden_tool(&self, name: &str) -> Option<(usize, String)> {
+        self.upstreams
+            .iter()
+            .enumerate()
+            .find_map(|(idx, upstream)| {
+                let tool = name.strip_prefix(&format!("{}{SEPARATOR}", upstream.name))?;
+                (!tool.is_empty() && !self.interceptor.tool_listed(&upstream.name, tool))
+                    .then(|| (idx, tool.to_string()))
+            })
     }
 
     fn resource_route(&self, uri: &str) -> Result<usize, String> {
@@ -640,11 +680,48 @@ impl Gateway {
         }
     }
 
+    /// A host line that is not UTF-8: refused (with its id when the lossy text has one).
+    fn refuse_host_bytes(&self, bytes: &[u8]) {
+        let lossy = String::from_utf8_lossy(bytes);
+        let id = match classify::classify(&lossy, Side::Host) {
+            Ok(m) => m.env.id_key(),
+            Err(r) => r.id,
+        };
+        self.refuse_host(&Rejected {
+            flaw: Flaw::NotUtf8,
+            id,
+            answers: false,
+            asks: true,
+        });
+    }
+
+    /// A host message that could not be classified: the host gets an error, and a server
+    /// waiting on the refused answer gets one too.
+    fn refuse_host(&self, rejected: &Rejected<'_>) {
+        self.interceptor.count_refused();
+        tracing::warn!(
+            flaw = %rejected.flaw,
+            "a host message was not forwarded: it is not a valid JSON-RPC message"
+        );
+        if rejected.answers
+            && let Some(id) = rejected.id
+            && let Some((idx, original)) = lock(&self.server_requests).remove(id)
+        {
+            self.upstreams[idx].send(envelope::error_response(
+                Some(&original),
+                -32600,
+                "mcp-veil: the client's reply was withheld: it is not a valid JSON-RPC message",
+            ));
+            return;
+        }
+        self.reply(classify::host_refusal(rejected));
+    }
+
     /// One message (not a batch) from the host.
     async fn host_message(self: Arc<Self>, text: String) {
-        let Ok(env) = Envelope::parse(&text) else {
-            self.reply(envelope::error_response(None, -32700, "parse error"));
-            return;
+        let env = match classify::classify(&text, Side::Host) {
+            Ok(m) => m.env,
+            Err(rejected) => return self.refuse_host(&rejected),
         };
         let id = env.id_key().map(str::to_string);
         match (env.method.as_deref(), id) {
@@ -772,7 +849,10 @@ impl Gateway {
                     } else {
                         ListKind::Prompts
                     };
-                    let (items, fields) = self.refresh(kind, false).await.unwrap_or_default();
+                    let (mut items, fields) = self.refresh(kind, false).await.unwrap_or_default();
+                    if kind == ListKind::Tools {
+                        items = self.search.list(items);
+                    }
                     let result = list_result(kind, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
@@ -799,10 +879,13 @@ impl Gateway {
                 });
             }
             "tools/call" => {
-                let name = params_value
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                // No name to route by: refused, as the interceptor refuses it.
+                let Some(name) = params_value.get("name").and_then(Value::as_str) else {
+                    return self.invalid(&id);
+                };
+                if self.search.handles(name) {
+                    return self.search_tools(&id, &params_value);
+                }
                 match self.route(&self.tools, name) {
                     Ok((idx, original)) => {
                         let Some(msg) = with_param(&text, "name", &original) else {
@@ -810,17 +893,24 @@ impl Gateway {
                         };
                         self.forward_request(idx, id, &msg, true).await;
                     }
-                    Err(why) => self.reply(envelope::result_response(
-                        &id,
-                        &envelope::tool_error_result(&format!("mcp-veil gateway: {why}")),
-                    )),
+                    Err(why) => match self.hidden_tool(name) {
+                        // Hidden by `tools:`: the interceptor refuses and audits the call, as
+                        // the single proxy does, rather than "unknown name".
+                        Some((idx, tool)) => match with_param(&text, "name", &tool) {
+                            Some(msg) => self.forward_request(idx, id, &msg, true).await,
+                            None => self.invalid(&id),
+                        },
+                        None => self.reply(envelope::result_response(
+                            &id,
+                            &envelope::tool_error_result(&format!("mcp-veil gateway: {why}")),
+                        )),
+                    },
                 }
             }
             "prompts/get" => {
-                let name = params_value
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
+                let Some(name) = params_value.get("name").and_then(Value::as_str) else {
+                    return self.invalid(&id);
+                };
                 match self.route(&self.prompts, name) {
                     Ok((idx, original)) => match with_param(&text, "name", &original) {
                         Some(msg) => self.forward_request(idx, id, &msg, false).await,
@@ -866,7 +956,10 @@ impl Gateway {
             other => self.error(
                 &id,
                 -32601,
-                &format!("method `{other}` is not supported by the mcp-veil gateway"),
+                &format!(
+                    "method `{}` is not supported by the mcp-veil gateway",
+                    Method(other)
+                ),
             ),
         }
     }
@@ -877,6 +970,17 @@ impl Gateway {
             code,
             &format!("mcp-veil gateway: {message}"),
         ));
+    }
+
+    /// A `search_tools` call: answered here, and `list_changed` when it found new tools.
+    fn search_tools(&self, id: &str, params: &Value) {
+        let answer = self
+            .search
+            .call(params.get("arguments").unwrap_or(&Value::Null));
+        self.reply(envelope::result_response(id, &answer.result));
+        if answer.list_changed {
+            self.reply(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.into());
+        }
     }
 
     fn invalid(&self, id: &str) {
@@ -928,6 +1032,9 @@ impl Gateway {
         // Task ids belong to one server and the gateway does not route `tasks/*`.
         if let Some(map) = capabilities.as_object_mut() {
             map.remove("tasks");
+            if self.search.may_change_list() && (self.search.is_on() || map.contains_key("tools")) {
+                map.insert("tools".into(), json!({"listChanged": true}));
+            }
         }
         (capabilities, version)
     }
@@ -936,9 +1043,9 @@ impl Gateway {
     async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, stdout: R) {
         let name = self.upstreams[idx].name.clone();
         let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
+        let mut line = Vec::new();
         while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-            let outcome = self.interceptor.from_server(&name, &line).await;
+            let outcome = self.interceptor.from_server_bytes(&name, &line).await;
             if let Some(reply) = outcome.reply {
                 self.upstreams[idx].send(reply);
             }

@@ -9,6 +9,11 @@
 //! later message; after it, a GET stream carries the server's own messages
 //! (a server that answers 405 has none). When the gateway closes `stdin`, the session is DELETEd.
 //!
+//! Streams the server closes (SSE polling): a POST's stream that ends before its answer is
+//! resumed with a `GET` carrying `Last-Event-ID` (the server's last event id, its priming event
+//! included) after the server's `retry` delay (at most 10 s), as long as it makes progress; the
+//! GET stream is reopened the same way.
+//!
 //! Headers: the configured `headers` (and `headers_from_env`), `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*` computed from the message actually sent (after the interceptor restored its
 //! values and the gateway renamed the tool), so they always agree with the body. Which
@@ -26,6 +31,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures::StreamExt;
 use serde_json::Value;
+use sse_stream::SseStream;
 use tokio::io::{BufReader, DuplexStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -135,11 +141,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 async fn run(state: Arc<State>, from_gateway: DuplexStream) {
     let mut reader = BufReader::with_capacity(1024, from_gateway);
-    let mut line = String::new();
+    let mut buf = Vec::new();
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();
-    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-        let lifecycle = Envelope::parse(&line).ok().is_some_and(|e| {
+    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut buf).await {
+        // The gateway's own output (through the interceptor): always UTF-8.
+        let Some(line) = stdio::own_line(&buf) else {
+            continue;
+        };
+        let lifecycle = Envelope::parse(line).ok().is_some_and(|e| {
             matches!(
                 e.method.as_deref(),
                 Some("initialize" | "notifications/initialized")
@@ -148,12 +158,12 @@ async fn run(state: Arc<State>, from_gateway: DuplexStream) {
         if lifecycle {
             // Alone and in order: the session id is known before anything else is sent, and
             // the server hears `notifications/initialized` before any request.
-            post(state.clone(), line.clone()).await;
+            post(state.clone(), line.to_string()).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
                 listener = Some(tokio::spawn(listen(state.clone())));
             }
-            posts.spawn(post(state.clone(), line.clone()));
+            posts.spawn(post(state.clone(), line.to_string()));
         }
         while posts.try_join_next().is_some() {}
     }
@@ -336,11 +346,11 @@ async fn post(state: Arc<State>, msg: String) {
         .is_some_and(|t| t.starts_with("text/event-stream"));
     let mut answered = false;
     if is_sse {
-        let mut events = SseParser::default();
+        let mut resume = Resume::default();
         answered = read_events(
             &state,
             response,
-            &mut events,
+            &mut resume,
             id.as_deref(),
             method.as_deref(),
         )
@@ -349,12 +359,11 @@ async fn post(state: Arc<State>, msg: String) {
         // the stream with `Last-Event-ID` (a GET), as often as it keeps making progress.
         let mut attempts = 0;
         while !answered && id.is_some() && attempts < MAX_RESUME_ATTEMPTS {
-            let Some(last) = events.last_event_id().map(str::to_string) else {
+            let Some(last) = resume.last_id.clone() else {
                 break;
             };
             attempts += 1;
-            let delay = events.retry().unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
-            tokio::time::sleep(delay).await;
+            tokio::time::sleep(resume.delay()).await;
             let resumed = state
                 .client
                 .get(state.url.clone())
@@ -379,12 +388,12 @@ async fn post(state: Arc<State>, msg: String) {
             answered = read_events(
                 &state,
                 resumed,
-                &mut events,
+                &mut resume,
                 id.as_deref(),
                 method.as_deref(),
             )
             .await;
-            if events.last_event_id() != Some(last.as_str()) {
+            if resume.last_id.as_deref() != Some(last.as_str()) {
                 attempts = 0;
             }
         }
@@ -404,7 +413,9 @@ async fn post(state: Arc<State>, msg: String) {
 
 /// Passes one message from the server to the gateway; true when it answers `id`.
 fn deliver(state: &State, id: Option<&str>, method: Option<&str>, text: String) -> bool {
-    let text = text.trim().to_string();
+    // One line: the gateway reads newline-delimited messages (an SSE event's data lines, a
+    // pretty-printed JSON body).
+    let text = one_line(&text);
     let mut answers = false;
     if let Ok(env) = Envelope::parse(&text)
         && env.method.is_none()
@@ -430,19 +441,50 @@ fn deliver(state: &State, id: Option<&str>, method: Option<&str>, text: String) 
     answers
 }
 
-/// Reads one SSE body, delivering each event; true when one of them answers `id`.
+/// Where a stream got to: the last event id and `retry` the server sent, for resuming it with
+/// `Last-Event-ID`.
+#[derive(Debug, Default)]
+struct Resume {
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    /// Events with data seen.
+    messages: u64,
+}
+
+impl Resume {
+    /// Notes an event's id (also of an event without data, such as the priming event a
+    /// resumable server sends first) and `retry`.
+    fn see(&mut self, event: &sse_stream::Sse) {
+        if let Some(id) = &event.id {
+            self.last_id = Some(id.clone()).filter(|id| !id.is_empty());
+        }
+        if let Some(ms) = event.retry {
+            self.retry = Some(Duration::from_millis(ms));
+        }
+        if event.data.as_deref().is_some_and(|d| !d.trim().is_empty()) {
+            self.messages += 1;
+        }
+    }
+
+    /// How long to wait before reconnecting.
+    fn delay(&self) -> Duration {
+        self.retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)
+    }
+}
+
+/// Reads one SSE body, delivering each event with data; true when one of them answers `id`.
 async fn read_events(
     state: &State,
     response: reqwest::Response,
-    events: &mut SseParser,
+    resume: &mut Resume,
     id: Option<&str>,
     method: Option<&str>,
 ) -> bool {
     let mut answered = false;
-    let mut body = response.bytes_stream();
-    while let Some(chunk) = body.next().await {
-        let Ok(chunk) = chunk else { break };
-        for data in events.push(&chunk) {
+    let mut events = std::pin::pin!(events(response.bytes_stream()));
+    while let Some(event) = events.next().await {
+        resume.see(&event);
+        if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
             answered |= deliver(state, id, method, data);
         }
     }
@@ -454,7 +496,7 @@ async fn read_events(
 /// when the server numbered its events. A server that refuses it (405: it has none) or fails
 /// to open it several times in a row is not asked again.
 async fn listen(state: Arc<State>) {
-    let mut events = SseParser::default();
+    let mut resume = Resume::default();
     let mut failures = 0;
     loop {
         let mut request = state
@@ -462,106 +504,67 @@ async fn listen(state: Arc<State>) {
             .get(state.url.clone())
             .headers(request_headers(&state, ""))
             .header("accept", "text/event-stream");
-        if let Some(last) = events.last_event_id() {
-            request = request.header("last-event-id", last);
+        if let Some(last) = &resume.last_id {
+            request = request.header("last-event-id", last.as_str());
         }
         match request.send().await {
             Ok(r) if r.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED => return,
             Ok(r) if r.status().is_success() => {
                 // A stream that carried nothing counts as a failure, so a server that closes
                 // every GET at once is not polled for ever.
-                failures += 1;
-                let before = events.last_event_id().map(str::to_string);
-                let mut body = r.bytes_stream();
-                while let Some(Ok(chunk)) = body.next().await {
-                    for data in events.push(&chunk) {
-                        failures = 0;
-                        deliver(&state, None, None, data);
-                    }
-                }
-                if events.last_event_id().is_some() && events.last_event_id() != before.as_deref() {
-                    failures = 0;
-                }
-                if failures >= MAX_RESUME_ATTEMPTS {
-                    return;
-                }
+                let (id_before, messages_before) = (resume.last_id.clone(), resume.messages);
+                read_events(&state, r, &mut resume, None, None).await;
+                let progressed = resume.messages > messages_before
+                    || (resume.last_id.is_some() && resume.last_id != id_before);
+                failures = if progressed { 0 } else { failures + 1 };
             }
-            _ => {
-                failures += 1;
-                if failures >= MAX_RESUME_ATTEMPTS {
-                    return;
-                }
-            }
+            _ => failures += 1,
         }
-        let delay = events.retry().unwrap_or(DEFAULT_RETRY).min(MAX_RETRY);
-        tokio::time::sleep(delay * (failures + 1)).await;
+        if failures >= MAX_RESUME_ATTEMPTS {
+            return;
+        }
+        tokio::time::sleep(resume.delay() * (failures + 1)).await;
     }
 }
 
-/// An incremental `text/event-stream` parser that yields each event's `data`, and remembers the
-/// last event id and `retry` the server sent (for resuming a stream with `Last-Event-ID`).
-#[derive(Debug, Default)]
-pub struct SseParser {
-    buf: Vec<u8>,
-    data: String,
-    /// The `id:` field seen since the last dispatch.
-    id_buf: Option<String>,
-    /// The id of the last event dispatched (also of events with empty data, such as the
-    /// priming event a resumable server sends first).
-    last_id: Option<String>,
-    /// The server's `retry:` (milliseconds).
-    retry: Option<u64>,
-}
-
-impl SseParser {
-    /// Feeds bytes; returns the data of every event they complete.
-    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
-        self.buf.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        while let Some(end) = memchr::memchr(b'\n', &self.buf) {
-            let line: Vec<u8> = self.buf.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if self.id_buf.is_some() {
-                    self.last_id = self.id_buf.clone();
-                }
-                if !self.data.is_empty() {
-                    out.push(std::mem::take(&mut self.data));
-                }
-                continue;
-            }
-            let (field, value) = match line.split_once(':') {
-                Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-                None => (line, ""),
-            };
-            match field {
-                "data" => {
-                    if !self.data.is_empty() {
-                        self.data.push('\n');
-                    }
-                    self.data.push_str(value);
-                }
-                "id" if !value.contains('\0') => self.id_buf = Some(value.to_string()),
-                "retry" => {
-                    if let Ok(ms) = value.parse::<u64>() {
-                        self.retry = Some(ms);
-                    }
-                }
-                _ => {}
+/// Each event of an SSE body, as it arrives.
+///
+/// Framing is `sse_stream`'s (the parser rmcp uses): `data:` lines of one event joined with
+/// `\n`, comments skipped, `event:`, `id:` and `retry:` read, CR, LF and CRLF line ends. A
+/// line the parser refuses costs the rest of its chunk, never the stream.
+fn events<S, E>(body: S) -> impl futures::Stream<Item = sse_stream::Sse>
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, E>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    SseStream::from_bytes_stream(body).filter_map(|event| async move {
+        match event {
+            Ok(event) => Some(event),
+            Err(e) => {
+                tracing::debug!("skipped a malformed event-stream line: {e}");
+                None
             }
         }
-        out
-    }
+    })
+}
 
-    /// The id of the last complete event, if the server numbers its events.
-    pub fn last_event_id(&self) -> Option<&str> {
-        self.last_id.as_deref().filter(|id| !id.is_empty())
-    }
+/// The `data` of each event of an SSE body that has some, as it arrives.
+#[cfg(test)]
+fn event_data<S, E>(body: S) -> impl futures::Stream<Item = String>
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, E>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    events(body).filter_map(|event| async move { event.data.filter(|d| !d.trim().is_empty()) })
+}
 
-    /// The reconnection delay the server asked for.
-    pub fn retry(&self) -> Option<Duration> {
-        self.retry.map(Duration::from_millis)
+/// `text` on one line: JSON allows line breaks only between tokens, where a space is the same.
+fn one_line(text: &str) -> String {
+    let text = text.trim();
+    if text.contains(['\n', '\r']) {
+        text.replace(['\n', '\r'], " ")
+    } else {
+        text.to_string()
     }
 }
 
@@ -570,31 +573,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sse_events_split_across_chunks() {
-        let mut p = SseParser::default();
-        assert!(
-            p.push(b"event: message\r\nid: 1\r\ndata: {\"a\"")
-                .is_empty()
-        );
-        let got = p.push(b":1}\r\n\r\n: comment\n\ndata: x\ndata: y\n\n");
-        assert_eq!(got, vec!["{\"a\":1}".to_string(), "x\ny".to_string()]);
+    fn sse_events_follow_the_spec() {
+        let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = [
+            &b"event: message\r\nid: 1\r\nretry: 10\r\ndata: {\"a\""[..],
+            b":1}\r\n\r\n: comment\n\ndata: {\"b\":\ndata: [1,\ndata: 2]}\n\n",
+            b"data:{}\r\rid: 3\n\n",
+        ]
+        .into_iter()
+        .map(|c| Ok(bytes::Bytes::from_static(c)))
+        .collect();
+        let got: Vec<String> =
+            futures::executor::block_on(event_data(futures::stream::iter(chunks)).collect());
+        assert_eq!(got, vec!["{\"a\":1}", "{\"b\":\n[1,\n2]}", "{}"]);
+        assert_eq!(one_line(&got[1]), "{\"b\": [1, 2]}");
     }
 
     #[test]
     fn sse_ids_and_retry_are_remembered() {
-        let mut p = SseParser::default();
-        assert_eq!(p.last_event_id(), None);
-        // A priming event: an id and empty data, dispatches nothing but sets the id.
-        assert!(p.push(b"id: s1::0\nretry: 250\ndata: \n\n").is_empty());
-        assert_eq!(p.last_event_id(), Some("s1::0"));
-        assert_eq!(p.retry(), Some(Duration::from_millis(250)));
-        assert_eq!(p.push(b"id: s1::1\ndata: {}\n"), Vec::<String>::new());
-        assert_eq!(p.last_event_id(), Some("s1::0"), "not dispatched yet");
-        assert_eq!(p.push(b"\n"), vec!["{}".to_string()]);
-        assert_eq!(p.last_event_id(), Some("s1::1"));
+        let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = [
+            // A priming event: an id and empty data.
+            &b"id: s1::0\nretry: 250\ndata: \n\n"[..],
+            b"id: s1::1\ndata: {}\n\n",
+            b"data: x\n\n",
+        ]
+        .into_iter()
+        .map(|c| Ok(bytes::Bytes::from_static(c)))
+        .collect();
+        let got: Vec<sse_stream::Sse> =
+            futures::executor::block_on(events(futures::stream::iter(chunks)).collect());
+        let mut resume = Resume::default();
+        resume.see(&got[0]);
+        assert_eq!(resume.last_id.as_deref(), Some("s1::0"));
+        assert_eq!(resume.delay(), Duration::from_millis(250));
+        resume.see(&got[1]);
+        assert_eq!(resume.last_id.as_deref(), Some("s1::1"));
         // An event without an id keeps the last one.
-        assert_eq!(p.push(b"data: x\n\n"), vec!["x".to_string()]);
-        assert_eq!(p.last_event_id(), Some("s1::1"));
+        resume.see(&got[2]);
+        assert_eq!(resume.last_id.as_deref(), Some("s1::1"));
     }
 
     #[test]

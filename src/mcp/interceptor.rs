@@ -80,9 +80,17 @@
 //!
 //! If tokenizing fails (vault full, backend down), the host gets a JSON-RPC error for that
 //! request instead of the result; a failed log notification is dropped; a server response whose
-//! request the interceptor never saw is tokenized as a whole rather than passed on. A message
-//! that is not JSON is not forwarded: a server's is dropped, the host gets a parse error.
-//! Errors and logs name tokens and counts, never values.
+//! request the interceptor never saw is tokenized as a whole rather than passed on.
+//!
+//! Every message is classified strictly first (`super::classify`: request, notification, result
+//! or error; duplicate members at any depth, both `result` and `error`, a bad id and the like fit
+//! none). One that fits no class, is not JSON or not UTF-8 is never forwarded (see `refuse.rs`):
+//! from a server, the host gets a JSON-RPC error for its id when it has a usable one (the
+//! pending request is consumed), otherwise it is dropped and counted
+//! ([`Interceptor::refused`]); from the host, it is refused with a JSON-RPC error. So is a
+//! `tools/call`, `resources/read` or `prompts/get` whose params cannot be read.
+//! Errors and logs name tokens, counts and flaws, never values; names from the wire (tools,
+//! argument keys, URIs, methods) only when they are plain identifiers (`crate::shown`).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -93,19 +101,24 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::blobs::{self, Patterns};
+use super::classify::{self, Class, Message, Side};
 use super::confirm;
 use super::echo::EchoGuard;
 use super::envelope::{self, Envelope};
 use super::flow::{FlowPolicy, RestoreKnown};
+use super::methods;
 use super::report::{Reporter, Site};
+use super::restore::RestoreRules;
 use super::schema;
 use super::surfaces::SurfacesConfig;
 use crate::audit::{AuditLog, Direction, EventKind, Item};
 use crate::engine::{Engine, EngineError};
+use crate::shown::Shown;
 use crate::vault::SessionId;
 use crate::walk;
 
 mod outbound;
+mod refuse;
 mod surface_scan;
 
 use outbound::{Held, Out, Shape};
@@ -114,8 +127,8 @@ use outbound::{Held, Out, Shape};
 /// response whose request was forgotten is tokenized whole, so forgetting is safe.
 const MAX_PENDING: usize = 65_536;
 
-/// JSON-RPC code for a message that is not JSON.
-const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC code for a message that is JSON but not a valid request.
+const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC code for parameters the layer refuses to forward.
 const INVALID_PARAMS: i64 = -32602;
 /// JSON-RPC code for the layer's own failures (tokenizing, vault).
@@ -195,6 +208,10 @@ pub struct Interceptor {
     held: Mutex<HashMap<Box<str>, Held>>,
     /// How the surfaces a host shows only to its user are scanned.
     surfaces: SurfacesConfig,
+    /// Which arguments have a syntax restored values are escaped for (`super::restore`).
+    restore: Arc<RestoreRules>,
+    /// Messages refused because they could not be classified (see `refuse.rs`).
+    refused: AtomicU64,
 }
 
 #[derive(Deserialize)]
@@ -239,6 +256,8 @@ impl Interceptor {
             next_ask: AtomicU64::new(1),
             held: Mutex::new(HashMap::new()),
             surfaces: SurfacesConfig::default(),
+            restore: Arc::new(RestoreRules::default()),
+            refused: AtomicU64::new(0),
         }
     }
 
@@ -246,6 +265,13 @@ impl Interceptor {
     /// (the `surfaces:` section; see `super::surfaces`).
     pub fn with_surfaces(mut self, surfaces: SurfacesConfig) -> Interceptor {
         self.surfaces = surfaces;
+        self
+    }
+
+    /// Escapes restored values for the syntax of the arguments `rules` name (the default
+    /// rules: SQL arguments found by the heuristic of `super::restore`).
+    pub fn with_restore(mut self, rules: Arc<RestoreRules>) -> Interceptor {
+        self.restore = rules;
         self
     }
 
@@ -294,6 +320,11 @@ impl Interceptor {
         self
     }
 
+    /// Whether the tool policy lets the host see (and call) `server`'s `tool`.
+    pub fn tool_listed(&self, server: &str, tool: &str) -> bool {
+        self.policy.tool_listed(server, tool)
+    }
+
     /// The vault session.
     pub fn session(&self) -> &SessionId {
         &self.session
@@ -321,8 +352,19 @@ impl Interceptor {
     }
 
     async fn batch<'a>(&self, server: &str, msg: &'a str, from_host: bool) -> Outcome<'a> {
-        let Ok(items) = envelope::split_batch(msg) else {
-            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+        let items = match envelope::split_batch(msg) {
+            Ok(items) if !items.is_empty() => items,
+            // Not JSON, or an empty batch: nothing in it can be forwarded.
+            Ok(_) => {
+                return self
+                    .refuse(server, msg.len(), from_host, classify::Flaw::Shape)
+                    .await;
+            }
+            Err(_) => {
+                return self
+                    .refuse(server, msg.len(), from_host, classify::Flaw::NotJson)
+                    .await;
+            }
         };
         let mut forwards: Vec<Cow<'a, str>> = Vec::with_capacity(items.len());
         let mut replies: Vec<Cow<'a, str>> = Vec::new();
@@ -356,12 +398,15 @@ impl Interceptor {
     }
 
     async fn one_from_host<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
-        let Ok(env) = Envelope::parse(text) else {
-            return Outcome::reply(envelope::error_response(None, PARSE_ERROR, "parse error"));
+        let (class, env) = match classify::classify(text, Side::Host) {
+            Ok(Message { class, env }) => (class, env),
+            Err(rejected) => return self.refuse_from_host(server, &rejected).await,
         };
-        match (env.method.as_deref(), env.id_key()) {
-            (Some(method), Some(id)) => self.host_request(server, method, id, &env, text).await,
-            (Some("notifications/cancelled"), None) => {
+        match (class, env.method.as_deref(), env.id_key()) {
+            (Class::Request, Some(method), Some(id)) => {
+                self.host_request(server, method, id, &env, text).await
+            }
+            (Class::Notification, Some("notifications/cancelled"), None) => {
                 if let Some(params) = env.params
                     && let Ok(p) = serde_json::from_str::<CancelParams<'_>>(params.get())
                 {
@@ -371,7 +416,10 @@ impl Interceptor {
                 }
                 Outcome::forward(Cow::Borrowed(text))
             }
-            (None, Some(id)) => self.host_response(server, id, &env, text).await,
+            (Class::Result | Class::Error, None, Some(id)) => {
+                self.host_response(server, id, &env, text).await
+            }
+            // Other notifications, and an error response with a null id.
             _ => Outcome::forward(Cow::Borrowed(text)),
         }
     }
@@ -390,9 +438,9 @@ impl Interceptor {
                 let Some(call) =
                     params.and_then(|p| serde_json::from_str::<CallParams<'_>>(p).ok())
                 else {
-                    // Malformed: the server will say so; there is nothing to rehydrate.
-                    self.remember_host_request(server, id, HostRequest::ToolsCall("?".into()));
-                    return Outcome::forward(Cow::Borrowed(text));
+                    // Malformed (no name, a name that is not a string): neither the tool
+                    // policy nor the flow rules could check it, so it is not forwarded.
+                    return self.refuse_params(server, method, id);
                 };
                 let out = Out {
                     server,
@@ -407,23 +455,22 @@ impl Interceptor {
                 return self.outbound(out, text, part, false).await;
             }
             "resources/read" | "prompts/get" => {
-                let (pending, subject) = if method == "resources/read" {
-                    match params.and_then(|p| serde_json::from_str::<ReadParams>(p).ok()) {
-                        Some(p) => (HostRequest::ResourcesRead(p.uri.as_ref().into()), p.uri),
-                        None => (HostRequest::ResourcesRead("?".into()), Cow::Borrowed("?")),
-                    }
+                // Params that cannot be read (no URI or name, or one that is not a string)
+                // are not forwarded: they could carry tokens the policy never saw.
+                let parsed = if method == "resources/read" {
+                    params
+                        .and_then(|p| serde_json::from_str::<ReadParams>(p).ok())
+                        .map(|p| (HostRequest::ResourcesRead(p.uri.as_ref().into()), p.uri))
                 } else {
-                    match params.and_then(|p| serde_json::from_str::<NamedParams>(p).ok()) {
-                        Some(p) => (HostRequest::PromptsGet(p.name.as_ref().into()), p.name),
-                        None => (HostRequest::PromptsGet("?".into()), Cow::Borrowed("?")),
-                    }
+                    params
+                        .and_then(|p| serde_json::from_str::<NamedParams>(p).ok())
+                        .map(|p| (HostRequest::PromptsGet(p.name.as_ref().into()), p.name))
+                };
+                let (Some((pending, subject)), Some(p)) = (parsed, env.params) else {
+                    return self.refuse_params(server, method, id);
                 };
                 // A URI or prompt argument the model wrote may hold tokens (a tokenized
                 // resource link): restore them too, under the same policy.
-                let Some(p) = env.params else {
-                    self.remember_host_request(server, id, pending);
-                    return Outcome::forward(Cow::Borrowed(text));
-                };
                 let out = Out {
                     server,
                     method,
@@ -460,7 +507,9 @@ impl Interceptor {
             "tools/list" => HostRequest::ToolsList,
             // A task-augmented `tools/call` delivers its `CallToolResult` here.
             "tasks/result" => HostRequest::ToolsCall("tasks/result".into()),
-            other => HostRequest::Other(other.into()),
+            // Only a method the protocol defines is remembered by name: it becomes part of
+            // origins and audit lines.
+            other => HostRequest::Other(methods::known(other).unwrap_or("<unknown>").into()),
         };
         self.remember_host_request(server, id, pending);
         Outcome::forward(Cow::Borrowed(text))
@@ -499,15 +548,11 @@ impl Interceptor {
     }
 
     async fn one_from_server<'a>(&self, server: &str, text: &'a str) -> Outcome<'a> {
-        let Ok(env) = Envelope::parse(text) else {
-            // Not JSON (often a server logging to stdout): it cannot be scanned, so it is
-            // dropped. Its text may hold anything, so the log names only its length.
-            tracing::warn!(
-                server,
-                bytes = text.len(),
-                "dropped a server message that is not JSON"
-            );
-            return Outcome::default();
+        let env = match classify::classify(text, Side::Server) {
+            Ok(Message { env, .. }) => env,
+            // Not JSON (often a server logging to stdout) or not a JSON-RPC message: it
+            // cannot be scanned, so it never reaches the host (see `refuse.rs`).
+            Err(rejected) => return self.refuse_from_server(server, text.len(), &rejected),
         };
         match (env.method.as_deref(), env.id_key()) {
             (Some("sampling/createMessage"), Some(id)) => {
@@ -660,7 +705,7 @@ impl Interceptor {
         match self.tokenize(&origin, &site, text, part, patterns).await {
             Ok(t) => Outcome::forward(t),
             Err(e) => {
-                tracing::error!(server, subject, "result withheld: {e}");
+                tracing::error!(server, subject = %Shown(subject), "result withheld: {e}");
                 Outcome::forward(Cow::Owned(envelope::error_response(
                     id,
                     INTERNAL_ERROR,
@@ -705,7 +750,7 @@ impl Interceptor {
             .tokenize_json_except(&self.session, origin, part, skip)
             .await?;
         if !t.tokens.is_empty() {
-            tracing::debug!(origin, tokens = t.tokens.len(), "tokenized");
+            tracing::debug!(origin = %Shown(origin), tokens = t.tokens.len(), "tokenized");
             self.audit.record(
                 &self.session,
                 site,
@@ -717,12 +762,16 @@ impl Interceptor {
                     .map(|(f, tok)| (None, Item::tokenized(f, tok))),
             );
         }
-        Ok(match self.echo.apply(&t.text) {
+        let text = match self.echo.kept_back(&t.text, &t.found, &t.tokens) {
+            Some(back) => Cow::Owned(back),
+            None => t.text,
+        };
+        Ok(match self.echo.apply(&text) {
             Some(guarded) => {
-                tracing::debug!(origin, "re-tokenized values echoed by the server");
+                tracing::debug!(origin = %Shown(origin), "re-tokenized values echoed by the server");
                 Cow::Owned(guarded)
             }
-            None => t.text,
+            None => text,
         })
     }
 

@@ -1,7 +1,7 @@
 //! `mcp-veil proxy`: command-line arguments and start-up, shared by the binary and tests.
 //!
 //! ```text
-//! mcp-veil proxy [--config F] [--name NAME] [--pass-unknown-tokens] [--] CMD [ARGS...]
+//! mcp-veil proxy [--config F] [--name NAME] [--pass-unknown-tokens] [--pass-env VAR]... [--] CMD [ARGS...]
 //! mcp-veil proxy --config F          # with a `servers:` section: the gateway
 //! ```
 //!
@@ -12,7 +12,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::child_env;
 use super::interceptor::Interceptor;
+use super::restore::RestoreRules;
 use super::stdio::{self, ProxyError, ServerCommand};
 use crate::audit::AuditLog;
 use crate::config::Config;
@@ -31,6 +33,11 @@ pub struct ProxyArgs {
     /// second layer stacked behind another).
     #[arg(long)]
     pub pass_unknown_tokens: bool,
+    /// Pass this variable of the proxy's environment on to CMD (repeatable). CMD otherwise
+    /// starts with only ordinary variables (PATH, HOME, the locale ...); `MCP_VEIL_*` variables
+    /// and the configuration's secret sources are refused.
+    #[arg(long = "pass-env", value_name = "VAR")]
+    pub pass_env: Vec<String>,
     /// The stdio server to run, with its arguments (everything after the first non-option, or
     /// after `--`).
     #[arg(
@@ -74,7 +81,7 @@ pub async fn run_async(args: ProxyArgs, config: Config) -> Result<(), ProxyError
 }
 
 /// Installs SIGINT/SIGTERM handlers now; the future resolves when one arrives.
-fn termination() -> impl std::future::Future<Output = ()> {
+pub fn termination() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -112,17 +119,30 @@ async fn serve(
             let server = ServerCommand {
                 command: command.clone(),
                 args: rest.to_vec(),
+                env_passthrough: args.pass_env.clone(),
                 ..Default::default()
             };
             let name = match &args.name {
                 Some(n) => stdio::normalize_name(n),
                 None => stdio::server_name(command, rest),
             };
+            let secrets = child_env::secret_sources(
+                config.servers.values(),
+                config.serve.auth.token_env.as_deref(),
+            );
+            child_env::check([(name.as_str(), &server)], &secrets)
+                .map_err(|e| ProxyError::Config(e.replace("env_passthrough", "--pass-env")))?;
             tracing::info!(server = name, session = %interceptor.session(), "proxy starting");
             stdio::run(interceptor, &name, &server).await
         }
+        None if args.name.is_some() => Err(ProxyError::Config(
+            "--name names the one server given as a command; the servers of a `servers:` \
+             section are named by their keys"
+                .into(),
+        )),
         None if !config.servers.is_empty() => {
-            super::gateway::run(interceptor, &config.servers).await
+            check_servers(config).map_err(ProxyError::Config)?;
+            super::gateway::run(interceptor, &config.servers, &config.tool_search).await
         }
         None => Err(ProxyError::Config(
             "nothing to proxy: give a server command (mcp-veil proxy -- CMD ARGS...) or a \
@@ -130,6 +150,19 @@ async fn serve(
                 .into(),
         )),
     }
+}
+
+/// Checks the environment rules of every `servers:` entry ([`child_env::check`]) against the
+/// configuration's secret sources.
+pub fn check_servers(config: &Config) -> Result<(), String> {
+    let secrets = child_env::secret_sources(
+        config.servers.values(),
+        config.serve.auth.token_env.as_deref(),
+    );
+    child_env::check(
+        config.servers.iter().map(|(n, s)| (n.as_str(), s)),
+        &secrets,
+    )
 }
 
 /// The interceptor the configuration describes, over a fresh in-process session: the
@@ -153,7 +186,8 @@ pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, P
     Ok(Interceptor::new(engine, SessionId::random())
         .with_policy(Arc::new(policy))
         .with_audit(audit)
-        .with_surfaces(config.surfaces))
+        .with_surfaces(config.surfaces)
+        .with_restore(Arc::new(RestoreRules::new(&config.restore))))
 }
 
 /// The `flows:`/`tools:` policy and the `audit:` log the configuration describes, shared by

@@ -6,6 +6,7 @@
 //! - [`flow`]: the seam where data-flow policy gives one verdict per outbound message (restore,
 //!   keep, tokenize raw values, confirm, deny).
 //! - [`stdio`]: `mcp-veil proxy CMD ...`, one stdio server behind the layer.
+//! - [`child_env`]: the clean environment every stdio server starts with (never the layer's keys).
 //! - [`transport`]: the rmcp client layer, a `Transport` decorator: `veil.wrap(transport)`.
 //! - [`gateway`]: `mcp-veil proxy --config F` with `servers:`, several servers (stdio or
 //!   `url:`) behind one session, their tools exposed as `{server}__{tool}`.
@@ -13,13 +14,17 @@
 //! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
 //! - [`surfaces`]: which members of lists, `initialize`, completion, progress and elicitation
 //!   are scanned and which pass as identifiers, and the `surfaces:` settings.
+//! - [`tool_search`]: the gateway's `search_tools` (BM25 over the scanned tool list) and the
+//!   `tool_search:` settings.
 //!
-//! Private helpers: `envelope` (JSON-RPC parsing and splicing), `blobs` (binary members left
-//! alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
+//! Private helpers: `classify` (strict JSON-RPC classification), `envelope` (JSON-RPC parsing and
+//! splicing), `blobs` (binary members left alone), `schema` (relaxing `outputSchema` for tokens, hiding denied tools), `confirm` (asking the
 //! user through elicitation), `report` (audit events), `echo` (values restored to a server are
 //! tokenized again when they come back, whether or not the detector recognises them).
 
 mod blobs;
+pub mod child_env;
+mod classify;
 mod confirm;
 mod echo;
 mod envelope;
@@ -28,11 +33,14 @@ pub mod gateway;
 pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
+mod methods;
 mod report;
+pub mod restore;
 mod schema;
 pub mod serve;
 pub mod stdio;
 pub mod surfaces;
+pub mod tool_search;
 pub mod transport;
 
 pub use flow::{FlowPolicy, Outbound, RawUse, RestoreKnown, TokenUse, Verdict};

@@ -9,6 +9,15 @@
 //! `required`, object and array structure, numeric constraints and `inputSchema` are kept.
 //! The server still validates real values after outbound rehydration.
 //!
+//! A JSON *number* under a key that names a kind held as digits (`phone`, `card_number`, `ssn`:
+//! see `walk`) is tokenized into a string (`{"phone": "[PHONE_1]"}`), so the schema of such a
+//! property (anywhere in `properties`) whose `type` is `number` or `integer` gets `"string"` added
+//! to its type (`{"type": "integer"}` becomes `{"type": ["integer", "string"]}`) and loses its
+//! numeric constraints (`minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+//! `multipleOf`, a numeric `enum` or `const`); an array property's `items` (and the branches of
+//! `anyOf`/`oneOf`) are relaxed the same way, since the numbers of an array under such a key are
+//! tokenized too. Other numeric properties keep their schema.
+//!
 //! Also here: [`retain_tools`] drops the tools the host-side tool policy denies from a
 //! `tools/list` result.
 
@@ -78,7 +87,10 @@ fn relax(schema: &mut Value) -> bool {
         if SCHEMA_MAPS.contains(&key)
             && let Some(map) = sub.as_object_mut()
         {
-            for item in map.values_mut() {
+            for (name, item) in map.iter_mut() {
+                if key == "properties" && crate::detect::KeyFacts::of(Some(name)).holds_digits() {
+                    changed |= relax_digits(item, 0);
+                }
                 changed |= relax(item);
             }
         }
@@ -107,6 +119,71 @@ fn relax_node(obj: &mut Map<String, Value>) -> bool {
     if enum_is_stringy {
         obj.remove("enum");
         changed = true;
+    }
+    changed
+}
+
+/// Numeric constraints a token (a string) breaks.
+const NUMBER_CONSTRAINTS: [&str; 5] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+];
+
+/// Lets the schema of a property whose numbers are tokenized (see the module doc) hold a
+/// string; returns whether anything changed.
+fn relax_digits(schema: &mut Value, depth: usize) -> bool {
+    let Some(obj) = schema.as_object_mut() else {
+        return false;
+    };
+    if depth > 8 {
+        return false;
+    }
+    let mut changed = false;
+    let numeric = |t: &Value| t == "number" || t == "integer";
+    let is_number = match obj.get_mut("type") {
+        Some(t @ Value::String(_)) if numeric(t) => {
+            let was = t.take();
+            *t = Value::Array(vec![was, Value::from("string")]);
+            changed = true;
+            true
+        }
+        Some(Value::Array(ts)) if ts.iter().any(numeric) => {
+            if !ts.iter().any(|t| t == "string") {
+                ts.push(Value::from("string"));
+                changed = true;
+            }
+            true
+        }
+        _ => false,
+    };
+    if is_number {
+        for key in NUMBER_CONSTRAINTS {
+            changed |= obj.remove(key).is_some();
+        }
+        for key in ["enum", "const"] {
+            let has_number = match obj.get(key) {
+                Some(Value::Array(values)) => values.iter().any(Value::is_number),
+                Some(v) => v.is_number(),
+                None => false,
+            };
+            if has_number {
+                obj.remove(key);
+                changed = true;
+            }
+        }
+    }
+    if let Some(items) = obj.get_mut("items") {
+        changed |= relax_digits(items, depth + 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = obj.get_mut(key) {
+            for branch in branches {
+                changed |= relax_digits(branch, depth + 1);
+            }
+        }
     }
     changed
 }
@@ -173,6 +250,47 @@ mod tests {
         assert_eq!(
             out["tools"][0]["inputSchema"]["properties"]["id"]["pattern"],
             "^c"
+        );
+    }
+
+    #[test]
+    fn numbers_under_digit_keys_may_be_token_strings() {
+        let result = json!({"tools": [{
+            "name": "get_contact",
+            "inputSchema": {"type": "object", "properties": {"phone": {"type": "integer"}}},
+            "outputSchema": {
+                "type": "object",
+                "properties": {
+                    "phone": {"type": "integer", "minimum": 0},
+                    "card_number": {"type": ["number", "null"], "maximum": 1e19},
+                    "ssn": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                    "phones": {"type": "array", "items": {"type": "integer", "enum": [1, 2]}},
+                    "count": {"type": "integer", "minimum": 0},
+                    "mobile": {"type": "string"}
+                }
+            }
+        }]})
+        .to_string();
+        let out: Value = serde_json::from_str(&relax_tools_list(&result).unwrap()).unwrap();
+        let p = &out["tools"][0]["outputSchema"]["properties"];
+        assert_eq!(p["phone"], json!({"type": ["integer", "string"]}));
+        assert_eq!(
+            p["card_number"],
+            json!({"type": ["number", "null", "string"]})
+        );
+        assert_eq!(
+            p["ssn"],
+            json!({"anyOf": [{"type": ["integer", "string"]}, {"type": "null"}]})
+        );
+        assert_eq!(
+            p["phones"],
+            json!({"type": "array", "items": {"type": ["integer", "string"]}})
+        );
+        assert_eq!(p["count"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(p["mobile"], json!({"type": "string"}));
+        assert_eq!(
+            out["tools"][0]["inputSchema"]["properties"]["phone"],
+            json!({"type": "integer"})
         );
     }
 

@@ -1,6 +1,6 @@
 //! `mcp-veil proxy CMD ...`: one stdio MCP server behind the interceptor.
 //!
-//! The proxy launches `CMD` as a child with the proxy's own environment, reads newline-delimited
+//! The proxy launches `CMD` as a child with a clean environment ([`super::child_env`]), reads newline-delimited
 //! JSON-RPC from the host on stdin and from the child on its stdout, passes every message through
 //! the [`Interceptor`], and writes what it returns: forwards go on, replies go back to the
 //! sender. The child's stderr is the proxy's stderr. Each direction is handled in order, one
@@ -55,9 +55,14 @@ pub struct ServerCommand {
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Variables added to the proxy's environment for this server.
+    /// Variables set for this server (a stdio server starts from a clean environment: see
+    /// [`super::child_env`]).
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Variables of the layer's environment passed on to this stdio server by name (e.g.
+    /// `GITHUB_TOKEN`); never an `MCP_VEIL_*` variable or a configured secret source.
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
 }
 
 /// Why the proxy stopped with an error. Messages name servers and commands, never values.
@@ -95,7 +100,9 @@ pub enum ProxyError {
 /// The file name of the program, without extension; when the program is an interpreter or
 /// launcher (`node`, `python3`, `npx`, `uvx`, `docker` ...), the first argument that is not an
 /// option instead, with an npm scope and version dropped
-/// (`npx -y @modelcontextprotocol/server-memory@1` → `server-memory`). The result is
+/// (`npx -y @modelcontextprotocol/server-memory@1` → `server-memory`); a script named like an
+/// entry point (`index.js`, `main.py`, `server.js` ...) gives its folder's name, build folders
+/// (`dist`, `build`, `src` ...) skipped. The result is
 /// normalised to `[A-Za-z0-9_-]`.
 pub fn server_name(command: &str, args: &[String]) -> String {
     const LAUNCHERS: [&str; 12] = [
@@ -114,11 +121,31 @@ pub fn server_name(command: &str, args: &[String]) -> String {
             _ => base.to_string(),
         }
     };
+    // A script named like an entry point (`.../server-filesystem/dist/index.js`) is named after
+    // its package's folder, skipping build folders.
+    const ENTRY_POINTS: [&str; 8] = [
+        "index", "main", "server", "cli", "app", "__main__", "mod", "start",
+    ];
+    const BUILD_DIRS: [&str; 10] = [
+        "dist", "build", "lib", "src", "bin", "out", "esm", "cjs", ".bin", "..",
+    ];
+    let script = |s: &str| -> String {
+        let name = stem(s);
+        if !ENTRY_POINTS.contains(&name.as_str()) {
+            return name;
+        }
+        let dirs: Vec<&str> = s.split(['/', '\\']).collect();
+        dirs[..dirs.len().saturating_sub(1)]
+            .iter()
+            .rev()
+            .find(|d| !d.is_empty() && **d != "." && !BUILD_DIRS.contains(d))
+            .map_or(name, |d| d.trim_start_matches('@').to_string())
+    };
     let program = stem(command);
     let chosen = if LAUNCHERS.contains(&program.as_str()) {
         args.iter()
             .filter(|a| !a.starts_with('-') && !matches!(a.as_str(), "run" | "exec" | "tool"))
-            .map(|a| stem(a))
+            .map(|a| script(a))
             .next()
             .unwrap_or(program)
     } else {
@@ -153,11 +180,13 @@ pub(crate) struct Spawned {
     pub(crate) stdout: ChildStdout,
 }
 
-/// Starts `server` with the proxy's environment plus its own `env`, stderr inherited.
+/// Starts `server` from a clean environment ([`super::child_env`]: ordinary variables, its
+/// `env_passthrough` and its own `env`), stderr inherited.
 pub(crate) fn spawn(name: &str, server: &ServerCommand) -> Result<Spawned, ProxyError> {
     let mut child = Command::new(&server.command)
         .args(&server.args)
-        .envs(&server.env)
+        .env_clear()
+        .envs(super::child_env::for_server(server))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -196,22 +225,31 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
-/// Reads newline-delimited messages; `None` at end of input. Blank lines are skipped.
+/// Reads newline-delimited messages as bytes; `None` at end of input. Blank lines are skipped.
+///
+/// Bytes, not text: a line that is not UTF-8 is one bad message for the interceptor to refuse
+/// (see [`Interceptor::from_server_bytes`]), never an error that ends the relay.
 pub(crate) async fn read_message<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-    buf: &mut String,
+    buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<()>> {
     loop {
         buf.clear();
-        if reader.read_line(buf).await? == 0 {
+        if reader.read_until(b'\n', buf).await? == 0 {
             return Ok(None);
         }
-        let trimmed = buf.trim_end_matches(['\n', '\r']).len();
-        buf.truncate(trimmed);
-        if !buf.trim().is_empty() {
+        while buf.last().is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+            buf.pop();
+        }
+        if !buf.iter().all(u8::is_ascii_whitespace) {
             return Ok(Some(()));
         }
     }
+}
+
+/// A line the layer wrote itself (always UTF-8); `None` for anything else.
+pub(crate) fn own_line(buf: &[u8]) -> Option<&str> {
+    std::str::from_utf8(buf).ok()
 }
 
 /// Runs the proxy on the process's stdin/stdout until the host disconnects or the server dies.
@@ -260,9 +298,9 @@ where
         let name = name.to_string();
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
+            let mut line = Vec::new();
             while let Ok(Some(())) = read_message(&mut reader, &mut line).await {
-                let outcome = interceptor.from_server(&name, &line).await;
+                let outcome = interceptor.from_server_bytes(&name, &line).await;
                 if let Some(f) = outcome.forward {
                     let _ = to_host.send(f.into_owned());
                 }
@@ -280,14 +318,14 @@ where
         let name = name.to_string();
         async move {
             let mut reader = BufReader::new(host_in);
-            let mut line = String::new();
+            let mut line = Vec::new();
             loop {
                 match read_message(&mut reader, &mut line).await {
                     Ok(Some(())) => {}
                     Ok(None) => return Ok(()),
                     Err(e) => return Err(ProxyError::Host(e)),
                 }
-                let outcome = interceptor.from_host(&name, &line).await;
+                let outcome = interceptor.from_host_bytes(&name, &line).await;
                 if let Some(f) = outcome.forward {
                     let _ = to_server.send(f.into_owned());
                 }
@@ -370,5 +408,21 @@ mod tests {
         );
         assert_eq!(server_name("/usr/bin/my server", &[]), "my_server");
         assert_eq!(server_name("node", &[]), "node");
+        assert_eq!(
+            server_name(
+                "node",
+                &args(&[
+                    "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+                    "/tmp"
+                ])
+            ),
+            "server-filesystem"
+        );
+        assert_eq!(
+            server_name("node", &args(&["/home/u/weather-mcp/build/index.js"])),
+            "weather-mcp"
+        );
+        assert_eq!(server_name("python3", &args(&["crm/server.py"])), "crm");
+        assert_eq!(server_name("node", &args(&["index.js"])), "index");
     }
 }

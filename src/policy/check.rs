@@ -1,4 +1,8 @@
-//! `mcp-veil rules check F`: validate a configuration file's rules and list them normalised.
+//! A configuration file's rules, validated and listed normalised.
+//!
+//! `mcp-veil rules check` runs the whole start-up validation
+//! ([`crate::config::check::load`]: detection, servers, vault, audit, serve and these rules);
+//! this module checks the `flows:` and `tools:` sections alone, for library callers.
 //!
 //! Checking is loading: the file is parsed as a whole [`Config`] (so unknown keys anywhere are
 //! errors, with their location) and its rules compiled with [`Policy::from_config`] (so invalid

@@ -2,12 +2,15 @@
 //!
 //! A [`Denial`] or [`Confirmation`] lists its [`Concern`]s: what (a token, an unknown token,
 //! a raw value's kind, the tool itself), from where, in which argument, and why (which rule or
-//! default). Their messages are built from those names only; no value ever reaches this module.
+//! default). Their messages are built from those names only; no value ever reaches this module,
+//! and names from the wire (destination, origin, argument path) are written through [`Shown`], so
+//! a tool or an argument key that holds a value is named by its length.
 
 use std::fmt;
 use std::sync::Arc;
 
 use crate::detect::Kind;
+use crate::shown::Shown;
 use crate::token::Token;
 
 /// What a concern is about.
@@ -83,10 +86,10 @@ impl fmt::Display for Concern {
             Subject::Raw(k) => write!(f, "raw {k} written by the model")?,
         }
         if let Some(o) = &self.origin {
-            write!(f, " from {o}")?;
+            write!(f, " from {}", Shown(o))?;
         }
         if !self.arg_path.is_empty() {
-            write!(f, " in argument `{}`", self.arg_path)?;
+            write!(f, " in argument `{}`", Shown(&self.arg_path))?;
         }
         write!(f, " ({})", self.cause)
     }
@@ -129,7 +132,7 @@ impl Denial {
 
 impl fmt::Display for Denial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "call to {} denied: ", self.destination)?;
+        write!(f, "call to {} denied: ", Shown(&self.destination))?;
         for (i, c) in self.concerns.iter().enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
@@ -193,18 +196,18 @@ impl fmt::Display for Confirmation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kinds = self.kinds();
         if kinds.is_empty() {
-            write!(f, "call {}", self.destination)?;
+            write!(f, "call {}", Shown(&self.destination))?;
         } else {
             let tokens = self.tokens();
             write!(f, "send {}", join(&kinds))?;
             if !tokens.is_empty() {
                 write!(f, " ({})", join(&tokens))?;
             }
-            let origins = self.origins();
+            let origins: Vec<Shown<'_>> = self.origins().into_iter().map(Shown).collect();
             if !origins.is_empty() {
-                write!(f, " from {}", origins.join(", "))?;
+                write!(f, " from {}", join(&origins))?;
             }
-            write!(f, " to {}", self.destination)?;
+            write!(f, " to {}", Shown(&self.destination))?;
         }
         write!(f, "? required by {}", join(&self.causes()))
     }

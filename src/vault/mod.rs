@@ -93,7 +93,9 @@ pub struct Entry {
 #[non_exhaustive]
 pub enum VaultError {
     /// The session already holds its configured maximum of entries.
-    #[error("session {session} is full: it holds the maximum of {cap} values")]
+    #[error(
+        "the session is full: it holds the maximum of {cap} values (raise `vault.max_entries_per_session`)"
+    )]
     SessionFull {
         /// The session.
         session: SessionId,
@@ -218,6 +220,12 @@ pub trait VaultBackend: Send + Sync + fmt::Debug {
         false
     }
 
+    /// Whether the backend can serve now (Redis answers `PING`); for readiness probes. An
+    /// in-process store always can.
+    fn ping(&self) -> BoxFuture<'_, Result<(), VaultError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// The session's entries of `kind` numbered above `after`, in token order, at most `limit`
     /// of them, whichever process minted them. A backend private to one process returns
     /// nothing: that process saw every value itself.
@@ -329,7 +337,10 @@ pub(crate) fn normalize_into<'a>(
             );
             buf.truncate(buf.trim_end().len());
         }
-        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone => {
+        // National identifiers are one value however they are grouped; wallet addresses
+        // (base58 is case-sensitive), MACs and dates are kept as written.
+        Kind::CreditCard | Kind::Iban | Kind::UsSsn | Kind::Phone | Kind::Id(_) if !matches!(kind, Kind::Id(id) if !id.folds_separators()) =>
+        {
             if !value
                 .bytes()
                 .any(|b| matches!(b, b' ' | b'-' | b'.') || b.is_ascii_lowercase())

@@ -1,5 +1,9 @@
 //! CSV with a header row, recognised inside text so column names act as key hints.
 //!
+//! This module only finds the shape (a delimiter, a first line of name-like cells, a second
+//! record of as many cells); whether the first line really names columns is judged by the
+//! caller (`text.rs`), which knows the key words and the detector.
+//!
 //! Only what is needed to find cells: a comma, semicolon or tab delimiter, RFC 4180 quoting
 //! (`""` inside quoted cells), CRLF or LF line ends. Tokens contain no delimiter or quote, so
 //! replacing text inside a cell keeps the document valid CSV.
@@ -15,8 +19,9 @@ pub(super) struct Csv {
 }
 
 impl Csv {
-    /// Recognises `text` as CSV when its first line is a header of at least two short,
-    /// identifier-like names and the next line has the same number of cells.
+    /// Recognises `text` as CSV when its first line has at least two cells and the next
+    /// records (up to four) as many. Whether the first line is a header is the caller's
+    /// question ([`is_header_name`] is the shape of one name).
     pub(super) fn parse(text: &str) -> Option<Csv> {
         let first_nl = memchr::memchr(b'\n', text.as_bytes())?;
         let header_line = text[..first_nl].trim_end_matches('\r');
@@ -24,13 +29,26 @@ impl Csv {
             .into_iter()
             .max_by_key(|d| memchr::memchr_iter(*d, header_line.as_bytes()).count())?;
         let headers: Vec<Range<usize>> = cells(header_line, 0, delimiter).map(|(r, _)| r).collect();
-        if headers.len() < 2 || !headers.iter().all(|r| is_header_name(&text[r.clone()])) {
+        if headers.len() < 2 {
             return None;
         }
         let body_start = first_nl + 1;
-        let second = next_record(text, body_start, delimiter)?;
-        if second.len() != headers.len() {
-            return None;
+        // The next records (up to four) have as many cells.
+        let mut at = body_start;
+        for n in 0..4 {
+            if at >= text.len() && n > 0 {
+                break;
+            }
+            // A record that is not CSV as we know it ends the table (`for_each_cell`).
+            let record = match next_record(text, at, delimiter) {
+                Some(record) => record,
+                None if n > 0 => break,
+                None => return None,
+            };
+            if record.len() != headers.len() {
+                return None;
+            }
+            at = record.last().map_or(text.len(), |r| r.1);
         }
         Some(Csv {
             delimiter,
@@ -39,14 +57,30 @@ impl Csv {
         })
     }
 
-    /// Calls `f(cell range, header name)` for each non-empty body cell. Returns the offset
+    /// The same document read without a header: its first line is a record like the others.
+    pub(super) fn headerless(self) -> Csv {
+        Csv {
+            body_start: 0,
+            headers: Vec::new(),
+            ..self
+        }
+    }
+
+    /// The column names of the header line, quotes trimmed.
+    pub(super) fn header_names<'t>(&'t self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
+        self.headers
+            .iter()
+            .map(|h| text[h.clone()].trim_matches('"'))
+    }
+
+    /// Calls `f(cell range, column)` for each non-empty body cell. Returns the offset
     /// where reading stopped: `text.len()` when every record was read, or the start of the
     /// first record that is not CSV as we know it (an unclosed quote, text after a closing
     /// quote), which the caller must still scan as plain text.
-    pub(super) fn for_each_cell<'t>(
+    pub(super) fn for_each_cell(
         &self,
-        text: &'t str,
-        mut f: impl FnMut(Range<usize>, &'t str),
+        text: &str,
+        mut f: impl FnMut(Range<usize>, usize),
     ) -> usize {
         let mut at = self.body_start;
         while at < text.len() {
@@ -59,12 +93,7 @@ impl Csv {
                 if range.is_empty() {
                     continue;
                 }
-                let header = self
-                    .headers
-                    .get(i)
-                    .map(|h| text[h.clone()].trim_matches('"'))
-                    .unwrap_or("");
-                f(range, header);
+                f(range, i);
             }
             if end <= at {
                 return at;
@@ -75,7 +104,9 @@ impl Csv {
     }
 }
 
-fn is_header_name(name: &str) -> bool {
+/// Whether a first-line cell is shaped like a column name: letters, digits, `_ - .` and
+/// spaces, with a letter, at most 48 bytes.
+pub(super) fn is_header_name(name: &str) -> bool {
     let name = name.trim().trim_matches('"');
     !name.is_empty()
         && name.len() <= 48
@@ -169,8 +200,12 @@ mod tests {
     fn cells_of(text: &str) -> Vec<(String, String)> {
         let csv = Csv::parse(text).expect("csv");
         let mut out = Vec::new();
+        let headers: Vec<&str> = csv.header_names(text).collect();
         assert_eq!(
-            csv.for_each_cell(text, |r, h| out.push((h.to_string(), text[r].to_string()))),
+            csv.for_each_cell(text, |r, c| out.push((
+                headers.get(c).copied().unwrap_or("").to_string(),
+                text[r].to_string()
+            ))),
             text.len()
         );
         out
@@ -192,7 +227,7 @@ mod tests {
 
     #[test]
     fn prose_is_not_csv() {
-        assert!(Csv::parse("Hello, how are you?\nFine, thanks.").is_none());
+        assert!(Csv::parse("Hello, how are you?\nFine, thanks, bye.").is_none());
         assert!(Csv::parse("one line, no body").is_none());
         assert!(Csv::parse("a,b\n1,2,3").is_none());
     }

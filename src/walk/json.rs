@@ -112,6 +112,12 @@ impl<'s> Position<'s> {
         }
     }
 
+    /// Whether the current value is a member of an object that is an element of an array
+    /// (`[{"name": ..}, ..]`): a record of a list of records.
+    pub(crate) fn in_record(&self) -> bool {
+        matches!(self.frames, [.., Frame::Array { .. }, Frame::Object { .. }])
+    }
+
     /// The segments of the current value's path, outermost first, without allocating.
     pub(crate) fn segments(&self) -> impl Iterator<Item = Segment<'s>> + '_ {
         self.frames.iter().filter_map(|frame| match frame {
@@ -153,6 +159,28 @@ pub(crate) fn for_each_string(
     doc: &str,
     mut visit: impl FnMut(StrLit, &Position<'_>),
 ) -> Result<(), JsonError> {
+    for_each_value(doc, |lit, pos| {
+        if let Literal::Str(lit) = lit {
+            visit(lit, pos);
+        }
+    })
+}
+
+/// A literal [`for_each_value`] reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Literal {
+    /// A string literal (a key or a value).
+    Str(StrLit),
+    /// A number literal: its byte range.
+    Number(std::ops::Range<usize>),
+}
+
+/// [`for_each_string`] that also reports every number literal (its byte range, and where it
+/// sits), in document order. `true`, `false` and `null` are not reported.
+pub(crate) fn for_each_value(
+    doc: &str,
+    mut visit: impl FnMut(Literal, &Position<'_>),
+) -> Result<(), JsonError> {
     let bytes = doc.as_bytes();
     let mut frames: Vec<Frame> = Vec::with_capacity(16);
     let mut i = skip_ws(bytes, 0);
@@ -186,7 +214,7 @@ pub(crate) fn for_each_string(
                         *expect = Expect::Colon;
                     }
                     visit(
-                        lit,
+                        Literal::Str(lit),
                         &Position {
                             doc,
                             frames: &frames,
@@ -194,7 +222,7 @@ pub(crate) fn for_each_string(
                     );
                 } else {
                     visit(
-                        lit,
+                        Literal::Str(lit),
                         &Position {
                             doc,
                             frames: &frames,
@@ -276,6 +304,15 @@ pub(crate) fn for_each_string(
                     return err(i, "a key, `,` or a closing bracket");
                 }
                 let end = lex_scalar(bytes, i)?;
+                if c == b'-' || c.is_ascii_digit() {
+                    visit(
+                        Literal::Number(i..end),
+                        &Position {
+                            doc,
+                            frames: &frames,
+                        },
+                    );
+                }
                 after_value(&mut frames, &mut top_done);
                 i = end;
             }
@@ -639,6 +676,30 @@ mod tests {
                     Some("company".into()),
                     "company.name".into()
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn visits_numbers_with_their_keys() {
+        let doc = r#"{"phone":4155550132,"ok":true,"cards":[4111111111111111,-2.5e3],"n":null}"#;
+        let mut seen = Vec::new();
+        for_each_value(doc, |lit, pos| {
+            if let Literal::Number(range) = lit {
+                seen.push((&doc[range], pos.key().map(str::to_string), pos.path()));
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            seen,
+            [
+                ("4155550132", Some("phone".into()), "phone".to_string()),
+                (
+                    "4111111111111111",
+                    Some("cards".into()),
+                    "cards.0".to_string()
+                ),
+                ("-2.5e3", Some("cards".into()), "cards.1".to_string()),
             ]
         );
     }

@@ -13,16 +13,31 @@
 //! JSON is rewritten in place (see `json`): literals are decoded only to be scanned; the
 //! replacements are spliced into the raw (escaped) literal and encoded on their own, so every other
 //! byte, escapes included, is copied exactly, and a document with no findings is returned
-//! borrowed, without a copy. Strings that themselves hold JSON (MCP servers often return JSON as
-//! text) or CSV with a header row are rewritten with their own structure, so key and column names
-//! act as hints and the result stays valid JSON or CSV. A literal holding a lone surrogate escape
-//! is scanned with U+FFFD in its place, never skipped.
+//! borrowed, without a copy. Every text, a plain document or a JSON string, goes through one
+//! pipeline (`text`): text that holds JSON (MCP servers often return JSON as text), CSV with a
+//! header that names columns, a Markdown, HTML or ASCII table, or a Python/JavaScript literal
+//! repr is rewritten with its own structure, so key and column names act as hints and the
+//! result stays valid; person slots, labels and `key=value` pairs count inside a tool result's
+//! text as in a file. A literal holding a lone surrogate escape is scanned with U+FFFD in its
+//! place, never skipped.
+//!
+//! JSON *numbers* under keys that name a kind held as digits (a phone, card, SSN or IBAN key:
+//! `{"phone": 4155550132}`, also the numbers of an array under such a key) are scanned as the
+//! same value's text would be, and what is found turns the number into a JSON **string** holding
+//! the token (`{"phone": "[PHONE_1]"}`): a token is text, so the value's type changes from number
+//! to string (`mcp/schema.rs` relaxes `outputSchema` for it). Restoring writes the value back as
+//! a string (`"4155550132"`); a server that wants a number gets a string it may refuse, which
+//! fails visibly rather than leaking. Numbers under other keys are never touched.
 //!
 //! Replacement happens in one pass per string: a restored value that happens to look like a token
 //! is written as text and never expanded again.
 
+mod columns;
 mod csv;
 pub(crate) mod json;
+mod repr;
+mod table;
+mod text;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -82,6 +97,8 @@ enum Content {
     Spans(Vec<(Range<usize>, usize)>),
     /// JSON literal whose decoded text is itself a document with its own pieces.
     Embedded { json: bool, pieces: Vec<Piece> },
+    /// JSON number whose text has spans replaced by slots: written as a string literal.
+    Number(Vec<(Range<usize>, usize)>),
 }
 
 impl<S> Findings<S> {
@@ -159,8 +176,10 @@ pub fn scan_json_with_paths(
     ))
 }
 
-/// Scans text for values to tokenize. Text that is a JSON document or CSV with a header row is
-/// scanned with its structure (and stays valid after [`apply`]).
+/// Scans text for values to tokenize. Text that is a JSON document, CSV with a header row, a
+/// table or a literal repr is scanned with its structure (and stays valid after [`apply`]);
+/// the same text inside a JSON string under a key that says nothing about it (`text`) is
+/// scanned the same way.
 ///
 /// `cx.recall` (the session's recalled names) applies to every piece, structured or not.
 pub fn scan_text<'d>(
@@ -290,7 +309,17 @@ impl<'d> ValueScanner<'d> {
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
         let mut pieces = Vec::new();
-        json::for_each_string(doc, |lit, pos| {
+        let mut columns = columns::Columns::default();
+        json::for_each_value(doc, |lit, pos| {
+            let lit = match lit {
+                json::Literal::Str(lit) => lit,
+                json::Literal::Number(range) => {
+                    if let Some(content) = self.number_content(&doc[range.clone()], pos, depth) {
+                        pieces.push(Piece { range, content });
+                    }
+                    return;
+                }
+            };
             if lit.end - lit.start <= 2 || (depth == 0 && !lit.is_key && (self.skip)(pos)) {
                 return;
             }
@@ -314,6 +343,29 @@ impl<'d> ValueScanner<'d> {
             } else {
                 self.string_content(text, &cx, depth)
             };
+            if !lit.is_key
+                && let Some(key) = cx.key
+                && pos.in_record()
+                && self.key_facts(Some(key)).takes_column_evidence()
+            {
+                let is_name = match &content {
+                    Some(Content::Spans(spans)) => columns::covers_name(
+                        text,
+                        spans
+                            .iter()
+                            .map(|(r, slot)| (r, self.slots[*slot].kind == Kind::Name)),
+                    ),
+                    _ => false,
+                };
+                let open =
+                    (content.is_none() && self.detector.column_name(text).is_some()).then(|| {
+                        (
+                            lit.start..lit.end,
+                            self.paths.as_ref().map(|_| self.path.clone()),
+                        )
+                    });
+                columns.note(cx.parent_key, key, is_name, open);
+            }
             if let Some(content) = content {
                 pieces.push(Piece {
                     range: lit.start..lit.end,
@@ -321,91 +373,102 @@ impl<'d> ValueScanner<'d> {
                 });
             }
         })?;
+        // Column evidence: clean values in columns of names are names.
+        let mut added = false;
+        for (range, path) in columns.names() {
+            let lit = &doc[range.clone()];
+            let body = &lit[1..lit.len() - 1];
+            let text: Cow<'_, str> = if memchr::memchr(b'\\', body.as_bytes()).is_some() {
+                Cow::Owned(json::decode_body(body))
+            } else {
+                Cow::Borrowed(body)
+            };
+            if let Some((s, e)) = self.detector.column_name(&text) {
+                if let (Some(paths), Some(path)) = (&mut self.paths, path) {
+                    paths.push(path);
+                }
+                self.slots.push(FoundValue {
+                    kind: Kind::Name,
+                    value: Sensitive::new(text[s..e].to_string()),
+                    canonical: None,
+                });
+                pieces.push(Piece {
+                    range,
+                    content: Content::Spans(vec![(s..e, self.slots.len() - 1)]),
+                });
+                added = true;
+            }
+        }
+        if added {
+            pieces.sort_by_key(|p| p.range.start);
+        }
         Ok(pieces)
     }
 
-    /// What to replace inside one decoded JSON string, if anything.
+    /// What to replace in a JSON number (see the module doc), if anything: only under a key
+    /// that names a kind held as digits.
+    fn number_content(
+        &mut self,
+        text: &str,
+        pos: &json::Position<'_>,
+        depth: usize,
+    ) -> Option<Content> {
+        let key = pos.key()?;
+        let facts = self.key_facts(Some(key));
+        if !facts.holds_digits() {
+            return None;
+        }
+        if depth == 0 && self.paths.is_some() {
+            self.path = pos.path().into();
+        }
+        let cx = FindContext {
+            key: Some(key),
+            parent_key: pos.parent_key(),
+            recall: None,
+        };
+        let classes = prefilter::classes(text.as_bytes());
+        let spans = self.detect_classified(text, &cx, classes, &facts);
+        (!spans.is_empty()).then_some(Content::Number(spans))
+    }
+
+    /// What to replace inside one decoded JSON string, if anything: the string goes through
+    /// the one text pipeline ([`Self::document`]) like any other text.
     fn string_content(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
         depth: usize,
     ) -> Option<Content> {
-        // One pass over a short string says which recognizers can fire, and whether it can be
-        // CSV (a header line needs a newline).
-        let classes = prefilter::classes(text.as_bytes());
-        let facts = self.key_facts(cx.key);
-        if depth < MAX_EMBED_DEPTH {
-            if looks_like_json(text) {
-                let mark = self.slots.len();
-                match self.json_pieces(text, depth + 1) {
-                    Ok(pieces) if pieces.is_empty() => return None,
-                    Ok(pieces) => return Some(Content::Embedded { json: true, pieces }),
-                    Err(_) => self.truncate(mark),
-                }
-            } else if classes & prefilter::NEWLINE != 0
-                && let Some(csv) = csv::Csv::parse(text)
-            {
-                let pieces = self.csv_pieces(text, &csv);
-                return (!pieces.is_empty()).then_some(Content::Embedded {
-                    json: false,
-                    pieces,
-                });
+        match self.document(text, cx, depth) {
+            text::Doc::Json(pieces) if !pieces.is_empty() => {
+                Some(Content::Embedded { json: true, pieces })
             }
+            text::Doc::Structured(pieces) if !pieces.is_empty() => Some(Content::Embedded {
+                json: false,
+                pieces,
+            }),
+            text::Doc::Flat(spans) if !spans.is_empty() => Some(Content::Spans(spans)),
+            _ => None,
         }
-        let spans = self.detect_classified(text, cx, classes, &facts);
-        (!spans.is_empty()).then_some(Content::Spans(spans))
     }
 
+    /// The pieces of a text document (the pieces of [`scan_text`]).
     fn text_pieces(&mut self, text: &str, cx: &FindContext<'_>, depth: usize) -> Vec<Piece> {
-        if depth < MAX_EMBED_DEPTH {
-            if looks_like_json(text) {
-                let mark = self.slots.len();
-                match self.json_pieces(text, depth + 1) {
-                    Ok(pieces) if pieces.is_empty() => return pieces,
-                    Ok(pieces) => {
-                        return vec![Piece {
-                            range: 0..text.len(),
-                            content: Content::Embedded { json: true, pieces },
-                        }];
-                    }
-                    Err(_) => self.truncate(mark),
-                }
-            } else if let Some(csv) = csv::Csv::parse(text) {
-                return self.csv_pieces(text, &csv);
-            }
-        }
-        self.detect(text, cx)
-            .into_iter()
-            .map(|(range, slot)| Piece {
-                range,
-                content: Content::Slot(slot),
-            })
-            .collect()
-    }
-
-    fn csv_pieces(&mut self, text: &str, csv: &csv::Csv) -> Vec<Piece> {
-        let mut pieces = Vec::new();
-        let stopped = csv.for_each_cell(text, |range, header| {
-            let cx = FindContext::with_key(header);
-            for (r, slot) in self.detect(&text[range.clone()], &cx) {
-                pieces.push(Piece {
-                    range: range.start + r.start..range.start + r.end,
+        match self.document(text, cx, depth) {
+            text::Doc::Json(pieces) if pieces.is_empty() => pieces,
+            text::Doc::Json(pieces) => vec![Piece {
+                range: 0..text.len(),
+                content: Content::Embedded { json: true, pieces },
+            }],
+            text::Doc::Structured(pieces) => pieces,
+            text::Doc::Flat(spans) => spans
+                .into_iter()
+                .map(|(range, slot)| Piece {
+                    range,
                     content: Content::Slot(slot),
-                });
-            }
-        });
-        // A record that is not CSV as we know it ends the table, not the scan: the rest is
-        // plain text and must still be searched (fail closed).
-        if stopped < text.len() {
-            for (r, slot) in self.detect(&text[stopped..], &FindContext::default()) {
-                pieces.push(Piece {
-                    range: stopped + r.start..stopped + r.end,
-                    content: Content::Slot(slot),
-                });
-            }
+                })
+                .collect(),
         }
-        pieces
     }
 
     /// Detects spans in `text`; returns (range, slot) pairs.
@@ -642,6 +705,18 @@ fn write_piece<R: AsRef<str>>(
         Content::Embedded { json, pieces } if !json_doc => {
             write_pieces(text, pieces, *json, replacements, out)?;
         }
+        // A number is plain ASCII: its replaced text is written as a string literal.
+        Content::Number(spans) => {
+            let mut at = 0;
+            out.push('"');
+            for (range, slot) in spans {
+                out.push_str(&text[at..range.start]);
+                json::encode_body_into(replacements[*slot].as_ref(), out);
+                at = range.end;
+            }
+            out.push_str(&text[at..]);
+            out.push('"');
+        }
         Content::Spans(spans) => {
             let body = &text[1..text.len() - 1];
             // A body without escapes is its own decoded text: offsets map to themselves.
@@ -707,18 +782,6 @@ pub fn token_texts(tokens: &[Token]) -> Vec<String> {
             s
         })
         .collect()
-}
-
-/// Token texts for minted tokens written into one buffer, for [`apply`] without an allocation
-/// per token: returns the buffer and the end offset of each text in it.
-pub(crate) fn token_text_buffer(tokens: &[Token]) -> (String, Vec<usize>) {
-    let mut buf = String::with_capacity(tokens.len() * 12);
-    let mut ends = Vec::with_capacity(tokens.len());
-    for token in tokens {
-        token.write_to(&mut buf);
-        ends.push(buf.len());
-    }
-    (buf, ends)
 }
 
 #[cfg(test)]
@@ -900,6 +963,43 @@ mod tests {
         let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
         assert!(out.contains("rest,[LITERAL_"), "{out}");
         assert!(!out.contains("rest,[NAME_1]"), "{out}");
+    }
+
+    #[test]
+    fn numbers_under_digit_keys_become_token_strings() {
+        let d = Detector::with_defaults();
+        let doc = r#"{"phone": 4155550132, "card_number": 4111111111111111, "ssn": 536228146, "id": 4155550132, "n": -1.5, "phones": [4155550133, "x"], "inner": "{\"mobile\": 4155550134}"}"#;
+        let f = scan_json(&d, doc).unwrap();
+        let kinds: Vec<Kind> = f.slots.iter().map(|s| s.kind.clone()).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::Phone,
+                Kind::CreditCard,
+                Kind::UsSsn,
+                Kind::Phone,
+                Kind::Phone
+            ]
+        );
+        let out = apply(doc, &f, &fake_tokens(&f)).unwrap();
+        assert_eq!(
+            out,
+            r#"{"phone": "[PHONE_1]", "card_number": "[CREDIT_CARD_2]", "ssn": "[US_SSN_3]", "id": 4155550132, "n": -1.5, "phones": ["[PHONE_4]", "x"], "inner": "{\"mobile\": \"[PHONE_5]\"}"}"#
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let inner: serde_json::Value = serde_json::from_str(v["inner"].as_str().unwrap()).unwrap();
+        assert_eq!(inner["mobile"], "[PHONE_5]");
+        // Restored, the value comes back as a string.
+        let back = scan_tokens_json(&out).unwrap();
+        let values: Vec<&str> = f.slots.iter().map(|s| s.value.expose().as_str()).collect();
+        let restored: serde_json::Value =
+            serde_json::from_str(&apply(&out, &back, &values).unwrap()).unwrap();
+        assert_eq!(restored["phone"], "4155550132");
+        assert_eq!(restored["ssn"], "536228146");
+        // With paths too.
+        let (f, paths) = scan_json_with_paths(&d, None, doc).unwrap();
+        assert_eq!(f.slots.len(), 5);
+        assert_eq!(&*paths[3], "phones.0");
     }
 
     #[test]

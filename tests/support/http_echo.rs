@@ -4,10 +4,11 @@
 //! given, that `text` is the value that session's k-th value should restore to:
 //! `EMP-{session:04}{k:04}`), `hang` never answers, `crash` starts an event stream and breaks
 //! the connection, `stream` sends a log event holding a raw value and its result only after
-//! [`Echo::release`], `polling` sends a priming event and a log event (both with ids) and
-//! closes its stream before answering: the answer (holding a raw value) comes only on a `GET`
-//! resuming it with `Last-Event-ID` (SSE polling). It counts calls, checked restorations,
-//! mismatches, cancellations and resumptions.
+//! [`Echo::release`], `multiline` answers with one SSE event whose data spans several `data:`
+//! lines (holding a raw value), `polling` sends a priming event and a log event (both with ids)
+//! and closes its stream before answering: the answer (holding a raw value) comes only on a
+//! `GET` resuming it with `Last-Event-ID` (SSE polling). It counts calls, checked
+//! restorations, mismatches, cancellations and resumptions.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -165,6 +166,7 @@ async fn handle(
                     {"name": "hang", "inputSchema": schema},
                     {"name": "crash", "inputSchema": schema},
                     {"name": "stream", "inputSchema": schema},
+                    {"name": "multiline", "inputSchema": schema},
                     {"name": "polling", "inputSchema": schema},
                 ], "_meta": {"example.com/list": "tools"}, "ttlMs": 30000,
                    "cacheScope": "public"}),
@@ -220,6 +222,18 @@ async fn handle(
                             "id: poll{n}-0\nretry: 50\ndata: \n\n\
                              id: {last}\nevent: message\ndata: {log}\n\n"
                         ),
+                    )
+                        .into_response()
+                }
+                Some("multiline") => {
+                    // One event, its data split over several `data:` lines, after a comment
+                    // and `retry:`/`id:` fields (all valid SSE).
+                    let event = format!(
+                        ": keep-alive\nretry: 1000\nid: 7\nevent: message\ndata: {{\"jsonrpc\": \"2.0\",\ndata: \"id\": {id},\ndata: \"result\": {{\"content\": [{{\"type\": \"text\",\ndata:  \"text\": \"multi EMP-00990002\"}}]}}}}\n\n"
+                    );
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        Body::from(event),
                     )
                         .into_response()
                 }

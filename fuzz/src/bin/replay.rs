@@ -4,7 +4,7 @@
 //! exits 1.
 //!
 //! ```text
-//! cargo run --release --bin replay -- [--mutations N] [--seed S] [detect|walk ...]
+//! cargo run --release --bin replay -- [--mutations N] [--seed S] [detect|walk|interceptor ...]
 //! ```
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -16,6 +16,7 @@ type Check = fn(&[u8]);
 const TARGETS: &[(&str, Check)] = &[
     ("detect", mcp_veil_fuzz::check_detect),
     ("walk", mcp_veil_fuzz::check_walk),
+    ("interceptor", mcp_veil_fuzz::check_interceptor),
 ];
 
 const FRAGMENTS: &[&[u8]] = &[
@@ -45,6 +46,13 @@ const FRAGMENTS: &[&[u8]] = &[
     "é😀".as_bytes(),
     b"\\n",
     b"1e5",
+    b"\"result\":{}",
+    b"\"error\":{\"code\":1,\"message\":\"x\"}",
+    b"\"method\":\"x\",",
+    b"\"id\":null,",
+    b"\"id\":1,",
+    b"\"text\":\"maria.garcia@example.com\",",
+    b"\xff",
 ];
 
 struct Rng(u64);

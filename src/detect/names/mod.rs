@@ -2594,6 +2594,16 @@ impl Scan<'_, '_> {
         {
             return false;
         }
+        // A country, capital or state alone, with no cue before it and no person verb after it
+        // ("Paris is nice.", "I love Paris."), is the place, even when it is a given name too
+        // ("Hi Paris", "Paris said" stay names); the judge is not asked.
+        if let [t] = core
+            && t.entry.is_some_and(|e| e.place >= 3)
+            && cue < Cue::Weak
+            && after < After::Person
+        {
+            return false;
+        }
         let rule = match core.len() {
             0 => false,
             1 => {

@@ -3,8 +3,8 @@
 //! Two stages, so that text full of digits (logs, code) stays cheap:
 //!
 //! 1. **Scan** ([`scan`]): a SWAR skip to the next ASCII digit, then one pass over a run of
-//!    digits and phone separators (space, `-`, `.`, `/`, parentheses; at most three separator
-//!    bytes between groups) that counts digits as it goes. Runs with fewer than 7 or more than
+//!    digits and phone separators (space or a no-break, narrow, thin or figure space, `-`, `.`,
+//!    `/`, parentheses; at most three separators between groups) that counts digits as it goes. Runs with fewer than 7 or more than
 //!    17 digits are dropped right there, as are runs glued to letters (hex, UUIDs, identifiers),
 //!    dates (`2024-01-15`, `15.01.2024`), IPv4-shaped and decimal numbers, times (`10:30`),
 //!    prices (`$`, `€`, `£`) and numbers named by a preceding `order`, `invoice`, `ISBN` ...
@@ -816,7 +816,7 @@ impl Recognizer for PhoneRecognizer {
 
 /// The run of ASCII digits starting at a digit, as the digit-run recognizers (phone numbers,
 /// checksummed numbers, IP addresses) first look at it: worked out once per run and shared by
-/// all three, which each used to find the run's end (and whether a word glues it) again.
+/// all three, so that none of them finds the run's end (and whether a word glues it) again.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct DigitRun {
     /// The first digit.
@@ -1036,14 +1036,17 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
 }
 
 /// The separator run at `s`, right after a group of digits, when another group follows it: at
-/// most 3 bytes, one space (or " - "), brackets anywhere. Returns where that group starts and
-/// the separator (`' '` for spaces and brackets, `-`, `.` or `/` otherwise).
+/// most 3 separators, one space (or " - "), brackets anywhere. A no-break, narrow no-break, thin
+/// or figure space (U+00A0, U+202F, U+2009, U+2007: typeset numbers group digits with them) is
+/// a space. Returns where that group starts and the separator (`' '` for spaces and brackets,
+/// `-`, `.` or `/` otherwise).
 #[inline]
 fn separator_run(b: &[u8], s: usize) -> Option<(usize, u8)> {
     let mut i = s;
+    let mut units = 0;
     let mut spaces = 0;
     let mut kind = 0u8;
-    while i < b.len() && i - s < 4 {
+    while i < b.len() && units < 4 {
         match b[i] {
             b' ' => spaces += 1,
             b'(' | b')' => {}
@@ -1053,16 +1056,37 @@ fn separator_run(b: &[u8], s: usize) -> Option<(usize, u8)> {
                 }
                 kind = x;
             }
+            0xC2 | 0xE2 => match unicode_space_len(b, i) {
+                Some(len) => {
+                    spaces += 1;
+                    units += 1;
+                    i += len;
+                    continue;
+                }
+                None => break,
+            },
             _ => break,
         }
+        units += 1;
         i += 1;
     }
     let ok_run = i > s
-        && i - s <= 3
+        && units <= 3
         && (spaces <= 1 || (spaces == 2 && kind == b'-'))
         && i < b.len()
         && b[i].is_ascii_digit();
     ok_run.then_some((i, if kind == 0 { b' ' } else { kind }))
+}
+
+/// The byte length of the Unicode space that groups digits at `i` (U+00A0 no-break, U+202F
+/// narrow no-break, U+2009 thin, U+2007 figure space), if one is there.
+#[inline]
+fn unicode_space_len(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i..)? {
+        [0xC2, 0xA0, ..] => Some(2),
+        [0xE2, 0x80, 0xAF | 0x89 | 0x87, ..] => Some(3),
+        _ => None,
+    }
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -1397,6 +1421,20 @@ mod tests {
         assert_eq!(found(&r, "Call me on (311) 905-4466."), ["(311) 905-4466"]);
         assert_eq!(found(&r, "4155550100"), Vec::<String>::new());
         assert_eq!(find_with(&r, "4155550100", Some("mobile_phone")).len(), 1);
+    }
+
+    #[test]
+    fn unicode_spaces_group_digits() {
+        let r = rec();
+        for sep in ["\u{a0}", "\u{202f}", "\u{2009}", "\u{2007}"] {
+            let text = format!("Tel. +33{sep}1{sep}42{sep}68{sep}53{sep}00 bitte");
+            let want = text["Tel. ".len()..text.len() - " bitte".len()].to_string();
+            assert_eq!(found(&r, &text), [want], "{sep:?}");
+            let text = format!("call (415){sep}555-0100");
+            assert_eq!(found(&r, &text).len(), 1, "{sep:?}");
+        }
+        // Two spaces of any kind between groups are not one separator.
+        assert!(found(&r, "+33 1\u{a0}\u{a0}\u{a0}\u{a0}42 68 53 00").len() <= 1);
     }
 
     #[test]

@@ -31,6 +31,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::flow::{Outbound, RawUse, TokenUse};
 use crate::mcp::report::Site;
 use crate::policy::{Action, CallVerdict, Cause, Confirmation, Denial, RawAction};
+use crate::shown::Shown;
 use crate::token::Token;
 use crate::vault::MintRequest;
 use crate::walk;
@@ -143,12 +144,12 @@ impl Interceptor {
                 Outcome::forward(text)
             }
             Ok(Step::Deny(reason)) => {
-                tracing::warn!(destination = out.destination(), "not forwarded: {reason}");
+                tracing::warn!(destination = %Shown(&out.destination()), "not forwarded: {reason}");
                 deny(&out, &reason)
             }
             Ok(Step::Ask(confirmation)) => self.ask(out, whole, part, confirmation),
             Err(e) => {
-                tracing::error!(destination = out.destination(), "cannot restore: {e}");
+                tracing::error!(destination = %Shown(&out.destination()), "cannot restore: {e}");
                 let message = format!("mcp-veil: cannot restore the values: {e}");
                 match out.shape {
                     Shape::Reply => Outcome::forward(Cow::Owned(envelope::error_response(
@@ -194,7 +195,7 @@ impl Interceptor {
                 rule.as_deref(),
                 &items,
             );
-            tracing::warn!(destination = out.destination(), "not forwarded: {reason}");
+            tracing::warn!(destination = %Shown(&out.destination()), "not forwarded: {reason}");
             return deny(&out, &reason);
         }
         let n = self
@@ -203,7 +204,7 @@ impl Interceptor {
         let ask_id = confirm::request_id(n);
         let request = confirm::request(&ask_id, &confirmation);
         tracing::info!(
-            destination = out.destination(),
+            destination = %Shown(&out.destination()),
             "asking the user to confirm"
         );
         self.hold(
@@ -272,7 +273,7 @@ impl Interceptor {
                     held.confirmation.destination,
                     causes(&held.confirmation)
                 );
-                tracing::warn!(destination = out.destination(), "not forwarded: {reason}");
+                tracing::warn!(destination = %Shown(&out.destination()), "not forwarded: {reason}");
                 let o = deny(&out, &reason);
                 Outcome {
                     forward: o.forward.map(|f| Cow::Owned(f.into_owned())),
@@ -452,31 +453,49 @@ impl Interceptor {
             };
         let token_slots = findings.map_or(&[][..], |f| &f.slots[..]);
         let token_texts: Vec<String> = token_slots.iter().map(|s| s.token.to_string()).collect();
-        let mut replacements: Vec<&str> = Vec::with_capacity(token_slots.len());
+        let mut replacements: Vec<Cow<'_, str>> = Vec::with_capacity(token_slots.len());
+        let mut is_restored: Vec<bool> = vec![false; token_slots.len()];
         let mut restored: Vec<(Option<&str>, Item<'_>)> = Vec::new();
         let mut kept: Vec<(Option<&str>, Item<'_>)> = Vec::new();
         for (i, (entry, decided)) in entries.iter().zip(&actions).enumerate() {
             let Some((action, rule)) = decided else {
                 // Minted above for a raw value: sent as a token (audited as raw_pii).
-                replacements.push(&token_texts[i]);
+                replacements.push(Cow::Borrowed(&token_texts[i]));
                 continue;
             };
             let restore = matches!(action, Action::Restore)
                 || (confirmed && matches!(action, Action::Confirm));
             match entry {
                 Some(entry) if restore => {
-                    replacements.push(entry.value.expose().as_str());
+                    replacements.push(Cow::Borrowed(entry.value.expose().as_str()));
+                    is_restored[i] = true;
                     restored.push((rule.as_deref(), Item::entry(entry)));
                     self.echo
                         .remember(entry.value.expose(), &token_slots[i].token);
                 }
                 Some(entry) => {
-                    replacements.push(&token_texts[i]);
+                    replacements.push(Cow::Borrowed(&token_texts[i]));
                     kept.push((rule.as_deref(), Item::entry(entry)));
+                    self.echo.keep(&token_slots[i].token);
                 }
                 // Unknown and passed (audited above as unknown_token).
-                None => replacements.push(&token_texts[i]),
+                None => replacements.push(Cow::Borrowed(&token_texts[i])),
             }
+        }
+        // Restored values escaped for the syntax of the arguments they land in; a value that
+        // cannot be denies the call.
+        if tool_call
+            && !restored.is_empty()
+            && let Err(reason) = self.restore.make_safe(
+                out.server,
+                out.name,
+                &text,
+                token_slots,
+                &mut replacements,
+                &is_restored,
+            )
+        {
+            return Ok(Step::Deny(reason));
         }
         self.audit.record(
             &self.session,
@@ -501,7 +520,7 @@ impl Interceptor {
         );
         let new = walk::apply(&text, findings, &replacements)?;
         tracing::debug!(
-            destination = out.destination(),
+            destination = %Shown(&out.destination()),
             tokens = count,
             "rehydrated"
         );
@@ -638,3 +657,6 @@ fn deny<'a>(out: &Out<'_>, reason: &str) -> Outcome<'a> {
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -120,12 +120,12 @@ fn unchanged_messages_are_forwarded_byte_for_byte() {
 fn rewritten_results_keep_the_rest_of_the_message() {
     let i = interceptor();
     call(&i, "7", "lookup");
-    let msg = r#"{"result":{"content":[{"type":"text","text":"EMP-123456"}],"n":1.50},  "jsonrpc":"2.0","id":7,"x":true}"#;
+    let msg = r#"{"result":{"content":[{"type":"text","text":"EMP-123456"}],"n":1.50},  "jsonrpc":"2.0","id":7}"#;
     let out = server(&i, msg);
     assert_eq!(
         out.forward.as_deref().unwrap(),
         format!(
-            r#"{{"result":{{"content":[{{"type":"text","text":"{}"}}],"n":1.50}},  "jsonrpc":"2.0","id":7,"x":true}}"#,
+            r#"{{"result":{{"content":[{{"type":"text","text":"{}"}}],"n":1.50}},  "jsonrpc":"2.0","id":7}}"#,
             emp(1)
         )
     );
@@ -865,3 +865,5 @@ fn a_name_the_session_tokenized_is_recalled_inbound_and_caught_raw_outbound() {
         "{reply}"
     );
 }
+
+mod hostile;

@@ -39,7 +39,29 @@ impl Default for ServeConfig {
     }
 }
 
-/// Bearer-token authentication of clients. With neither source set, there is none.
+/// The shortest bearer token `serve.auth` accepts, in bytes.
+pub const MIN_TOKEN_LEN: usize = 16;
+/// The fewest distinct characters a bearer token must have (refuses `aaaaaaaaaaaaaaaa`).
+pub const MIN_TOKEN_DISTINCT: usize = 8;
+
+/// Whether `token` is long and varied enough to be a secret: at least [`MIN_TOKEN_LEN`] bytes
+/// and [`MIN_TOKEN_DISTINCT`] distinct characters (`openssl rand -hex 32` passes). The error
+/// names `source` (a variable or a file and line), never the token.
+pub fn check_token(source: &str, token: &str) -> Result<(), String> {
+    let distinct = token
+        .chars()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    if token.len() < MIN_TOKEN_LEN || distinct < MIN_TOKEN_DISTINCT {
+        return Err(format!(
+            "serve.auth: the token from {source} is too weak to be a secret (it needs at least              {MIN_TOKEN_LEN} characters and {MIN_TOKEN_DISTINCT} different ones; use e.g.              `openssl rand -hex 32`)"
+        ));
+    }
+    Ok(())
+}
+
+/// Bearer-token authentication of clients. With neither source set, there is none. Each token
+/// must pass [`check_token`].
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthConfig {
@@ -98,5 +120,25 @@ impl Default for LimitsConfig {
             max_body_bytes: 4 << 20,
             upstream_timeout_seconds: 120,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_tokens_are_refused_without_being_named() {
+        for weak in [
+            "abc",
+            "aaaaaaaaaaaaaaaaaaaa",
+            "121212121212121212",
+            "0123456789abcde",
+        ] {
+            let err = check_token("variable `T`", weak).unwrap_err();
+            assert!(err.contains("variable `T`") && !err.contains(weak), "{err}");
+        }
+        assert!(check_token("x", "3f9a0c7e5b1d2486").is_ok());
+        assert!(check_token("x", &"9e107d9d372bb6826bd81d3542a419d6".repeat(2)).is_ok());
     }
 }

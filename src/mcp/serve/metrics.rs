@@ -216,6 +216,10 @@ impl VaultBackend for CountingVault {
         self.inner.shares_sessions()
     }
 
+    fn ping(&self) -> BoxFuture<'_, Result<(), VaultError>> {
+        self.inner.ping()
+    }
+
     fn entries_after<'a>(
         &'a self,
         session: &'a SessionId,

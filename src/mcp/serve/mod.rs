@@ -5,10 +5,12 @@
 //!   the client accepts `text/event-stream`; each message is tokenized on its own as it arrives,
 //!   nothing is buffered whole) or as JSON; notifications and responses get `202 Accepted`.
 //! - `GET /mcp`: the session's stream of server-initiated messages, or with `Last-Event-ID`
-//!   the rest of an earlier stream (see below). `DELETE /mcp`: ends the
-//!   session (its upstreams are closed and its vault table dropped); the vault backend records
-//!   the id as terminated for its TTL, so every replica answers it 404 afterwards.
-//! - `GET /healthz`, `GET /metrics` (Prometheus text, counts only; see [`metrics`]).
+//!   the rest of an earlier stream (see below). `DELETE /mcp`: ends the session (its upstreams
+//!   are closed and its vault table dropped); the vault backend records the id as terminated
+//!   for its TTL, so every replica answers it 404 afterwards.
+//! - `GET /healthz` (liveness: ok while the process serves), `GET /readyz` (readiness: the vault
+//!   and the upstreams can serve; see module `ready`), `GET /metrics` (Prometheus text, counts
+//!   only; see [`metrics`]).
 //!
 //! # Sessions
 //!
@@ -47,6 +49,7 @@
 
 pub mod config;
 pub mod metrics;
+mod ready;
 mod session;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -114,6 +117,10 @@ pub struct Gateway {
     audit: Option<Arc<crate::audit::AuditLog>>,
     /// The `surfaces:` section, for every session's interceptor.
     surfaces: crate::mcp::surfaces::SurfacesConfig,
+    /// Which arguments restored values are escaped for (`restore:`).
+    restore: Arc<crate::mcp::restore::RestoreRules>,
+    /// The `tool_search:` section, for every session's gateway.
+    tool_search: Arc<crate::mcp::tool_search::ToolSearchConfig>,
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
@@ -230,6 +237,7 @@ pub fn router(gateway: Arc<Gateway>) -> Router {
     Router::new()
         .route("/mcp", get(get_mcp).post(post_mcp).delete(delete_mcp))
         .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready::get_readyz))
         .route("/metrics", get(get_metrics))
         .layer(DefaultBodyLimit::max(limit))
         .with_state(gateway)
@@ -280,6 +288,7 @@ impl Gateway {
         if config.servers.is_empty() {
             return Err(ServeError::Config("the `servers:` section is empty".into()));
         }
+        super::launch::check_servers(&config).map_err(ServeError::Config)?;
         let detector =
             Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?;
         let metrics = Arc::new(Metrics::default());
@@ -291,7 +300,12 @@ impl Gateway {
         let policy: Arc<dyn FlowPolicy> =
             Arc::new(CountingPolicy::new(Arc::new(rules), metrics.clone()));
         let tokens = Tokens(load_tokens(&config.serve.auth)?);
+        let restore = Arc::new(crate::mcp::restore::RestoreRules::new(&config.restore));
+        crate::mcp::tool_search::ToolSearch::new(&config.tool_search)
+            .map_err(|e| ServeError::Config(e.to_string()))?;
         Ok(Gateway {
+            restore,
+            tool_search: Arc::new(config.tool_search),
             serve: config.serve,
             servers: Arc::new(config.servers),
             detector: Arc::new(detector),
@@ -455,12 +469,14 @@ impl Gateway {
         let interceptor = Interceptor::new(engine, vault_session(&map_key))
             .with_policy(self.policy.clone())
             .with_audit(self.audit.clone())
-            .with_surfaces(self.surfaces);
+            .with_surfaces(self.surfaces)
+            .with_restore(self.restore.clone());
         let weak = Arc::downgrade(self);
         let ended_key = map_key.clone();
         let session = Session::start(
             Arc::new(interceptor),
             self.servers_for(headers),
+            self.tool_search.clone(),
             self.epoch,
             move || {
                 if let Some(g) = weak.upgrade() {
@@ -533,23 +549,26 @@ fn load_tokens(auth: &config::AuthConfig) -> Result<Vec<(String, String)>, Serve
                 "serve.auth.token_env: variable `{var}` is empty"
             )));
         }
+        config::check_token(&format!("variable `{var}`"), t.trim()).map_err(ServeError::Config)?;
         tokens.push((t.trim().to_string(), "default".to_string()));
     }
     if let Some(path) = &auth.token_file {
         let text = std::fs::read_to_string(path).map_err(|e| {
             ServeError::Config(format!("serve.auth.token_file {}: {e}", path.display()))
         })?;
-        for line in text
+        for (n, line) in text
             .lines()
             .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
         {
-            match line.split_once(char::is_whitespace) {
-                Some((principal, token)) => {
-                    tokens.push((token.trim().to_string(), principal.to_string()))
-                }
-                None => tokens.push((line.to_string(), "default".to_string())),
-            }
+            let (token, principal) = match line.split_once(char::is_whitespace) {
+                Some((principal, token)) => (token.trim(), principal),
+                None => (line, "default"),
+            };
+            let source = format!("file {} line {}", path.display(), n + 1);
+            config::check_token(&source, token).map_err(ServeError::Config)?;
+            tokens.push((token.to_string(), principal.to_string()));
         }
     }
     Ok(tokens)

@@ -33,6 +33,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::gateway;
 use crate::mcp::interceptor::Interceptor;
 use crate::mcp::stdio::{self, ServerCommand};
+use crate::mcp::tool_search::ToolSearchConfig;
 
 /// Bytes buffered in each pipe between the HTTP front end and the session's gateway.
 const PIPE: usize = 1 << 20;
@@ -241,6 +242,7 @@ impl Session {
     pub(crate) fn start(
         interceptor: Arc<Interceptor>,
         servers: Arc<BTreeMap<String, ServerCommand>>,
+        tool_search: Arc<ToolSearchConfig>,
         epoch: Instant,
         on_end: impl FnOnce() + Send + 'static,
     ) -> Arc<Session> {
@@ -263,7 +265,9 @@ impl Session {
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
         tokio::spawn(async move {
-            if let Err(e) = gateway::relay(interceptor, &servers, host_in_r, host_out_w).await {
+            if let Err(e) =
+                gateway::relay(interceptor, &servers, &tool_search, host_in_r, host_out_w).await
+            {
                 tracing::error!("session gateway stopped: {e}");
             }
         });
@@ -271,9 +275,12 @@ impl Session {
         tokio::spawn(async move {
             // Small: the pipe is in memory, and an idle session should cost little.
             let mut lines = BufReader::with_capacity(1024, host_out_r);
-            let mut line = String::new();
+            let mut line = Vec::new();
             while let Ok(Some(())) = stdio::read_message(&mut lines, &mut line).await {
-                reader.dispatch(&line);
+                // The gateway's own output: always UTF-8.
+                if let Some(text) = stdio::own_line(&line) {
+                    reader.dispatch(text);
+                }
             }
             reader.end();
             on_end();

@@ -285,6 +285,24 @@ impl RedisVault {
         RedisVault::from_parts(config, key, password.as_deref().map(String::as_str))
     }
 
+    /// What [`RedisVault::from_config`] refuses in the `vault:` section itself (no URL, a bad
+    /// URL, a password in the URL, a zero TTL), without the environment or a connection.
+    pub fn check_config(config: &VaultConfig) -> Result<(), VaultError> {
+        let info = parse_url(require_url(config)?)?;
+        if info.redis_settings().password().is_some() {
+            return Err(VaultError::Config(format!(
+                "vault.url must not contain a password (secrets stay out of the configuration \
+                 file); set {REDIS_PASSWORD_ENV} instead"
+            )));
+        }
+        if config.ttl_seconds == 0 {
+            return Err(VaultError::Config(
+                "vault.ttl_seconds must be at least 1 for the redis backend".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// [`RedisVault::from_config`] with the key and password given rather than read from the
     /// environment. Secrets never come from the YAML: a `vault.url` that carries a password is
     /// an error.
@@ -819,6 +837,10 @@ impl VaultBackend for RedisVault {
 
     fn shares_sessions(&self) -> bool {
         true
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), VaultError>> {
+        Box::pin(self.check())
     }
 
     fn entries_after<'a>(

@@ -1,0 +1,757 @@
+//! National and personal identifiers with a checksum or a strict shape, MAC addresses, crypto
+//! wallet addresses and dates of birth (one [`IdKind`] each).
+//!
+//! Precision decides how much evidence each kind needs in free text (`rules/default.yaml`
+//! documents each):
+//!
+//! - **in the national format, checksum alone**: a checksum that random numbers rarely pass
+//!   together with the format's grouping (NHS `943 476 5919`, Aadhaar `2341 2341 2346`, SIN
+//!   `046 454 286`, CPF `529.982.247-25`, CNPJ `11.222.333/0001-81`, ITIN `912-70-1234`) or a
+//!   shape no other data has (DNI/NIE with their check letter, codice fiscale, CN resident ID
+//!   with its birth date and ISO 7064 check, SG NRIC/FIN, UK NINO, US MBI, IN PAN, MAC, BTC with
+//!   base58check or bech32);
+//! - **with a cue word** in the 48 bytes before: bare digit runs whose checksum one number in
+//!   ten or eleven passes (the same kinds written solid, ABA routing, NPI, TFN, Steuer-ID, NIR),
+//!   and kinds with no checksum at all (US passport, driver licence, bank account, PH TIN,
+//!   ETH addresses, AU Medicare);
+//! - **under a key** that names the kind (`nhs_number`, `passport_no`, `routing_number`, `dob`):
+//!   the key is the cue ([`kind_of_key`]).
+//!
+//! Candidates come from one precompiled regex run only on text that holds a digit; each is
+//! checked against the enabled kinds in turn.
+
+mod check;
+mod wallet;
+
+use regex::bytes::Regex;
+use serde::Deserialize;
+
+use super::{Kind, Span};
+
+macro_rules! id_kinds {
+    ($($variant:ident $name:literal $field:ident $doc:literal;)*) => {
+        /// A personal identifier kind (its token name is [`IdKind::name`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum IdKind {
+            $(#[doc = $doc] $variant,)*
+        }
+
+        impl IdKind {
+            /// Every identifier kind.
+            pub const ALL: &'static [IdKind] = &[$(IdKind::$variant,)*];
+
+            /// The kind's token name (`UK_NHS`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(IdKind::$variant => $name,)*
+                }
+            }
+
+            /// The kind with this token name.
+            pub fn from_name(name: &str) -> Option<IdKind> {
+                match name {
+                    $($name => Some(IdKind::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        /// Which identifier kinds are on (`detect.ids` in the configuration). Every kind is on
+        /// by default; see `rules/default.yaml` for the evidence each needs.
+        #[derive(Clone, Debug, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct IdsConfig {
+            $(#[doc = $doc] pub $field: bool,)*
+        }
+
+        impl Default for IdsConfig {
+            fn default() -> Self {
+                IdsConfig { $($field: true,)* }
+            }
+        }
+
+        impl IdsConfig {
+            fn is_on(&self, kind: IdKind) -> bool {
+                match kind {
+                    $(IdKind::$variant => self.$field,)*
+                }
+            }
+        }
+    };
+}
+
+id_kinds! {
+    UkNhs "UK_NHS" uk_nhs "UK NHS number (mod 11).";
+    UkNino "UK_NINO" uk_nino "UK National Insurance number.";
+    UsItin "US_ITIN" us_itin "US individual taxpayer identification number.";
+    UsPassport "US_PASSPORT" us_passport "US passport number (context).";
+    UsDriverLicense "US_DRIVER_LICENSE" us_driver_license "US driver licence number (context).";
+    UsBankNumber "US_BANK_NUMBER" us_bank_number "US bank account number (context).";
+    AbaRouting "ABA_ROUTING" aba_routing "ABA routing transit number (checksum and context).";
+    UsNpi "US_NPI" us_npi "US National Provider Identifier (Luhn and context).";
+    UsMbi "US_MBI" us_mbi "US Medicare Beneficiary Identifier.";
+    InPan "IN_PAN" in_pan "Indian permanent account number.";
+    InAadhaar "IN_AADHAAR" in_aadhaar "Indian Aadhaar number (Verhoeff).";
+    SgNricFin "SG_NRIC_FIN" sg_nric_fin "Singapore NRIC/FIN (check letter).";
+    CaSin "CA_SIN" ca_sin "Canadian social insurance number (Luhn).";
+    BrCpf "BR_CPF" br_cpf "Brazilian CPF (two mod-11 digits).";
+    BrCnpj "BR_CNPJ" br_cnpj "Brazilian CNPJ (two mod-11 digits).";
+    EsNif "ES_NIF" es_nif "Spanish DNI/NIF (check letter).";
+    EsNie "ES_NIE" es_nie "Spanish NIE (check letter).";
+    ItFiscalCode "IT_FISCAL_CODE" it_fiscal_code "Italian codice fiscale (check letter).";
+    FrNir "FR_NIR" fr_nir "French social security number (mod-97 key).";
+    DeTaxId "DE_TAX_ID" de_tax_id "German Steuer-ID (ISO 7064 and context).";
+    CnResidentId "CN_RESIDENT_ID" cn_resident_id "Chinese resident identity card (ISO 7064).";
+    AuTfn "AU_TFN" au_tfn "Australian tax file number (mod 11 and context).";
+    AuMedicare "AU_MEDICARE" au_medicare "Australian Medicare number (check digit and context).";
+    PhTin "PH_TIN" ph_tin "Philippine TIN (context).";
+    MacAddress "MAC_ADDRESS" mac_address "MAC address.";
+    CryptoWallet "CRYPTO_WALLET" crypto_wallet "BTC (base58check, bech32) or ETH (context) address.";
+    DateOfBirth "DATE_OF_BIRTH" date_of_birth "A date under a birth-date key or after birth context.";
+}
+
+impl IdKind {
+    /// Whether two values of this kind that differ only in spaces, `-`, `.` and letter case
+    /// are one value (national numbers); not for wallet addresses, MACs and dates.
+    pub(crate) fn folds_separators(self) -> bool {
+        !matches!(
+            self,
+            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth
+        )
+    }
+}
+
+/// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
+/// alphanumeric words with a digit after at most six letters. ASCII word
+/// boundaries keep the regex on its DFA.
+const CANDIDATES: &str = r"(?x-u)
+    \b(?:
+        [0-9A-Fa-f]{1,2}(?::[0-9A-Fa-f]{1,2}){5}
+      | [0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}
+      | [0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}
+      | 0x[0-9a-fA-F]{40}
+      | (?:bc1|BC1)[0-9A-Za-z]{11,71}
+      | [A-Z]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[A-D]
+      | [0-9]{1,6}(?:[\x20./-][0-9]{1,6}){1,6}(?:[-/][0-9A-Za-z]{1,2})?
+      | [A-Za-z]{0,6}[0-9][A-Za-z0-9]{3,61}
+    )\b";
+
+/// Cue words (lower case) that vouch for a kind in the 48 bytes before a candidate.
+fn cues(kind: IdKind) -> &'static [&'static str] {
+    use IdKind::*;
+    match kind {
+        UkNhs => &["nhs"],
+        UkNino => &["nino", "national insurance", "ni number"],
+        UsItin => &["itin", "taxpayer"],
+        UsPassport => &["passport"],
+        UsDriverLicense => &["driver", "licence", "license", "dl#", "dl no", "dl:"],
+        UsBankNumber => &["account", "acct", "a/c"],
+        AbaRouting => &["routing", "aba", "rtn", "transit"],
+        UsNpi => &["npi", "provider"],
+        UsMbi => &["mbi", "medicare"],
+        InPan => &["pan"],
+        InAadhaar => &["aadhaar", "aadhar", "uidai"],
+        SgNricFin => &["nric", "fin"],
+        CaSin => &["sin", "social insurance"],
+        BrCpf => &["cpf"],
+        BrCnpj => &["cnpj"],
+        EsNif => &["dni", "nif"],
+        EsNie => &["nie"],
+        ItFiscalCode => &["fiscale", "fiscal"],
+        FrNir => &[
+            "nir",
+            "sécurité sociale",
+            "securite sociale",
+            "insee",
+            "sécu",
+        ],
+        DeTaxId => &["steuer", "idnr", "tax id", "identifikationsnummer"],
+        CnResidentId => &["身份证", "resident id", "id card"],
+        AuTfn => &["tfn", "tax file"],
+        AuMedicare => &["medicare"],
+        PhTin => &["tin"],
+        MacAddress => &["mac"],
+        CryptoWallet => &["wallet", "eth", "ethereum", "btc", "bitcoin", "address"],
+        DateOfBirth => &[],
+    }
+}
+
+/// The identifier finder: compiled once.
+#[derive(Debug)]
+pub(super) struct IdRecognizer {
+    config: IdsConfig,
+    candidates: Regex,
+}
+
+impl IdRecognizer {
+    pub(super) fn new(config: &IdsConfig) -> IdRecognizer {
+        IdRecognizer {
+            config: config.clone(),
+            candidates: Regex::new(CANDIDATES).expect("the identifier shapes compile"),
+        }
+    }
+
+    /// Whether any identifier kind is on.
+    pub(super) fn any_on(config: &IdsConfig) -> bool {
+        IdKind::ALL.iter().any(|&k| config.is_on(k))
+    }
+
+    /// Appends the identifiers in `text`; `keyed` is the kind the context's key names.
+    pub(super) fn find(&self, text: &str, keyed: Option<IdKind>, out: &mut Vec<Span>) {
+        let keyed = keyed.filter(|&k| self.config.is_on(k));
+        if let Some(kind) = keyed {
+            let start = text.len() - text.trim_start().len();
+            let value = text.trim();
+            if kind == IdKind::DateOfBirth {
+                if dob_value(value) {
+                    out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
+                }
+                return;
+            }
+            if value.len() <= 64 && self.accepts(kind, value.as_bytes(), true) {
+                out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
+                return;
+            }
+        }
+        if !text.bytes().any(|b| b.is_ascii_digit()) {
+            return;
+        }
+        let b = text.as_bytes();
+        for m in self.candidates.find_iter(b) {
+            let cand = m.as_bytes();
+            if cand.len() < 9 || embedded(b, m.start(), m.end()) {
+                continue;
+            }
+            let before = &b[m.start().saturating_sub(48)..m.start()];
+            // A kind whose cue is present wins over one that accepts the candidate on its
+            // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
+            let mut chosen = None;
+            for &kind in IdKind::ALL {
+                if kind == IdKind::DateOfBirth || !self.config.is_on(kind) {
+                    continue;
+                }
+                let cued = keyed == Some(kind) || has_cue(before, kind);
+                if self.accepts(kind, cand, cued) {
+                    if cued {
+                        chosen = Some(kind);
+                        break;
+                    }
+                    chosen = chosen.or(Some(kind));
+                }
+            }
+            if let Some(kind) = chosen {
+                out.push(Span::new(m.start(), m.end(), Kind::Id(kind)));
+            }
+        }
+        if self.config.date_of_birth {
+            dob_in_text(text, out);
+        }
+    }
+
+    /// Whether `cand` (as written) is a `kind`, with or without a cue.
+    fn accepts(&self, kind: IdKind, cand: &[u8], cued: bool) -> bool {
+        use IdKind::*;
+        let mut buf = [0u8; 80];
+        let Some(n) = compact(cand, &mut buf) else {
+            return false;
+        };
+        let groups = Groups::of(cand);
+        let solid = groups.count == 1;
+        match kind {
+            // Uncued, a phone-shaped number must look like no phone: spaces only (3-3-4 with
+            // dashes is a US phone), and no trunk prefix `0` (or `1`, `2`: no NHS range starts
+            // so; national phone numbers do).
+            UkNhs => check::nhs(n) && (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3'),
+            InAadhaar => check::aadhaar(n) && (cued || groups.is_sep(&[4, 4, 4], b"  ")),
+            // SINs start 1-7 (9: temporary residents); a leading 0 is a national phone number.
+            CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3]) && n[0] != b'0'),
+            BrCpf => check::cpf(n) && (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")),
+            BrCnpj => check::cnpj(n) && (cued || groups.is_sep(&[2, 3, 3, 4, 2], b"../-")),
+            UsItin => check::us_itin(n) && (cued || groups.is_sep(&[3, 2, 4], b"--")),
+            EsNif => check::es_dni(n) && (solid || cued),
+            EsNie => check::es_nie(n) && (solid || cued),
+            ItFiscalCode => check::it_fiscal(n) && solid,
+            CnResidentId => check::cn_resident(n) && solid,
+            SgNricFin => check::sg_nric(n) && solid,
+            UkNino => check::uk_nino(n) && (solid || groups.is(&[2, 2, 2, 2, 1])),
+            UsMbi => check::us_mbi(n) && (solid || groups.is_sep(&[4, 3, 4], b"--")),
+            InPan => check::in_pan(n) && solid,
+            FrNir => check::fr_nir(n) && (cued || groups.is(&[1, 2, 2, 2, 3, 3, 2])),
+            AbaRouting => cued && check::aba(n),
+            UsNpi => cued && check::us_npi(n),
+            AuTfn => cued && check::au_tfn(n),
+            DeTaxId => cued && check::de_tax_id(n),
+            AuMedicare => cued && check::au_medicare(n),
+            UsPassport => {
+                cued && (n.len() == 9 && digits(n)
+                    || n.len() == 9 && n[0].is_ascii_uppercase() && digits(&n[1..]))
+            }
+            UsDriverLicense => {
+                let lead = n.iter().take_while(|c| c.is_ascii_uppercase()).count();
+                cued && lead <= 2
+                    && (5..=14).contains(&n.len())
+                    && n.len() - lead >= 5
+                    && digits(&n[lead..])
+            }
+            UsBankNumber => cued && (8..=17).contains(&n.len()) && digits(n),
+            PhTin => cued && matches!(n.len(), 9 | 12) && digits(n) && !solid,
+            MacAddress => wallet::mac(cand),
+            CryptoWallet => wallet::btc(cand) || (cued && wallet::eth(cand)),
+            DateOfBirth => false,
+        }
+    }
+}
+
+/// Whether `start..end` is a piece of a longer token (`d725d849-7457-4855-8304-d489c16e649a`,
+/// `v1.2345678Z`): a `-`, `_`, `.` or `/` joins it to a letter or digit on either side.
+fn embedded(b: &[u8], start: usize, end: usize) -> bool {
+    let joined = |sep: Option<&u8>, next: Option<&u8>| {
+        sep.is_some_and(|c| matches!(c, b'-' | b'_' | b'.' | b'/'))
+            && next.is_some_and(u8::is_ascii_alphanumeric)
+    };
+    (start >= 2 && joined(b.get(start - 1), b.get(start - 2))) || joined(b.get(end), b.get(end + 1))
+}
+
+fn digits(n: &[u8]) -> bool {
+    n.iter().all(u8::is_ascii_digit)
+}
+
+/// `cand` without separators (space, `-`, `.`, `/`), upper-cased, into `buf`.
+fn compact<'a>(cand: &[u8], buf: &'a mut [u8; 80]) -> Option<&'a [u8]> {
+    let mut n = 0;
+    for &c in cand {
+        if matches!(c, b' ' | b'-' | b'.' | b'/') {
+            continue;
+        }
+        *buf.get_mut(n)? = c.to_ascii_uppercase();
+        n += 1;
+    }
+    Some(&buf[..n])
+}
+
+/// The lengths of a candidate's groups and the separators between them.
+struct Groups {
+    lens: [u8; 8],
+    seps: [u8; 8],
+    count: usize,
+}
+
+impl Groups {
+    fn of(cand: &[u8]) -> Groups {
+        let mut g = Groups {
+            lens: [0; 8],
+            seps: [0; 8],
+            count: 1,
+        };
+        for &c in cand {
+            if matches!(c, b' ' | b'-' | b'.' | b'/') {
+                if g.count == 8 {
+                    g.count = 9;
+                    break;
+                }
+                g.seps[g.count - 1] = c;
+                g.count += 1;
+            } else if g.count <= 8 {
+                g.lens[g.count - 1] = g.lens[g.count - 1].saturating_add(1);
+            }
+        }
+        g
+    }
+
+    /// Grouped as `lens`, with one separator kind throughout.
+    fn is(&self, lens: &[u8]) -> bool {
+        self.count == lens.len()
+            && &self.lens[..self.count] == lens
+            && self.seps[..self.count - 1]
+                .iter()
+                .all(|&s| s == self.seps[0])
+    }
+
+    /// Grouped as `lens` with exactly the separators `seps`.
+    fn is_sep(&self, lens: &[u8], seps: &[u8]) -> bool {
+        self.count == lens.len()
+            && &self.lens[..self.count] == lens
+            && &self.seps[..self.count - 1] == seps
+    }
+}
+
+/// Whether a cue word for `kind` ends in `before` (ASCII case-insensitive, at a word start).
+fn has_cue(before: &[u8], kind: IdKind) -> bool {
+    cues(kind).iter().any(|cue| {
+        let c = cue.as_bytes();
+        before.windows(c.len()).enumerate().any(|(i, w)| {
+            w.eq_ignore_ascii_case(c) && (i == 0 || !before[i - 1].is_ascii_alphanumeric())
+        })
+    })
+}
+
+/// The identifier kind a JSON key names, if any.
+pub(super) fn kind_of_key(key: &str) -> Option<IdKind> {
+    use IdKind::*;
+    let mut buf = [0u8; 40];
+    let mut n = 0;
+    for b in key.bytes().filter(u8::is_ascii_alphanumeric) {
+        *buf.get_mut(n)? = b.to_ascii_lowercase();
+        n += 1;
+    }
+    let f = std::str::from_utf8(&buf[..n]).ok()?;
+    Some(match f {
+        "nhs" | "nhsnumber" | "nhsno" | "nhsid" => UkNhs,
+        "nino"
+        | "ninumber"
+        | "nationalinsurance"
+        | "nationalinsurancenumber"
+        | "nationalinsuranceno" => UkNino,
+        "itin" | "usitin" => UsItin,
+        "passport" | "passportnumber" | "passportno" | "passportnum" => UsPassport,
+        "driverlicense"
+        | "driverslicense"
+        | "driverlicence"
+        | "driverslicence"
+        | "dlnumber"
+        | "driverlicensenumber"
+        | "driverslicensenumber"
+        | "licensenumber" => UsDriverLicense,
+        "accountnumber" | "bankaccount" | "bankaccountnumber" | "acctnumber" | "accountno" => {
+            UsBankNumber
+        }
+        "routingnumber" | "aba" | "abanumber" | "abarouting" | "routingno" | "rtn" => AbaRouting,
+        "npi" | "npinumber" => UsNpi,
+        "mbi" | "medicarebeneficiaryidentifier" | "medicareid" => UsMbi,
+        "pannumber" | "pancard" | "panno" => InPan,
+        "aadhaar" | "aadhar" | "aadhaarnumber" | "aadharnumber" | "aadhaarno" => InAadhaar,
+        "nric" | "fin" | "nricfin" | "nricno" | "nricnumber" => SgNricFin,
+        "sin" | "sinnumber" | "socialinsurancenumber" => CaSin,
+        "cpf" => BrCpf,
+        "cnpj" => BrCnpj,
+        "dni" | "nif" => EsNif,
+        "nie" => EsNie,
+        "codicefiscale" | "fiscalcode" | "taxcodeit" => ItFiscalCode,
+        "nir" | "numerosecu" | "numerosecuritesociale" | "securitesociale" => FrNir,
+        "steuerid" | "steueridentifikationsnummer" | "idnr" | "steuernummer" => DeTaxId,
+        "residentid" | "shenfenzheng" | "sfz" | "cnid" | "residentidcard" => CnResidentId,
+        "tfn" | "taxfilenumber" => AuTfn,
+        "medicarenumber" | "medicare" => AuMedicare,
+        "tin" | "phtin" => PhTin,
+        "mac" | "macaddress" | "macaddr" | "hwaddr" | "hardwareaddress" | "ethernetaddress" => {
+            MacAddress
+        }
+        "wallet" | "walletaddress" | "btcaddress" | "bitcoinaddress" | "ethaddress"
+        | "ethereumaddress" | "cryptoaddress" | "cryptowallet" => CryptoWallet,
+        "dob" | "dateofbirth" | "birthdate" | "birthday" | "birthdt" | "bday" | "born"
+        | "geburtsdatum" | "geburtstag" | "datenaissance" | "datedenaissance"
+        | "fechanacimiento" | "fechadenacimiento" | "datanascita" | "datadinascita"
+        | "datanascimento" | "datadenascimento" | "birthdateutc" => DateOfBirth,
+        _ => return None,
+    })
+}
+
+/// A whole value that is a date (a birth date under a birth-date key).
+fn dob_value(v: &str) -> bool {
+    date_at(v.as_bytes(), 0).is_some_and(|e| {
+        let rest = &v[e..];
+        rest.is_empty()
+            || rest.starts_with('T')
+            || rest.starts_with(' ') && rest.trim().starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// Birth cues in text, each followed (within a few bytes) by a date.
+const BIRTH_CUES: &[&str] = &[
+    "born on",
+    "born",
+    "dob",
+    "d.o.b.",
+    "date of birth",
+    "birth date",
+    "birthdate",
+    "birthday",
+    "geboren am",
+    "geboren",
+    "geburtsdatum",
+    "né le",
+    "née le",
+    "date de naissance",
+    "fecha de nacimiento",
+    "nacido el",
+    "nacida el",
+    "data di nascita",
+    "nato il",
+    "nata il",
+];
+
+fn dob_in_text(text: &str, out: &mut Vec<Span>) {
+    let b = text.as_bytes();
+    for cue in BIRTH_CUES {
+        let c = cue.as_bytes();
+        let mut from = 0;
+        while let Some(i) = find_ci(&b[from..], c) {
+            let at = from + i;
+            from = at + c.len();
+            if at > 0 && b[at - 1].is_ascii_alphanumeric() {
+                continue;
+            }
+            // `:`, `=`, spaces, quotes, `on`, `am`, `le`, `el`, `il` between cue and date.
+            let mut p = at + c.len();
+            let limit = (p + 8).min(b.len());
+            while p < limit && matches!(b[p], b' ' | b':' | b'=' | b'"' | b'\'' | b'-' | b'\t') {
+                p += 1;
+            }
+            for filler in [&b"on "[..], b"am ", b"in "] {
+                if b[p..].starts_with(filler) {
+                    p += filler.len();
+                }
+            }
+            if let Some(e) = date_at(b, p)
+                && !out.iter().any(|s| s.start == p)
+            {
+                out.push(Span::new(p, e, Kind::Id(IdKind::DateOfBirth)));
+            }
+        }
+    }
+}
+
+fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sept",
+    "sep",
+    "oct",
+    "nov",
+    "dec",
+    "januar",
+    "februar",
+    "märz",
+    "mai",
+    "juni",
+    "juli",
+    "oktober",
+    "dezember",
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+];
+
+/// The end of a date starting at `p`: `1985-03-02`, `02/03/1985`, `2.3.85`, `March 2, 1985`,
+/// `2 March 1985`, `2nd of March 1985`.
+fn date_at(b: &[u8], p: usize) -> Option<usize> {
+    let num = |i: usize, min: usize, max: usize| -> Option<(u32, usize)> {
+        let mut e = i;
+        while e < b.len() && b[e].is_ascii_digit() && e - i < max {
+            e += 1;
+        }
+        if e - i < min || (e < b.len() && b[e].is_ascii_digit()) {
+            return None;
+        }
+        let v = b[i..e]
+            .iter()
+            .fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+        Some((v, e))
+    };
+    let year_ok = |y: u32, len: usize| len == 2 || (1900..=2100).contains(&y);
+    let boundary = |e: usize| e >= b.len() || !b[e].is_ascii_alphanumeric();
+    if p < b.len() && b[p].is_ascii_digit() {
+        // ISO: YYYY-MM-DD (or /, .).
+        if let Some((y, e)) = num(p, 4, 4)
+            && e < b.len()
+            && matches!(b[e], b'-' | b'/' | b'.')
+        {
+            let sep = b[e];
+            let (m, e2) = num(e + 1, 1, 2)?;
+            if b.get(e2) != Some(&sep) {
+                return None;
+            }
+            let (d, e3) = num(e2 + 1, 1, 2)?;
+            return (year_ok(y, 4)
+                && (1..=12).contains(&m)
+                && (1..=31).contains(&d)
+                && boundary(e3))
+            .then_some(e3);
+        }
+        let (a, e) = num(p, 1, 2)?;
+        if e < b.len() && matches!(b[e], b'/' | b'.' | b'-') {
+            let sep = b[e];
+            let (m, e2) = num(e + 1, 1, 2)?;
+            if b.get(e2) != Some(&sep) {
+                return None;
+            }
+            let (y, e3) = num(e2 + 1, 2, 4)?;
+            let ok = (1..=31).contains(&a) && (1..=31).contains(&m) && (a <= 12 || m <= 12);
+            return (ok && e3 - e2 - 1 != 3 && year_ok(y, e3 - e2 - 1) && boundary(e3))
+                .then_some(e3);
+        }
+        // `2 March 1985`, `2nd of March 1985`, `2. März 1985`.
+        let mut q = e;
+        for suffix in [&b"st"[..], b"nd", b"rd", b"th", b"."] {
+            if b[q..].starts_with(suffix) {
+                q += suffix.len();
+                break;
+            }
+        }
+        q = skip_spaces(b, q);
+        if b[q..].starts_with(b"of ") {
+            q += 3;
+        }
+        let m_end = month_at(b, q)?;
+        let q = skip_spaces(b, m_end);
+        let (y, e) = num(q, 4, 4)?;
+        return ((1..=31).contains(&a) && year_ok(y, 4) && boundary(e)).then_some(e);
+    }
+    // `March 2, 1985`.
+    let m_end = month_at(b, p)?;
+    let q = skip_spaces(b, m_end);
+    let (d, mut e) = num(q, 1, 2)?;
+    for suffix in [&b"st"[..], b"nd", b"rd", b"th"] {
+        if b[e..].starts_with(suffix) {
+            e += suffix.len();
+            break;
+        }
+    }
+    if b.get(e) == Some(&b',') {
+        e += 1;
+    }
+    let q = skip_spaces(b, e);
+    let (y, e) = num(q, 4, 4)?;
+    ((1..=31).contains(&d) && year_ok(y, 4) && boundary(e)).then_some(e)
+}
+
+fn skip_spaces(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] == b' ' {
+        i += 1;
+    }
+    i
+}
+
+/// The end of a month name at `p` (longest first, case-insensitive, then an optional `.`).
+fn month_at(b: &[u8], p: usize) -> Option<usize> {
+    let mut best = None;
+    for m in MONTHS {
+        let mb = m.as_bytes();
+        let end = p + mb.len();
+        if end <= b.len()
+            && b[p..end].eq_ignore_ascii_case(mb)
+            && (end == b.len() || !b[end].is_ascii_alphabetic())
+            && best.is_none_or(|e| end > e)
+        {
+            best = Some(end);
+        }
+    }
+    best.map(|e| if b.get(e) == Some(&b'.') { e + 1 } else { e })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(text: &str, key: Option<&str>) -> Vec<(String, &'static str)> {
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let mut out = Vec::new();
+        r.find(text, key.and_then(kind_of_key), &mut out);
+        out.iter()
+            .map(|s| {
+                let Kind::Id(k) = s.kind else { unreachable!() };
+                (text[s.start..s.end].to_string(), k.name())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn formatted_and_cued() {
+        assert_eq!(
+            find("NHS 943 476 5919.", None),
+            vec![("943 476 5919".into(), "UK_NHS")]
+        );
+        assert_eq!(
+            find("ref 943 476 5919", None),
+            vec![("943 476 5919".into(), "UK_NHS")]
+        );
+        assert!(find("ref 9434765919", None).is_empty());
+        assert_eq!(
+            find("nhs no 9434765919", None),
+            vec![("9434765919".into(), "UK_NHS")]
+        );
+        assert_eq!(
+            find("CPF 529.982.247-25", None),
+            vec![("529.982.247-25".into(), "BR_CPF")]
+        );
+        assert_eq!(
+            find("DNI 12345678Z", None),
+            vec![("12345678Z".into(), "ES_NIF")]
+        );
+        assert_eq!(
+            find("routing 011000015", None),
+            vec![("011000015".into(), "ABA_ROUTING")]
+        );
+        assert!(find("order 011000015", None).is_empty());
+        assert_eq!(
+            find("mac 00:1A:2B:3C:4D:5E up", None),
+            vec![("00:1A:2B:3C:4D:5E".into(), "MAC_ADDRESS")]
+        );
+        assert_eq!(find("x", Some("passport_number")), vec![]);
+        assert_eq!(
+            find("123456789", Some("passport_number")),
+            vec![("123456789".into(), "US_PASSPORT")]
+        );
+    }
+
+    #[test]
+    fn dates_of_birth() {
+        assert_eq!(
+            find("Patient born on March 2, 1985 in Leeds", None),
+            vec![("March 2, 1985".into(), "DATE_OF_BIRTH")]
+        );
+        assert_eq!(
+            find("DOB: 02/03/1985", None),
+            vec![("02/03/1985".into(), "DATE_OF_BIRTH")]
+        );
+        assert!(find("Released on 2024-01-05", None).is_empty());
+        assert_eq!(
+            find("1985-03-02", Some("date_of_birth")),
+            vec![("1985-03-02".into(), "DATE_OF_BIRTH")]
+        );
+        assert!(find("2024-01-05", Some("created_at")).is_empty());
+    }
+}

@@ -1,0 +1,370 @@
+//! Person slots: fields of well-known text formats whose value is a person, whatever its shape.
+//!
+//! A name finder judges words; a slot needs no judging. The value of a git `Author:` line is
+//! the person who wrote the commit, whether it reads "Maria Garcia", "jdoe", "dev42",
+//! "Søren Ødegård" or "김민준"; so is a `Signed-off-by:` trailer, the display name of a mail
+//! `From:`/`To:`/`Cc:` address, an LDIF `cn:`/`givenName:`/`uid:`, a vCard `FN:`/`N:` and the
+//! `CN=` of an iCalendar `ATTENDEE`/`ORGANIZER`. Logins and handles in these slots are
+//! personal data and are tokenized as NAME (one kind keeps the token grammar, policies and
+//! audit as they are; the README says so).
+//!
+//! [`for_each_person`] reports the byte range of each such person. The value runs to the
+//! address in `<>` (or the end of the field): every word of it is the person. Values that
+//! are plainly no person are left alone: a commit hash (`Commit: 3f2a9c1`), a bare number, an
+//! address alone (the email recognizer has it).
+//!
+//! Cost: the slot labels are found from the colons of the text (the caller only asks when
+//! the text has one); each colon costs a short backward look that stops at an earlier colon
+//! on the line (timestamps) or at the line start. `git blame` lines are found from `(` only
+//! when the text has a digit.
+
+use memchr::{memchr, memchr_iter, memmem};
+
+/// The longest line prefix before a colon that is read as a label (with vCard/iCalendar
+/// parameters: `ATTENDEE;CN="Haddad, Omar";ROLE=REQ-PARTICIPANT:`).
+const MAX_PREFIX: usize = 200;
+/// The longest value that is a person, in bytes.
+const MAX_PERSON: usize = 100;
+
+/// What a slot label says about its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// Mail headers: a list of addresses, each with an optional display name.
+    Mail,
+    /// git `Author:`/`Commit:` lines and trailers: `Name <address>` or a name alone.
+    Git,
+    /// The whole value (LDIF attributes, vCard `FN`/`NICKNAME`).
+    Whole,
+    /// vCard `N:`: `family;given;additional;prefix;suffix`.
+    VcardN,
+    /// iCalendar `ATTENDEE`/`ORGANIZER`: the `CN=` parameter.
+    CalendarCn,
+    /// LDIF `dn:`: the `cn=` and `uid=` components.
+    Dn,
+}
+
+/// The slot a label (ASCII, compared case-insensitively) names. `upper` says the label was
+/// written in capitals (vCard's one- and two-letter labels count only so).
+fn slot_of(label: &[u8], upper: bool) -> Option<Slot> {
+    let mut buf = [0u8; 20];
+    if label.len() > buf.len() {
+        return None;
+    }
+    for (d, s) in buf.iter_mut().zip(label) {
+        *d = s.to_ascii_lowercase();
+    }
+    Some(match &buf[..label.len()] {
+        b"from" | b"to" | b"cc" | b"bcc" | b"reply-to" | b"sender" | b"resent-from"
+        | b"resent-to" | b"resent-cc" => Slot::Mail,
+        b"author" | b"commit" | b"committer" | b"signed-off-by" | b"co-authored-by"
+        | b"reviewed-by" | b"acked-by" | b"tested-by" | b"reported-by" | b"suggested-by"
+        | b"helped-by" | b"cc-by" => Slot::Git,
+        b"cn" | b"sn" | b"givenname" | b"displayname" | b"uid" | b"gecos" | b"nickname" => {
+            Slot::Whole
+        }
+        b"fn" if upper => Slot::Whole,
+        b"n" if upper => Slot::VcardN,
+        b"attendee" | b"organizer" => Slot::CalendarCn,
+        b"dn" => Slot::Dn,
+        _ => return None,
+    })
+}
+
+/// Calls `f(start, end)` for each person in a slot of `text`. `digits` says the text holds
+/// an ASCII digit (`git blame` lines need one).
+pub(super) fn for_each_person(text: &str, digits: bool, mut f: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    for colon in memchr_iter(b':', b) {
+        let Some(line) = line_start(b, colon) else {
+            continue;
+        };
+        let mut i = line;
+        while i < colon && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        let label_start = i;
+        while i < colon && (b[i].is_ascii_alphabetic() || (i > label_start && b[i] == b'-')) {
+            i += 1;
+        }
+        if i == label_start || (i < colon && b[i] != b';') {
+            continue;
+        }
+        let label = &b[label_start..i];
+        let upper = label.iter().all(u8::is_ascii_uppercase);
+        let Some(slot) = slot_of(label, upper) else {
+            continue;
+        };
+        let line_end = memchr(b'\n', &b[colon..]).map_or(b.len(), |n| colon + n);
+        let params = i..colon;
+        let value = colon + 1..line_end;
+        match slot {
+            Slot::Mail => mail(text, value, &mut f),
+            Slot::Git => git(text, value, &mut f),
+            Slot::Whole => {
+                // LDIF `cn:: base64` is encoded: nothing to read.
+                if b.get(colon + 1) != Some(&b':') {
+                    whole(text, value, &mut f);
+                }
+            }
+            Slot::VcardN => {
+                let mut at = value.start;
+                for (n, part) in text[value.clone()].split(';').enumerate() {
+                    // family; given; additional (prefix and suffix are titles).
+                    if n < 3 {
+                        whole(text, at..at + part.len(), &mut f);
+                    }
+                    at += part.len() + 1;
+                }
+            }
+            Slot::CalendarCn => calendar_cn(text, params, &mut f),
+            Slot::Dn => dn(text, value, &mut f),
+        }
+    }
+    if digits {
+        blame(text, &mut f);
+    }
+}
+
+/// The start of the line of the colon at `colon`, if no colon comes before it on the line and
+/// the line starts at most [`MAX_PREFIX`] bytes before it.
+fn line_start(b: &[u8], colon: usize) -> Option<usize> {
+    let floor = colon.saturating_sub(MAX_PREFIX);
+    let mut i = colon;
+    while i > floor {
+        match b[i - 1] {
+            b'\n' | b'\r' => return Some(i),
+            b':' => return None,
+            _ => i -= 1,
+        }
+    }
+    (i == 0).then_some(0)
+}
+
+/// The trimmed range of `range` in `text` (ASCII spaces, tabs, `\r`, and surrounding quotes).
+fn trimmed(text: &str, range: std::ops::Range<usize>) -> (usize, usize) {
+    let b = text.as_bytes();
+    let (mut s, mut e) = (range.start, range.end.min(b.len()));
+    while s < e && matches!(b[s], b' ' | b'\t' | b'\r' | b'"' | b'\'') {
+        s += 1;
+    }
+    while e > s && matches!(b[e - 1], b' ' | b'\t' | b'\r' | b'"' | b'\'' | b',') {
+        e -= 1;
+    }
+    (s, e)
+}
+
+/// Reports `range` (trimmed) if it can be a person: a letter in it, no `@` (an address alone),
+/// not a commit hash or a number, not longer than [`MAX_PERSON`].
+fn whole(text: &str, range: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize)) {
+    let (s, e) = trimmed(text, range);
+    if s >= e || e - s > MAX_PERSON || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
+        return;
+    }
+    let v = &text[s..e];
+    let hex = v.len() >= 7 && v.bytes().all(|c| c.is_ascii_hexdigit());
+    if hex || v.contains('@') || !v.chars().any(char::is_alphabetic) {
+        return;
+    }
+    f(s, e);
+}
+
+/// git `Author: Name <address>` (or a name alone): the name.
+fn git(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize)) {
+    let v = &text.as_bytes()[value.clone()];
+    let end = memchr(b'<', v).map_or(value.end, |n| value.start + n);
+    whole(text, value.start..end, f);
+}
+
+/// A mail header's addresses: the display name of each (`Name <a@x>`, `"Doe, Jane" <j@x>`,
+/// `a@x (Name)`). Only a header that holds an address counts: `To: all staff` is prose.
+fn mail(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let v = &b[value.clone()];
+    if memchr(b'@', v).is_none() {
+        return;
+    }
+    // Items are separated by commas outside quotes and angle brackets.
+    let mut item = value.start;
+    let mut quoted = false;
+    let mut angle = false;
+    for i in value.clone().chain(std::iter::once(value.end)) {
+        let c = b.get(i).copied().filter(|_| i < value.end);
+        match c {
+            Some(b'"') => quoted = !quoted,
+            Some(b'<') if !quoted => angle = true,
+            Some(b'>') if !quoted => angle = false,
+            Some(b',') if quoted || angle => {}
+            Some(b',') | None => {
+                mail_item(text, item..i, f);
+                item = i + 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+fn mail_item(text: &str, item: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize)) {
+    let b = &text.as_bytes()[item.clone()];
+    if let Some(lt) = memchr(b'<', b) {
+        whole(text, item.start..item.start + lt, f);
+    } else if let (Some(open), Some(close)) = (memchr(b'(', b), memchr::memrchr(b')', b))
+        && open < close
+    {
+        whole(text, item.start + open + 1..item.start + close, f);
+    }
+}
+
+/// iCalendar `ATTENDEE;CN=Omar Haddad;ROLE=..:mailto:..`: the `CN` parameter's value.
+fn calendar_cn(text: &str, params: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let p = &b[params.clone()];
+    let Some(at) = memmem::find_iter(p, b";").find(|&i| {
+        p.get(i + 1..i + 4)
+            .is_some_and(|k| k.eq_ignore_ascii_case(b"cn="))
+    }) else {
+        return;
+    };
+    let start = params.start + at + 4;
+    let end = if b.get(start) == Some(&b'"') {
+        memchr(b'"', &b[start + 1..params.end]).map_or(params.end, |n| start + 1 + n)
+    } else {
+        memchr(b';', &b[start..params.end]).map_or(params.end, |n| start + n)
+    };
+    whole(text, start..end, f);
+}
+
+/// LDIF `dn: cn=Maria Garcia,ou=people,dc=example` or `uid=mgarcia,..`: the `cn` and `uid`
+/// values.
+fn dn(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize)) {
+    let mut at = value.start;
+    for part in text[value.clone()].split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let p = part.trim_start().as_bytes();
+        for key in [&b"cn="[..], b"uid="] {
+            if p.len() > key.len() && p[..key.len()].eq_ignore_ascii_case(key) {
+                let s = at + lead + key.len();
+                whole(text, s..at + part.len(), f);
+            }
+        }
+        at += part.len() + 1;
+    }
+}
+
+/// `git blame` lines: `^3f2a9c1 (Maria Garcia 2024-01-01 12:00:00 +0000  1) code`, with an
+/// optional file name after the hash; and `--porcelain` `author`/`committer` lines.
+fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    for open in memchr_iter(b'(', b) {
+        // The line starts with a commit hash.
+        let floor = open.saturating_sub(MAX_PREFIX);
+        let Some(line) = (floor..open)
+            .rev()
+            .find(|&i| b[i] == b'\n')
+            .map(|i| i + 1)
+            .or((floor == 0).then_some(0))
+        else {
+            continue;
+        };
+        let mut i = line + usize::from(b.get(line) == Some(&b'^'));
+        let hex_start = i;
+        while i < open && b[i].is_ascii_hexdigit() {
+            i += 1;
+        }
+        // The first `(` of a line that starts with a hash and a space.
+        if i - hex_start < 7 || b.get(i) != Some(&b' ') || memchr(b'(', &b[line..open]).is_some() {
+            continue;
+        }
+        // The author runs to the date (`2024-01-01`) within the next bytes of the line.
+        let line_end = memchr(b'\n', &b[open..]).map_or(b.len(), |n| open + n);
+        let limit = line_end.min(open + 1 + MAX_PERSON);
+        let Some(date) = (open + 2..limit.saturating_sub(4)).find(|&j| {
+            b[j..j + 4].iter().all(u8::is_ascii_digit) && b[j + 4] == b'-' && b[j - 1] == b' '
+        }) else {
+            continue;
+        };
+        whole(text, open + 1..date, f);
+    }
+    if memmem::find(b, b"\nauthor-mail ").is_some() {
+        for key in [&b"\nauthor "[..], b"\ncommitter "] {
+            for at in memmem::find_iter(b, key) {
+                let start = at + key.len();
+                let end = memchr(b'\n', &b[start..]).map_or(b.len(), |n| start + n);
+                whole(text, start..end, f);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn people(text: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        for_each_person(text, true, |s, e| out.push(&text[s..e]));
+        out
+    }
+
+    #[test]
+    fn git_log_authors_and_trailers() {
+        let log = "commit 3f2a9c1d0e\nAuthor: jdoe <jdoe@example.com>\nDate:   Mon Jan 1 \
+                   12:00:00 2024 +0000\n\n    Fix it\n\n    Signed-off-by: Søren Ødegård \
+                   <so@example.com>\n    Co-authored-by: dev42 <dev42@example.com>\n";
+        assert_eq!(people(log), ["jdoe", "Søren Ødegård", "dev42"]);
+        assert_eq!(
+            people("Author: Pieter van der Berg\nCommit: 3f2a9c1d\n"),
+            ["Pieter van der Berg"]
+        );
+        assert_eq!(people("Commit:     김민준 <kim@example.com>"), ["김민준"]);
+    }
+
+    #[test]
+    fn mail_headers() {
+        assert_eq!(
+            people(
+                "From: \"Yılmaz, Ayşe\" <ayse@example.com>\nTo: Bob Stone <b@x.io>, c@x.io \
+                 (Cleo Dunn)\nCc: all staff\nTo: undisclosed"
+            ),
+            ["Yılmaz, Ayşe", "Bob Stone", "Cleo Dunn"]
+        );
+    }
+
+    #[test]
+    fn directory_and_card_formats() {
+        assert_eq!(
+            people(
+                "dn: uid=mgarcia,ou=people,dc=example\ncn: Maria Garcia\nuid: mgarcia\nuidNumber: 1000\ncn:: TWFyaWE=\n"
+            ),
+            ["mgarcia", "Maria Garcia", "mgarcia"]
+        );
+        assert_eq!(
+            people("BEGIN:VCARD\nFN:Ана Петрова\nN:Петрова;Ана;;Dr.;\nEND:VCARD\n"),
+            ["Ана Петрова", "Петрова", "Ана"]
+        );
+        assert_eq!(
+            people(
+                "ATTENDEE;CN=Omar Haddad;ROLE=REQ-PARTICIPANT:mailto:o@x.io\nORGANIZER;CN=\"Haddad, Omar\":mailto:o@x.io"
+            ),
+            ["Omar Haddad", "Haddad, Omar"]
+        );
+        // vCard's short labels count in capitals only.
+        assert!(people("n: 5\nfn: x").is_empty());
+    }
+
+    #[test]
+    fn blame_lines() {
+        assert_eq!(
+            people(
+                "^3f2a9c1 (Jane Doe 2024-01-01 12:00:00 +0000  1) fn main() {}\n3f2a9c1d src/a.rs (李伟   2024-02-03 10:00:00 +0800 2) x(1)\n"
+            ),
+            ["Jane Doe", "李伟"]
+        );
+        assert!(people("call(2024-01-01) and f(x)").is_empty());
+    }
+
+    #[test]
+    fn colons_that_are_no_slots() {
+        assert!(people("10:22:01 from: the start\nsee https://to.example\nAuthor:").is_empty());
+        assert!(people("Author: alice@example.com").is_empty());
+    }
+}
