@@ -43,10 +43,12 @@ pub(crate) type Sink = mpsc::UnboundedSender<String>;
 
 /// Events kept per stream for `Last-Event-ID` resumption.
 pub(crate) const KEPT_EVENTS: usize = 64;
-/// Bytes of events kept per stream (the oldest events go first; the last one always stays).
+/// Bytes of events kept per stream (the oldest events go first; an event larger than this is
+/// not kept, so it cannot be replayed).
 pub(crate) const KEPT_BYTES: usize = 256 * 1024;
-/// Streams kept per session for resumption (the oldest finished ones go first).
-pub(crate) const KEPT_STREAMS: usize = 16;
+/// Streams kept per session for resumption (the oldest finished ones go first): with
+/// [`KEPT_BYTES`], at most 2 MiB of events per session.
+pub(crate) const KEPT_STREAMS: usize = 8;
 
 /// Who waits for the answer to a request.
 #[derive(Debug)]
@@ -126,12 +128,15 @@ impl EventStream {
                 s.finished = true;
             }
         }
-        s.kept_bytes += msg.len();
-        s.kept.push_back((seq, msg.clone()));
-        while s.kept.len() > 1 && (s.kept.len() > KEPT_EVENTS || s.kept_bytes > KEPT_BYTES) {
-            if let Some((_, old)) = s.kept.pop_front() {
-                s.kept_bytes -= old.len();
-            }
+        if msg.len() <= KEPT_BYTES {
+            s.kept_bytes += msg.len();
+            s.kept.push_back((seq, msg.clone()));
+        }
+        while s.kept.len() > KEPT_EVENTS || s.kept_bytes > KEPT_BYTES {
+            let Some((_, old)) = s.kept.pop_front() else {
+                break;
+            };
+            s.kept_bytes -= old.len();
         }
         if let Some(tx) = &s.sink {
             if tx.send((seq, msg)).is_ok() {
@@ -512,5 +517,59 @@ impl Session {
         if let Some(get) = lock(&self.get_stream).take() {
             get.close();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(id: u64) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+    }
+
+    #[test]
+    fn streams_replay_after_an_id_and_finish_when_answered() {
+        let pending = ["1".to_string(), "2".to_string()].into_iter().collect();
+        let stream = EventStream::new("n.1".into(), false, pending, None);
+        let (first, mut rx) = stream.attach(None);
+        assert!(stream.push(r#"{"jsonrpc":"2.0","method":"notifications/message"}"#.into()));
+        assert_eq!(rx.try_recv().unwrap().0, 1);
+        // The client goes away; what comes meanwhile is kept.
+        assert!(stream.detach(first));
+        assert!(!stream.push(answer(1)));
+        assert!(!stream.is_finished());
+        // It resumes after event 1: event 2 is replayed, then the rest is live.
+        let (second, mut rx) = stream.attach(Some(1));
+        assert!(!stream.detach(first), "an old attachment detaches nothing");
+        assert!(stream.is_latest(second));
+        assert_eq!(rx.try_recv().unwrap(), (2, answer(1)));
+        assert!(stream.push(answer(2)));
+        assert_eq!(rx.try_recv().unwrap(), (3, answer(2)));
+        assert!(stream.is_finished());
+        assert!(stream.pending().is_empty());
+        assert!(
+            !stream.push(answer(3)),
+            "nothing is added to a finished stream"
+        );
+        assert_eq!(stream.event_id(3), "n.1.3");
+    }
+
+    #[test]
+    fn kept_events_are_bounded() {
+        let stream = EventStream::new("n.2".into(), true, HashSet::new(), None);
+        for _ in 0..(KEPT_EVENTS + 10) {
+            stream.push("{}".into());
+        }
+        let big = "x".repeat(KEPT_BYTES + 1);
+        stream.push(big);
+        let (_, mut rx) = stream.attach(None);
+        let mut replayed = Vec::new();
+        while let Ok((seq, _)) = rx.try_recv() {
+            replayed.push(seq);
+        }
+        // The oversized event is not kept; of the rest, the last KEPT_EVENTS are.
+        assert_eq!(replayed.len(), KEPT_EVENTS);
+        assert_eq!(replayed.last(), Some(&(KEPT_EVENTS as u64 + 10)));
     }
 }
