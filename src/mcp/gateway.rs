@@ -1186,10 +1186,8 @@ fn merge_list_fields(
                     *existing = value;
                 }
             }
-            ("cacheScope", Some(existing)) => {
-                if value.as_str() == Some("private") {
-                    *existing = value;
-                }
+            ("cacheScope", Some(existing)) if value.as_str() == Some("private") => {
+                *existing = value;
             }
             _ => {}
         }

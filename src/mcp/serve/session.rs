@@ -367,10 +367,10 @@ impl Session {
             // Resuming an earlier GET stream makes it the GET stream again.
             lock(&stream.inner).finished = false;
             let mut get = lock(&self.get_stream);
-            if !get.as_ref().is_some_and(|g| Arc::ptr_eq(g, &stream)) {
-                if let Some(old) = get.replace(stream.clone()) {
-                    old.close();
-                }
+            if !get.as_ref().is_some_and(|g| Arc::ptr_eq(g, &stream))
+                && let Some(old) = get.replace(stream.clone())
+            {
+                old.close();
             }
         }
         Some((stream, seq))
