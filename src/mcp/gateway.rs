@@ -39,7 +39,8 @@
 //! working. When the host closes stdin every upstream's
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
-//! Batches from the host are handled item by item (each answered on its own). `tasks/*` is not
+//! Batches from the host are handled item by item and answered as one batch, once every
+//! request in it is answered (a batch of notifications gets no answer). `tasks/*` is not
 //! routed, so the `tasks` capability is not announced.
 
 use std::collections::{BTreeMap, HashMap};
@@ -151,6 +152,17 @@ struct Gateway {
     resources: Mutex<HashMap<String, usize>>,
     /// `tool_search:`: what `tools/list` shows and the `search_tools` tool.
     search: ToolSearch,
+    /// Host batches whose requests are not all answered yet.
+    batches: Mutex<Vec<Batch>>,
+}
+
+/// A host batch being answered.
+#[derive(Debug)]
+struct Batch {
+    /// Ids (as text) of its requests still unanswered.
+    waiting: std::collections::HashSet<String>,
+    /// The answers so far.
+    answers: Vec<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -228,6 +240,7 @@ where
         resources: Mutex::new(HashMap::new()),
         closing: std::sync::atomic::AtomicBool::new(false),
         search,
+        batches: Mutex::new(Vec::new()),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -321,6 +334,7 @@ where
         if envelope::is_batch(line) {
             match envelope::split_batch(line) {
                 Ok(items) if !items.is_empty() => {
+                    gw.expect_batch(&items);
                     for item in items {
                         gw.clone().host_message(item.get().to_string()).await;
                     }
@@ -408,7 +422,44 @@ impl ListKind {
 
 impl Gateway {
     fn reply(&self, line: String) {
+        // An answer to a request of a host batch waits for the rest of its batch.
+        let id = Envelope::parse(&line)
+            .ok()
+            .filter(|e| e.method.is_none())
+            .and_then(|e| e.id_key().map(str::to_string));
+        if let Some(id) = id {
+            let mut batches = lock(&self.batches);
+            if let Some(at) = batches.iter().position(|b| b.waiting.contains(&id)) {
+                let batch = &mut batches[at];
+                batch.waiting.remove(&id);
+                batch.answers.push(line);
+                if batch.waiting.is_empty() {
+                    let done = batches.swap_remove(at);
+                    drop(batches);
+                    let _ = self.to_host.send(format!("[{}]", done.answers.join(",")));
+                }
+                return;
+            }
+        }
         let _ = self.to_host.send(line);
+    }
+
+    /// Answers to the requests of a host batch are sent together, as one batch.
+    fn expect_batch(&self, items: &[&RawValue]) {
+        let waiting: std::collections::HashSet<String> = items
+            .iter()
+            .filter_map(|item| {
+                let env = Envelope::parse(item.get()).ok()?;
+                env.method.as_ref()?;
+                env.id_key().map(str::to_string)
+            })
+            .collect();
+        if !waiting.is_empty() {
+            lock(&self.batches).push(Batch {
+                waiting,
+                answers: Vec::new(),
+            });
+        }
     }
 
     /// Sends `line` from the host to upstream `idx` through the interceptor.
