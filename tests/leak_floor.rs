@@ -1,7 +1,7 @@
 //! The leak benchmark's floor: `benches/leak/leakbench.py --quick` (real mcp-server-git,
 //! mcp-server-sqlite, server-filesystem and server-memory over generated people, read directly
 //! and through `mcp-veil proxy`) must not leak more, nor mint more false tokens, than the figures
-//! below, and every round-trip check that holds today must keep holding.
+//! below, and every round-trip check must hold.
 //!
 //! The floors are today's quick-size figures (seed 1) plus a small margin; lower them as
 //! detection improves (the benchmark prints the figures). Needs `bash .ci/install-peers.sh`: with
@@ -11,23 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// % of distinct personal values that reached the client in the clear, overall.
-const MAX_LEAK_PCT: f64 = 38.0;
+const MAX_LEAK_PCT: f64 = 3.0;
 /// % per server.
 const MAX_LEAK_PCT_PER_SERVER: [(&str, f64); 4] = [
-    ("filesystem", 25.5),
-    ("git", 16.5),
-    ("memory", 10.0),
-    ("sqlite", 31.5),
+    ("filesystem", 3.5),
+    ("git", 1.0),
+    ("memory", 1.5),
+    ("sqlite", 1.5),
 ];
 /// % of tokens whose covered text is no planted personal value.
-const MAX_FALSE_PCT: f64 = 7.5;
-/// Round-trip checks that fail today (benches/leak/README.md, "Known failures"). Every other
-/// check must hold; remove a name here when it starts holding.
-const KNOWN_FAILING: [&str; 3] = [
-    "sqlite: INSERT with name tokens stores the real name, an O'-surname inside the literal",
-    "filesystem: the written file read back shows the tokens the model wrote",
-    "memory: read_graph twice in a session gives the same output",
-];
+const MAX_FALSE_PCT: f64 = 3.0;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -117,12 +110,8 @@ fn leak_benchmark_stays_at_or_under_the_floor() {
     for c in checks {
         let name = c["name"].as_str().unwrap_or_default();
         let holds = c["holds"].as_bool().unwrap_or(false);
-        let known = KNOWN_FAILING.contains(&name);
-        if !holds && !known {
-            failures.push(format!("round-trip check no longer holds: {name}"));
-        }
-        if holds && known {
-            eprintln!("leak floor: `{name}` holds now; remove it from KNOWN_FAILING");
+        if !holds {
+            failures.push(format!("round-trip check does not hold: {name}"));
         }
     }
     eprintln!(

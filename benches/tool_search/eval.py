@@ -10,7 +10,10 @@ and speaks raw JSON-RPC to it, so the bytes counted are exactly the bytes of the
 result the host receives. Model tokens are estimated as bytes / 4 (the usual figure for English
 text and JSON with BPE tokenizers; it is an estimate, not a tokenizer count). Then each query of
 `queries.json` is sent to `search_tools` (limit 5) and scored: recall@1 (the expected tool is
-first) and recall@5 (it is among the five). `--list` prints the gateway's tool names and stops.
+first) and recall@5 (it is among the five), overall, per split and per class. `--split dev` scores
+only the dev half (the half looked at while working on ranking; `heldout` is scored at the end);
+misses are printed only for the splits scored. `search_ms_median` is the median wall time of one
+`search_tools` round trip through the gateway. `--list` prints the gateway's tool names and stops.
 """
 
 import argparse
@@ -18,7 +21,9 @@ import json
 import os
 import subprocess
 import sys
+import statistics
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -107,6 +112,7 @@ def main():
     ap.add_argument("--queries", default=os.path.join(os.path.dirname(__file__), "queries.json"))
     ap.add_argument("--json")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--split", choices=["dev", "heldout"], help="score only this half")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         gw = start(args.veil, tmp, "never")
@@ -120,30 +126,41 @@ def main():
         listed, always_bytes = listing(gw)
         with open(args.queries) as f:
             queries = json.load(f)
-        at1 = at5 = 0
-        misses = []
+        if args.split:
+            queries = [q for q in queries if q["split"] == args.split]
+        scored = []
+        timings = []
         for q in queries:
+            began = time.perf_counter()
             result, _ = gw.request("tools/call", {"name": "search_tools",
                                                   "arguments": {"query": q["query"], "limit": 5}})
+            timings.append((time.perf_counter() - began) * 1000)
             names = [t["name"] for t in result["structuredContent"]["tools"]]
-            at1 += bool(names) and names[0] == q["tool"]
-            at5 += q["tool"] in names
-            if not names or names[0] != q["tool"]:
-                misses.append({"query": q["query"], "expected": q["tool"], "got": names})
+            scored.append((q, names))
         gw.close()
-    n = len(queries)
     known = {t["name"] for t in tools}
     unknown = [q["tool"] for q in queries if q["tool"] not in known]
     if unknown:
         sys.exit(f"queries name tools the gateway does not route: {unknown}")
+
+    def recall(group):
+        n = len(group)
+        at1 = sum(bool(names) and names[0] == q["tool"] for q, names in group)
+        at5 = sum(q["tool"] in names for q, names in group)
+        return {"queries": n, "recall_at_1": round(at1 / n, 3), "recall_at_5": round(at5 / n, 3)}
+
+    by = lambda key: {v: recall([s for s in scored if s[0][key] == v])
+                      for v in sorted({q[key] for q in queries})}
     report = {
         "tools": len(tools),
         "never": {"tools_listed": len(tools), "bytes": never_bytes, "tokens_est": never_bytes // 4},
         "always": {"tools_listed": len(listed), "bytes": always_bytes, "tokens_est": always_bytes // 4},
-        "queries": n,
-        "recall_at_1": round(at1 / n, 3),
-        "recall_at_5": round(at5 / n, 3),
-        "misses_at_1": misses,
+        **recall(scored),
+        "by_split": by("split"),
+        "by_class": by("class"),
+        "search_ms_median": round(statistics.median(timings), 2),
+        "misses_at_1": [{"query": q["query"], "split": q["split"], "expected": q["tool"], "got": names}
+                        for q, names in scored if not names or names[0] != q["tool"]],
     }
     print(json.dumps(report, indent=2))
     if args.json:

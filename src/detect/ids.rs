@@ -109,6 +109,7 @@ id_kinds! {
     MacAddress "MAC_ADDRESS" mac_address "MAC address.";
     CryptoWallet "CRYPTO_WALLET" crypto_wallet "BTC (base58check, bech32) or ETH (context) address.";
     DateOfBirth "DATE_OF_BIRTH" date_of_birth "A date under a birth-date key or after birth context.";
+    Username "USERNAME" username "A login, handle or user name under a key or label that names one (`username`, `login`, `handle`, `nickname`, `user=`).";
 }
 
 impl IdKind {
@@ -117,7 +118,7 @@ impl IdKind {
     pub(crate) fn folds_separators(self) -> bool {
         !matches!(
             self,
-            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth
+            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth | IdKind::Username
         )
     }
 }
@@ -173,7 +174,7 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
         PhTin => &["tin"],
         MacAddress => &["mac"],
         CryptoWallet => &["wallet", "eth", "ethereum", "btc", "bitcoin", "address"],
-        DateOfBirth => &[],
+        DateOfBirth | Username => &[],
     }
 }
 
@@ -192,6 +193,11 @@ impl IdRecognizer {
         }
     }
 
+    /// Whether `kind` is on.
+    pub(super) fn is_on(&self, kind: IdKind) -> bool {
+        self.config.is_on(kind)
+    }
+
     /// Whether any identifier kind is on.
     pub(super) fn any_on(config: &IdsConfig) -> bool {
         IdKind::ALL.iter().any(|&k| config.is_on(k))
@@ -203,8 +209,13 @@ impl IdRecognizer {
         if let Some(kind) = keyed {
             let start = text.len() - text.trim_start().len();
             let value = text.trim();
-            if kind == IdKind::DateOfBirth {
-                if dob_value(value) {
+            if kind == IdKind::DateOfBirth || kind == IdKind::Username {
+                let ok = if kind == IdKind::DateOfBirth {
+                    dob_value(value)
+                } else {
+                    username_value(value)
+                };
+                if ok {
                     out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
                 }
                 return;
@@ -228,7 +239,9 @@ impl IdRecognizer {
             // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
             for &kind in IdKind::ALL {
-                if kind == IdKind::DateOfBirth || !self.config.is_on(kind) {
+                if matches!(kind, IdKind::DateOfBirth | IdKind::Username)
+                    || !self.config.is_on(kind)
+                {
                     continue;
                 }
                 let cued = keyed == Some(kind) || has_cue(before, kind);
@@ -298,7 +311,7 @@ impl IdRecognizer {
             PhTin => cued && matches!(n.len(), 9 | 12) && digits(n) && !solid,
             MacAddress => wallet::mac(cand),
             CryptoWallet => wallet::btc(cand) || (cued && wallet::eth(cand)),
-            DateOfBirth => false,
+            DateOfBirth | Username => false,
         }
     }
 }
@@ -443,8 +456,26 @@ pub(super) fn kind_of_key(key: &str) -> Option<IdKind> {
         | "geburtsdatum" | "geburtstag" | "datenaissance" | "datedenaissance"
         | "fechanacimiento" | "fechadenacimiento" | "datanascita" | "datadinascita"
         | "datanascimento" | "datadenascimento" | "birthdateutc" => DateOfBirth,
+        "username" | "user" | "login" | "loginname" | "loginid" | "handle" | "nickname"
+        | "nick" | "screenname" | "accountname" | "samaccountname" | "gitlogin"
+        | "githubusername" | "githubhandle" | "twitterhandle" | "slackhandle" | "userlogin" => {
+            Username
+        }
         _ => return None,
     })
+}
+
+/// Whether a whole value under a user-name key is one: a single word of letters, digits and
+/// `. _ - + @` (at most 64 bytes) that starts with a letter or digit. A value with spaces is
+/// a display name, left to the name finder; a path or URL is no login.
+pub(super) fn username_value(v: &str) -> bool {
+    let b = v.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && b[0].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'+' | b'@'))
+        && !matches!(v, "true" | "false" | "null" | "None" | "undefined")
 }
 
 /// A whole value that is a date (a birth date under a birth-date key).

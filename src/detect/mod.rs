@@ -528,6 +528,31 @@ impl Detector {
         });
     }
 
+    /// Logins in `Label: value` lines (`pairs` false) or `key=value` pairs (`pairs` true)
+    /// whose label names one (`handle: jdoe42`, `user=jdoe42`): the whole value, when it is
+    /// one word ([`ids::username_value`]). `login` counts only as a JSON key: as a label or a
+    /// pair key it mostly says how a login went (`login=ok`, `Login: failed`).
+    fn labelled_usernames(&self, text: &str, pairs: bool, out: &mut Vec<Span>) {
+        let Some(ids) = &self.ids else { return };
+        if !ids.is_on(IdKind::Username) {
+            return;
+        }
+        let names_login = |label: &str| {
+            ids::kind_of_key(label) == Some(IdKind::Username)
+                && !label.eq_ignore_ascii_case("login")
+        };
+        let mut take = |label: &str, start: usize, end: usize| {
+            if names_login(label) && ids::username_value(&text[start..end]) {
+                out.push(Span::new(start, end, Kind::Id(IdKind::Username)));
+            }
+        };
+        if pairs {
+            labels::for_each_pair_value(text, |_| true, names_login, &mut take);
+        } else {
+            labels::for_each_labelled_value(text, &mut take);
+        }
+    }
+
     /// URL-encoded addresses in `key=value` pairs with an email key
     /// (`?email=maria.garcia%40example.com`): the encoded value is the address.
     fn encoded_emails(&self, text: &str, out: &mut Vec<Span>) {
@@ -645,10 +670,12 @@ impl Detector {
         if text_key && classes & prefilter::COLON != 0 {
             self.labelled_names(text, cx, out);
             self.slot_names(text, classes, out);
+            self.labelled_usernames(text, false, out);
         }
         if text_key && memchr::memchr(b'=', text.as_bytes()).is_some() {
             self.paired_names(text, cx, out);
             self.encoded_emails(text, out);
+            self.labelled_usernames(text, true, out);
         }
         self.keyed.find(text, facts.keyed, out);
         if let Some(secrets) = &self.secrets

@@ -45,6 +45,8 @@ impl StrLit {
 #[derive(Debug, Clone, Copy)]
 enum Frame {
     Object {
+        /// The byte offset of its `{`.
+        opened: usize,
         /// The current entry's key literal.
         key: Option<StrLit>,
         /// The key under which this object sits in its parent.
@@ -94,6 +96,15 @@ impl<'s> Position<'s> {
         match self.frames.last()? {
             Frame::Object { key, .. } => key.map(|k| k.raw(self.doc)),
             Frame::Array { container_key, .. } => container_key.map(|k| k.raw(self.doc)),
+        }
+    }
+
+    /// The byte offset of the `{` of the object this value is a member of (`None` in an
+    /// array or at the top): what tells the members of one object from another's.
+    pub(crate) fn object_start(&self) -> Option<usize> {
+        match self.frames.last()? {
+            Frame::Object { opened, .. } => Some(*opened),
+            Frame::Array { .. } => None,
         }
     }
 
@@ -246,6 +257,7 @@ pub(crate) fn for_each_value(
                 }
                 frames.push(if c == b'{' {
                     Frame::Object {
+                        opened: i,
                         key: None,
                         container_key,
                         expect: Expect::FirstOrClose,

@@ -38,6 +38,7 @@ pub(crate) mod json;
 mod repr;
 mod table;
 mod text;
+mod typed;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -310,6 +311,11 @@ impl<'d> ValueScanner<'d> {
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
         let mut pieces = Vec::new();
         let mut columns = columns::Columns::default();
+        let things = if typed::might_have_types(doc) {
+            typed::thing_objects(doc)
+        } else {
+            Default::default()
+        };
         json::for_each_value(doc, |lit, pos| {
             let lit = match lit {
                 json::Literal::Str(lit) => lit,
@@ -326,8 +332,19 @@ impl<'d> ValueScanner<'d> {
             if depth == 0 && self.paths.is_some() {
                 self.path = pos.path().into();
             }
+            // The display name of a record typed as an organisation, a place or a product
+            // (`typed.rs`) is judged as an organisation's.
+            let thing = !lit.is_key
+                && !things.is_empty()
+                && things.names(pos.key(), pos.object_start(), lit.raw(doc));
             let cx = FindContext {
-                key: if lit.is_key { None } else { pos.key() },
+                key: if lit.is_key {
+                    None
+                } else if thing {
+                    Some("organization")
+                } else {
+                    pos.key()
+                },
                 parent_key: if lit.is_key { None } else { pos.parent_key() },
                 recall: None,
             };

@@ -3,42 +3,214 @@
 //! Each tool is one document: its name, title, description and the names and descriptions of its
 //! parameters (nested `properties` and `items` included). Terms come from [`terms`]: identifiers
 //! are split on `_`, `-`, `.`, `/`, spaces and camel case, lower-cased, a few English function
-//! words dropped and a plural `s` stripped, so `listDirectory`, `list_directory` and "list the
-//! directories" share `list` and `directory`.
+//! words and contraction fragments dropped, and each word reduced to its Snowball (Porter 2)
+//! English stem, so `listDirectory`, `list_directory` and "listing the directories" share `list`
+//! and `directori`, and "staged", "staging" and "stage" are one term.
 //!
-//! The name's terms count twice (a name is the shortest summary of what a tool does). Scores are
-//! plain Okapi BM25 (`k1 = 1.2`, `b = 0.75`); ties break by tool name, so a ranking is the same
-//! on every run and every machine. The index is built once per tool list, never per query.
+//! The name's terms count twice (a name is the shortest summary of what a tool does). A query is
+//! read more loosely than a document ([`Index::search`]): words that name no task ("show", "get",
+//! "give") weigh less, a word from the everyday vocabulary of files, version control, databases,
+//! memory and time also looks for the words tool definitions use for the same thing ([`SYNONYMS`]:
+//! "folder" looks for "directory", "forget" for "delete"), and a file name in the query ("notes.txt")
+//! looks for "file"; such added terms weigh [`SYNONYM_WEIGHT`]. Scores are Okapi BM25 (`k1 = 1.2`,
+//! `b = 0.75`) summed with those weights; ties break by tool name, so a ranking is the same on
+//! every run and every machine. The index is built once per tool list, never per query.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
+use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// How deep parameter schemas are read.
 const MAX_DEPTH: usize = 8;
+/// The weight of a term a query did not say but implies (a synonym, `file` for a file name).
+const SYNONYM_WEIGHT: f64 = 0.6;
+/// The weight of a light verb of a query.
+const LIGHT_WEIGHT: f64 = 0.3;
 
-/// Words that say nothing about which tool is meant.
+/// Words that say nothing about which tool is meant, and the fragments contractions leave
+/// ("what's", "haven't").
 const STOP: &[&str] = &[
     "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "it", "its",
     "me", "my", "i", "we", "our", "you", "your", "what", "which", "how", "with", "from", "by",
     "this", "that", "these", "those", "can", "do", "does", "please", "some", "any", "at", "as",
-    "into", "if", "want", "need", "would", "like",
+    "into", "if", "want", "need", "would", "like", "s", "t", "d", "ll", "re", "ve", "m", "so",
+    "there", "here", "was", "were", "been", "am", "let", "us", "just",
 ];
+
+/// Verbs a request starts with that name no task of their own: kept, but light in a query.
+const LIGHT: &[&str] = &[
+    "show", "get", "give", "tell", "print", "display", "fetch", "return", "see", "look", "make",
+    "use", "run", "put",
+];
+
+/// Everyday words of a request and the words tool definitions use for the same thing. Read on
+/// the query side only; a word's stem is looked up, so plurals and verb forms match too.
+pub(crate) const SYNONYMS: &[(&str, &str)] = &[
+    // files and folders
+    ("folder", "directory"),
+    ("dir", "directory"),
+    ("subfolder", "directory"),
+    ("ls", "list directory"),
+    ("mkdir", "create directory"),
+    ("cat", "read file"),
+    ("open", "read"),
+    ("view", "read"),
+    ("save", "write"),
+    ("store", "write"),
+    ("overwrite", "write"),
+    ("patch", "edit"),
+    ("modify", "edit"),
+    ("change", "edit"),
+    ("rename", "move"),
+    ("relocate", "move"),
+    ("mv", "move"),
+    ("find", "search"),
+    ("locate", "search"),
+    ("lookup", "search"),
+    ("grep", "search"),
+    ("big", "size"),
+    ("space", "size"),
+    ("large", "size"),
+    ("permitted", "allowed access"),
+    ("permission", "allowed access"),
+    ("sandbox", "allowed directory"),
+    ("picture", "image"),
+    ("photo", "image"),
+    ("screenshot", "image media"),
+    ("png", "image media"),
+    ("jpg", "image media"),
+    ("jpeg", "image media"),
+    ("gif", "image media"),
+    ("mp3", "audio media"),
+    ("wav", "audio media"),
+    ("zip", "compress gzip"),
+    ("shrink", "compress"),
+    ("metadata", "info"),
+    ("nested", "tree recursive"),
+    // removing
+    ("remove", "delete"),
+    ("rm", "delete"),
+    ("erase", "delete"),
+    ("drop", "delete"),
+    ("forget", "delete"),
+    ("discard", "delete"),
+    // version control
+    ("stage", "add"),
+    ("unstage", "reset"),
+    ("undo", "reset"),
+    ("revert", "reset"),
+    ("history", "log"),
+    ("switch", "checkout"),
+    ("modified", "status changes"),
+    ("untracked", "status"),
+    ("clean", "status"),
+    ("compare", "diff differences"),
+    ("snapshot", "commit"),
+    // memory and knowledge graph
+    ("remember", "memory create entities"),
+    ("memorize", "memory create entities"),
+    ("know", "memory"),
+    ("fact", "observation"),
+    ("note", "observation"),
+    ("link", "relation"),
+    ("connect", "relation"),
+    ("relationship", "relation"),
+    ("person", "entity"),
+    ("people", "entity"),
+    // databases
+    ("db", "database"),
+    ("sql", "query database"),
+    ("column", "schema table"),
+    ("row", "insert"),
+    ("finding", "insight"),
+    // time
+    ("clock", "time"),
+    ("hour", "time"),
+    ("date", "time"),
+    ("tz", "timezone"),
+    ("zone", "timezone"),
+    // arithmetic, environment
+    ("plus", "sum"),
+    ("total", "sum"),
+    ("env", "environment variable"),
+    ("repeat", "echo"),
+];
+
+static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
+
+/// [`SYNONYMS`] by the stem of the everyday word, each with the terms it adds.
+static SYNONYM_TERMS: LazyLock<HashMap<String, Vec<String>>> = LazyLock::new(|| {
+    let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    for (word, means) in SYNONYMS {
+        map.entry(STEMMER.stem(word).into_owned())
+            .or_default()
+            .extend(terms(means));
+    }
+    map
+});
+
+/// The words of `text`: split on everything not alphanumeric and on camel case, lower-cased.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .flat_map(split_camel)
+        .map(str::to_lowercase)
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether a whitespace-separated token of a query names a file (`notes.txt`, `*.log`).
+fn is_file_name(token: &str) -> bool {
+    let token = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '*');
+    let Some((stem, ext)) = token.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && (1..=5).contains(&ext.len())
+        && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+}
 
 /// The search terms of `text`.
 pub(crate) fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        for part in split_camel(word) {
-            let lower = part.to_lowercase();
-            if lower.is_empty() || STOP.contains(&lower.as_str()) {
-                continue;
-            }
-            out.push(stem(lower));
-        }
+    words(text)
+        .filter(|w| !STOP.contains(&w.as_str()))
+        .map(|w| STEMMER.stem(&w).into_owned())
+        .collect()
+}
+
+/// The weighted terms of a query: its own terms (light verbs at [`LIGHT_WEIGHT`]) and those its
+/// words imply at [`SYNONYM_WEIGHT`]; a term said and implied keeps the larger weight.
+fn query_terms(query: &str) -> Vec<(String, f64)> {
+    let mut weights: HashMap<String, f64> = HashMap::new();
+    let mut put = |term: String, weight: f64| {
+        let w = weights.entry(term).or_insert(0.0);
+        *w = w.max(weight);
+    };
+    if query.split_whitespace().any(is_file_name) {
+        put("file".to_string(), SYNONYM_WEIGHT);
     }
+    for word in words(query) {
+        if STOP.contains(&word.as_str()) {
+            continue;
+        }
+        let stem = STEMMER.stem(&word).into_owned();
+        if let Some(implied) = SYNONYM_TERMS.get(&stem) {
+            for term in implied {
+                put(term.clone(), SYNONYM_WEIGHT);
+            }
+        }
+        let weight = if LIGHT.contains(&word.as_str()) {
+            LIGHT_WEIGHT
+        } else {
+            1.0
+        };
+        put(stem, weight);
+    }
+    let mut out: Vec<(String, f64)> = weights.into_iter().collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
@@ -63,26 +235,6 @@ fn split_camel(word: &str) -> Vec<&str> {
         parts.push(&word[start..]);
     }
     parts
-}
-
-/// A light English stemmer: plural endings only (`directories` → `directory`, `files` →
-/// `file`, `entities` → `entity`), enough to match a question to a name.
-fn stem(mut word: String) -> String {
-    if word.len() > 4 && word.ends_with("ies") {
-        word.truncate(word.len() - 3);
-        word.push('y');
-    } else if word.len() > 4
-        && (word.ends_with("ches") || word.ends_with("shes") || word.ends_with("sses"))
-    {
-        word.truncate(word.len() - 2);
-    } else if word.len() > 3
-        && word.ends_with('s')
-        && !word.ends_with("ss")
-        && !word.ends_with("us")
-    {
-        word.pop();
-    }
-    word
 }
 
 /// The text BM25 reads for one tool definition: the name twice, then title, description and
@@ -180,22 +332,20 @@ impl Index {
     }
 
     /// The positions of the best `limit` documents for `query`, best first; documents sharing
-    /// no term with the query are left out.
+    /// no term with the query (or with what it implies) are left out.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Vec<usize> {
-        let mut query_terms = terms(query);
-        query_terms.sort();
-        query_terms.dedup();
+        let query_terms = query_terms(query);
         let n = self.docs.len() as f64;
         let mut scored: Vec<(f64, usize)> = Vec::new();
         for (i, doc) in self.docs.iter().enumerate() {
             let mut score = 0.0;
-            for term in &query_terms {
+            for (term, weight) in &query_terms {
                 let Some(&tf) = doc.get(term) else { continue };
                 let df = f64::from(self.df[term]);
                 let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
                 let tf = f64::from(tf);
                 let norm = K1 * (1.0 - B + B * self.lengths[i] / self.avg_len.max(1.0));
-                score += idf * tf * (K1 + 1.0) / (tf + norm);
+                score += weight * idf * tf * (K1 + 1.0) / (tf + norm);
             }
             if score > 0.0 {
                 scored.push((score, i));
@@ -217,12 +367,30 @@ mod tests {
     #[test]
     fn identifiers_split_on_separators_and_camel_case() {
         assert_eq!(terms("fs__read_text_file"), ["fs", "read", "text", "file"]);
-        assert_eq!(terms("listDirectory"), ["list", "directory"]);
+        assert_eq!(terms("listDirectory"), terms("list_directory"));
         assert_eq!(
             terms("git.diff-staged/HTTPServer"),
-            ["git", "diff", "staged", "http", "server"]
+            ["git", "diff", "stage", "http", "server"]
         );
-        assert_eq!(terms("List the directories"), ["list", "directory"]);
+        assert_eq!(terms("Listing the directories"), terms("list_directory"));
+        assert_eq!(terms("what's staged"), terms("stage"));
+    }
+
+    #[test]
+    fn queries_weigh_light_verbs_less_and_look_for_synonyms_and_files() {
+        let q: HashMap<String, f64> = query_terms("show the folder of notes.txt")
+            .into_iter()
+            .collect();
+        assert_eq!(q["show"], LIGHT_WEIGHT);
+        assert_eq!(q[&terms("folder")[0]], 1.0);
+        assert_eq!(q[&terms("directory")[0]], SYNONYM_WEIGHT);
+        assert_eq!(q["file"], SYNONYM_WEIGHT);
+        assert_eq!(q["note"], 1.0);
+        // A term said outright keeps its full weight even when another word implies it.
+        let q: HashMap<String, f64> = query_terms("forget delete").into_iter().collect();
+        assert_eq!(q["delet"], 1.0);
+        assert!(is_file_name("*.log") && is_file_name("README.md") && !is_file_name("v1.0"));
+        assert!(!is_file_name("9.99") && !is_file_name("end."));
     }
 
     #[test]

@@ -1,0 +1,170 @@
+//! Objects whose own type member says they are no person: `{"name": "Acme Corp",
+//! "entityType": "organization"}`.
+//!
+//! Knowledge graphs (server-memory), CRMs and directory exports keep people and organisations
+//! in the same shape of record, told apart by a type member, and that member often comes after
+//! the name. A `name` key alone says "a person's name" to the detector; in a record typed as an
+//! organisation, a place or a product it is not, and tokenizing it as one hides the company
+//! from the model and teaches session recall a false name. So before a JSON document is
+//! rewritten, [`thing_objects`] finds the objects typed as things (one extra pass, only for
+//! documents that hold a type-like key); their display-name members, and the same names held
+//! whole elsewhere in the document (a relation's `to`), are judged as an organisation's name
+//! would be.
+
+use std::collections::HashSet;
+
+use super::json;
+
+/// Keys whose value types the object they are in.
+const TYPE_KEYS: &[&str] = &[
+    "type",
+    "entitytype",
+    "objecttype",
+    "nodetype",
+    "@type",
+    "kind",
+    "category",
+    "recordtype",
+];
+
+/// Type values that name no person.
+const THING_TYPES: &[&str] = &[
+    "organization",
+    "organisation",
+    "org",
+    "company",
+    "corporation",
+    "business",
+    "account",
+    "employer",
+    "institution",
+    "school",
+    "university",
+    "agency",
+    "team",
+    "department",
+    "group",
+    "place",
+    "location",
+    "city",
+    "country",
+    "address",
+    "product",
+    "project",
+    "service",
+    "tool",
+    "repository",
+    "event",
+    "concept",
+    "topic",
+    "technology",
+    "brand",
+    "vendor",
+    "supplier",
+];
+
+/// Keys that give a record's display name.
+const NAME_KEYS: &[&str] = &["name", "title", "label", "displayname", "fullname"];
+
+/// Whether `doc` may hold a type member at all (a cheap test before [`thing_objects`]).
+pub(super) fn might_have_types(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    memchr::memmem::find(b, b"ype\"").is_some()
+        || memchr::memmem::find(b, b"\"kind\"").is_some()
+        || memchr::memmem::find(b, b"\"category\"").is_some()
+}
+
+/// The objects of `doc` typed as things, and their display names.
+#[derive(Debug, Default)]
+pub(super) struct Things {
+    /// The `{` offsets of the objects typed as things.
+    objects: HashSet<usize>,
+    /// Their display names (unescaped literals only), which mean the same thing wherever else
+    /// the document holds them whole: a relation's `"to": "Acme Corp"`.
+    names: HashSet<String>,
+}
+
+impl Things {
+    /// Whether nothing in the document was typed as a thing.
+    pub(super) fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Whether the string `value` under `key`, a member of the object opened at `object`,
+    /// names a thing: a display name in an object typed as one, or one of those names again.
+    pub(super) fn names(&self, key: Option<&str>, object: Option<usize>, value: &str) -> bool {
+        (key.is_some_and(is_name_key) && object.is_some_and(|o| self.objects.contains(&o)))
+            || self.names.contains(value)
+    }
+}
+
+/// The objects of `doc` typed as things; empty when `doc` is no JSON.
+pub(super) fn thing_objects(doc: &str) -> Things {
+    let mut objects = HashSet::new();
+    let mut named: Vec<(usize, &str)> = Vec::new();
+    let _ = json::for_each_value(doc, |lit, pos| {
+        let json::Literal::Str(lit) = lit else { return };
+        if lit.is_key || lit.escaped {
+            return;
+        }
+        let (Some(key), Some(start)) = (pos.key(), pos.object_start()) else {
+            return;
+        };
+        if folded_in(key, TYPE_KEYS) && folded_in(lit.raw(doc), THING_TYPES) {
+            objects.insert(start);
+        } else if is_name_key(key) {
+            named.push((start, lit.raw(doc)));
+        }
+    });
+    let names = named
+        .into_iter()
+        .filter(|(start, _)| objects.contains(start))
+        .map(|(_, name)| name.to_string())
+        .collect();
+    Things { objects, names }
+}
+
+/// Whether `key` is a display-name key of a record.
+fn is_name_key(key: &str) -> bool {
+    folded_in(key, NAME_KEYS)
+}
+
+/// Whether `text`, ASCII-lower-cased without `_ - space`, is one of `list`.
+fn folded_in(text: &str, list: &[&str]) -> bool {
+    let mut buf = [0u8; 24];
+    let mut n = 0;
+    for &b in text.as_bytes() {
+        if matches!(b, b'_' | b'-' | b' ') {
+            continue;
+        }
+        let Some(slot) = buf.get_mut(n) else {
+            return false;
+        };
+        *slot = b.to_ascii_lowercase();
+        n += 1;
+    }
+    std::str::from_utf8(&buf[..n]).is_ok_and(|f| list.contains(&f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_objects_typed_as_things_whatever_the_member_order() {
+        let doc = r#"{"entities":[{"name":"Acme Corp","entityType":"organization"},{"type":"person","name":"Maria Garcia"},{"entityType":"Company","name":"Initech"}]}"#;
+        let things = thing_objects(doc);
+        let acme = doc.find("{\"name\":\"Acme").unwrap();
+        let initech = doc.find("{\"entityType\":\"Company").unwrap();
+        let maria = doc.find("{\"type\":\"person").unwrap();
+        assert!(things.names(Some("name"), Some(acme), "Acme Corp"));
+        assert!(things.names(Some("name"), Some(initech), "Initech"));
+        assert!(!things.names(Some("name"), Some(maria), "Maria Garcia"));
+        assert!(
+            things.names(Some("to"), None, "Acme Corp"),
+            "the same name elsewhere"
+        );
+        assert!(might_have_types(doc));
+        assert!(!might_have_types(r#"{"name":"Maria Garcia"}"#));
+    }
+}
