@@ -41,7 +41,7 @@ use serde::Deserialize;
 
 pub use custom::{CustomKind, Validator};
 pub use ids::{IdKind, IdsConfig};
-pub(crate) use keys::Fnv;
+pub(crate) use keys::{Fnv, fold_key};
 pub use keys::{KeyHint, key_hint};
 
 /// A kind of personal data, and the `KIND` in its tokens (`[KIND_N]`).

@@ -129,21 +129,12 @@ fn is_name_key(key: &str) -> bool {
     folded_in(key, NAME_KEYS)
 }
 
-/// Whether `text`, ASCII-lower-cased without `_ - space`, is one of `list`.
+/// Whether `text`, folded as keys are (`detect::fold_key`), is one of `list`.
 fn folded_in(text: &str, list: &[&str]) -> bool {
-    let mut buf = [0u8; 24];
-    let mut n = 0;
-    for &b in text.as_bytes() {
-        if matches!(b, b'_' | b'-' | b' ') {
-            continue;
-        }
-        let Some(slot) = buf.get_mut(n) else {
-            return false;
-        };
-        *slot = b.to_ascii_lowercase();
-        n += 1;
-    }
-    std::str::from_utf8(&buf[..n]).is_ok_and(|f| list.contains(&f))
+    let mut buf = [0u8; 40];
+    crate::detect::fold_key(text, &mut buf)
+        .and_then(|n| std::str::from_utf8(&buf[..n]).ok())
+        .is_some_and(|f| list.contains(&f))
 }
 
 #[cfg(test)]
