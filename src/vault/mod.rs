@@ -192,6 +192,27 @@ pub trait VaultBackend: Send + Sync + fmt::Debug {
     /// Drops a session's table (end of session); unknown sessions are fine.
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>>;
 
+    /// Records that the session's client terminated it, for the vault's TTL, so that every
+    /// process sharing this backend refuses the session from now on: a signed session id
+    /// says who issued it, not that it ended. Only ids the layer issued are recorded, never
+    /// values. The default (a backend that cannot record it) does nothing.
+    fn mark_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        let _ = session;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Whether [`VaultBackend::mark_terminated`] was called for the session within the TTL.
+    fn is_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<bool, VaultError>> {
+        let _ = session;
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
     /// Whether other processes mint into the same sessions (a backend shared by replicas).
     /// The engine then reads the names they tokenized ([`VaultBackend::entries_after`]) so
     /// that session recall works across replicas.

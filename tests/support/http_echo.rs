@@ -5,7 +5,10 @@
 //! `EMP-{session:04}{k:04}`), `hang` never answers, `crash` starts an event stream and breaks
 //! the connection, `stream` sends a log event holding a raw value and its result only after
 //! [`Echo::release`], `multiline` answers with one SSE event whose data spans several `data:`
-//! lines (holding a raw value). It counts calls, checked restorations, mismatches and cancellations.
+//! lines (holding a raw value), `polling` sends a priming event and a log event (both with ids)
+//! and closes its stream before answering: the answer (holding a raw value) comes only on a
+//! `GET` resuming it with `Last-Event-ID` (SSE polling). It counts calls, checked
+//! restorations, mismatches, cancellations and resumptions.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,6 +40,18 @@ pub(crate) struct Echo {
     pub(crate) authorized: AtomicU64,
     /// Lets a `stream` call send its result (after its first event).
     pub(crate) release: tokio::sync::Notify,
+    /// `polling` answers not fetched yet: last event id → the answer.
+    polled: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// `polling` answers fetched with `Last-Event-ID`.
+    pub(crate) resumed: AtomicU64,
+    /// `notifications/initialized` received.
+    pub(crate) initialized: std::sync::atomic::AtomicBool,
+    /// Requests (other than `initialize`) received before `notifications/initialized`.
+    pub(crate) early: AtomicU64,
+    /// The protocol versions `initialize` asked for.
+    pub(crate) versions: std::sync::Mutex<Vec<String>>,
+    /// `initialize` requests declaring the `roots` capability.
+    pub(crate) roots_declared: AtomicU64,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -66,15 +81,31 @@ pub(crate) async fn start(echo: Arc<Echo>) -> String {
     let app = Router::new()
         .route(
             "/mcp",
-            post(handle)
-                .get(|| async { StatusCode::METHOD_NOT_ALLOWED })
-                .delete(|| async { StatusCode::OK }),
+            post(handle).get(resume).delete(|| async { StatusCode::OK }),
         )
         .with_state(echo);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
     format!("http://{addr}/mcp")
+}
+
+/// `GET`: only a `polling` stream resumed with `Last-Event-ID` (no stream of its own: 405).
+async fn resume(State(echo): State<Arc<Echo>>, headers: axum::http::HeaderMap) -> Response {
+    let last = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    let answer = last.and_then(|id| echo.polled.lock().unwrap().remove(id));
+    match answer {
+        Some(answer) => {
+            echo.resumed.fetch_add(1, Ordering::Relaxed);
+            let id = format!("{}-end", last.unwrap_or_default());
+            (
+                [(header::CONTENT_TYPE, "text/event-stream")],
+                format!("id: {id}\nevent: message\ndata: {answer}\n\n"),
+            )
+                .into_response()
+        }
+        None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+    }
 }
 
 fn json_response(id: &Value, result: Value) -> Response {
@@ -99,12 +130,28 @@ async fn handle(
         if method == "notifications/cancelled" {
             echo.cancelled.fetch_add(1, Ordering::Relaxed);
         }
+        if method == "notifications/initialized" {
+            echo.initialized.store(true, Ordering::Relaxed);
+        }
         return StatusCode::ACCEPTED.into_response();
     };
+    if method == "initialize" {
+        if let Some(v) = msg
+            .pointer("/params/protocolVersion")
+            .and_then(Value::as_str)
+        {
+            echo.versions.lock().unwrap().push(v.to_string());
+        }
+    } else if !echo.initialized.load(Ordering::Relaxed) {
+        echo.early.fetch_add(1, Ordering::Relaxed);
+    }
     match method {
         "initialize" => json_response(
             id,
-            json!({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            // The version asked for, up to 2025-06-18.
+            json!({"protocolVersion": msg.pointer("/params/protocolVersion")
+                       .and_then(Value::as_str).unwrap_or("2025-06-18").min("2025-06-18"),
+                   "capabilities": {"tools": {}},
                    "serverInfo": {"name": "http-echo", "version": "1"}}),
         ),
         "tools/list" => {
@@ -120,7 +167,9 @@ async fn handle(
                     {"name": "crash", "inputSchema": schema},
                     {"name": "stream", "inputSchema": schema},
                     {"name": "multiline", "inputSchema": schema},
-                ]}),
+                    {"name": "polling", "inputSchema": schema},
+                ], "_meta": {"example.com/list": "tools"}, "ttlMs": 30000,
+                   "cacheScope": "public"}),
             )
         }
         "tools/call" => {
@@ -153,6 +202,26 @@ async fn handle(
                     (
                         [(header::CONTENT_TYPE, "text/event-stream")],
                         Body::from_stream(futures::StreamExt::chain(first, last)),
+                    )
+                        .into_response()
+                }
+                Some("polling") => {
+                    let n = echo.calls.load(Ordering::Relaxed);
+                    let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "info", "data": "polling for EMP-00990003"}});
+                    let result = json!({"jsonrpc": "2.0", "id": id,
+                        "result": {"content": [{"type": "text", "text": "polled EMP-00990004"}]}});
+                    let last = format!("poll{n}-1");
+                    echo.polled
+                        .lock()
+                        .unwrap()
+                        .insert(last.clone(), result.to_string());
+                    (
+                        [(header::CONTENT_TYPE, "text/event-stream")],
+                        format!(
+                            "id: poll{n}-0\nretry: 50\ndata: \n\n\
+                             id: {last}\nevent: message\ndata: {log}\n\n"
+                        ),
                     )
                         .into_response()
                 }

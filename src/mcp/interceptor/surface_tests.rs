@@ -200,10 +200,10 @@ fn prompt_lists_keep_prompt_and_argument_names() {
     let p = &v["prompts"][0];
     assert_eq!(p["name"], "brief");
     assert_eq!(p["arguments"][0]["name"], "who");
-    // (json! sorts keys: `arguments` is scanned first.)
-    assert_eq!(p["arguments"][0]["description"], format!("e.g. {}", emp(1)));
-    assert_eq!(p["description"], format!("About {} {}", emp(2), lit(1)));
-    assert_eq!(p["title"], format!("Brief on {}", emp(2)));
+    // (Keys keep their order: `title` is scanned first, `arguments` last.)
+    assert_eq!(p["arguments"][0]["description"], format!("e.g. {}", emp(2)));
+    assert_eq!(p["description"], format!("About {} {}", emp(1), lit(1)));
+    assert_eq!(p["title"], format!("Brief on {}", emp(1)));
     assert_eq!(origin_of(&i, &emp(1)), "crm/prompts/list");
 }
 
@@ -323,10 +323,10 @@ fn initialize_instructions_are_tokenized_and_versions_kept() {
     assert_eq!(v["serverInfo"]["version"], "1.2.3");
     assert_eq!(
         v["instructions"],
-        format!("Escalate to {}. {}", emp(1), lit(1))
+        format!("Escalate to {}. {}", emp(2), lit(1))
     );
-    assert_eq!(v["serverInfo"]["title"], format!("HR of {}", emp(2)));
-    assert_eq!(origin_of(&i, &emp(2)), "crm/initialize");
+    assert_eq!(v["serverInfo"]["title"], format!("HR of {}", emp(1)));
+    assert_eq!(origin_of(&i, &emp(1)), "crm/initialize");
 }
 
 #[test]
@@ -366,14 +366,14 @@ fn elicitation_forms_are_scanned_by_default_and_the_reply_restores() {
     let p = &v["params"];
     assert_eq!(p["message"], format!("Confirm {}? {}", emp(1), lit(1)));
     let pick = &p["requestedSchema"]["properties"]["pick"];
-    assert_eq!(pick["description"], format!("or {}", emp(2)));
-    assert_eq!(pick["enum"], json!([emp(2), "none"]));
-    assert_eq!(pick["title"], format!("Pick {}", emp(3)));
+    assert_eq!(pick["title"], format!("Pick {}", emp(2)));
+    assert_eq!(pick["description"], format!("or {}", emp(3)));
+    assert_eq!(pick["enum"], json!([emp(3), "none"]));
     assert_eq!(p["requestedSchema"]["required"], json!(["pick"]));
     assert_eq!(origin_of(&i, &emp(1)), "crm/elicitation");
     let reply = to_server(
         &i,
-        json!({"jsonrpc": "2.0", "id": 5, "result": {"action": "accept", "content": {"pick": emp(2)}}}),
+        json!({"jsonrpc": "2.0", "id": 5, "result": {"action": "accept", "content": {"pick": emp(3)}}}),
     );
     assert_eq!(reply["result"]["content"]["pick"], "EMP-222222");
     let i = interceptor().with_surfaces(SurfacesConfig {

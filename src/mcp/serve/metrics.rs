@@ -33,6 +33,8 @@ pub struct Metrics {
     denials: AtomicU64,
     upstream_errors: Mutex<BTreeMap<&'static str, u64>>,
     sessions: AtomicU64,
+    /// Event streams resumed with `Last-Event-ID`.
+    resumed: AtomicU64,
     latency_buckets: [AtomicU64; BUCKETS.len()],
     latency_count: AtomicU64,
     latency_sum_micros: AtomicU64,
@@ -60,6 +62,11 @@ impl Metrics {
     /// An upstream failure (`timeout`, `session_ended`).
     pub fn upstream_error(&self, reason: &'static str) {
         *lock(&self.upstream_errors).entry(reason).or_default() += 1;
+    }
+
+    /// An event stream resumed with `Last-Event-ID`.
+    pub fn stream_resumed(&self) {
+        self.resumed.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The number of live sessions on this replica.
@@ -96,6 +103,12 @@ impl Metrics {
                 "mcp_veil_upstream_errors_total{{reason=\"{reason}\"}} {n}"
             );
         }
+        let _ = writeln!(out, "# TYPE mcp_veil_streams_resumed_total counter");
+        let _ = writeln!(
+            out,
+            "mcp_veil_streams_resumed_total {}",
+            self.resumed.load(Ordering::Relaxed)
+        );
         let _ = writeln!(out, "# TYPE mcp_veil_sessions gauge");
         let _ = writeln!(
             out,
@@ -183,6 +196,20 @@ impl VaultBackend for CountingVault {
 
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>> {
         self.inner.end_session(session)
+    }
+
+    fn mark_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        self.inner.mark_terminated(session)
+    }
+
+    fn is_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<bool, VaultError>> {
+        self.inner.is_terminated(session)
     }
 
     fn shares_sessions(&self) -> bool {

@@ -4,8 +4,10 @@
 //! - `POST /mcp`: one JSON-RPC message or batch. Requests are answered on an SSE stream (when
 //!   the client accepts `text/event-stream`; each message is tokenized on its own as it arrives,
 //!   nothing is buffered whole) or as JSON; notifications and responses get `202 Accepted`.
-//! - `GET /mcp`: the session's stream of server-initiated messages. `DELETE /mcp`: ends the
-//!   session (its upstreams are closed and its vault table dropped).
+//! - `GET /mcp`: the session's stream of server-initiated messages, or with `Last-Event-ID`
+//!   the rest of an earlier stream (see below). `DELETE /mcp`: ends the session (its upstreams
+//!   are closed and its vault table dropped); the vault backend records the id as terminated
+//!   for its TTL, so every replica answers it 404 afterwards.
 //! - `GET /healthz` (liveness: ok while the process serves), `GET /readyz` (readiness: the vault
 //!   and the upstreams can serve; see module `ready`), `GET /metrics` (Prometheus text, counts
 //!   only; see [`metrics`]).
@@ -34,7 +36,16 @@
 //! `limits.max_body_bytes` get 413; an upstream that does not answer within
 //! `limits.upstream_timeout_seconds` gets the client a JSON-RPC error and is sent
 //! `notifications/cancelled`. A client that goes away mid-stream cancels its pending requests
-//! the same way. Errors and logs name methods, statuses and counts, never values.
+//! the same way, at once when it could not resume (it received no event id), else at their
+//! deadline unless it resumed the stream by then. Errors and logs name methods, statuses and
+//! counts, never values.
+//!
+//! # Resumable streams
+//!
+//! Every SSE event carries an id; clients at protocol 2025-11-25 or later first get a priming
+//! event (an id, `retry`, empty data). `GET /mcp` with `Last-Event-ID` resumes the stream the
+//! id belongs to from a bounded buffer of what that stream sent (tokenized; see module
+//! `session`), on the replica that holds it; an id it does not know opens a new GET stream.
 
 pub mod config;
 pub mod metrics;
@@ -59,7 +70,7 @@ use tokio::sync::mpsc;
 
 use self::config::ServeConfig;
 use self::metrics::{CountingPolicy, CountingVault, Metrics};
-use self::session::Session;
+use self::session::{EventStream, Session};
 use super::envelope::{self, Envelope};
 use super::flow::FlowPolicy;
 use super::interceptor::Interceptor;
@@ -401,6 +412,37 @@ impl Gateway {
         ))
     }
 
+    /// Refuses (404) an `Mcp-Session-Id` its client terminated with `DELETE`, on whichever
+    /// replica the `DELETE` went to (recorded in the vault backend, see
+    /// [`VaultBackend::mark_terminated`]); this replica's copy of it, if any, is closed. Keys
+    /// from a header, the principal or the shared session are never refused this way. A vault
+    /// that cannot be asked lets the request through.
+    async fn refuse_terminated(&self, source: KeySource, key: &str) -> Result<(), Response> {
+        if source != KeySource::SessionId {
+            return Ok(());
+        }
+        let map_key = format!("{source:?}:{key}");
+        match self.vault.is_terminated(&vault_session(&map_key)).await {
+            Ok(false) => Ok(()),
+            Ok(true) => {
+                if let Some(s) = lock(&self.sessions).remove(&map_key) {
+                    s.close();
+                }
+                self.metrics.set_sessions(lock(&self.sessions).len());
+                Err(refuse(
+                    StatusCode::NOT_FOUND,
+                    "the session was terminated: initialize a new session",
+                ))
+            }
+            // The vault being down is not taken as the session having ended: the request goes
+            // on, and anything it needs from the vault fails closed there.
+            Err(e) => {
+                tracing::warn!("could not check whether the session was terminated: {e}");
+                Ok(())
+            }
+        }
+    }
+
     /// The session for a key, started when this replica has none.
     #[allow(clippy::result_large_err)]
     fn session(
@@ -567,8 +609,8 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
         .is_some_and(|a| a.contains("text/event-stream"))
 }
 
-/// Requests of one POST still waiting for an answer; dropping it (the client went away)
-/// cancels them upstream.
+/// Requests of one POST answered as JSON, still waiting for an answer; dropping it (the
+/// client went away) cancels them upstream.
 struct Pending {
     session: Arc<Session>,
     ids: HashSet<String>,
@@ -576,17 +618,10 @@ struct Pending {
     deadline: tokio::time::Instant,
     timeout: Duration,
     metrics: Arc<Metrics>,
-    /// For an SSE answer: when the request came, so its latency is counted when it ends.
-    streamed_since: Option<Instant>,
-    /// Ids of `tools/list` requests, whose answers teach the session its `Mcp-Param-*` headers.
-    lists: HashSet<String>,
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if let Some(started) = self.streamed_since {
-            self.metrics.request("POST", 200, started.elapsed());
-        }
         for id in self.ids.drain() {
             if self.session.forget(&id) {
                 self.session.send(cancelled(&id, "the client went away"));
@@ -602,7 +637,17 @@ fn cancelled(id: &str, reason: &str) -> String {
     )
 }
 
-/// The messages for one POST, until each of its requests is answered (or timed out).
+fn timeout_error(id: &str, timeout: Duration) -> String {
+    let secs = timeout.as_secs();
+    envelope::error_response(
+        Some(id),
+        TIMEOUT_ERROR,
+        &format!("mcp-veil: the upstream server did not answer within {secs} s"),
+    )
+}
+
+/// The messages for one POST answered as JSON, until each of its requests is answered (or
+/// timed out).
 fn answers(pending: Pending) -> impl Stream<Item = String> + Send {
     futures::stream::unfold(pending, |mut p| async move {
         if p.ids.is_empty() {
@@ -616,9 +661,6 @@ fn answers(pending: Pending) -> impl Stream<Item = String> + Send {
                     && let Some(id) = env.id_key()
                 {
                     p.ids.remove(id);
-                    if p.lists.remove(id) {
-                        p.session.learn_tools(&msg);
-                    }
                 }
                 Some((msg, p))
             }
@@ -628,22 +670,138 @@ fn answers(pending: Pending) -> impl Stream<Item = String> + Send {
                 p.session.forget(&id);
                 p.session.send(cancelled(&id, "mcp-veil: upstream timeout"));
                 p.metrics.upstream_error("timeout");
-                let secs = p.timeout.as_secs();
-                Some((envelope::error_response(
-                    Some(&id),
-                    TIMEOUT_ERROR,
-                    &format!("mcp-veil: the upstream server did not answer within {secs} s"),
-                ), p))
+                Some((timeout_error(&id, p.timeout), p))
             }
         }
     })
 }
 
-fn sse(stream: impl Stream<Item = String> + Send + 'static) -> Response {
-    let events = stream.map(|m| Ok::<_, Infallible>(Event::default().event("message").data(m)));
-    Sse::new(events)
+/// The reconnection delay `serve` asks resumable clients for (SSE `retry`).
+const RETRY: Duration = Duration::from_secs(1);
+
+/// One HTTP response attached to an [`EventStream`]: a POST answered as SSE, the GET stream,
+/// or either resumed with `Last-Event-ID`. Dropping it (the client went away) detaches it; a
+/// POST stream's unanswered requests are then cancelled upstream at once when the client
+/// cannot resume (it got no event id), else at their deadline unless a client resumed the
+/// stream by then.
+struct Attached {
+    session: Arc<Session>,
+    stream: Arc<EventStream>,
+    attachment: u64,
+    rx: mpsc::UnboundedReceiver<(u64, String)>,
+    timeout: Duration,
+    metrics: Arc<Metrics>,
+    /// A POST's answer stream: when it came, for the latency metric counted when it ends
+    /// (GET requests are counted when they are answered).
+    post_started: Option<Instant>,
+    /// The priming event (an id, `retry` and empty data) is still to be sent.
+    prime: bool,
+    /// Whether the client received an event id (it can resume).
+    resumable: bool,
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        if let Some(started) = self.post_started {
+            self.metrics.request("POST", 200, started.elapsed());
+        }
+        if !self.stream.detach(self.attachment) || self.stream.is_finished() || self.stream.get {
+            return;
+        }
+        let session = self.session.clone();
+        let stream = self.stream.clone();
+        if !self.resumable {
+            cancel_stream(&session, &stream, "the client went away");
+            return;
+        }
+        let attachment = self.attachment;
+        let deadline = stream.deadline.unwrap_or_else(tokio::time::Instant::now);
+        let metrics = self.metrics.clone();
+        let timeout = self.timeout;
+        tokio::spawn(async move {
+            tokio::time::sleep_until(deadline).await;
+            if stream.is_latest(attachment) && !stream.is_finished() {
+                for id in stream.pending() {
+                    if session.forget(&id) {
+                        session.send(cancelled(&id, "mcp-veil: upstream timeout"));
+                        metrics.upstream_error("timeout");
+                    }
+                    stream.push(timeout_error(&id, timeout));
+                }
+            }
+        });
+    }
+}
+
+/// Cancels the unanswered requests of a POST stream upstream.
+fn cancel_stream(session: &Session, stream: &EventStream, reason: &str) {
+    for id in stream.pending() {
+        if session.forget(&id) {
+            session.send(cancelled(&id, reason));
+        }
+    }
+}
+
+/// The events of an attached response: the priming event when due, then the stream's
+/// messages (with their ids) until every request of the POST is answered or timed out (the
+/// GET stream: until the session ends).
+fn events(a: Attached) -> impl Stream<Item = Result<Event, Infallible>> + Send {
+    futures::stream::unfold(a, |mut a| async move {
+        if a.prime {
+            a.prime = false;
+            a.resumable = true;
+            let event = Event::default()
+                .id(a.stream.event_id(0))
+                .retry(RETRY)
+                .data("");
+            return Some((Ok(event), a));
+        }
+        loop {
+            let next = if a.stream.is_finished() {
+                // Everything is answered: what is already queued, then the end.
+                a.rx.try_recv().ok()
+            } else if let Some(deadline) = a.stream.deadline {
+                tokio::select! {
+                    m = a.rx.recv() => m,
+                    () = tokio::time::sleep_until(deadline) => {
+                        // The first unanswered request times out; its error comes back
+                        // through the stream.
+                        if let Some(id) = a.stream.pending().into_iter().next() {
+                            a.session.forget(&id);
+                            a.session.send(cancelled(&id, "mcp-veil: upstream timeout"));
+                            a.metrics.upstream_error("timeout");
+                            a.stream.push(timeout_error(&id, a.timeout));
+                        }
+                        continue;
+                    }
+                }
+            } else {
+                a.rx.recv().await
+            };
+            let (seq, msg) = next?;
+            a.resumable = true;
+            let event = Event::default()
+                .event("message")
+                .id(a.stream.event_id(seq))
+                .data(msg);
+            return Some((Ok(event), a));
+        }
+    })
+}
+
+fn sse(attached: Attached) -> Response {
+    Sse::new(events(attached))
         .keep_alive(KeepAlive::default())
         .into_response()
+}
+
+/// Whether the client speaks a protocol version with resumable streams (2025-11-25 on): it
+/// gets a priming event first. Older clients get ids on their events, no empty event.
+fn wants_priming(headers: &HeaderMap) -> bool {
+    headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v >= "2025-11-25")
 }
 
 async fn post_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -654,7 +812,7 @@ async fn post_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap, body: Bytes
         .get(header::CONTENT_TYPE)
         .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
     if !streamed {
-        // An event stream's latency is counted when it ends (see `Pending`).
+        // An event stream's latency is counted when it ends (see `Attached`).
         g.metrics
             .request("POST", response.status().as_u16(), started.elapsed());
     }
@@ -708,6 +866,9 @@ async fn handle_post(
         Ok(k) => k,
         Err(r) => return r,
     };
+    if !issued && let Err(r) = g.refuse_terminated(source, &key).await {
+        return r;
+    }
     let session = match g.session(source, &key, headers) {
         Ok(s) => s,
         Err(r) => return r,
@@ -718,31 +879,37 @@ async fn handle_post(
         return refuse(StatusCode::BAD_REQUEST, &why);
     }
     let sse_answer = !ids.is_empty() && accepts_sse(headers);
-    let (tx, rx) = mpsc::unbounded_channel();
-    for id in &ids {
-        session.wait_for(id, tx.clone(), sse_answer);
+    for id in &lists {
+        session.expect_tools_list(id);
     }
-    drop(tx);
-    let mut pending = Pending {
-        streamed_since: sse_answer.then_some(started),
-        lists,
-        session: session.clone(),
-        ids: ids.iter().cloned().collect(),
-        rx,
-        // A new session first starts and initializes its upstreams: allow for that too.
-        deadline: tokio::time::Instant::now()
-            + g.timeout()
-            + if !session.is_ready() {
-                STARTUP_ALLOWANCE
-            } else {
-                Duration::ZERO
-            },
-        timeout: g.timeout(),
-        metrics: g.metrics.clone(),
-    };
+    // A new session first starts and initializes its upstreams: allow for that too.
+    let deadline = tokio::time::Instant::now()
+        + g.timeout()
+        + if !session.is_ready() {
+            STARTUP_ALLOWANCE
+        } else {
+            Duration::ZERO
+        };
+    let mut json = None;
+    let mut stream = None;
+    if sse_answer {
+        stream = Some(session.open_stream(&ids, deadline));
+    } else if !ids.is_empty() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        for id in &ids {
+            session.wait_json(id, tx.clone());
+        }
+        json = Some(Pending {
+            session: session.clone(),
+            ids: ids.iter().cloned().collect(),
+            rx,
+            deadline,
+            timeout: g.timeout(),
+            metrics: g.metrics.clone(),
+        });
+    }
     for item in items {
         if !session.send(item) {
-            pending.streamed_since = None;
             g.metrics.upstream_error("session_ended");
             return refuse(
                 StatusCode::NOT_FOUND,
@@ -750,12 +917,20 @@ async fn handle_post(
             );
         }
     }
-    let mut response = if ids.is_empty() {
-        drop(pending);
-        StatusCode::ACCEPTED.into_response()
-    } else if sse_answer {
-        sse(answers(pending))
-    } else {
+    let mut response = if let Some(stream) = stream {
+        let (attachment, rx) = stream.attach(None);
+        sse(Attached {
+            session: session.clone(),
+            stream,
+            attachment,
+            rx,
+            timeout: g.timeout(),
+            metrics: g.metrics.clone(),
+            post_started: Some(started),
+            prime: wants_priming(headers),
+            resumable: false,
+        })
+    } else if let Some(pending) = json {
         let single = ids.len() == 1 && !envelope::is_batch(body_start(&body));
         let ours: HashSet<String> = ids.iter().cloned().collect();
         let messages: Vec<String> = answers(pending)
@@ -773,6 +948,8 @@ async fn handle_post(
             format!("[{}]", messages.join(","))
         };
         ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    } else {
+        StatusCode::ACCEPTED.into_response()
     };
     if issued && let Ok(v) = HeaderValue::from_str(&key) {
         response.headers_mut().insert("mcp-session-id", v);
@@ -875,13 +1052,13 @@ fn parse_error() -> Response {
 
 async fn get_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
     let started = Instant::now();
-    let response = handle_get(&g, &headers);
+    let response = handle_get(&g, &headers).await;
     g.metrics
         .request("GET", response.status().as_u16(), started.elapsed());
     response
 }
 
-fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
+async fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
     let principal = match g.check(headers) {
         Ok(p) => p,
         Err(r) => return r,
@@ -896,17 +1073,43 @@ fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
         Ok(k) => k,
         Err(r) => return r,
     };
+    if let Err(r) = g.refuse_terminated(source, &key).await {
+        return r;
+    }
     let session = match g.session(source, &key, headers) {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let (tx, rx) = mpsc::unbounded_channel();
-    session.set_get_stream(tx);
-    let stream = futures::stream::unfold(rx, |mut rx| async move {
-        let m = rx.recv().await?;
-        Some((m, rx))
-    });
-    sse(stream)
+    // `Last-Event-ID`: the rest of the stream it names (a POST's answers, or the GET stream),
+    // from the events kept; an id this replica does not know opens a new GET stream.
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|id| session.resumable(id));
+    let resumed = resume.is_some();
+    let (stream, attachment, rx) = match resume {
+        Some((stream, after)) => {
+            g.metrics.stream_resumed();
+            let (n, rx) = stream.attach(Some(after));
+            (stream, n, rx)
+        }
+        None => {
+            let stream = session.open_get_stream();
+            let (n, rx) = stream.attach(None);
+            (stream, n, rx)
+        }
+    };
+    sse(Attached {
+        session: session.clone(),
+        stream,
+        attachment,
+        rx,
+        timeout: g.timeout(),
+        metrics: g.metrics.clone(),
+        post_started: None,
+        prime: !resumed && wants_priming(headers),
+        resumable: resumed,
+    })
 }
 
 async fn delete_mcp(State(g): State<Arc<Gateway>>, headers: HeaderMap) -> Response {
@@ -926,7 +1129,16 @@ async fn handle_delete(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
         Ok(k) => k,
         Err(r) => return r,
     };
+    if let Err(r) = g.refuse_terminated(source, &key).await {
+        return r;
+    }
     let map_key = format!("{source:?}:{key}");
+    if source == KeySource::SessionId
+        && let Err(e) = g.vault.mark_terminated(&vault_session(&map_key)).await
+    {
+        tracing::warn!("could not record that the session was terminated: {e}");
+        return refuse(StatusCode::SERVICE_UNAVAILABLE, "the vault is unavailable");
+    }
     let session = lock(&g.sessions).remove(&map_key);
     if let Some(s) = session {
         s.close();

@@ -10,8 +10,18 @@
 //! Messages from the gateway are routed by JSON-RPC id to the POST that carried the request;
 //! other messages (notifications, server → client requests) go to an open POST stream of the
 //! session, else its GET stream, else are dropped (logged by count, never content).
+//!
+//! # Resumable streams
+//!
+//! Every event stream (a POST answered as SSE, the GET stream) is an [`EventStream`]: its
+//! events are numbered (`id: {replica nonce}.{stream}.{n}`) and the last ones kept (at most
+//! [`KEPT_EVENTS`] events and [`KEPT_BYTES`] bytes per stream, [`KEPT_STREAMS`] streams per
+//! session), so a client that lost the connection resumes with `GET` and `Last-Event-ID`: it
+//! gets the events of that stream after the id, then the rest of the stream. What is kept is
+//! what the client was sent, tokenized; the buffer lives on this replica only (a resumption on
+//! another replica opens a new GET stream; the nonce keeps it from replaying another stream).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -28,19 +38,191 @@ use crate::mcp::tool_search::ToolSearchConfig;
 /// Bytes buffered in each pipe between the HTTP front end and the session's gateway.
 const PIPE: usize = 1 << 20;
 
-/// Where the front end's messages for one POST (or the GET stream) go.
+/// Where the front end's messages for one POST answered as JSON go.
 pub(crate) type Sink = mpsc::UnboundedSender<String>;
+
+/// Events kept per stream for `Last-Event-ID` resumption.
+pub(crate) const KEPT_EVENTS: usize = 64;
+/// Bytes of events kept per stream (the oldest events go first; an event larger than this is
+/// not kept, so it cannot be replayed).
+pub(crate) const KEPT_BYTES: usize = 256 * 1024;
+/// Streams kept per session for resumption (the oldest finished ones go first): with
+/// [`KEPT_BYTES`], at most 2 MiB of events per session.
+pub(crate) const KEPT_STREAMS: usize = 8;
+
+/// Who waits for the answer to a request.
+#[derive(Debug)]
+enum Waiter {
+    /// A POST answered as JSON.
+    Json(Sink),
+    /// A POST answered as an event stream.
+    Stream(Arc<EventStream>),
+}
+
+/// One event stream of a session: numbered events, the last ones kept for resumption, and the
+/// HTTP response currently attached to it (none while the client is away).
+#[derive(Debug)]
+pub(crate) struct EventStream {
+    /// `{replica nonce}.{stream}`: the prefix of its event ids.
+    prefix: String,
+    /// The GET stream (never finishes by itself) rather than a POST's.
+    pub(crate) get: bool,
+    /// When the POST's requests time out (none for the GET stream).
+    pub(crate) deadline: Option<tokio::time::Instant>,
+    inner: Mutex<StreamInner>,
+}
+
+#[derive(Debug, Default)]
+struct StreamInner {
+    next: u64,
+    kept: VecDeque<(u64, String)>,
+    kept_bytes: usize,
+    sink: Option<mpsc::UnboundedSender<(u64, String)>>,
+    /// Counts attachments, so a response that went away detaches only itself.
+    attachments: u64,
+    /// Requests of the POST still unanswered.
+    pending: HashSet<String>,
+    /// Every request answered (or the stream closed): nothing more comes.
+    finished: bool,
+}
+
+impl EventStream {
+    fn new(
+        prefix: String,
+        get: bool,
+        pending: HashSet<String>,
+        deadline: Option<tokio::time::Instant>,
+    ) -> EventStream {
+        EventStream {
+            prefix,
+            get,
+            deadline,
+            inner: Mutex::new(StreamInner {
+                next: 1,
+                pending,
+                ..Default::default()
+            }),
+        }
+    }
+
+    /// The SSE id of event `seq` (0: the priming event, before any message).
+    pub(crate) fn event_id(&self, seq: u64) -> String {
+        format!("{}.{seq}", self.prefix)
+    }
+
+    /// Numbers and keeps a message, and passes it to the attached response; true when one
+    /// took it.
+    pub(crate) fn push(&self, msg: String) -> bool {
+        let mut s = lock(&self.inner);
+        if s.finished {
+            return false;
+        }
+        let seq = s.next;
+        s.next += 1;
+        if let Ok(env) = Envelope::parse(&msg)
+            && env.method.is_none()
+            && let Some(id) = env.id_key()
+        {
+            s.pending.remove(id);
+            if s.pending.is_empty() && !self.get {
+                s.finished = true;
+            }
+        }
+        if msg.len() <= KEPT_BYTES {
+            s.kept_bytes += msg.len();
+            s.kept.push_back((seq, msg.clone()));
+        }
+        while s.kept.len() > KEPT_EVENTS || s.kept_bytes > KEPT_BYTES {
+            let Some((_, old)) = s.kept.pop_front() else {
+                break;
+            };
+            s.kept_bytes -= old.len();
+        }
+        if let Some(tx) = &s.sink {
+            if tx.send((seq, msg)).is_ok() {
+                return true;
+            }
+            s.sink = None;
+        }
+        false
+    }
+
+    /// Attaches a response: it gets the kept events after `after` (all kept ones for `None`),
+    /// then every new one. Returns the attachment's number and the receiver.
+    pub(crate) fn attach(
+        &self,
+        after: Option<u64>,
+    ) -> (u64, mpsc::UnboundedReceiver<(u64, String)>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut s = lock(&self.inner);
+        for (seq, msg) in &s.kept {
+            if after.is_none_or(|a| *seq > a) {
+                let _ = tx.send((*seq, msg.clone()));
+            }
+        }
+        s.sink = Some(tx);
+        s.attachments += 1;
+        (s.attachments, rx)
+    }
+
+    /// Detaches attachment `n`, unless another response attached since; true when it was the
+    /// current one.
+    pub(crate) fn detach(&self, n: u64) -> bool {
+        let mut s = lock(&self.inner);
+        if s.attachments == n {
+            s.sink = None;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Whether attachment `n` is still the latest one (nobody resumed the stream since).
+    pub(crate) fn is_latest(&self, n: u64) -> bool {
+        lock(&self.inner).attachments == n
+    }
+
+    /// Whether a response is attached and still there.
+    fn is_live(&self) -> bool {
+        let s = lock(&self.inner);
+        !s.finished && s.sink.as_ref().is_some_and(|tx| !tx.is_closed())
+    }
+
+    /// Whether every request is answered (POST), or the stream was closed.
+    pub(crate) fn is_finished(&self) -> bool {
+        lock(&self.inner).finished
+    }
+
+    /// The requests still unanswered.
+    pub(crate) fn pending(&self) -> Vec<String> {
+        lock(&self.inner).pending.iter().cloned().collect()
+    }
+
+    /// Ends the stream: nothing more is added, the attached response ends.
+    fn close(&self) {
+        let mut s = lock(&self.inner);
+        s.finished = true;
+        s.sink = None;
+    }
+}
 
 /// A live session on this replica.
 #[derive(Debug)]
 pub(crate) struct Session {
     /// Lines to the session's gateway (`None` once closed).
     to_gateway: Mutex<Option<mpsc::UnboundedSender<String>>>,
-    /// Request id text → the POST waiting for its answer, and whether it is an event stream
-    /// (only those can carry other messages too).
-    waiters: Mutex<HashMap<String, (Sink, bool)>>,
+    /// Request id text → the POST waiting for its answer.
+    waiters: Mutex<HashMap<String, Waiter>>,
     /// The GET stream, when open.
-    get_stream: Mutex<Option<Sink>>,
+    get_stream: Mutex<Option<Arc<EventStream>>>,
+    /// Recent event streams, for resumption (oldest first).
+    streams: Mutex<VecDeque<Arc<EventStream>>>,
+    /// Numbers this session's streams on this replica.
+    next_stream: AtomicU64,
+    /// Random, per session and replica: the first part of every event id.
+    nonce: String,
+    /// Ids of `tools/list` requests, whose answers teach the session its `Mcp-Param-*` headers.
+    lists: Mutex<HashSet<String>>,
     /// Seconds since `epoch` at the last request.
     last_used: AtomicU64,
     epoch: Instant,
@@ -76,6 +258,10 @@ impl Session {
             to_gateway: Mutex::new(Some(tx)),
             waiters: Mutex::new(HashMap::new()),
             get_stream: Mutex::new(None),
+            streams: Mutex::new(VecDeque::new()),
+            next_stream: AtomicU64::new(1),
+            nonce: super::random_id()[..8].to_string(),
+            lists: Mutex::new(HashSet::new()),
             last_used: AtomicU64::new(epoch.elapsed().as_secs()),
             epoch,
             ready: Default::default(),
@@ -126,14 +312,93 @@ impl Session {
         self.ended.load(Ordering::Relaxed)
     }
 
-    /// Registers `sink` as the waiter of request `id`; `streaming` when it is an SSE answer.
-    pub(crate) fn wait_for(&self, id: &str, sink: Sink, streaming: bool) {
-        lock(&self.waiters).insert(id.to_string(), (sink, streaming));
+    /// Registers `sink` as the waiter of request `id`, answered as JSON.
+    pub(crate) fn wait_json(&self, id: &str, sink: Sink) {
+        lock(&self.waiters).insert(id.to_string(), Waiter::Json(sink));
+    }
+
+    /// Opens the event stream answering requests `ids` (until `deadline`).
+    pub(crate) fn open_stream(
+        &self,
+        ids: &[String],
+        deadline: tokio::time::Instant,
+    ) -> Arc<EventStream> {
+        let stream = Arc::new(EventStream::new(
+            self.stream_prefix(),
+            false,
+            ids.iter().cloned().collect(),
+            Some(deadline),
+        ));
+        {
+            let mut waiters = lock(&self.waiters);
+            for id in ids {
+                waiters.insert(id.clone(), Waiter::Stream(stream.clone()));
+            }
+        }
+        self.remember(stream.clone());
+        stream
+    }
+
+    /// Opens a new GET stream; the previous one ends.
+    pub(crate) fn open_get_stream(&self) -> Arc<EventStream> {
+        let stream = Arc::new(EventStream::new(
+            self.stream_prefix(),
+            true,
+            HashSet::new(),
+            None,
+        ));
+        if let Some(old) = lock(&self.get_stream).replace(stream.clone()) {
+            old.close();
+        }
+        self.remember(stream.clone());
+        stream
+    }
+
+    /// The stream a `Last-Event-ID` names, and the event number in it; `None` for an id this
+    /// replica did not give in this session (or whose stream is no longer kept).
+    pub(crate) fn resumable(&self, last_event_id: &str) -> Option<(Arc<EventStream>, u64)> {
+        let (prefix, seq) = last_event_id.rsplit_once('.')?;
+        let seq: u64 = seq.parse().ok()?;
+        let stream = lock(&self.streams)
+            .iter()
+            .find(|s| s.prefix == prefix)
+            .cloned()?;
+        if stream.get {
+            // Resuming an earlier GET stream makes it the GET stream again.
+            lock(&stream.inner).finished = false;
+            let mut get = lock(&self.get_stream);
+            if !get.as_ref().is_some_and(|g| Arc::ptr_eq(g, &stream))
+                && let Some(old) = get.replace(stream.clone())
+            {
+                old.close();
+            }
+        }
+        Some((stream, seq))
+    }
+
+    fn stream_prefix(&self) -> String {
+        let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        format!("{}.{n}", self.nonce)
+    }
+
+    /// Keeps `stream` for resumption, forgetting the oldest (finished ones first).
+    fn remember(&self, stream: Arc<EventStream>) {
+        let mut streams = lock(&self.streams);
+        streams.push_back(stream);
+        while streams.len() > KEPT_STREAMS {
+            let victim = streams.iter().position(|s| s.is_finished()).unwrap_or(0);
+            streams.remove(victim);
+        }
     }
 
     /// Forgets the waiter of `id` (answered, timed out or the client went away).
     pub(crate) fn forget(&self, id: &str) -> bool {
         lock(&self.waiters).remove(id).is_some()
+    }
+
+    /// Marks `id` as a `tools/list` request: its answer teaches the `Mcp-Param-*` headers.
+    pub(crate) fn expect_tools_list(&self, id: &str) {
+        lock(&self.lists).insert(id.to_string());
     }
 
     /// Learns the `x-mcp-header` arguments of the tools in a `tools/list` answer.
@@ -153,11 +418,6 @@ impl Session {
             .get(tool)
             .cloned()
             .unwrap_or_default()
-    }
-
-    /// Sets the GET stream.
-    pub(crate) fn set_get_stream(&self, sink: Sink) {
-        *lock(&self.get_stream) = Some(sink);
     }
 
     /// Sends a message to the session's gateway; false when it has stopped.
@@ -181,29 +441,54 @@ impl Session {
             _ => None,
         };
         if let Some(id) = id {
+            if lock(&self.lists).remove(&id) {
+                self.learn_tools(line);
+            }
             // An answer goes to its own POST or nowhere (that POST timed out or went away).
-            if let Some((sink, _)) = lock(&self.waiters).remove(&id) {
-                let _ = sink.send(line.to_string());
-            } else {
-                tracing::debug!("an answer nobody waits for any more was dropped");
+            match lock(&self.waiters).remove(&id) {
+                Some(Waiter::Json(sink)) => {
+                    let _ = sink.send(line.to_string());
+                }
+                Some(Waiter::Stream(stream)) => {
+                    stream.push(line.to_string());
+                }
+                None => tracing::debug!("an answer nobody waits for any more was dropped"),
             }
             return;
         }
-        // Not an answer to a waiting POST: any open POST event stream, else the GET stream.
-        let mut line = Some(line.to_string());
-        for (sink, _) in lock(&self.waiters)
-            .values()
-            .filter(|(_, streaming)| *streaming)
+        // Not an answer: an open POST event stream, else the GET stream while a client reads
+        // it, else kept on a POST stream or the GET stream for a client that resumes.
+        let streams: Vec<Arc<EventStream>> = {
+            let waiters = lock(&self.waiters);
+            let mut seen = HashSet::new();
+            waiters
+                .values()
+                .filter_map(|w| match w {
+                    Waiter::Stream(s) if seen.insert(Arc::as_ptr(s)) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let get = lock(&self.get_stream).clone();
+        if let Some(s) = streams.iter().find(|s| s.is_live())
+            && s.push(line.to_string())
         {
-            match sink.send(line.take().unwrap_or_default()) {
-                Ok(()) => return,
-                Err(e) => line = Some(e.0),
-            }
+            return;
         }
-        if let Some(get) = &*lock(&self.get_stream)
-            && let Some(l) = line.take()
-            && get.send(l).is_ok()
+        if let Some(g) = &get
+            && g.is_live()
+            && g.push(line.to_string())
         {
+            return;
+        }
+        if let Some(s) = streams.iter().find(|s| !s.is_finished()) {
+            s.push(line.to_string());
+            return;
+        }
+        if let Some(g) = &get
+            && !g.is_finished()
+        {
+            g.push(line.to_string());
             return;
         }
         tracing::debug!("a server message with no open stream was dropped");
@@ -213,14 +498,78 @@ impl Session {
     fn end(&self) {
         self.ended.store(true, Ordering::Relaxed);
         lock(&self.to_gateway).take();
-        let waiters: Vec<(String, (Sink, bool))> = lock(&self.waiters).drain().collect();
-        for (id, (sink, _)) in waiters {
-            let _ = sink.send(envelope::error_response(
+        let waiters: Vec<(String, Waiter)> = lock(&self.waiters).drain().collect();
+        for (id, waiter) in waiters {
+            let error = envelope::error_response(
                 Some(&id),
                 super::UPSTREAM_ERROR,
                 "mcp-veil: the session's gateway stopped before answering",
-            ));
+            );
+            match waiter {
+                Waiter::Json(sink) => {
+                    let _ = sink.send(error);
+                }
+                Waiter::Stream(stream) => {
+                    stream.push(error);
+                }
+            }
         }
-        lock(&self.get_stream).take();
+        if let Some(get) = lock(&self.get_stream).take() {
+            get.close();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(id: u64) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+    }
+
+    #[test]
+    fn streams_replay_after_an_id_and_finish_when_answered() {
+        let pending = ["1".to_string(), "2".to_string()].into_iter().collect();
+        let stream = EventStream::new("n.1".into(), false, pending, None);
+        let (first, mut rx) = stream.attach(None);
+        assert!(stream.push(r#"{"jsonrpc":"2.0","method":"notifications/message"}"#.into()));
+        assert_eq!(rx.try_recv().unwrap().0, 1);
+        // The client goes away; what comes meanwhile is kept.
+        assert!(stream.detach(first));
+        assert!(!stream.push(answer(1)));
+        assert!(!stream.is_finished());
+        // It resumes after event 1: event 2 is replayed, then the rest is live.
+        let (second, mut rx) = stream.attach(Some(1));
+        assert!(!stream.detach(first), "an old attachment detaches nothing");
+        assert!(stream.is_latest(second));
+        assert_eq!(rx.try_recv().unwrap(), (2, answer(1)));
+        assert!(stream.push(answer(2)));
+        assert_eq!(rx.try_recv().unwrap(), (3, answer(2)));
+        assert!(stream.is_finished());
+        assert!(stream.pending().is_empty());
+        assert!(
+            !stream.push(answer(3)),
+            "nothing is added to a finished stream"
+        );
+        assert_eq!(stream.event_id(3), "n.1.3");
+    }
+
+    #[test]
+    fn kept_events_are_bounded() {
+        let stream = EventStream::new("n.2".into(), true, HashSet::new(), None);
+        for _ in 0..(KEPT_EVENTS + 10) {
+            stream.push("{}".into());
+        }
+        let big = "x".repeat(KEPT_BYTES + 1);
+        stream.push(big);
+        let (_, mut rx) = stream.attach(None);
+        let mut replayed = Vec::new();
+        while let Ok((seq, _)) = rx.try_recv() {
+            replayed.push(seq);
+        }
+        // The oversized event is not kept; of the rest, the last KEPT_EVENTS are.
+        assert_eq!(replayed.len(), KEPT_EVENTS);
+        assert_eq!(replayed.last(), Some(&(KEPT_EVENTS as u64 + 10)));
     }
 }

@@ -20,12 +20,14 @@
 //! derived from `MCP_VEIL_VAULT_KEY`. A sealed entry is `1 ‖ nonce(12) ‖ AES-256-GCM(created ms ‖
 //! origin length ‖ origin ‖ value) ‖ tag(16)`, with the session and token as associated data, so
 //! an entry moved to another token or session does not open. Session ids are used verbatim (Redis
-//! keys are binary-safe; the three suffixes end in different letters, so no two sessions' keys
+//! keys are binary-safe; the four suffixes end in different letters, so no two sessions' keys
 //! can collide).
 //!
 //! Every call on a session (mint, resolve) renews `EXPIRE ttl_seconds` on all three keys, so a
 //! session disappears `ttl_seconds` after its last use; [`VaultBackend::end_session`] deletes
-//! them at once. The per-session cap (`max_entries_per_session`) is checked inside the mint
+//! them at once. `veil:{session}:ended` marks a session its client terminated
+//! ([`VaultBackend::mark_terminated`], `serve`'s `DELETE`), with the same TTL, so every replica
+//! refuses its id afterwards. The per-session cap (`max_entries_per_session`) is checked inside the mint
 //! script against `HLEN veil:{session}:tok`.
 //!
 //! # Minting under concurrency
@@ -749,6 +751,41 @@ impl RedisVault {
             .map_err(|f| self.map_error(f, Some(session)))?;
         Ok(())
     }
+
+    /// `SET veil:{session}:ended 1 EX ttl`: every replica refuses the session for the TTL.
+    async fn terminate(&self, session: &SessionId) -> Result<(), VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let key = &SessionKeys::new(session).ended;
+        let ttl = self.ttl_seconds;
+        let _: () = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::cmd("SET")
+                    .arg(&key[..])
+                    .arg(1)
+                    .arg("EX")
+                    .arg(ttl)
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        Ok(())
+    }
+
+    async fn terminated(&self, session: &SessionId) -> Result<bool, VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let key = &SessionKeys::new(session).ended;
+        let n: i64 = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::cmd("EXISTS")
+                    .arg(&key[..])
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        Ok(n > 0)
+    }
 }
 
 impl fmt::Debug for RedisVault {
@@ -782,6 +819,20 @@ impl VaultBackend for RedisVault {
 
     fn end_session<'a>(&'a self, session: &'a SessionId) -> BoxFuture<'a, Result<(), VaultError>> {
         self.end(session).boxed()
+    }
+
+    fn mark_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        self.terminate(session).boxed()
+    }
+
+    fn is_terminated<'a>(
+        &'a self,
+        session: &'a SessionId,
+    ) -> BoxFuture<'a, Result<bool, VaultError>> {
+        self.terminated(session).boxed()
     }
 
     fn shares_sessions(&self) -> bool {
@@ -838,6 +889,8 @@ struct SessionKeys {
     fp: Vec<u8>,
     tok: Vec<u8>,
     n: Vec<u8>,
+    /// Set when the session's client terminated it (`mark_terminated`); not dropped by `end`.
+    ended: Vec<u8>,
 }
 
 impl SessionKeys {
@@ -847,6 +900,7 @@ impl SessionKeys {
             fp: key("fp"),
             tok: key("tok"),
             n: key("n"),
+            ended: key("ended"),
         }
     }
 }

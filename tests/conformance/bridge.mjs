@@ -1,0 +1,240 @@
+#!/usr/bin/env node
+// Puts a front end of mcp-veil where the conformance runner (which only speaks streamable HTTP
+// to a URL and calls tools by their reference names) can reach it. It has two jobs and changes
+// nothing else on the wire:
+//
+// - `--prefix P`: the gateway exposes tools and prompts as `P<name>` (`ref__test_simple_text`).
+//   Requests naming a tool, a prompt or a prompt completion ref get `P` put in front; `tools`
+//   and `prompts` in results get it taken off. Keys keep their order; every other field and
+//   header passes as is.
+// - `--url URL`: an HTTP reverse proxy to URL (for `mcp-veil serve`): method, path, headers
+//   (Host, Origin, Mcp-Session-Id, Last-Event-ID ...), status and SSE events pass through, so
+//   HTTP-level scenarios still measure `serve` itself.
+// - `-- CMD ARGS...`: a streamable-HTTP server (the SDK's own transport, as the reference server
+//   uses) relaying every message to a stdio child, one child per session (for `mcp-veil proxy`).
+//   Server -> client requests and notifications go on the stream of the client request they
+//   belong to (by progress token, else the latest one in flight), as a direct server sends them.
+//   The direct baseline of a stdio front end is this bridge in front of the reference server's
+//   `--stdio` mode, so the bridge's own HTTP behaviour is the same on both sides.
+//
+// usage: node bridge.mjs --listen PORT [--prefix P] (--url URL | -- CMD ARGS...)
+// Prints `bridge listening on http://127.0.0.1:PORT/mcp` on stderr once it listens.
+
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const argv = process.argv.slice(2);
+const dashdash = argv.indexOf('--');
+const opts = dashdash < 0 ? argv : argv.slice(0, dashdash);
+const command = dashdash < 0 ? [] : argv.slice(dashdash + 1);
+const opt = (name) => {
+  const i = opts.indexOf(name);
+  return i < 0 ? undefined : opts[i + 1];
+};
+const listen = Number(opt('--listen') ?? 0);
+const prefix = opt('--prefix') ?? '';
+const target = opt('--url');
+if (!target && command.length === 0) {
+  console.error('usage: bridge.mjs --listen PORT [--prefix P] (--url URL | -- CMD ARGS...)');
+  process.exit(2);
+}
+
+// ---- name mapping ----
+
+function toServer(msg) {
+  if (!prefix || !msg || typeof msg !== 'object') return msg;
+  const p = msg.params;
+  if ((msg.method === 'tools/call' || msg.method === 'prompts/get') && typeof p?.name === 'string') {
+    p.name = prefix + p.name;
+  }
+  if (msg.method === 'completion/complete' && p?.ref?.type === 'ref/prompt' && typeof p.ref.name === 'string') {
+    p.ref.name = prefix + p.ref.name;
+  }
+  return msg;
+}
+
+function toClient(msg) {
+  if (!prefix || !msg || typeof msg !== 'object') return msg;
+  for (const key of ['tools', 'prompts']) {
+    const list = msg.result?.[key];
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (typeof item?.name === 'string' && item.name.startsWith(prefix)) {
+        item.name = item.name.slice(prefix.length);
+      }
+    }
+  }
+  return msg;
+}
+
+const mapBody = (text, fn) => {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return JSON.stringify(Array.isArray(value) ? value.map(fn) : fn(value));
+};
+
+// ---- --url: reverse proxy ----
+
+function reverseProxy() {
+  const upstream = new URL(target);
+  return http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let body = Buffer.concat(chunks);
+      const headers = { ...req.headers };
+      if (body.length > 0 && String(headers['content-type'] ?? '').includes('json')) {
+        body = Buffer.from(mapBody(body.toString('utf8'), toServer));
+      }
+      if (body.length > 0 || 'content-length' in headers) headers['content-length'] = String(body.length);
+      const out = http.request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
+        (up) => relayResponse(up, res)
+      );
+      out.on('error', (e) => {
+        console.error(`bridge: upstream error: ${e.code ?? e.message}`);
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
+      res.on('close', () => out.destroy());
+      out.end(body);
+    });
+  });
+}
+
+function relayResponse(up, res) {
+  const type = String(up.headers['content-type'] ?? '');
+  const headers = { ...up.headers };
+  if (type.includes('application/json')) {
+    const chunks = [];
+    up.on('data', (c) => chunks.push(c));
+    up.on('end', () => {
+      const body = Buffer.from(mapBody(Buffer.concat(chunks).toString('utf8'), toClient));
+      headers['content-length'] = String(body.length);
+      res.writeHead(up.statusCode, headers);
+      res.end(body);
+    });
+    return;
+  }
+  if (type.includes('text/event-stream')) {
+    delete headers['content-length'];
+    res.writeHead(up.statusCode, headers);
+    res.flushHeaders();
+    let pending = '';
+    up.setEncoding('utf8');
+    up.on('data', (chunk) => {
+      pending += chunk;
+      let nl;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl + 1);
+        pending = pending.slice(nl + 1);
+        const m = /^data: ?(.*?)(\r?\n)$/s.exec(line);
+        res.write(m ? `data: ${mapBody(m[1], toClient)}${m[2]}` : line);
+      }
+    });
+    up.on('end', () => res.end(pending));
+    up.on('error', () => res.destroy());
+    return;
+  }
+  res.writeHead(up.statusCode, headers);
+  up.pipe(res);
+}
+
+// ---- -- CMD: streamable HTTP to a stdio child ----
+
+function stdioRelay() {
+  const app = createMcpExpressApp();
+  const sessions = {};
+
+  app.all('/mcp', async (req, res) => {
+    const sid = req.headers['mcp-session-id'];
+    let transport = sid ? sessions[sid] : undefined;
+    if (!transport) {
+      if (sid || req.method !== 'POST' || req.body?.method !== 'initialize') {
+        res.status(sid ? 404 : 400).json({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: sid ? 'Session not found' : 'Invalid or missing session ID' },
+          id: null
+        });
+        return;
+      }
+      transport = await openSession(sessions);
+    }
+    await transport.handleRequest(req, res, req.body);
+  });
+  return app;
+}
+
+async function openSession(sessions) {
+  const events = [];
+  const eventStore = {
+    async storeEvent(streamId, message) {
+      const eventId = `${streamId}::${String(events.length).padStart(8, '0')}`;
+      events.push({ eventId, streamId, message });
+      return eventId;
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const streamId = lastEventId.split('::')[0];
+      for (const e of events) {
+        if (e.streamId === streamId && e.eventId > lastEventId) await send(e.eventId, e.message);
+      }
+      return streamId;
+    }
+  };
+  const child = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: 'inherit' });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    eventStore,
+    retryInterval: 5000,
+    onsessioninitialized: (id) => {
+      sessions[id] = transport;
+    }
+  });
+  const inFlight = []; // client request ids, oldest first
+  const byToken = new Map(); // progressToken -> client request id
+
+  transport.onmessage = (msg) => {
+    if (msg.method !== undefined && msg.id !== undefined) {
+      inFlight.push(msg.id);
+      const token = msg.params?._meta?.progressToken;
+      if (token !== undefined) byToken.set(token, msg.id);
+    }
+    child.send(toServer(msg)).catch((e) => console.error(`bridge: child send: ${e.message}`));
+  };
+  child.onmessage = (msg) => {
+    toClient(msg);
+    if (msg.method === undefined) {
+      const i = inFlight.indexOf(msg.id);
+      if (i >= 0) inFlight.splice(i, 1);
+      for (const [token, id] of byToken) if (id === msg.id) byToken.delete(token);
+      transport.send(msg).catch((e) => console.error(`bridge: send: ${e.message}`));
+      return;
+    }
+    const token = msg.params?.progressToken;
+    const related = byToken.get(token) ?? inFlight[inFlight.length - 1];
+    transport
+      .send(msg, related === undefined ? {} : { relatedRequestId: related })
+      .catch((e) => console.error(`bridge: send: ${e.message}`));
+  };
+  transport.onclose = () => {
+    if (transport.sessionId) delete sessions[transport.sessionId];
+    child.close();
+  };
+  child.onclose = () => transport.close();
+  await child.start();
+  await transport.start();
+  return transport;
+}
+
+const server = target ? reverseProxy() : stdioRelay().listen(listen, '127.0.0.1');
+if (target) server.listen(listen, '127.0.0.1');
+server.on('listening', () => {
+  console.error(`bridge listening on http://127.0.0.1:${server.address().port}/mcp`);
+});
