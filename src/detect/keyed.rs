@@ -86,7 +86,12 @@ pub(super) fn kind_of_key(key: &str) -> Option<KeyedKind> {
         Some(KeyedKind::Ssn)
     } else if f.ends_with("cardnumber")
         || f.ends_with("cardno")
-        || matches!(f, "creditcard" | "ccnumber" | "ccnum" | "pan")
+        || f.ends_with("creditcard")
+        || f.ends_with("debitcard")
+        || matches!(
+            f,
+            "card" | "cardnum" | "paymentcard" | "cc" | "ccnumber" | "ccnum" | "pan"
+        )
     {
         Some(KeyedKind::Card)
     } else if f.contains("iban") {
@@ -167,6 +172,19 @@ mod tests {
             found("cardNumber", "3598603288061479"),
             Some(("3598603288061479".into(), Kind::CreditCard))
         );
+        // A bare `card` key, JCB 15 digits and Maestro 12 digits (found in a JSON export).
+        for (key, value) in [
+            ("card", "180016130724378"),
+            ("card", "2131 4656 3414 832"),
+            ("debit_card", "675911145349"),
+            ("cc", "3508063608377833"),
+        ] {
+            assert_eq!(
+                found(key, value).map(|f| f.1),
+                Some(Kind::CreditCard),
+                "{key}"
+            );
+        }
         // mod-97-valid, longer than Italy's registered length.
         assert_eq!(
             found("iban", "IT11QP2B5J81QM1FBX029VI5DD68O").map(|f| f.1),
