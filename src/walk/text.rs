@@ -197,9 +197,10 @@ impl ValueScanner<'_> {
         if pieces.len() > before {
             pieces.sort_by_key(|p| p.range.start);
         }
-        // Per column: cells, names; per cell: whether anything was found in it.
+        // Per column: cells, and cells that one kind covers most of; per cell: whether
+        // anything was found in it.
         let columns = cells.iter().map(|(_, c)| c + 1).max().unwrap_or(0);
-        let mut counts = vec![(0usize, 0usize); columns];
+        let mut counts = vec![ColumnCount::default(); columns];
         let mut touched = Vec::with_capacity(cells.len());
         let mut p = 0;
         for (range, column) in &cells {
@@ -207,31 +208,57 @@ impl ValueScanner<'_> {
                 p += 1;
             }
             let mut q = p;
-            let mut named = 0;
+            // Bytes of the cell covered by names, and by each kind `column_key` knows.
+            let mut covered = [0usize; COLUMN_KINDS];
             let mut any = false;
             while q < pieces.len() && pieces[q].range.start < range.end {
                 any = true;
                 if let Content::Slot(slot) = pieces[q].content
-                    && self.slots[slot].kind == Kind::Name
+                    && let Some(k) = column_kind_index(&self.slots[slot].kind)
                 {
-                    named +=
+                    covered[k] +=
                         pieces[q].range.end.min(range.end) - pieces[q].range.start.max(range.start);
                 }
                 q += 1;
             }
-            let cell = &text[range.clone()];
-            let is_name = named > 0 && named * 3 >= cell.trim().len() * 2;
-            counts[*column].0 += 1;
-            counts[*column].1 += usize::from(is_name);
+            let cell_len = text[range.clone()].trim().len();
+            let count = &mut counts[*column];
+            count.cells += 1;
+            for (k, &n) in covered.iter().enumerate() {
+                count.whole[k] += usize::from(n > 0 && n * 3 >= cell_len * 2);
+            }
             touched.push(any);
         }
         let before = pieces.len();
         for ((range, column), any) in cells.iter().zip(touched) {
-            let (cells, names) = counts[*column];
-            if any || !is_name_column(cells, names) {
+            let count = &counts[*column];
+            if any {
                 continue;
             }
             let cell = &text[range.clone()];
+            // A column of phone numbers, emails, cards ...: its other cells are read under
+            // that kind's key, as a JSON value under `phone` would be (a national number of
+            // a region not configured, `+1-411-626-6817x0663`, is taken on that context).
+            if let Some(key) = (1..COLUMN_KINDS)
+                .find(|&k| is_name_column(count.cells, count.whole[k]))
+                .map(column_key)
+            {
+                let cx = FindContext {
+                    key: Some(key),
+                    parent_key: None,
+                    recall: None,
+                };
+                for (r, slot) in self.detect(cell, &cx) {
+                    pieces.push(Piece {
+                        range: range.start + r.start..range.start + r.end,
+                        content: Content::Slot(slot),
+                    });
+                }
+                continue;
+            }
+            if !is_name_column(count.cells, count.whole[0]) {
+                continue;
+            }
             if let Some((s, e)) = self.detector.column_name(cell) {
                 let slot = self.push_slot(Kind::Name, &cell[s..e]);
                 pieces.push(Piece {
@@ -492,6 +519,42 @@ impl ValueScanner<'_> {
     /// or things (`company`, `city`, `street`).
     fn column_may_hold_people(&mut self, header: &str) -> bool {
         header.is_empty() || !self.key_facts(Some(header)).is_not_person()
+    }
+}
+
+/// How many kinds headerless column evidence counts: names (index 0), then the kinds of
+/// [`column_key`].
+const COLUMN_KINDS: usize = 6;
+
+/// Per column of a headerless table: its cells, and per kind ([`column_kind_index`]) the
+/// cells that kind covers most of.
+#[derive(Clone, Copy, Debug, Default)]
+struct ColumnCount {
+    cells: usize,
+    whole: [usize; COLUMN_KINDS],
+}
+
+/// The index of `kind` in [`ColumnCount::whole`], if column evidence follows it.
+fn column_kind_index(kind: &Kind) -> Option<usize> {
+    Some(match kind {
+        Kind::Name => 0,
+        Kind::Phone => 1,
+        Kind::Email => 2,
+        Kind::CreditCard => 3,
+        Kind::UsSsn => 4,
+        Kind::Iban => 5,
+        _ => return None,
+    })
+}
+
+/// The key whose evidence a column of kind index `k` (not names) gives its other cells.
+fn column_key(k: usize) -> &'static str {
+    match k {
+        1 => "phone",
+        2 => "email",
+        3 => "card_number",
+        4 => "ssn",
+        _ => "iban",
     }
 }
 
