@@ -6,6 +6,13 @@
 //! global mutex. The recognizer compiles its own anchored regexes instead (see the parent
 //! module), only for the configured regions at start and for each other calling code the first
 //! time a number in international form names it; for that it needs only these strings.
+//!
+//! The number-type patterns and national-form shapes are compiled by `build.rs` too, into
+//! sparse DFAs ([`Automaton`]): what the recognizer runs to check a number, so no metadata
+//! regex is parsed or compiled at start or on a first input.
+
+use regex_automata::dfa::{Automaton as _, sparse};
+use regex_automata::{Anchored, Input};
 
 /// One region's entry (or, under id `001`, one non-geographic calling code's).
 #[derive(Debug)]
@@ -26,12 +33,19 @@ pub(super) struct MetaEntry {
     pub(super) transform: Option<&'static str>,
     /// The national formats, in metadata order.
     pub(super) formats: &'static [FormatEntry],
+    /// The byte range in [`DFAS`] of the DFA of `types` (pattern `i` is `types[i]`, anchored).
+    pub(super) validity_dfa: (u32, u32),
+    /// The byte range in [`DFAS`] of the DFA of the national-form shape
+    /// (`patterns::shape`).
+    pub(super) shape_dfa: (u32, u32),
 }
 
 /// One number type: its national-number pattern and possible lengths.
 #[derive(Debug)]
 pub(super) struct NumberType {
-    /// The national-number pattern, unanchored.
+    /// The national-number pattern, unanchored (compiled into `MetaEntry::validity_dfa`;
+    /// read by the tests' oracle).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(super) pattern: &'static str,
     /// The type's possible lengths (empty: the region's general lengths apply).
     pub(super) lengths: &'static [u16],
@@ -49,6 +63,49 @@ pub(super) struct FormatEntry {
 }
 
 include!(concat!(env!("OUT_DIR"), "/phone_metadata.rs"));
+
+/// Every entry's automata, serialized little-endian (a sparse DFA needs no alignment).
+static DFAS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/phone_dfa.bin"));
+
+/// A compiled set of anchored digit patterns: it says which of them match a whole input.
+#[derive(Clone, Debug)]
+pub(super) struct Automaton(sparse::DFA<&'static [u8]>);
+
+impl Automaton {
+    /// The automaton at `range` of [`DFAS`]; `None` for an entry with no patterns (or bytes
+    /// that do not validate, which the build rules out: nothing then matches).
+    pub(super) fn load(range: (u32, u32)) -> Option<Automaton> {
+        let (start, end) = (range.0 as usize, range.1 as usize);
+        let bytes = DFAS.get(start..end).filter(|b| !b.is_empty())?;
+        sparse::DFA::from_bytes(bytes)
+            .ok()
+            .map(|(dfa, _)| Automaton(dfa))
+    }
+
+    /// Whether some pattern matches all of `input`.
+    pub(super) fn is_match(&self, input: &str) -> bool {
+        self.whole_matches(input, |_| true)
+    }
+
+    /// Whether a pattern `i` for which `accept(i)` holds matches all of `input`.
+    pub(super) fn whole_matches(&self, input: &str, mut accept: impl FnMut(usize) -> bool) -> bool {
+        let dfa = &self.0;
+        let Ok(mut sid) = dfa.start_state_forward(&Input::new(input).anchored(Anchored::Yes))
+        else {
+            return false;
+        };
+        for &b in input.as_bytes() {
+            sid = dfa.next_state(sid, b);
+            if dfa.is_dead_state(sid) {
+                return false;
+            }
+        }
+        // Matches are reported one transition late: the end of input settles them.
+        sid = dfa.next_eoi_state(sid);
+        dfa.is_match_state(sid)
+            && (0..dfa.match_len(sid)).any(|i| accept(dfa.match_pattern(sid, i).as_usize()))
+    }
+}
 
 /// The entries of calling code `code`, sorted by region id.
 pub(super) fn by_code(code: u16) -> &'static [MetaEntry] {

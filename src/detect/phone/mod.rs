@@ -33,12 +33,13 @@
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
-use regex::{Regex, RegexSet, RegexSetBuilder};
+use regex::Regex;
 
 use super::{DetectError, FindContext, KeyHint, Kind, Recognizer, Span, key_hint};
-use metadata::{FormatEntry, MetaEntry};
+use metadata::{Automaton, FormatEntry, MetaEntry};
 
 mod metadata;
+mod patterns;
 mod shortcut;
 
 /// Fewest digits in a number confirmed by metadata (international `+47 02000` has 7).
@@ -212,87 +213,35 @@ const ANTI_CUES: &[&str] = &[
     "otp",
 ];
 
-/// The validity patterns of one set of regions: an anchored regex per number type
-/// (fixed line, mobile, toll free ...) with that type's possible lengths.
+/// The validity rules of one set of entries (a region, or every region of a calling code):
+/// per entry, the DFA of its number types (compiled by `build.rs`) and each type's possible
+/// lengths. A number is valid when one type's pattern matches all of it and allows its length.
 #[derive(Debug)]
 struct Validity {
-    /// All patterns as one anchored alternation: a fast lazy-DFA test that rejects most
-    /// candidates before `set` says which type (and so which lengths) matched.
-    any: Option<Regex>,
-    set: RegexSet,
-    lengths: Vec<Vec<u16>>,
-    /// Bit `n`: every pattern allows length `n`, so a match of `any` settles validity without
-    /// asking `set` which pattern matched.
-    any_length: u64,
+    entries: Vec<(Automaton, &'static MetaEntry)>,
     min_len: usize,
     max_len: usize,
-    /// The anchored patterns, for [`Validity::by_len`].
-    patterns: Vec<String>,
-    /// Entry `n`: the alternation of the patterns that allow length `n`, compiled the first
-    /// time a number of that length is checked. A number of length `n` is valid exactly when
-    /// it matches one of them, so one search settles it where `any` and then `set` took two
-    /// (`set` alone cost about 1,600 instructions on a ten-digit number).
-    by_len: Box<[OnceLock<ByLength>]>,
-}
-
-/// [`Validity::by_len`] of one length.
-#[derive(Debug)]
-enum ByLength {
-    /// No pattern allows the length.
-    Never,
-    /// The alternation of the patterns that allow it.
-    Union(Regex),
-    /// The alternation did not compile: `any` and `set` decide.
-    Unbuilt,
 }
 
 impl Validity {
-    fn new<'a>(metas: impl Iterator<Item = &'a MetaEntry>) -> Validity {
-        let mut patterns = Vec::new();
-        let mut lengths = Vec::new();
+    fn new(metas: impl Iterator<Item = &'static MetaEntry>) -> Validity {
+        let mut entries = Vec::new();
         let (mut min_len, mut max_len) = (usize::MAX, 0);
         for meta in metas {
             for t in meta.types {
-                patterns.push(anchored(t.pattern));
-                let lens = t.lengths.to_vec();
-                for &l in lens.iter().chain(meta.general_lengths) {
+                for &l in t.lengths.iter().chain(meta.general_lengths) {
                     min_len = min_len.min(usize::from(l));
                     max_len = max_len.max(usize::from(l));
                 }
-                lengths.push(lens);
+            }
+            if let Some(dfa) = Automaton::load(meta.validity_dfa) {
+                entries.push((dfa, meta));
             }
         }
-        if patterns.is_empty() {
-            min_len = usize::MAX;
-        }
-        let set = RegexSetBuilder::new(&patterns)
-            .unicode(false)
-            .size_limit(1 << 24)
-            .build()
-            .or_else(|_| RegexSetBuilder::new(&patterns).size_limit(1 << 24).build())
-            .unwrap_or_else(|_| RegexSet::empty());
-        let any = (!patterns.is_empty())
-            .then(|| union(patterns.iter().map(|p| p.as_str())))
-            .flatten();
-        // Only when `set` holds every pattern (it falls back to the empty set if it cannot be
-        // built, and then nothing is valid).
-        let any_length = if set.len() == patterns.len() {
-            (0..64u16)
-                .filter(|&n| lengths.iter().all(|l| l.is_empty() || l.contains(&n)))
-                .fold(0u64, |bits, n| bits | 1 << n)
-        } else {
-            0
-        };
-        let by_len = (0..=max_len.min(63)).map(|_| OnceLock::new()).collect();
         Validity {
-            any,
-            set,
-            lengths,
-            any_length,
+            entries,
             min_len,
             max_len,
-            patterns,
-            by_len,
         }
     }
 
@@ -302,80 +251,23 @@ impl Validity {
         if len < self.min_len || len > self.max_len {
             return false;
         }
-        if self.set.len() != self.patterns.len() {
-            // `set` could not be built: nothing is valid (as `valid_by_set` says).
-            return false;
-        }
-        match &self.any {
-            // `any` is the union of the patterns of `set`, each of which allows this length.
-            Some(any) if len < 64 && self.any_length & (1 << len) != 0 => {
-                return any.is_match(nsn);
-            }
-            _ => {}
-        }
-        let by_len = self.by_len.get(len).map(|slot| {
-            slot.get_or_init(|| {
-                let allowed: Vec<&str> = self
-                    .patterns
-                    .iter()
-                    .zip(&self.lengths)
-                    .filter(|(_, lens)| lens.is_empty() || lens.contains(&(len as u16)))
-                    .map(|(p, _)| p.as_str())
-                    .collect();
-                if allowed.is_empty() {
-                    ByLength::Never
-                } else {
-                    union(allowed.into_iter()).map_or(ByLength::Unbuilt, ByLength::Union)
-                }
+        self.entries.iter().any(|(dfa, meta)| {
+            dfa.whole_matches(nsn, |i| {
+                meta.types
+                    .get(i)
+                    .is_some_and(|t| t.lengths.is_empty() || t.lengths.contains(&(len as u16)))
             })
-        });
-        match by_len {
-            Some(ByLength::Never) => false,
-            Some(ByLength::Union(re)) => re.is_match(nsn),
-            Some(ByLength::Unbuilt) | None => self.valid_by_set(nsn),
-        }
-    }
-
-    /// [`Validity::valid`] by `any`, then `set` and each matching type's lengths: what
-    /// `by_len` stands for, used where it could not be built.
-    fn valid_by_set(&self, nsn: &str) -> bool {
-        let len = nsn.len();
-        if len < self.min_len || len > self.max_len {
-            return false;
-        }
-        match &self.any {
-            Some(any) if !any.is_match(nsn) => return false,
-            // `any` is the union of the patterns of `set`: one of them matched, and each
-            // allows this length.
-            Some(_) if len < 64 && self.any_length & (1 << len) != 0 => return true,
-            _ => {}
-        }
-        let found = self.set.matches(nsn);
-        found.iter().any(|i| {
-            let lens = &self.lengths[i];
-            lens.is_empty() || lens.contains(&(len as u16))
         })
     }
 }
 
-/// `^(?:pattern)$` for a metadata pattern.
-fn anchored(pattern: &str) -> String {
-    format!("^(?:{pattern})$")
+/// `^(?:prefix)` for a national prefix rule.
+fn prefix_regex(source: &str) -> Option<Regex> {
+    Regex::new(&format!("^(?:{source})")).ok()
 }
 
-/// One anchored regex matching what any of `patterns` (each already anchored) matches.
-fn union<'a>(patterns: impl Iterator<Item = &'a str>) -> Option<Regex> {
-    let joined: Vec<&str> = patterns.collect();
-    regex::RegexBuilder::new(&joined.join("|"))
-        .unicode(false)
-        .size_limit(1 << 24)
-        .dfa_size_limit(1 << 22)
-        .build()
-        .ok()
-}
-
-/// The validity patterns of calling code `code` (all its regions), compiled the first time
-/// they are asked for and kept for the process; `None` for codes with no metadata.
+/// The validity rules of calling code `code` (all its regions), loaded the first time they
+/// are asked for and kept for the process; `None` for codes with no metadata.
 ///
 /// By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id `001`.
 fn international(code: u16) -> Option<&'static Validity> {
@@ -391,9 +283,9 @@ fn international(code: u16) -> Option<&'static Validity> {
 #[derive(Debug)]
 struct Region {
     code: u16,
-    /// A superset of this region's valid national-form digit strings, as a regex source.
-    shape: String,
-    /// `^(?:national_prefix_for_parsing)`.
+    /// A superset of this region's valid national-form digit strings (`patterns::shape`).
+    shape: Option<Automaton>,
+    /// `^(?:national_prefix_for_parsing)`, when the prefix is no literal.
     prefix: Option<Regex>,
     /// The prefix when its pattern is a literal run of digits (`0`, `1`): `prefix` then
     /// matches exactly where the digits start with it ([`shortcut::literal_prefix`]).
@@ -461,7 +353,10 @@ impl NationalFormat {
                 Some(re) => Some(Regex::new(&format!("^(?:{re})")).ok()?),
                 None => None,
             };
-            Some((leading, Regex::new(&anchored(self.entry.pattern)).ok()?))
+            Some((
+                leading,
+                Regex::new(&patterns::anchored(self.entry.pattern)).ok()?,
+            ))
         });
         compiled.as_ref().is_some_and(|(leading, pattern)| {
             leading_by_sets.unwrap_or_else(|| leading.as_ref().is_none_or(|re| re.is_match(nsn)))
@@ -472,17 +367,13 @@ impl NationalFormat {
 
 impl Region {
     fn new(meta: &'static MetaEntry) -> Region {
-        let prefix_source = meta
-            .prefix_for_parsing
-            .map(String::from)
-            .or_else(|| meta.national_prefix.map(regex::escape));
-        let prefix = prefix_source
-            .as_ref()
-            .and_then(|p| Regex::new(&format!("^(?:{p})")).ok());
-        let prefix_literal = prefix_source
-            .as_deref()
-            .and_then(shortcut::literal_prefix)
-            .filter(|_| prefix.is_some());
+        let prefix_source = patterns::prefix_source(meta.prefix_for_parsing, meta.national_prefix);
+        // A literal prefix (`0`, `1`) is matched as bytes; only a real pattern is compiled.
+        let prefix_literal = prefix_source.as_deref().and_then(shortcut::literal_prefix);
+        let prefix = match (&prefix_literal, &prefix_source) {
+            (None, Some(source)) => prefix_regex(source),
+            _ => None,
+        };
         let transform = meta.transform.map(|rule| {
             let mut out = String::new();
             let mut chars = rule.chars().peekable();
@@ -497,30 +388,6 @@ impl Region {
             }
             out
         });
-        let types: Vec<String> = meta
-            .types
-            .iter()
-            .map(|t| format!("(?:{})", t.pattern))
-            .collect();
-        let npfp = prefix.as_ref().map(|re| {
-            let src = re.as_str();
-            src.strip_prefix("^(?:")
-                .and_then(|x| x.strip_suffix(')'))
-                .unwrap_or(src)
-                .to_string()
-        });
-        // What a national-form number of this region can look like: optional prefix, then a
-        // valid number; with a transform rule, anything after the prefix (checked exactly later).
-        let mut shape = format!(
-            "^(?:{})?(?:{})$",
-            npfp.as_deref().unwrap_or(""),
-            types.join("|")
-        );
-        if transform.is_some()
-            && let Some(p) = &npfp
-        {
-            shape = format!("{shape}|^(?:{p})[0-9]*$");
-        }
         let formats = if meta.national_prefix.is_some() {
             meta.formats.iter().map(NationalFormat::new).collect()
         } else {
@@ -528,7 +395,7 @@ impl Region {
         };
         Region {
             code: meta.code,
-            shape,
+            shape: Automaton::load(meta.shape_dfa),
             prefix,
             prefix_literal,
             transform,
@@ -591,8 +458,9 @@ pub(super) struct PhoneRecognizer {
     regions: Vec<Region>,
     /// The cue words, ASCII case-insensitive.
     cues: AhoCorasick,
-    /// The union of the regions' `shape`s: one fast test before the exact per-region checks.
-    national_any: Option<Regex>,
+    /// The regions' `shape`s: a fast test before the exact per-region checks (`None` if a
+    /// region has none: no test then).
+    national_any: Option<Vec<Automaton>>,
 }
 
 impl PhoneRecognizer {
@@ -613,7 +481,7 @@ impl PhoneRecognizer {
         // could be read as India's `+91 80759 45337` when IN is listed before CA.
         let codes: Vec<u16> = compiled.iter().map(|r| r.code).collect();
         compiled.sort_by_key(|r| codes.iter().position(|&c| c == r.code));
-        let national_any = union(compiled.iter().map(|r| r.shape.as_str()));
+        let national_any = compiled.iter().map(|r| r.shape.clone()).collect();
         let cues = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .build(CUES)
@@ -666,7 +534,7 @@ impl PhoneRecognizer {
         if self
             .national_any
             .as_ref()
-            .is_some_and(|any| !any.is_match(digits))
+            .is_some_and(|shapes| !shapes.iter().any(|shape| shape.is_match(digits)))
         {
             return None;
         }
@@ -1470,11 +1338,41 @@ mod tests {
         assert!(PhoneRecognizer::new(&["usa".to_string()]).is_err());
     }
 
-    /// One search by length (`Validity::by_len`) says what `any`, `set` and the types'
-    /// lengths say, for calling codes whose types differ in length and for random and real
-    /// numbers of every length around theirs.
+    thread_local! {
+        static ORACLE: std::cell::RefCell<std::collections::HashMap<&'static str, Regex>> =
+            std::cell::RefCell::default();
+    }
+
+    /// What the metadata's regexes and lengths say, compiled here with the `regex` crate: the
+    /// oracle for the DFAs `build.rs` compiles.
+    fn valid_by_regex(v: &Validity, nsn: &str) -> bool {
+        let len = nsn.len();
+        len >= v.min_len
+            && len <= v.max_len
+            && v.entries.iter().any(|(_, meta)| {
+                meta.types.iter().any(|t| {
+                    (t.lengths.is_empty() || t.lengths.contains(&(len as u16)))
+                        && ORACLE.with_borrow_mut(|cache| {
+                            cache
+                                .entry(t.pattern)
+                                .or_insert_with(|| {
+                                    regex::RegexBuilder::new(&patterns::anchored(t.pattern))
+                                        .unicode(false)
+                                        .size_limit(1 << 24)
+                                        .build()
+                                        .expect("metadata patterns compile")
+                                })
+                                .is_match(nsn)
+                        })
+                })
+            })
+    }
+
+    /// The compiled automata say what the metadata's regexes and lengths say, for calling
+    /// codes whose types differ in length and for random and real numbers of every length
+    /// around theirs.
     #[test]
-    fn validity_by_length_agrees_with_the_set() {
+    fn validity_automata_agree_with_the_regexes() {
         let mut state = 0x853c_49e6_748f_ea9bu64;
         let mut next = move |n: u64| {
             state ^= state << 13;
@@ -1485,7 +1383,7 @@ mod tests {
         let (mut valid, mut invalid) = (0, 0);
         let mut check = |v: &Validity, nsn: &str| {
             let fast = v.valid(nsn);
-            assert_eq!(fast, v.valid_by_set(nsn), "{nsn}");
+            assert_eq!(fast, valid_by_regex(v, nsn), "{nsn}");
             if fast {
                 valid += 1;
             } else {
@@ -1541,7 +1439,18 @@ mod tests {
         let mut taken = 0;
         for id in ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"] {
             let region = Region::new(metadata::by_region(id).unwrap());
-            let shape = union(std::iter::once(region.shape.as_str())).unwrap();
+            let shape = region.shape.clone().expect("every region has a shape");
+            let meta = metadata::by_region(id).unwrap();
+            let source = patterns::shape(
+                patterns::prefix_source(meta.prefix_for_parsing, meta.national_prefix).as_deref(),
+                meta.types.iter().map(|t| t.pattern),
+                meta.transform.is_some(),
+            );
+            let oracle = regex::RegexBuilder::new(&source)
+                .unicode(false)
+                .size_limit(1 << 24)
+                .build()
+                .expect("the shape compiles");
             let mut texts: Vec<String> = (0..4000)
                 .map(|i| {
                     let len = 7 + i % 9;
@@ -1555,6 +1464,11 @@ mod tests {
                 texts.push(phone.chars().filter(char::is_ascii_digit).collect());
             }
             for digits in &texts {
+                assert_eq!(
+                    shape.is_match(digits),
+                    oracle.is_match(digits),
+                    "{id} {digits}"
+                );
                 if region.national(digits).is_some() {
                     taken += 1;
                     assert!(shape.is_match(digits), "{id} {digits}");
