@@ -22,7 +22,12 @@
 //! documents every key with its default.
 
 pub mod check;
+pub mod policy;
+pub mod serve;
+mod servers;
 pub mod spans;
+
+pub use servers::ServerCommand;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,12 +37,11 @@ use serde::Deserialize;
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
 use crate::mcp::restore::RestoreConfig;
-use crate::mcp::serve::config::ServeConfig;
-use crate::mcp::stdio::ServerCommand;
 use crate::mcp::surfaces::SurfacesConfig;
 use crate::mcp::tool_search::ToolSearchConfig;
-use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
+use policy::{FlowsConfig, ToolRuleConfig};
+use serve::ServeConfig;
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
