@@ -250,10 +250,10 @@ impl Scan<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::NameFinder;
-    use super::super::evidence::Evidence;
-    use super::super::scan::Scan;
     use super::*;
+    use crate::detect::names::NameFinder;
+    use crate::detect::names::evidence::Evidence;
+    use crate::detect::names::scan::Scan;
 
     #[test]
     fn prev_word_position_is_where_rfind_found_it() {

@@ -164,8 +164,8 @@ pub(super) const LOWER_GREETINGS: [&str; 9] = [
 
 #[cfg(test)]
 mod tests {
-    use super::super::NameFinder;
     use super::*;
+    use crate::detect::names::NameFinder;
 
     #[test]
     fn idle_stops_keep_every_greeting_and_evidence_word() {

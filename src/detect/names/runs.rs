@@ -348,11 +348,11 @@ impl Scan<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::NameFinder;
-    use super::super::cues::{After, Cue};
-    use super::super::evidence::Evidence;
-    use super::super::lexicon::Lexicon;
     use super::*;
+    use crate::detect::names::NameFinder;
+    use crate::detect::names::cues::{After, Cue};
+    use crate::detect::names::evidence::Evidence;
+    use crate::detect::names::lexicon::Lexicon;
     use crate::detect::names::tests::names;
 
     #[test]
