@@ -26,6 +26,8 @@ pub mod policy;
 pub mod serve;
 mod servers;
 pub mod spans;
+pub mod surfaces;
+pub mod tool_search;
 
 pub use servers::ServerCommand;
 
@@ -37,11 +39,11 @@ use serde::Deserialize;
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
 use crate::mcp::restore::RestoreConfig;
-use crate::mcp::surfaces::SurfacesConfig;
-use crate::mcp::tool_search::ToolSearchConfig;
 use crate::vault::VaultConfig;
 use policy::{FlowsConfig, ToolRuleConfig};
 use serve::ServeConfig;
+use surfaces::SurfacesConfig;
+use tool_search::ToolSearchConfig;
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -230,7 +232,7 @@ mod tests {
 
     #[test]
     fn surfaces_section_parses_and_rejects_unknown_keys_and_values() {
-        use crate::mcp::surfaces::SurfaceMode;
+        use surfaces::SurfaceMode;
         let d = Config::embedded_default();
         assert_eq!(d.surfaces.elicitation, SurfaceMode::Scan);
         assert_eq!(d.surfaces.progress, SurfaceMode::Scan);
