@@ -21,7 +21,10 @@
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
 //! documents every key with its default.
 
-pub mod check;
+/// The start-up validation of a whole configuration ([`crate::config_check`]; it builds the
+/// detector, the policy and the servers' environments, so it sits above them, outside this
+/// module of types).
+pub use crate::config_check as check;
 pub mod policy;
 pub mod serve;
 mod servers;

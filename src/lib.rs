@@ -10,6 +10,7 @@
 
 pub mod audit;
 pub mod config;
+pub mod config_check;
 pub mod demo;
 pub mod detect;
 pub mod engine;
