@@ -21,8 +21,18 @@
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
 //! documents every key with its default.
 
-pub mod check;
+/// The start-up validation of a whole configuration ([`crate::config_check`]; it builds the
+/// detector, the policy and the servers' environments, so it sits above them, outside this
+/// module of types).
+pub use crate::config_check as check;
+pub mod policy;
+pub mod serve;
+mod servers;
 pub mod spans;
+pub mod surfaces;
+pub mod tool_search;
+
+pub use servers::ServerCommand;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,12 +42,11 @@ use serde::Deserialize;
 use crate::audit::AuditConfig;
 use crate::detect::DetectConfig;
 use crate::mcp::restore::RestoreConfig;
-use crate::mcp::serve::config::ServeConfig;
-use crate::mcp::stdio::ServerCommand;
-use crate::mcp::surfaces::SurfacesConfig;
-use crate::mcp::tool_search::ToolSearchConfig;
-use crate::policy::{FlowsConfig, ToolRuleConfig};
 use crate::vault::VaultConfig;
+use policy::{FlowsConfig, ToolRuleConfig};
+use serve::ServeConfig;
+use surfaces::SurfacesConfig;
+use tool_search::ToolSearchConfig;
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -226,7 +235,7 @@ mod tests {
 
     #[test]
     fn surfaces_section_parses_and_rejects_unknown_keys_and_values() {
-        use crate::mcp::surfaces::SurfaceMode;
+        use surfaces::SurfaceMode;
         let d = Config::embedded_default();
         assert_eq!(d.surfaces.elicitation, SurfaceMode::Scan);
         assert_eq!(d.surfaces.progress, SurfaceMode::Scan);

@@ -10,13 +10,16 @@
 
 pub mod audit;
 pub mod config;
+pub mod config_check;
 pub mod demo;
 pub mod detect;
 pub mod engine;
 pub mod eval;
+mod kind;
 pub mod mcp;
 pub mod policy;
 pub mod sensitive;
+mod session;
 pub mod session_file;
 pub mod shown;
 pub mod testdata;

@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use crate::detect::Kind;
+use crate::kind::Kind;
 
 /// The longest token the scanner accepts (`[` + 32-byte kind + `_` + 10 digits + `]`).
 const MAX_TOKEN_LEN: usize = 1 + 32 + 1 + 10 + 1;

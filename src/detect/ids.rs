@@ -26,37 +26,10 @@ mod wallet;
 use regex::bytes::Regex;
 use serde::Deserialize;
 
-use super::{Kind, Span};
+use super::{IdKind, Kind, Span};
 
-macro_rules! id_kinds {
+macro_rules! ids_config {
     ($($variant:ident $name:literal $field:ident $doc:literal;)*) => {
-        /// A personal identifier kind (its token name is [`IdKind::name`]).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[non_exhaustive]
-        pub enum IdKind {
-            $(#[doc = $doc] $variant,)*
-        }
-
-        impl IdKind {
-            /// Every identifier kind.
-            pub const ALL: &'static [IdKind] = &[$(IdKind::$variant,)*];
-
-            /// The kind's token name (`UK_NHS`).
-            pub fn name(self) -> &'static str {
-                match self {
-                    $(IdKind::$variant => $name,)*
-                }
-            }
-
-            /// The kind with this token name.
-            pub fn from_name(name: &str) -> Option<IdKind> {
-                match name {
-                    $($name => Some(IdKind::$variant),)*
-                    _ => None,
-                }
-            }
-        }
-
         /// Which identifier kinds are on (`detect.ids` in the configuration). Every kind is on
         /// by default; see `rules/default.yaml` for the evidence each needs.
         #[derive(Clone, Debug, Deserialize)]
@@ -81,47 +54,7 @@ macro_rules! id_kinds {
     };
 }
 
-id_kinds! {
-    UkNhs "UK_NHS" uk_nhs "UK NHS number (mod 11).";
-    UkNino "UK_NINO" uk_nino "UK National Insurance number.";
-    UsItin "US_ITIN" us_itin "US individual taxpayer identification number.";
-    UsPassport "US_PASSPORT" us_passport "US passport number (context).";
-    UsDriverLicense "US_DRIVER_LICENSE" us_driver_license "US driver licence number (context).";
-    UsBankNumber "US_BANK_NUMBER" us_bank_number "US bank account number (context).";
-    AbaRouting "ABA_ROUTING" aba_routing "ABA routing transit number (checksum and context).";
-    UsNpi "US_NPI" us_npi "US National Provider Identifier (Luhn and context).";
-    UsMbi "US_MBI" us_mbi "US Medicare Beneficiary Identifier.";
-    InPan "IN_PAN" in_pan "Indian permanent account number.";
-    InAadhaar "IN_AADHAAR" in_aadhaar "Indian Aadhaar number (Verhoeff).";
-    SgNricFin "SG_NRIC_FIN" sg_nric_fin "Singapore NRIC/FIN (check letter).";
-    CaSin "CA_SIN" ca_sin "Canadian social insurance number (Luhn).";
-    BrCpf "BR_CPF" br_cpf "Brazilian CPF (two mod-11 digits).";
-    BrCnpj "BR_CNPJ" br_cnpj "Brazilian CNPJ (two mod-11 digits).";
-    EsNif "ES_NIF" es_nif "Spanish DNI/NIF (check letter).";
-    EsNie "ES_NIE" es_nie "Spanish NIE (check letter).";
-    ItFiscalCode "IT_FISCAL_CODE" it_fiscal_code "Italian codice fiscale (check letter).";
-    FrNir "FR_NIR" fr_nir "French social security number (mod-97 key).";
-    DeTaxId "DE_TAX_ID" de_tax_id "German Steuer-ID (ISO 7064 and context).";
-    CnResidentId "CN_RESIDENT_ID" cn_resident_id "Chinese resident identity card (ISO 7064).";
-    AuTfn "AU_TFN" au_tfn "Australian tax file number (mod 11 and context).";
-    AuMedicare "AU_MEDICARE" au_medicare "Australian Medicare number (check digit and context).";
-    PhTin "PH_TIN" ph_tin "Philippine TIN (context).";
-    MacAddress "MAC_ADDRESS" mac_address "MAC address.";
-    CryptoWallet "CRYPTO_WALLET" crypto_wallet "BTC (base58check, bech32) or ETH (context) address.";
-    DateOfBirth "DATE_OF_BIRTH" date_of_birth "A date under a birth-date key or after birth context.";
-    Username "USERNAME" username "A login, handle or user name under a key or label that names one (`username`, `login`, `handle`, `nickname`, `user=`).";
-}
-
-impl IdKind {
-    /// Whether two values of this kind that differ only in spaces, `-`, `.` and letter case
-    /// are one value (national numbers); not for wallet addresses, MACs and dates.
-    pub(crate) fn folds_separators(self) -> bool {
-        !matches!(
-            self,
-            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth | IdKind::Username
-        )
-    }
-}
+crate::kind::with_id_kinds!(ids_config);
 
 /// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
 /// alphanumeric words with a digit after at most six letters. ASCII word

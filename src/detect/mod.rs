@@ -35,165 +35,14 @@ mod slots;
 mod structured;
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::Deserialize;
 
+pub use crate::kind::{IdKind, Kind};
 pub use custom::{CustomKind, Validator};
-pub use ids::{IdKind, IdsConfig};
+pub use ids::IdsConfig;
 pub(crate) use keys::{Fnv, fold_key};
 pub use keys::{KeyHint, key_hint};
-
-/// A kind of personal data, and the `KIND` in its tokens (`[KIND_N]`).
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Kind {
-    /// An email address (`EMAIL`).
-    Email,
-    /// A phone number confirmed by libphonenumber metadata (`PHONE`).
-    Phone,
-    /// A person's name (`NAME`).
-    Name,
-    /// A payment card number that passes the Luhn check (`CREDIT_CARD`).
-    CreditCard,
-    /// An IBAN that passes the mod-97 check (`IBAN`).
-    Iban,
-    /// A US social security number (`US_SSN`).
-    UsSsn,
-    /// An IPv4 or IPv6 address (`IP_ADDRESS`).
-    IpAddress,
-    /// A token-shaped string found in inbound data, neutralised so it can never restore another
-    /// value (`LITERAL`). See [`crate::token`].
-    Literal,
-    /// A credential: an API key, token, private key or password (`SECRET`). See `detect/secrets.rs`.
-    Secret,
-    /// A personal identifier with a checksum or strict shape, a MAC or wallet address, a date
-    /// of birth (`UK_NHS`, `MAC_ADDRESS`, `DATE_OF_BIRTH` ...). See `detect/ids.rs`.
-    Id(IdKind),
-    /// A kind defined in the configuration (an upper-case name such as `EMPLOYEE_ID`).
-    Custom(Arc<str>),
-}
-
-impl Kind {
-    /// The names of the built-in kinds, as they appear in tokens and configuration.
-    pub const BUILTIN: &'static [&'static str] = &[
-        "EMAIL",
-        "PHONE",
-        "NAME",
-        "CREDIT_CARD",
-        "IBAN",
-        "US_SSN",
-        "IP_ADDRESS",
-        "LITERAL",
-        "SECRET",
-        "UK_NHS",
-        "UK_NINO",
-        "US_ITIN",
-        "US_PASSPORT",
-        "US_DRIVER_LICENSE",
-        "US_BANK_NUMBER",
-        "ABA_ROUTING",
-        "US_NPI",
-        "US_MBI",
-        "IN_PAN",
-        "IN_AADHAAR",
-        "SG_NRIC_FIN",
-        "CA_SIN",
-        "BR_CPF",
-        "BR_CNPJ",
-        "ES_NIF",
-        "ES_NIE",
-        "IT_FISCAL_CODE",
-        "FR_NIR",
-        "DE_TAX_ID",
-        "CN_RESIDENT_ID",
-        "AU_TFN",
-        "AU_MEDICARE",
-        "PH_TIN",
-        "MAC_ADDRESS",
-        "CRYPTO_WALLET",
-        "DATE_OF_BIRTH",
-    ];
-
-    /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
-    pub fn as_str(&self) -> &str {
-        match self {
-            Kind::Email => "EMAIL",
-            Kind::Phone => "PHONE",
-            Kind::Name => "NAME",
-            Kind::CreditCard => "CREDIT_CARD",
-            Kind::Iban => "IBAN",
-            Kind::UsSsn => "US_SSN",
-            Kind::IpAddress => "IP_ADDRESS",
-            Kind::Literal => "LITERAL",
-            Kind::Secret => "SECRET",
-            Kind::Id(id) => id.name(),
-            Kind::Custom(name) => name,
-        }
-    }
-
-    /// The kind with this token name. Names that are not built in become custom kinds; the
-    /// caller validates them with [`Kind::is_valid_name`].
-    pub fn from_name(name: &str) -> Kind {
-        match name {
-            "EMAIL" => Kind::Email,
-            "PHONE" => Kind::Phone,
-            "NAME" => Kind::Name,
-            "CREDIT_CARD" => Kind::CreditCard,
-            "IBAN" => Kind::Iban,
-            "US_SSN" => Kind::UsSsn,
-            "IP_ADDRESS" => Kind::IpAddress,
-            "LITERAL" => Kind::Literal,
-            "SECRET" => Kind::Secret,
-            other => {
-                IdKind::from_name(other).map_or_else(|| Kind::Custom(Arc::from(other)), Kind::Id)
-            }
-        }
-    }
-
-    /// Whether `name` can name a kind: `[A-Z][A-Z0-9_]*`, at most 32 bytes, not ending in `_`.
-    pub fn is_valid_name(name: &str) -> bool {
-        let b = name.as_bytes();
-        !b.is_empty()
-            && b.len() <= 32
-            && b[0].is_ascii_uppercase()
-            && b[b.len() - 1] != b'_'
-            && b.iter()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
-    }
-
-    /// Rank used to break ties between equally long overlapping candidates: lower wins.
-    /// More specific evidence (a checksum, an `@`) beats a looser pattern.
-    pub(crate) fn specificity(&self) -> u8 {
-        match self {
-            Kind::Literal => 0,
-            Kind::Secret => 1,
-            Kind::Email => 1,
-            Kind::CreditCard => 2,
-            Kind::Iban => 3,
-            Kind::UsSsn => 4,
-            Kind::Custom(_) => 5,
-            Kind::IpAddress => 6,
-            // Above phones: an identifier passed its checksum in its national grouping, or
-            // had its cue word; a phone reading of the same digits is the weaker one.
-            Kind::Id(_) => 7,
-            Kind::Phone => 8,
-            Kind::Name => 9,
-        }
-    }
-}
-
-impl fmt::Debug for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Display for Kind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One finding: the byte range `start..end` of the searched text holds a value of `kind`.
 ///
@@ -851,28 +700,6 @@ mod tests {
             let std: Vec<&str> = t.split_whitespace().collect();
             assert_eq!(ours, std, "{t:?}");
         }
-    }
-
-    #[test]
-    fn kind_names_round_trip() {
-        for &name in Kind::BUILTIN {
-            assert_eq!(Kind::from_name(name).as_str(), name);
-        }
-        assert_eq!(
-            Kind::from_name("EMPLOYEE_ID"),
-            Kind::Custom(Arc::from("EMPLOYEE_ID"))
-        );
-    }
-
-    #[test]
-    fn kind_name_grammar() {
-        assert!(Kind::is_valid_name("EMPLOYEE_ID"));
-        assert!(Kind::is_valid_name("X1"));
-        assert!(!Kind::is_valid_name("employee"));
-        assert!(!Kind::is_valid_name("_X"));
-        assert!(!Kind::is_valid_name("X_"));
-        assert!(!Kind::is_valid_name(""));
-        assert!(!Kind::is_valid_name("A-B"));
     }
 
     #[test]

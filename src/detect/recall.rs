@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 
 use super::{Kind, Span};
-use crate::vault::{SessionId, SweepClock, sweep_idle};
+use crate::session::{SessionId, SweepClock, sweep_idle};
 
 /// The most names one session recalls; later names are still tokenized where found, just not
 /// recalled.

@@ -14,56 +14,20 @@
 //! The server's name, used in token origins (`name/tool`), is `--name` or derived from the
 //! command by [`server_name`].
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
 use super::interceptor::Interceptor;
+pub use crate::config::ServerCommand;
 
 /// How long a server may take to exit after its stdin is closed.
 pub const GRACE: Duration = Duration::from_secs(5);
-
-/// One upstream server (`servers:` entries in the configuration): a stdio program
-/// (`command`, `args`, `env`) or a remote streamable-HTTP server (`url`, `headers`).
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct ServerCommand {
-    /// The program (looked up in `PATH`); empty for a `url` server.
-    #[serde(default)]
-    pub command: String,
-    /// The MCP endpoint of a remote streamable-HTTP server, instead of `command`.
-    #[serde(default)]
-    pub url: Option<String>,
-    /// Headers sent with every request to a `url` server (not secrets: see `headers_from_env`).
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// Headers whose values come from environment variables (header -> variable), e.g.
-    /// `Authorization: UPSTREAM_AUTH`, so secrets stay out of the YAML.
-    #[serde(default)]
-    pub headers_from_env: BTreeMap<String, String>,
-    /// `mcp-veil serve` only: send the client's own `Authorization` header to this `url`
-    /// server (taken from the request that opened the session).
-    #[serde(default)]
-    pub forward_authorization: bool,
-    /// Its arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Variables set for this server (a stdio server starts from a clean environment: see
-    /// [`super::child_env`]).
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Variables of the layer's environment passed on to this stdio server by name (e.g.
-    /// `GITHUB_TOKEN`); never an `MCP_VEIL_*` variable or a configured secret source.
-    #[serde(default)]
-    pub env_passthrough: Vec<String>,
-}
 
 /// Why the proxy stopped with an error. Messages name servers and commands, never values.
 #[derive(Debug, thiserror::Error)]

@@ -57,8 +57,7 @@
 
 use std::ops::Range;
 
-use serde::Deserialize;
-
+pub use crate::config::surfaces::{SurfaceMode, SurfacesConfig};
 use crate::detect::Kind;
 use crate::engine::{Engine, EngineError};
 use crate::sensitive::Sensitive;
@@ -66,29 +65,6 @@ use crate::token::{self, Token};
 use crate::vault::{MintRequest, SessionId};
 use crate::walk::json::{self, Position, Segment, StrLit};
 use crate::walk::{FoundValue, WalkError};
-
-/// What to do with a surface a host shows to its user only.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum SurfaceMode {
-    /// Tokenize PII (and neutralise token-shaped text), as on the surfaces the model reads.
-    #[default]
-    Scan,
-    /// Leave PII as the server wrote it; token-shaped text still becomes `[LITERAL_N]`.
-    Pass,
-}
-
-/// The `surfaces:` section: one setting per surface a host shows to its user rather than to
-/// the model. Every other surface is always scanned.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields, default)]
-pub struct SurfacesConfig {
-    /// `elicitation/create` requests (`message`, the form's titles, descriptions, options).
-    pub elicitation: SurfaceMode,
-    /// `notifications/progress` (`message`).
-    pub progress: SurfaceMode,
-}
 
 /// One kind of server → host message the interceptor scans outside tool results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -78,7 +78,7 @@
 
 mod check;
 mod compile;
-pub mod config;
+pub use crate::config::policy as config;
 pub mod glob;
 mod verdict;
 

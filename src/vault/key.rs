@@ -28,7 +28,7 @@ use ring::{aead, hkdf, hmac};
 use zeroize::Zeroizing;
 
 use super::{SessionId, VaultError};
-use crate::detect::Kind;
+use crate::kind::Kind;
 use crate::sensitive::Sensitive;
 
 /// The environment variable that holds the vault key: 64 hex characters (32 bytes).

@@ -21,7 +21,7 @@ use super::{
     Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, normalize_into,
     sweep_idle,
 };
-use crate::detect::Kind;
+use crate::kind::Kind;
 use crate::sensitive::Sensitive;
 use crate::token::Token;
 

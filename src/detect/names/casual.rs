@@ -23,10 +23,11 @@
 //! text is. Weights: `data/names/casual.weights` (see `data/names/README.md`), trained by
 //! `examples/names_train.rs` with the judge.
 
+use super::NameFinder;
 use super::gazetteer::{Entry, Gazetteer, ascii_word_hash_at};
 use super::lexicon::{CALENDAR_F, NOT_PEOPLE_F, ORG_PLACE, TITLE};
 use super::model::{Features, Judge, shipped_weights};
-use super::{NameFinder, is_word_char, is_wordish};
+use super::words::{is_word_char, is_wordish};
 use crate::detect::{Kind, Span};
 
 /// Texts longer than this are documents, not chat: no casual stage.
@@ -466,12 +467,12 @@ fn word_after(b: &[u8], at: usize) -> &[u8] {
 /// The high bit of each byte of `x` that is [`is_wordish`].
 fn wordish_lanes(x: u64) -> u64 {
     // ASCII digits: at least `0` and below `:`, in bytes below 0x80 (no carries).
-    let y = x & !super::HIGH;
+    let y = x & !super::bytes::HIGH;
     let digits = y.wrapping_add(0x5050_5050_5050_5050)
         & !y.wrapping_add(0x4646_4646_4646_4646)
         & !x
-        & super::HIGH;
-    super::ascii_letters(x) | digits | (x & super::HIGH)
+        & super::bytes::HIGH;
+    super::bytes::ascii_letters(x) | digits | (x & super::bytes::HIGH)
 }
 
 /// How many words start with an ASCII letter (after a byte that is not [`is_wordish`], or at
@@ -485,7 +486,7 @@ fn capitals(b: &[u8]) -> (usize, usize) {
         bytes[..chunk.len()].copy_from_slice(chunk);
         let x = u64::from_le_bytes(bytes);
         let wordish = wordish_lanes(x);
-        let starts = super::ascii_letters(x) & !((wordish << 8) | carry);
+        let starts = super::bytes::ascii_letters(x) & !((wordish << 8) | carry);
         // Upper case: a letter whose 0x20 bit is clear.
         let upper = starts & !(x << 2);
         words += starts.count_ones() as usize;
@@ -498,8 +499,8 @@ fn capitals(b: &[u8]) -> (usize, usize) {
 /// The end of the run of [`is_wordish`] bytes from `i`, eight bytes at a time (the regime test
 /// walks every word of every short text).
 fn wordish_end(b: &[u8], mut i: usize) -> usize {
-    while let Some(x) = super::load8(b, i) {
-        let stop = !wordish_lanes(x) & super::HIGH;
+    while let Some(x) = super::bytes::load8(b, i) {
+        let stop = !wordish_lanes(x) & super::bytes::HIGH;
         if stop != 0 {
             return i + (stop.trailing_zeros() / 8) as usize;
         }

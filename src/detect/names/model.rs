@@ -19,7 +19,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::{After, Cue, Scan, Shape, Tok};
+use super::cues::{After, Cue};
+use super::runs::Tok;
+use super::scan::Scan;
+use super::words::Shape;
 
 /// Features per candidate at most (the rest are dropped; the extractor stays below this).
 pub(super) const MAX_FEATS: usize = 64;

@@ -47,7 +47,7 @@
 //! id belongs to from a bounded buffer of what that stream sent (tokenized; see module
 //! `session`), on the replica that holds it; an id it does not know opens a new GET stream.
 
-pub mod config;
+pub use crate::config::serve as config;
 pub mod metrics;
 mod ready;
 mod session;

@@ -16,9 +16,9 @@ mod rank;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
+pub use crate::config::tool_search::{SearchMode, ToolSearchConfig};
 use crate::policy::{GlobError, NameGlob};
 
 /// The name of the search tool (exposed names always hold `__`, so it cannot collide).
@@ -28,45 +28,6 @@ const DEFAULT_LIMIT: usize = 5;
 const MAX_LIMIT: usize = 50;
 /// The longest query read, in bytes.
 const MAX_QUERY: usize = 4096;
-
-/// When `tools/list` is replaced by pinned tools plus [`SEARCH_TOOL`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchMode {
-    /// When the tools number more than `max_listed_tools` or their definitions weigh more than
-    /// `max_listed_bytes`.
-    #[default]
-    Auto,
-    /// Always.
-    Always,
-    /// Never: every tool is listed.
-    Never,
-}
-
-/// The `tool_search:` section.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ToolSearchConfig {
-    /// auto | always | never.
-    pub mode: SearchMode,
-    /// Auto turns search on above this many tools in total.
-    pub max_listed_tools: usize,
-    /// ... or above this many bytes of tool definitions (compact JSON).
-    pub max_listed_bytes: usize,
-    /// `server/tool` globs (the policy's dialect) always listed in full.
-    pub pinned: Vec<String>,
-}
-
-impl Default for ToolSearchConfig {
-    fn default() -> Self {
-        ToolSearchConfig {
-            mode: SearchMode::Auto,
-            max_listed_tools: 40,
-            max_listed_bytes: 40_000,
-            pinned: Vec::new(),
-        }
-    }
-}
 
 /// Why a `tool_search:` section is unusable.
 #[derive(Debug, thiserror::Error)]

@@ -23,7 +23,7 @@ use dashmap::DashMap;
 
 use super::super::SessionId;
 use super::super::key::Fingerprint;
-use crate::detect::Kind;
+use crate::kind::Kind;
 
 /// Remembered counters and fingerprints, per session.
 pub(super) struct Hints {

@@ -123,7 +123,7 @@ mod hints;
 use self::hints::Hints;
 use super::key::{Fingerprint, VaultKey};
 use super::{Entry, MintRequest, SessionId, VaultBackend, VaultConfig, VaultError, normalize};
-use crate::detect::Kind;
+use crate::kind::Kind;
 use crate::token::Token;
 
 /// The mint script; see the module docs for its rules.

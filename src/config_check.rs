@@ -3,8 +3,12 @@
 //!
 //! One function, [`check`], so `rules check` cannot say "ok" to a file a command refuses. Each
 //! section's check names the offending key or value by its path; [`validate`] turns paths into
-//! `file:line:column` with the file's span tree ([`super::spans`]). A new section adds a function
-//! here and a call in [`check`]; it needs no location bookkeeping of its own.
+//! `file:line:column` with the file's span tree ([`crate::config::spans`]). A new section adds a
+//! function here and a call in [`check`]; it needs no location bookkeeping of its own.
+//!
+//! Outside `config`, which holds only the configuration's types (and re-exports this module as
+//! `config::check`): the checks build the detector, compile the policy and look at the servers'
+//! environments, and those modules read the `config` types, so `config` imports none of them.
 //!
 //! Checks that need the environment (an unset `MCP_VEIL_VAULT_KEY`, a `token_env` variable, an
 //! unreadable key file) stay where the value is read, and are configuration errors there too.
@@ -14,8 +18,8 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use super::spans::{self, Node, Step};
-use super::{Config, ConfigError};
+use crate::config::spans::{self, Node, Step};
+use crate::config::{Config, ConfigError};
 use crate::detect::{DetectError, Detector};
 use crate::mcp::child_env;
 use crate::mcp::stdio::normalize_name;

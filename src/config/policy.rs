@@ -1,6 +1,6 @@
 //! The `flows:` and `tools:` sections of the configuration, as written in YAML.
 //!
-//! These types only describe the file; [`super::Policy::from_config`] validates them (kind names,
+//! These types only describe the file; [`crate::policy::Policy::from_config`] validates them (kind names,
 //! globs, duplicate rule names) and compiles them. Strings that can be wrong in ways serde cannot
 //! see are [`Spanned`], so those errors point at their line and column too.
 

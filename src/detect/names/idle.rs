@@ -1,0 +1,304 @@
+//! The idle scan: while no run is open, cross gaps and plain lower-case ASCII words eight bytes
+//! at a time, stopping only where the full scan has something to decide (a capital, a
+//! non-ASCII byte, a word going on with `'` or `-`, a lower-case greeting, an evidence word).
+//!
+//! Apart because it is the cost of clean text: most bytes of most texts go through
+//! `skip_idle` only, and its tables (`IdleStops`) are tested against a byte-by-byte scan.
+
+use super::bytes::{BYTE_CLASS, GOES_ON, HIGH, ascii_letters, ascii_letters_end, next_letter};
+use super::evidence::Evidence;
+
+/// The lower-case words that stop `skip_idle` (greetings, e-mail evidence), as two tables
+/// indexed by a word's first letter `c` (at `c & 31`): most words are rejected after one or
+/// two loads, without comparing strings.
+#[derive(Clone, Debug)]
+pub(super) struct IdleStops {
+    /// Bit `min(len, 63)` is set when such a word of `len` bytes starts with the letter.
+    pub(super) lens: [u64; 32],
+    /// Bit `last & 31` is set for the last letter of each such word that starts with the
+    /// letter: the second test, for the words the first lets through ("the" has the first
+    /// letter and length of "thx", not its last letter).
+    pub(super) lasts: [u32; 32],
+}
+
+impl IdleStops {
+    /// Whether `word` (not empty) has the first letter and length, and the first and last
+    /// letter, of some word added (the test `skip_idle` makes): when not, it is none of them.
+    pub(super) fn passes(&self, word: &[u8]) -> bool {
+        let key = usize::from(word[0] & 31);
+        self.lens[key] & (1 << word.len().min(63)) != 0
+            && self.lasts[key] & (1 << (word[word.len() - 1] & 31)) != 0
+    }
+
+    /// Adds `word` (ASCII letters; `& 31` folds their case).
+    pub(super) const fn add(&mut self, word: &[u8]) {
+        let (first, last) = ((word[0] & 31) as usize, word[word.len() - 1] & 31);
+        let len = if word.len() < 63 { word.len() } else { 63 };
+        self.lens[first] |= 1 << len;
+        self.lasts[first] |= 1 << last;
+    }
+}
+
+/// [`IdleStops`] of the [`LOWER_GREETINGS`] alone.
+pub(super) static GREETING_STOPS: IdleStops = {
+    let mut t = IdleStops {
+        lens: [0; 32],
+        lasts: [0; 32],
+    };
+    let mut i = 0;
+    while i < LOWER_GREETINGS.len() {
+        t.add(LOWER_GREETINGS[i].as_bytes());
+        i += 1;
+    }
+    t
+};
+
+/// Whether `b` (lower-case ASCII bytes of a short word) is a greeting or thanks that may precede
+/// a lower-case name ("hi megan", "thanks omar").
+pub(super) fn is_lower_greeting(b: &[u8]) -> bool {
+    matches!(
+        b,
+        b"hi" | b"hey" | b"hello" | b"dear" | b"thanks" | b"thx" | b"cheers" | b"cc" | b"yo"
+    )
+}
+
+/// Skips, from `i`, what the scan would skip while no run is open and no lower-case word can
+/// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
+/// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
+/// going on with `'`, `-` or a non-ASCII letter (the full scan decides those), at the start of
+/// that word. Gaps and words are crossed eight bytes at a time. Kept out of line: inlined in
+/// the large scan loop, its constants and the text's bounds were reloaded from the stack on
+/// every step.
+#[inline(never)]
+pub(super) fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
+    let n = b.len();
+    let stops = ev.idle_stops();
+    // Eight bytes from `i` exist while `i < loads_end`: fewer instructions per step than
+    // `load8`'s overflow and bound tests.
+    let loads_end = n.saturating_sub(7);
+    loop {
+        // The next word's start and end: from one load when the word starts and ends within
+        // the same eight bytes (most words), else byte by byte at the end of the text.
+        // The word's first byte and the byte after it come from `x` when they lie in it
+        // (no second load, no bounds check).
+        // `len_bit`: bit `min(len, 63)` for the word's byte length (as `IdleStops` keeps it).
+        let chunk = if i < loads_end {
+            b.get(i..i + 8)
+                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        } else {
+            None
+        };
+        let (start, end, first, next, len_bit) = if let Some(x) = chunk {
+            let letters = ascii_letters(x);
+            let stop = letters | (x & HIGH);
+            if stop == 0 {
+                i += 8;
+                continue;
+            }
+            // The high bit of byte `p`: bit `8p + 7`.
+            let tz = stop.trailing_zeros();
+            let p = (tz / 8) as usize;
+            let start = i + p;
+            let first = (x >> (tz & !7)) as u8;
+            if !first.is_ascii_lowercase() {
+                return start;
+            }
+            // The first byte after `start` within `x` that is not an ASCII letter: the high
+            // bits of the bytes that are no letters (`letters ^ HIGH`) above the lowest bit of
+            // `stop` (`stop ^ (stop - 1)` masks it and every bit below it).
+            let after = (letters ^ HIGH) & !(stop ^ (stop - 1));
+            if after != 0 {
+                let tz = after.trailing_zeros();
+                let next = (x >> (tz & !7)) as u8;
+                let end = i + (tz / 8) as usize;
+                // Within `x`: fewer than eight letters.
+                (start, end, first, Some(next), 1u64 << (end - start))
+            } else {
+                let end = ascii_letters_end(b, i + 8);
+                let len_bit = 1u64 << (end - start).min(63);
+                (start, end, first, b.get(end).copied(), len_bit)
+            }
+        } else {
+            i = next_letter(b, i);
+            let Some(&c) = b.get(i) else {
+                return n;
+            };
+            if !c.is_ascii_lowercase() {
+                return i;
+            }
+            let end = ascii_letters_end(b, i + 1);
+            (i, end, c, b.get(end).copied(), 1u64 << (end - i).min(63))
+        };
+        if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
+            return start;
+        }
+        // Two loads reject most words ("the", "to", "can"): no greeting or evidence word has
+        // their first letter and length, or their first and last letter (`& 31` folds the
+        // case of an ASCII letter, and the word is ASCII letters only).
+        let key = usize::from(first & 31);
+        if stops.lens[key] & len_bit != 0
+            && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
+            && idle_stop_word(&b[start..end], ev)
+        {
+            return start;
+        }
+        // The byte after the word (`next`) is ASCII and no letter: the next load starts past
+        // it, so that a word of seven letters after it still ends within that load.
+        i = end + usize::from(next.is_some());
+    }
+}
+
+/// Whether the lower-case word `word`, which passed the [`IdleStops`] tests, stops
+/// [`skip_idle`]: a greeting or a word of `ev`. Out of line: few words get here, and inlined
+/// its set-up (the evidence list) was loaded on every call of the scan.
+#[cold]
+#[inline(never)]
+pub(super) fn idle_stop_word(word: &[u8], ev: &Evidence) -> bool {
+    is_lower_greeting(word) || (ev.any && ev.has_bytes(word))
+}
+
+/// The words of [`is_lower_greeting`].
+pub(super) const LOWER_GREETINGS: [&str; 9] = [
+    "hi", "hey", "hello", "dear", "thanks", "thx", "cheers", "cc", "yo",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::names::NameFinder;
+
+    #[test]
+    fn idle_stops_keep_every_greeting_and_evidence_word() {
+        /// Whether `stops` lets `word` through to the string comparisons.
+        fn passes(stops: &IdleStops, word: &[u8]) -> bool {
+            let first = usize::from(word[0] & 31);
+            stops.lens[first] & (1 << word.len()) != 0
+                && stops.lasts[first] & (1 << (word[word.len() - 1] & 31)) != 0
+        }
+        for g in LOWER_GREETINGS {
+            assert!(is_lower_greeting(g.as_bytes()), "{g}");
+            assert!(passes(&GREETING_STOPS, g.as_bytes()), "{g}");
+            assert!(GREETING_STOPS.passes(g.as_bytes()), "{g}");
+            // Capitalised greetings too (`after_capitalised_greeting` tests "Hi", "THANKS").
+            let title = format!("{}{}", g[..1].to_ascii_uppercase(), &g[1..]);
+            for w in [title, g.to_ascii_uppercase()] {
+                assert!(passes(&GREETING_STOPS, w.as_bytes()), "{w}");
+            }
+        }
+        // "the" has the first letter and length of "thx" but not its last letter.
+        assert_eq!(
+            GREETING_STOPS.lens[usize::from(b't' & 31)],
+            (1 << 3) | (1 << 6)
+        );
+        assert!(!passes(&GREETING_STOPS, b"the"));
+        assert!(!passes(&GREETING_STOPS, b"has"));
+
+        let f = NameFinder::new(&[], &[]);
+        assert!(Evidence::default().idle.is_none());
+        let ev = Evidence::collect("write to maria.ortiz@example.com or JAMES@x.org", f.gaz);
+        assert_eq!(ev.words, ["maria", "ortiz", "james"]);
+        for w in ev.words.iter().map(String::as_str).chain(LOWER_GREETINGS) {
+            assert!(passes(ev.idle_stops(), w.as_bytes()), "{w}");
+            assert!(ev.idle_stops().passes(w.as_bytes()), "{w}");
+            assert!(
+                ev.idle_stops().passes(w.to_ascii_uppercase().as_bytes()),
+                "{w}"
+            );
+        }
+        // "maria" and "ortiz" stop the idle scan, lower case or not; "mario" does not.
+        let b = b"and then maria said";
+        assert_eq!(skip_idle(b, 0, &ev), 9);
+        assert_eq!(skip_idle(b"mario and ortiz", 0, &ev), 10);
+        assert_eq!(skip_idle(b"the data says hi", 0, &ev), 14);
+        assert_eq!(skip_idle(b"ask mariA", 0, &ev), 4);
+    }
+
+    /// What [`skip_idle`] does, byte by byte: the start of the first word from `i` that is no
+    /// plain lower-case ASCII word, or is a greeting or evidence word, or goes on with `'`,
+    /// `-` or a non-ASCII byte; the position of a capital or non-ASCII byte before any word.
+    fn skip_idle_bytewise(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
+        while i < b.len() {
+            let c = b[i];
+            if c >= 0x80 || c.is_ascii_uppercase() {
+                return i;
+            }
+            if !c.is_ascii_lowercase() {
+                i += 1;
+                continue;
+            }
+            let mut end = i;
+            while end < b.len() && b[end].is_ascii_alphabetic() {
+                end += 1;
+            }
+            let word = &b[i..end];
+            if b.get(end)
+                .is_some_and(|&c| c >= 0x80 || c == b'\'' || c == b'-')
+                || is_lower_greeting(word)
+                || ev.has_bytes(word)
+            {
+                return i;
+            }
+            i = end;
+        }
+        b.len()
+    }
+
+    #[test]
+    fn skip_idle_matches_a_byte_scan() {
+        let f = NameFinder::new(&[], &[]);
+        let ev = Evidence::collect("write to maria.ortiz@example.com", f.gaz);
+        let none = Evidence::default();
+        let pieces: [&[u8]; 24] = [
+            b" ",
+            b" ",
+            b"  ",
+            b"the",
+            b"a",
+            b"extraordinarily",
+            b"seven",
+            b"letters",
+            b"hi",
+            b"thx",
+            b"thanks",
+            b"maria",
+            b"ortiz",
+            b"Maria",
+            b"iPhone",
+            b",",
+            b". ",
+            b"'",
+            b"-",
+            b"\xc3\xa9",
+            b"42",
+            b"\n",
+            b"cc",
+            b"abcdefghijklmnopqrstuvwxyz",
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut compared = 0;
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            for _ in 0..1 + next() % 24 {
+                text.extend_from_slice(pieces[(next() >> 40) as usize % pieces.len()]);
+            }
+            compared += text.len() + 1;
+            for e in [&ev, &none] {
+                for i in 0..=text.len() {
+                    assert_eq!(
+                        skip_idle(&text, i, e),
+                        skip_idle_bytewise(&text, i, e),
+                        "{:?} from {i}",
+                        String::from_utf8_lossy(&text)
+                    );
+                }
+            }
+        }
+        assert!(compared > 500_000, "{compared}");
+    }
+}

@@ -1,0 +1,493 @@
+//! Candidate runs: a word becomes a `Tok` of the open run (with its shape, gazetteer entry and
+//! lexicon flags) or ends it (code, mentions, addresses, numbers, contractions), and `flush`
+//! hands a finished run to the judge, skipping the runs no cue could make a name.
+//!
+//! Apart from the scan loop (`scan.rs`), which finds where words start and end, and from the
+//! judge, which sees finished runs only.
+
+use super::bytes::is_escape_letter;
+use super::gazetteer::Entry;
+use super::lexicon;
+use super::markup::{display_name_mention, html_tag_at, wrapped_phrase};
+use super::scan::Scan;
+use super::words::{Shape, is_contraction, is_suffix_word, is_wordish, shape_of, shape_of_ascii};
+
+/// One candidate word of a run.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tok {
+    pub(super) start: usize,
+    /// End of the name part (before a possessive `'s`; after an initial's `.`).
+    pub(super) end: usize,
+    pub(super) shape: Shape,
+    pub(super) particle: bool,
+    /// Separated from the previous word of the run by `", "` rather than a space.
+    pub(super) comma_before: bool,
+    /// Followed by a possessive `'s`.
+    pub(super) possessive: bool,
+    /// The gazetteer's entry for the word.
+    pub(super) entry: Option<Entry>,
+    /// The word lists the word is on ([`lexicon`] flags).
+    pub(super) flags: u16,
+}
+
+impl Tok {
+    pub(super) fn is(&self, flag: u16) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// For each length up to 4, bit `c & 31` is set for the first byte `c` of each particle of
+/// that length ([`lexicon::PARTICLES`]): most short words are no particle by this test alone,
+/// without a lookup. (`& 31` is the same for an ASCII letter and its capital.)
+pub(super) const PARTICLE_KEYS: [u32; 5] = {
+    let mut keys = [0u32; 5];
+    let mut i = 0;
+    while i < lexicon::PARTICLES.len() {
+        let p = lexicon::PARTICLES[i].as_bytes();
+        if !p.is_empty() && p.len() <= 4 {
+            keys[p.len()] |= 1 << (p[0] & 31);
+        }
+        i += 1;
+    }
+    keys
+};
+
+/// Whether `word` may be on [`lexicon::PARTICLES`] (no false negatives; words longer than
+/// four bytes are not filtered).
+pub(super) fn may_be_particle(word: &[u8]) -> bool {
+    match word.len() {
+        0 => false,
+        n @ 1..=4 => PARTICLE_KEYS[n] & (1 << (word[0] & 31)) != 0,
+        _ => true,
+    }
+}
+
+/// Whether [`Scan::single`] can accept the known word `t` only with a title cue (`Cue::Title`),
+/// whatever the other cues, the word after it and the sentence start say: an ordinary word far
+/// more than a name (`name - wordiness <= -4`: "The", "You"), or a month or weekday that is no
+/// clear given name ("Friday", not "April"). For a run of this one word, the only source of a
+/// title cue in [`Scan::judge`] is a title word right before it, and the other ways `judge`
+/// accepts a single word need a word the gazetteer lacks; so `flush` skips `judge` for it
+/// otherwise. Mirrors the thresholds of `single` (`Cue::Strong` needs a margin of -3 or more;
+/// weaker cues more); the test `single_needs_title_mirrors_single` checks every entry.
+pub(super) fn single_needs_title(t: &Tok) -> bool {
+    t.shape != Shape::Initial
+        && t.entry.is_some_and(|e| {
+            i32::from(e.name()) - i32::from(e.wordiness()) <= -4
+                || (t.is(lexicon::CALENDAR_F) && e.first < 3)
+        })
+}
+
+impl Scan<'_, '_> {
+    /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
+    pub(super) fn is_particle_here(&self, start: usize, end: usize) -> bool {
+        !self.run.is_empty()
+            && may_be_particle(&self.text.as_bytes()[start..end])
+            && self
+                .finder
+                .lex
+                .is(&self.text[start..end], lexicon::PARTICLE)
+            && self.gap_joins(self.run.last().map_or(0, |t| t.end), start) == Some(false)
+    }
+
+    pub(super) fn push_particle(&mut self, start: usize, end: usize) {
+        self.run.push(Tok {
+            start,
+            end,
+            shape: Shape::Lower,
+            particle: true,
+            comma_before: false,
+            possessive: false,
+            entry: None,
+            flags: lexicon::PARTICLE,
+        });
+    }
+
+    /// Whether the text between two words lets them belong to one run: `Some(false)` for a
+    /// space, `Some(true)` for `", "`, `None` for anything else.
+    pub(super) fn gap_joins(&self, prev_end: usize, start: usize) -> Option<bool> {
+        match &self.text[prev_end..start] {
+            // a space, a no-break space (also as HTML's `&nbsp;`), a URL-encoded space, or
+            // one with a zero-width character pasted in
+            " " | "\u{a0}" | "&nbsp;" | "%20" | " \u{feff}" | " \u{200b}" | "\u{200b}" => {
+                Some(false)
+            }
+            ", " | " , " | " and " | ", and " => Some(true),
+            ". " | "." => self
+                .run
+                .last()
+                .filter(|t| t.shape == Shape::Initial || t.is(lexicon::TITLE))
+                .map(|_| false),
+            _ => None,
+        }
+    }
+
+    /// Adds the word `start..end` to the run (or ends the run); `plain` when the word is only
+    /// ASCII letters.
+    pub(super) fn push_word(&mut self, start: usize, mut end: usize, plain: bool) {
+        let text = self.text;
+        let b = text.as_bytes();
+        // Code, mentions, hashtags, paths, e-mail addresses, numbers.
+        let mut before = if start > 0 { b[start - 1] } else { b' ' };
+        // Markdown wraps a phrase in `[...]`, `` `...` `` or `_..._` ("[Maria Garcia](mailto:..)"):
+        // there the mark is no code, it opens the phrase like a space.
+        if matches!(before, b'[' | b'`' | b'_') && wrapped_phrase(b, start - 1) {
+            before = b' ';
+        }
+        // A chat tool's mention of a display name ("@Maria Garcia can you check"): `@`, a
+        // capitalised word, a space and another capitalised word. A handle has no space
+        // ("@maria_garcia", "@MariaGarcia").
+        if before == b'@' && display_name_mention(b, start, end) {
+            before = b' ';
+        }
+        // A URL-encoded space between two words of a name (`?name=Maria%20Garcia`).
+        if before == b'0' && start >= 3 && &b[start - 3..start] == b"%20" {
+            before = b' ';
+        }
+        let after = b.get(end).copied().unwrap_or(b' ');
+        let after2 = b.get(end + 1).copied().unwrap_or(b' ');
+        let joined_by_dot = before == b'.'
+            && start >= 2
+            && b[start - 2].is_ascii_alphanumeric()
+            && !self
+                .run
+                .last()
+                .is_some_and(|t| t.shape == Shape::Initial && t.end == start);
+        if matches!(
+            before,
+            b'@' | b'#'
+                | b'_'
+                | b'/'
+                | b'\\'
+                | b'$'
+                | b'='
+                | b'{'
+                | b'['
+                | b'|'
+                | b'`'
+                | b'~'
+                | b'^'
+                | b'+'
+                | b'%'
+                | b'&'
+        ) || before.is_ascii_digit()
+            || joined_by_dot
+            || matches!(after, b'@' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+')
+            // An identifier goes on after `_`; Markdown's `_Omar Haddad_` ends there.
+            || (after == b'_' && (is_wordish(after2) || after2 == b'_'))
+            // A type goes on after `<` ("List<Person>"); an HTML tag ends the word like a
+            // space (`<td>Maria Garcia</td>`, `Maria Garcia<br>`: an HTML mail body).
+            || (after == b'<' && !html_tag_at(b, end))
+            // A path goes on after `\`; an escape in logged or double-encoded text
+            // (`\"Mary Jones\"`, `Mary\'s`, `Mary\nThanks`) ends the word like its character.
+            || (after == b'\\' && !is_escape_letter(Some(after2)))
+            || after.is_ascii_digit()
+            || (after == b'.' && after2.is_ascii_alphanumeric() && end - start > 1)
+            || (after == b':' && after2 == b':')
+        {
+            self.flush();
+            return;
+        }
+        let shape = if plain {
+            shape_of_ascii(&text[start..end])
+        } else {
+            shape_of(&text[start..end])
+        };
+        let Some(shape) = shape else {
+            self.flush();
+            return;
+        };
+        if is_suffix_word(&text[start..end]) {
+            // "Jr.", "PhD": taken by `suffix_len` when the name before them is accepted.
+            self.flush();
+            return;
+        }
+        // A lone capital is an initial with its dot ("J."; "N ." in tokenised text) or right
+        // after a clear given name ("Deborah L", "Teddy P proud"); otherwise it is the
+        // pronoun "I", a list letter or a grade.
+        if shape == Shape::Initial {
+            if after == b'.' {
+                end += 1;
+            } else if text[end..].starts_with(" . ") {
+                end += 2;
+            } else if !matches!(b[start], b'I' | b'A')
+                && matches!(after, b' ' | b',' | b'\n' | b'!' | b'?' | b')')
+                && self.run.last().is_some_and(|t| {
+                    t.end + 1 == start
+                        && t.shape == Shape::Title
+                        && t.entry
+                            .is_some_and(|e| e.first >= 3 && e.first > e.wordiness())
+                })
+            {
+                // The surname's initial ("I" and "A" are words, not initials).
+            } else {
+                self.flush();
+                return;
+            }
+        }
+        let mut possessive = false;
+        for suffix in ["'s", "’s", "'S"] {
+            if plain {
+                break;
+            }
+            if text[start..end].len() > suffix.len() + 1 && text[start..end].ends_with(suffix) {
+                end -= suffix.len();
+                possessive = true;
+                break;
+            }
+        }
+        // `Mary\'s` in escaped text: the same possessive.
+        if after == b'\\'
+            && text[end + 1..].starts_with("'s")
+            && !b.get(end + 3).is_some_and(u8::is_ascii_alphanumeric)
+        {
+            possessive = true;
+        }
+        if !plain && (is_contraction(&text[start..end]) || self.hyphenated_phrase(start, end)) {
+            self.flush();
+            return;
+        }
+        let comma_before = match self.run.last() {
+            Some(last) => match self.gap_joins(last.end, start) {
+                Some(comma)
+                    if !last.possessive
+                        && ((last.shape == Shape::Caseless) == (shape == Shape::Caseless)) =>
+                {
+                    comma
+                }
+                _ => {
+                    self.flush();
+                    false
+                }
+            },
+            None => false,
+        };
+        let word = &text[start..end];
+        let bare = word.strip_suffix('.').unwrap_or(word);
+        let (mut entry, flags) =
+            self.finder
+                .gaz
+                .lookup_with_flags_at(text, start, start + bare.len());
+        if entry.is_none() && !plain && shape == Shape::Title {
+            entry = self.finder.gaz.lookup_declined_cyrillic(bare);
+        }
+        if entry.is_none() && !plain && bare.contains(['\'', '’']) {
+            // O'Neil → ONEIL in the census list
+            let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
+            entry = self.finder.gaz.lookup(&joined);
+        }
+        self.run.push(Tok {
+            start,
+            end,
+            shape,
+            particle: false,
+            comma_before,
+            possessive,
+            entry,
+            flags,
+        });
+        if possessive {
+            self.flush();
+        }
+    }
+
+    pub(super) fn flush(&mut self) {
+        match self.run.as_slice() {
+            [] => return,
+            // The common run of prose: one capitalised ordinary word ("Apply", "The") or a
+            // lone initial. `judge` rejects these whatever the cue (see `single`), so skip it.
+            [t] if !t.particle
+                && (t.shape == Shape::Initial
+                    || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))) =>
+            {
+                self.run.clear();
+                return;
+            }
+            // One known word that only a title could make a name ("The", "You" at a sentence
+            // start; see `single_needs_title`): judge it only after a title word, or when the
+            // learned judge could accept it ("starring Bang").
+            [t] if !t.particle
+                && single_needs_title(t)
+                && !self.title_before(t.start)
+                && !self.judge_could_rescue(&self.run)
+                && self.trace.is_none() =>
+            {
+                self.run.clear();
+                return;
+            }
+            // Ordinary words, initials and particles only ("ORDER BY", "Account Manager"):
+            // `single` and `multi` reject every word the gazetteer knows as no name, so
+            // `judge` rejects each part of such a run whatever the cue (unless the learned
+            // judge could accept it).
+            run if run.iter().all(|t| {
+                t.particle
+                    || t.shape == Shape::Initial
+                    || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
+            }) && !self.judge_could_rescue(run)
+                && self.trace.is_none() =>
+            {
+                self.run.clear();
+                return;
+            }
+            _ => {}
+        }
+        let run = std::mem::take(&mut self.run);
+        self.judge_run(&run);
+        self.run = run;
+        self.run.clear();
+    }
+
+    /// Whether the learned judge, if loaded, could accept `run` when the rules reject it
+    /// (every word passes [`Scan::rescuable`]); `flush` judges such runs instead of skipping.
+    /// (When tracing for training, `flush` skips only what the judge was trained without, so
+    /// the training candidates do not depend on these shortcuts.)
+    pub(super) fn judge_could_rescue(&self, run: &[Tok]) -> bool {
+        self.finder.judge.is_some() && run.iter().all(|t| self.rescuable(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::names::NameFinder;
+    use crate::detect::names::cues::{After, Cue};
+    use crate::detect::names::evidence::Evidence;
+    use crate::detect::names::lexicon::Lexicon;
+    use crate::detect::names::tests::names;
+
+    #[test]
+    fn particle_filter_keeps_every_particle() {
+        let lex = Lexicon::get();
+        // Every lower-case ASCII word of up to three letters, and every particle in both
+        // cases: the filter passes each word the lexicon marks as a particle.
+        let letters = b"abcdefghijklmnopqrstuvwxyz";
+        let mut words: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> = words
+                .iter()
+                .filter(|w| w.len() < 3)
+                .flat_map(|w| letters.iter().map(move |&c| [w.as_slice(), &[c]].concat()))
+                .collect();
+            words.extend(longer);
+        }
+        for p in lexicon::PARTICLES {
+            words.push(p.as_bytes().to_vec());
+            words.push(p.to_uppercase().into_bytes());
+        }
+        for w in words.iter().filter(|w| !w.is_empty()) {
+            let s = std::str::from_utf8(w).unwrap();
+            if lex.is(s, lexicon::PARTICLE) {
+                assert!(may_be_particle(w), "{s}");
+            }
+        }
+        assert!(!may_be_particle(b"was") && !may_be_particle(b"it"));
+    }
+
+    /// A five-byte word of `shape` with gazetteer `entry` and lexicon `flags`.
+    fn word_tok(shape: Shape, entry: Entry, flags: u16) -> Tok {
+        Tok {
+            start: 0,
+            end: 5,
+            shape,
+            particle: false,
+            comma_before: false,
+            possessive: false,
+            entry: Some(entry),
+            flags,
+        }
+    }
+
+    #[test]
+    fn single_needs_title_mirrors_single() {
+        // For every entry the shortcut in `flush` skips, `single` accepts with no cue below
+        // a title, whatever the shape, the word after, the sentence start and the text's mode.
+        let f = NameFinder::new(&[], &[]);
+        let evidence = Evidence::default();
+        let mut out = Vec::new();
+        let cues = [Cue::None, Cue::Place, Cue::Weak, Cue::Strong];
+        let afters = [After::None, After::Aux, After::Person];
+        let shapes = [Shape::Title, Shape::Upper, Shape::Lower, Shape::Caseless];
+        let mut skipped = 0;
+        for (field, lower_text) in [(false, false), (true, false), (false, true), (true, true)] {
+            let scan = Scan::new(&f, "xyzzy", &evidence, field, lower_text, &mut out, None);
+            for first in 0..=9 {
+                for last in 0..=9 {
+                    for common in 0..=9 {
+                        for place in 0..=3 {
+                            for flags in [0, lexicon::CALENDAR_F] {
+                                for shape in shapes {
+                                    let entry = Entry {
+                                        first,
+                                        last,
+                                        common,
+                                        place,
+                                    };
+                                    let t = word_tok(shape, entry, flags);
+                                    if !single_needs_title(&t) {
+                                        continue;
+                                    }
+                                    skipped += 1;
+                                    for cue in cues {
+                                        for after in afters {
+                                            for ss in [false, true] {
+                                                assert!(
+                                                    !scan.single(&t, cue, after, ss, false),
+                                                    "{entry:?} {flags} {shape:?} {cue:?} {after:?}"
+                                                );
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(skipped > 1000, "{skipped}");
+        // Words known as no name: no cue makes `single` or `multi` take them (the shortcut
+        // for runs of ordinary words in `flush`).
+        for common in 0..=9 {
+            for place in 0..=3 {
+                for shape in [Shape::Title, Shape::Upper, Shape::Lower] {
+                    let entry = Entry {
+                        first: 0,
+                        last: 0,
+                        common,
+                        place,
+                    };
+                    let t = word_tok(shape, entry, 0);
+                    let name = Tok {
+                        entry: Some(Entry {
+                            first: 9,
+                            last: 9,
+                            common: 0,
+                            place: 0,
+                        }),
+                        ..t
+                    };
+                    for (field, lower_text) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let mut out = Vec::new();
+                        let scan =
+                            Scan::new(&f, "xyzzy", &evidence, field, lower_text, &mut out, None);
+                        for cue in [Cue::Title, Cue::Strong, Cue::Weak, Cue::Place, Cue::None] {
+                            assert!(!scan.multi(&[&t, &name], cue), "{entry:?} {shape:?}");
+                            assert!(!scan.multi(&[&name, &t], cue), "{entry:?} {shape:?}");
+                            for after in afters {
+                                for ss in [false, true] {
+                                    for initials in [false, true] {
+                                        assert!(!scan.single(&t, cue, after, ss, initials));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // A title still makes such a word a name: the shortcut leaves those runs to `judge`.
+        assert!(names("The Friday meeting moved. You said so.").is_empty());
+    }
+}
