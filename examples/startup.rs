@@ -16,6 +16,8 @@
 //! The machines are shared and noisy: read the ratios (first/tenth, each stage against the
 //! empty CLI run) more than the absolute times.
 
+#![allow(clippy::print_stdout)]
+
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
