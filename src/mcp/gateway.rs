@@ -58,6 +58,7 @@ use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
+use super::stateless;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
@@ -302,13 +303,27 @@ where
         .and_then(requested_version)
         .unwrap_or_else(|| PROPOSED_VERSION.to_string());
     let roots = first_text.and_then(host_roots);
-    futures::future::join_all(
-        (0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
-    )
-    .await;
+    // A stateless (2026-07-28) host: its first request's `_meta` discovers every upstream
+    // (`server/discover`) instead of an `initialize`, and goes on the first lists.
+    let stateless_meta = first_text.and_then(stateless_meta);
+    match &stateless_meta {
+        Some(meta) => {
+            futures::future::join_all(
+                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta)),
+            )
+            .await;
+        }
+        None => {
+            futures::future::join_all(
+                (0..gw.upstreams.len())
+                    .map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
+            )
+            .await;
+        }
+    }
     let (tools, prompts) = futures::join!(
-        gw.refresh(ListKind::Tools, true),
-        gw.refresh(ListKind::Prompts, true)
+        gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
+        gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
     );
     if let Err(e) = tools.and(prompts) {
         return Err(ProxyError::Config(e));
@@ -485,6 +500,23 @@ impl Gateway {
 
     /// The gateway's own request to upstream `idx`: the result, or an error message.
     async fn request(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
+        let name = &self.upstreams[idx].name;
+        let mut v = self.request_answer(idx, method, params).await?;
+        if let Some(error) = v.get("error") {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("error");
+            return Err(format!(
+                "server `{name}` answered {method} with an error: {message}"
+            ));
+        }
+        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+    }
+
+    /// The gateway's own request to upstream `idx`: its whole answer (a result or a JSON-RPC
+    /// error), or why there is none.
+    async fn request_answer(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-veil-{n}\"");
         let (tx, rx) = oneshot::channel();
@@ -503,17 +535,45 @@ impl Gateway {
                 return Err(format!("server `{name}` did not answer {method} in time"));
             }
         };
-        let mut v: Value = serde_json::from_str(&answer).map_err(|e| e.to_string())?;
-        if let Some(error) = v.get("error") {
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("error");
-            return Err(format!(
-                "server `{name}` answered {method} with an error: {message}"
-            ));
+        serde_json::from_str(&answer).map_err(|e| e.to_string())
+    }
+
+    /// Discovers a stateless upstream (`server/discover` with the host's `_meta`; when the
+    /// server refuses the host's version, once more at [`stateless::VERSION`]): its
+    /// capabilities stand for an `initialize` result.
+    async fn discover_upstream(&self, idx: usize, meta: &Value) {
+        let upstream = &self.upstreams[idx];
+        if !matches!(upstream.status(), Status::Starting) {
+            return;
         }
-        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+        let mut meta = meta.clone();
+        let mut answer = self
+            .request(idx, "server/discover", json!({"_meta": meta}))
+            .await;
+        if answer.is_err() && meta.get(stateless::META_VERSION) != Some(&json!(stateless::VERSION)) {
+            meta[stateless::META_VERSION] = json!(stateless::VERSION);
+            answer = self
+                .request(idx, "server/discover", json!({"_meta": meta}))
+                .await;
+        }
+        match answer {
+            Ok(result) => {
+                let version = meta
+                    .get(stateless::META_VERSION)
+                    .and_then(Value::as_str)
+                    .unwrap_or(stateless::VERSION)
+                    .to_string();
+                let capabilities = result.get("capabilities").cloned().unwrap_or(json!({}));
+                upstream.set_status(Status::Ready {
+                    capabilities,
+                    version,
+                });
+            }
+            Err(e) => {
+                eprintln!("mcp-veil: server `{}` failed discovery: {e}", upstream.name);
+                upstream.set_status(Status::Failed(format!("it failed discovery ({e})")));
+            }
+        }
     }
 
     async fn initialize_upstream(&self, idx: usize, proposed: &str, roots: Option<&Value>) {
@@ -569,6 +629,7 @@ impl Gateway {
         &self,
         kind: ListKind,
         fields: &mut serde_json::Map<String, Value>,
+        meta: Option<&Value>,
     ) -> Vec<(usize, Vec<Value>)> {
         let lists = (0..self.upstreams.len())
             .filter(|&idx| self.has_capability(idx, kind.capability()))
@@ -577,10 +638,13 @@ impl Gateway {
                 let mut fields = serde_json::Map::new();
                 let mut cursor: Option<String> = None;
                 for _ in 0..MAX_PAGES {
-                    let params = match &cursor {
+                    let mut params = match &cursor {
                         Some(c) => json!({"cursor": c}),
                         None => json!({}),
                     };
+                    if let Some(meta) = meta {
+                        params["_meta"] = meta.clone();
+                    }
                     match self.request(idx, kind.method(), params).await {
                         Ok(mut result) => {
                             if let Some(Value::Array(page)) = result.get_mut(kind.key()) {
@@ -624,9 +688,10 @@ impl Gateway {
         &self,
         kind: ListKind,
         strict: bool,
+        meta: Option<&Value>,
     ) -> Result<(Vec<Value>, serde_json::Map<String, Value>), String> {
         let mut fields = serde_json::Map::new();
-        let lists = self.list_all(kind, &mut fields).await;
+        let lists = self.list_all(kind, &mut fields, meta).await;
         let mut routes: Routes = HashMap::new();
         let mut exposed = Vec::new();
         for (idx, items) in lists {
@@ -671,9 +736,13 @@ impl Gateway {
     }
 
     /// Resources and templates from every server; read/subscribe route by the URIs seen here.
-    async fn list_resources(&self, kind: ListKind) -> (Vec<Value>, serde_json::Map<String, Value>) {
+    async fn list_resources(
+        &self,
+        kind: ListKind,
+        meta: Option<&Value>,
+    ) -> (Vec<Value>, serde_json::Map<String, Value>) {
         let mut fields = serde_json::Map::new();
-        let lists = self.list_all(kind, &mut fields).await;
+        let lists = self.list_all(kind, &mut fields, meta).await;
         let mut out = Vec::new();
         let mut routes = lock(&self.resources);
         for (idx, items) in lists {
@@ -841,6 +910,19 @@ impl Gateway {
             .as_deref()
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or(Value::Null);
+        // A stateless (2026-07-28) request: its `_meta` goes on the gateway's own requests for
+        // it; the session-era methods are not part of that protocol.
+        let meta = stateless::params_meta(&params_value).cloned();
+        if meta.is_some() && matches!(method.as_str(), "initialize" | "ping" | "logging/setLevel") {
+            return self.error(
+                &id,
+                -32601,
+                &format!(
+                    "method `{}` is not part of the stateless protocol",
+                    Method(&method)
+                ),
+            );
+        }
         match method.as_str() {
             "initialize" => {
                 if let Some(p) = &params {
@@ -864,28 +946,51 @@ impl Gateway {
                     let answers = futures::future::join_all(
                         (0..self.upstreams.len())
                             .filter(|&i| self.upstreams[i].is_ready())
-                            .map(|i| self.request(i, "server/discover", params_value.clone())),
+                            .map(|i| {
+                                self.request_answer(i, "server/discover", params_value.clone())
+                            }),
                     )
                     .await;
                     let mut first_error = None;
+                    let mut upstream_error = None;
                     let mut merged: Option<Value> = None;
                     for answer in answers {
                         match answer {
-                            Ok(result) => match &mut merged {
-                                None => merged = Some(result),
-                                Some(m) => merge_into(m, &result),
-                            },
+                            Ok(mut a) if a.get("error").is_some() => {
+                                upstream_error.get_or_insert(a["error"].take());
+                            }
+                            Ok(mut a) => {
+                                let result = a.get_mut("result").map(Value::take).unwrap_or(json!({}));
+                                match &mut merged {
+                                    None => merged = Some(result),
+                                    Some(m) => merge_into(m, &result),
+                                }
+                            }
                             Err(e) => {
                                 first_error.get_or_insert(e);
                             }
                         }
                     }
-                    match merged {
-                        Some(mut result) => {
-                            result["serverInfo"] = json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
+                    let info = json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
+                    match (merged, upstream_error) {
+                        (Some(mut result), _) => {
+                            if let Some(caps) = result.get_mut("capabilities").and_then(Value::as_object_mut) {
+                                // Task ids belong to one server (see `merged`).
+                                caps.remove("tasks");
+                            }
+                            if meta.is_some() {
+                                result["_meta"][stateless::META_SERVER_INFO] = info;
+                            } else {
+                                result["serverInfo"] = info;
+                            }
                             self.reply(envelope::result_response(&id, &result.to_string()));
                         }
-                        None => self.reply(envelope::error_response(
+                        // Every server refused it (an unsupported version ...): the
+                        // server's own error, as a single server would answer.
+                        (None, Some(error)) => self.reply(
+                            json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(&id).unwrap_or(Value::Null), "error": error}).to_string(),
+                        ),
+                        (None, None) => self.reply(envelope::error_response(
                             Some(&id),
                             -32601,
                             &first_error.unwrap_or_else(|| "no server is running".into()),
@@ -900,7 +1005,10 @@ impl Gateway {
                     } else {
                         ListKind::Prompts
                     };
-                    let (mut items, fields) = self.refresh(kind, false).await.unwrap_or_default();
+                    let (mut items, fields) = self
+                        .refresh(kind, false, meta.as_ref())
+                        .await
+                        .unwrap_or_default();
                     if kind == ListKind::Tools {
                         items = self.search.list(items);
                     }
@@ -915,7 +1023,7 @@ impl Gateway {
                     } else {
                         ListKind::Templates
                     };
-                    let (items, fields) = self.list_resources(kind).await;
+                    let (items, fields) = self.list_resources(kind, meta.as_ref()).await;
                     let result = list_result(kind, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
@@ -1168,6 +1276,14 @@ impl Gateway {
 
 /// The protocol version an `initialize` message asks for, when it is a dated version no newer
 /// than the one the gateway speaks ([`PROPOSED_VERSION`]); a newer one gets that one.
+/// The `_meta` of the host's first message when it is a stateless (2026-07-28) request.
+fn stateless_meta(message: &str) -> Option<Value> {
+    let env = Envelope::parse(message).ok()?;
+    env.method.as_ref()?;
+    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
+    stateless::params_meta(&params).cloned()
+}
+
 fn requested_version(message: &str) -> Option<String> {
     let env = Envelope::parse(message).ok()?;
     if env.method.as_deref() != Some("initialize") {

@@ -20,6 +20,10 @@
 //! arguments travel as `Mcp-Param-{H}` is learnt from `x-mcp-header` in the server's
 //! `tools/list`; values that are not plain visible ASCII use the `=?base64?...?=` form.
 //!
+//! A stateless (2026-07-28) request, one with the protocol version in `_meta`, is sent without
+//! `Mcp-Session-Id` and with its own version in `MCP-Protocol-Version`; when the server refuses
+//! it with an HTTP error status and a JSON-RPC error for it, that error is its answer.
+//!
 //! Failures become JSON-RPC errors for the request concerned (unreachable, HTTP status, a stream
 //! that ended before the answer), so the host always hears back. Messages name the server and
 //! the HTTP status, never a value.
@@ -194,11 +198,17 @@ fn request_headers(state: &State, msg: &str) -> reqwest::header::HeaderMap {
             headers.insert(n, v);
         }
     };
-    if let Some(s) = lock(&state.session).as_deref() {
-        put("mcp-session-id", s);
-    }
-    if let Some(v) = lock(&state.version).as_deref() {
-        put("mcp-protocol-version", v);
+    // A stateless (2026-07-28) request goes without the session, at its own version.
+    match super::stateless::line_version(msg) {
+        Some(v) => put("mcp-protocol-version", &v),
+        None => {
+            if let Some(s) = lock(&state.session).as_deref() {
+                put("mcp-session-id", s);
+            }
+            if let Some(v) = lock(&state.version).as_deref() {
+                put("mcp-protocol-version", v);
+            }
+        }
     }
     if let Ok(env) = Envelope::parse(msg)
         && let Some(method) = env.method.as_deref()
@@ -337,6 +347,16 @@ async fn post(state: Arc<State>, msg: String) {
         return;
     }
     if !status.is_success() {
+        // A stateless request's refusal is a JSON-RPC error in the body (400 for a version the
+        // server does not speak, 404 for a method it lacks): passed on as the answer.
+        if id.is_some()
+            && super::stateless::line_version(&msg).is_some()
+            && let Ok(text) = response.text().await
+            && Envelope::parse(text.trim()).is_ok_and(|e| e.method.is_none() && e.id_key() == id.as_deref())
+            && deliver(&state, id.as_deref(), method.as_deref(), text)
+        {
+            return;
+        }
         return fail(format!("answered HTTP {}", status.as_u16()));
     }
     let is_sse = response

@@ -38,6 +38,7 @@ mod report;
 pub mod restore;
 mod schema;
 pub mod serve;
+pub mod stateless;
 pub mod stdio;
 pub mod surfaces;
 pub mod tool_search;
