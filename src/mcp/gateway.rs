@@ -1112,6 +1112,15 @@ impl Gateway {
                     Err(why) => self.error(&id, -32602, &why),
                 }
             }
+            // A stateless client's notification stream: to every server (each tags what it
+            // sends with the subscription id); it ends when the client goes away.
+            "subscriptions/listen" if meta.is_some() => {
+                for idx in 0..self.upstreams.len() {
+                    if self.upstreams[idx].is_ready() {
+                        self.send_to_upstream(idx, &text).await;
+                    }
+                }
+            }
             other => self.error(
                 &id,
                 -32601,

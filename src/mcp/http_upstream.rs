@@ -33,6 +33,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
+use serde_json::value::RawValue;
 use futures::StreamExt;
 use serde_json::Value;
 use sse_stream::SseStream;
@@ -418,17 +419,58 @@ async fn post(state: Arc<State>, msg: String) {
             }
         }
     } else {
-        match response.text().await {
-            Ok(text) if !text.trim().is_empty() => {
-                answered = deliver(&state, id.as_deref(), method.as_deref(), text);
+        // One JSON message, or several one after the other (a stateless server streams a
+        // `subscriptions/listen` as newline-delimited JSON): each is passed on once complete.
+        let mut body = response.bytes_stream();
+        let mut pending: Vec<u8> = Vec::new();
+        loop {
+            let chunk = match body.next().await {
+                Some(Ok(c)) => c,
+                Some(Err(e)) => return fail(format!("broke off its answer ({})", e.without_url())),
+                None => break,
+            };
+            pending.extend_from_slice(&chunk);
+            if pending.len() > MAX_JSON_BODY {
+                return fail("sent a JSON body that is too large".to_string());
             }
-            Ok(_) => {}
-            Err(e) => return fail(format!("broke off its answer ({})", e.without_url())),
+            let (messages, used) = complete_json_values(&pending);
+            pending.drain(..used);
+            for m in messages {
+                answered |= deliver(&state, id.as_deref(), method.as_deref(), m);
+            }
+        }
+        if !pending.iter().all(u8::is_ascii_whitespace) {
+            // What is left is not JSON: passed on as it is (the interceptor refuses it).
+            let rest = String::from_utf8_lossy(&pending).into_owned();
+            answered |= deliver(&state, id.as_deref(), method.as_deref(), rest);
         }
     }
     if !answered {
         fail("closed the connection before answering".to_string());
     }
+}
+
+/// The largest JSON body (or unfinished JSON message of a streamed one) read from a server.
+const MAX_JSON_BODY: usize = 64 << 20;
+
+/// The complete JSON values at the start of `bytes`, and how many bytes they took (an
+/// unfinished last value is left for more bytes to finish).
+fn complete_json_values(bytes: &[u8]) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<&RawValue>();
+    let mut used = 0;
+    loop {
+        match values.next() {
+            Some(Ok(v)) => {
+                out.push(v.get().to_string());
+                used = values.byte_offset();
+            }
+            Some(Err(e)) if e.is_eof() => break,
+            // Not JSON: everything from here is left as it is.
+            Some(Err(_)) | None => break,
+        }
+    }
+    (out, used)
 }
 
 /// Passes one message from the server to the gateway; true when it answers `id`.
@@ -591,6 +633,17 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_bodies_are_split_into_complete_messages() {
+        let (v, used) = complete_json_values(b"{\"a\":1}\n{\"b\": [2]}\n{\"c\"");
+        assert_eq!(v, vec![r#"{"a":1}"#.to_string(), r#"{"b": [2]}"#.to_string()]);
+        assert_eq!(used, 19);
+        let (v, used) = complete_json_values(b"{\n  \"pretty\": true\n}\n");
+        assert_eq!((v.len(), used), (1, 21));
+        let (v, used) = complete_json_values(b"not json");
+        assert_eq!((v.len(), used), (0, 0));
+    }
 
     #[test]
     fn sse_events_follow_the_spec() {

@@ -5,7 +5,7 @@
 //
 // - `--prefix P`: the gateway exposes tools and prompts as `P<name>` (`ref__test_simple_text`).
 //   Requests naming a tool, a prompt or a prompt completion ref get `P` put in front; `tools`
-//   and `prompts` in results get it taken off. Keys keep their order; every other field and
+//   and `prompts` in results get it taken off (and `Mcp-Name` follows the body). Keys keep their order; every other field and
 //   header passes as is.
 // - `--url URL`: an HTTP reverse proxy to URL (for `mcp-veil serve`): method, path, headers
 //   (Host, Origin, Mcp-Session-Id, Last-Event-ID ...), status and SSE events pass through, so
@@ -92,6 +92,15 @@ function reverseProxy() {
       const headers = { ...req.headers };
       if (body.length > 0 && String(headers['content-type'] ?? '').includes('json')) {
         body = Buffer.from(mapBody(body.toString('utf8'), toServer));
+        // 2026-07-28 clients name the tool or prompt in `Mcp-Name` too: renamed the same way.
+        if (prefix && typeof headers['mcp-name'] === 'string') {
+          try {
+            const msg = JSON.parse(body.toString('utf8'));
+            if ((msg.method === 'tools/call' || msg.method === 'prompts/get') && typeof msg.params?.name === 'string') {
+              headers['mcp-name'] = msg.params.name;
+            }
+          } catch {}
+        }
       }
       if (body.length > 0 || 'content-length' in headers) headers['content-length'] = String(body.length);
       const out = http.request(

@@ -456,6 +456,13 @@ impl Session {
             }
             return;
         }
+        // A stateless client's subscription notification: the stream of its
+        // `subscriptions/listen` (the subscription id is that request's id).
+        if let Some(stream) = self.subscription_stream(line)
+            && stream.push(line.to_string())
+        {
+            return;
+        }
         // Not an answer: an open POST event stream, else the GET stream while a client reads
         // it, else kept on a POST stream or the GET stream for a client that resumes.
         let streams: Vec<Arc<EventStream>> = {
@@ -492,6 +499,23 @@ impl Session {
             return;
         }
         tracing::debug!("a server message with no open stream was dropped");
+    }
+
+    /// The POST stream of the `subscriptions/listen` request a notification names in
+    /// `_meta` (`io.modelcontextprotocol/subscriptionId`: that request's id, as a string).
+    fn subscription_stream(&self, line: &str) -> Option<Arc<EventStream>> {
+        const KEY: &str = "io.modelcontextprotocol/subscriptionId";
+        if !line.contains(KEY) {
+            return None;
+        }
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        let sub = v.get("params")?.get("_meta")?.get(KEY)?.as_str()?;
+        let waiters = lock(&self.waiters);
+        let quoted = serde_json::Value::String(sub.to_string()).to_string();
+        match waiters.get(sub).or_else(|| waiters.get(&quoted))? {
+            Waiter::Stream(s) => Some(s.clone()),
+            Waiter::Json(_) => None,
+        }
     }
 
     /// The gateway stopped: every waiting POST gets an error.
