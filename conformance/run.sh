@@ -95,6 +95,11 @@ wants() { case " $ONLY " in *" $1 "*) return 0;; *) return 1;; esac; }
 # elicitation-sep1034-defaults sees the default "John Doe" as `[NAME_1]` (the answer restores).
 # The runner checks the defaults verbatim, so the run uses the documented `pass` setting.
 SURFACES='surfaces: {elicitation: pass}'
+# A stateless (2026-07-28) client has no session id, and the runner sends no bearer token or
+# session header: `serve` refuses such requests unless one shared session is configured (the
+# documented single-user setting).
+SERVE_SESSION=''
+if [ "${CONFORMANCE_REQUIREMENTS:-}" = 2026-07-28 ]; then SERVE_SESSION='serve: {session: {shared: true}}'; fi
 
 status=0
 # compare NAME BASELINE: every scenario passing in BASELINE passes in NAME
@@ -116,12 +121,12 @@ url_of[direct]="http://127.0.0.1:$ref_port/mcp"
 
 # Every front end is started once and measured by both runners.
 if wants serve-url; then
-  { echo "$SURFACES"; printf 'servers:\n  ref:\n    url: %s\n' "${url_of[direct]}"; } >"$work/serve-url.yaml"
+  { echo "$SURFACES"; echo "$SERVE_SESSION"; printf 'servers:\n  ref:\n    url: %s\n' "${url_of[direct]}"; } >"$work/serve-url.yaml"
   start_serve serve-url "$work/serve-url.yaml"
   port="$(free_port)"; bridge "$port" --prefix ref__ --url "$url"; url_of[serve-url]="http://127.0.0.1:$port/mcp"
 fi
 if wants serve-stdio; then
-  { echo "$SURFACES"; printf 'servers:\n  ref:\n    command: %s\n    args: [%s, --stdio]\n' "$NODE" "$REF"; } >"$work/serve-stdio.yaml"
+  { echo "$SURFACES"; echo "$SERVE_SESSION"; printf 'servers:\n  ref:\n    command: %s\n    args: [%s, --stdio]\n' "$NODE" "$REF"; } >"$work/serve-stdio.yaml"
   start_serve serve-stdio "$work/serve-stdio.yaml"
   port="$(free_port)"; bridge "$port" --prefix ref__ --url "$url"; url_of[serve-stdio]="http://127.0.0.1:$port/mcp"
 fi

@@ -52,6 +52,9 @@ pub(crate) struct Echo {
     pub(crate) versions: std::sync::Mutex<Vec<String>>,
     /// `initialize` requests declaring the `roots` capability.
     pub(crate) roots_declared: AtomicU64,
+    /// Stateless (2026-07-28) requests: `MCP-Protocol-Version: 2026-07-28`, the same version in
+    /// `_meta`, and no `Mcp-Session-Id`.
+    pub(crate) stateless: AtomicU64,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -126,6 +129,16 @@ async fn handle(
         return StatusCode::BAD_REQUEST.into_response();
     };
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let stateless = msg
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+        == Some("2026-07-28");
+    if stateless
+        && headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) == Some("2026-07-28")
+        && !headers.contains_key("mcp-session-id")
+    {
+        echo.stateless.fetch_add(1, Ordering::Relaxed);
+    }
     let Some(id) = msg.get("id").filter(|_| !method.is_empty()) else {
         if method == "notifications/cancelled" {
             echo.cancelled.fetch_add(1, Ordering::Relaxed);
@@ -142,10 +155,15 @@ async fn handle(
         {
             echo.versions.lock().unwrap().push(v.to_string());
         }
-    } else if !echo.initialized.load(Ordering::Relaxed) {
+    } else if !echo.initialized.load(Ordering::Relaxed) && !stateless {
         echo.early.fetch_add(1, Ordering::Relaxed);
     }
     match method {
+        "server/discover" => json_response(
+            id,
+            json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                   "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}),
+        ),
         "initialize" => json_response(
             id,
             // The version asked for, up to 2025-06-18.
