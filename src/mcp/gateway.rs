@@ -40,8 +40,18 @@
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
 //! Batches from the host are handled item by item and answered as one batch, once every
-//! request in it is answered (a batch of notifications gets no answer). `tasks/*` is not
-//! routed, so the `tasks` capability is not announced.
+//! request in it is answered (a batch of notifications gets no answer).
+//!
+//! Tasks: task ids are shown as `{server}__{id}` and `tasks/get`, `tasks/result` and
+//! `tasks/cancel` go to the server that made the task (see module `tasks`); `tasks/list` is
+//! every server's list; the `tasks` capability is the servers' merged.
+//!
+//! Stateless (2026-07-28) hosts: when the host's first message is a stateless request (see
+//! module `stateless`), each upstream is discovered with `server/discover` under that
+//! request's `_meta` instead of initialized; the gateway's own requests for a stateless
+//! request (list fan-outs, `server/discover`) carry its `_meta`; `initialize`, `ping` and
+//! `logging/setLevel` are answered "method not found" (not part of that protocol), and
+//! `subscriptions/listen` goes to every server.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -59,6 +69,7 @@ use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
 use super::stateless;
+use super::tasks;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
@@ -405,6 +416,7 @@ enum ListKind {
     Prompts,
     Resources,
     Templates,
+    Tasks,
 }
 
 impl ListKind {
@@ -414,6 +426,7 @@ impl ListKind {
             ListKind::Prompts => "prompts/list",
             ListKind::Resources => "resources/list",
             ListKind::Templates => "resources/templates/list",
+            ListKind::Tasks => "tasks/list",
         }
     }
 
@@ -423,6 +436,7 @@ impl ListKind {
             ListKind::Prompts => "prompts",
             ListKind::Resources => "resources",
             ListKind::Templates => "resourceTemplates",
+            ListKind::Tasks => "tasks",
         }
     }
 
@@ -431,6 +445,7 @@ impl ListKind {
             ListKind::Tools => "tools",
             ListKind::Prompts => "prompts",
             ListKind::Resources | ListKind::Templates => "resources",
+            ListKind::Tasks => "tasks",
         }
     }
 }
@@ -974,10 +989,6 @@ impl Gateway {
                     let info = json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
                     match (merged, upstream_error) {
                         (Some(mut result), _) => {
-                            if let Some(caps) = result.get_mut("capabilities").and_then(Value::as_object_mut) {
-                                // Task ids belong to one server (see `merged`).
-                                caps.remove("tasks");
-                            }
                             if meta.is_some() {
                                 result["_meta"][stateless::META_SERVER_INFO] = info;
                             } else {
@@ -1112,6 +1123,33 @@ impl Gateway {
                     Err(why) => self.error(&id, -32602, &why),
                 }
             }
+            // A task's own server, by the id's prefix (see module `tasks`).
+            "tasks/get" | "tasks/result" | "tasks/cancel" => {
+                let exposed = params_value
+                    .get("taskId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let names: Vec<&str> = self.upstreams.iter().map(|u| u.name.as_str()).collect();
+                let Some((idx, own)) = tasks::route(exposed, &names) else {
+                    return self.error(&id, -32602, "unknown task id");
+                };
+                if let Some(why) = self.upstreams[idx].unavailable() {
+                    return self.error(&id, -32603, &why);
+                }
+                match with_param(&text, "taskId", own) {
+                    Some(msg) => self.forward_request(idx, id, &msg, false).await,
+                    None => self.invalid(&id),
+                }
+            }
+            "tasks/list" => {
+                tokio::spawn(async move {
+                    let mut fields = serde_json::Map::new();
+                    let lists = self.list_all(ListKind::Tasks, &mut fields, meta.as_ref()).await;
+                    let items = lists.into_iter().flat_map(|(_, items)| items).collect();
+                    let result = list_result(ListKind::Tasks, items, fields);
+                    self.reply(envelope::result_response(&id, &result.to_string()));
+                });
+            }
             // A stateless client's notification stream: to every server (each tags what it
             // sends with the subscription id); it ends when the client goes away.
             "subscriptions/listen" if meta.is_some() => {
@@ -1197,9 +1235,7 @@ impl Gateway {
                 }
             }
         }
-        // Task ids belong to one server and the gateway does not route `tasks/*`.
         if let Some(map) = capabilities.as_object_mut() {
-            map.remove("tasks");
             if self.search.may_change_list() && (self.search.is_on() || map.contains_key("tools")) {
                 map.insert("tools".into(), json!({"listChanged": true}));
             }
@@ -1258,6 +1294,9 @@ impl Gateway {
 
     /// One message (not a batch) from upstream `idx`, already through the interceptor.
     fn upstream_message(&self, idx: usize, text: &str) {
+        // Its task ids as the host sees them (`{server}__{id}`).
+        let exposed = tasks::expose(text, &self.upstreams[idx].name);
+        let text = exposed.as_deref().unwrap_or(text);
         let Ok(env) = Envelope::parse(text) else {
             return;
         };

@@ -41,6 +41,7 @@ pub mod serve;
 pub mod stateless;
 pub mod stdio;
 pub mod surfaces;
+mod tasks;
 pub mod tool_search;
 pub mod transport;
 

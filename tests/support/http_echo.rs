@@ -55,6 +55,9 @@ pub(crate) struct Echo {
     /// Stateless (2026-07-28) requests: `MCP-Protocol-Version: 2026-07-28`, the same version in
     /// `_meta`, and no `Mcp-Session-Id`.
     pub(crate) stateless: AtomicU64,
+    /// The `taskId`s `tasks/*` requests named (it makes one task, `task-1`, for a `tools/call`
+    /// with `task`).
+    pub(crate) task_requests: std::sync::Mutex<Vec<String>>,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -169,7 +172,8 @@ async fn handle(
             // The version asked for, up to 2025-06-18.
             json!({"protocolVersion": msg.pointer("/params/protocolVersion")
                        .and_then(Value::as_str).unwrap_or("2025-06-18").min("2025-06-18"),
-                   "capabilities": {"tools": {}},
+                   "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {},
+                       "requests": {"tools": {"call": {}}}}},
                    "serverInfo": {"name": "http-echo", "version": "1"}}),
         ),
         "tools/list" => {
@@ -189,6 +193,27 @@ async fn handle(
                 ], "_meta": {"example.com/list": "tools"}, "ttlMs": 30000,
                    "cacheScope": "public"}),
             )
+        }
+        "tools/call" if msg.pointer("/params/task").is_some() => json_response(
+            id,
+            json!({"task": {"taskId": "task-1", "status": "working", "ttl": 60000,
+                            "createdAt": "2026-01-01T00:00:00Z"}}),
+        ),
+        "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" => {
+            if let Some(t) = msg.pointer("/params/taskId").and_then(Value::as_str) {
+                echo.task_requests.lock().unwrap().push(t.to_string());
+            }
+            let task = json!({"taskId": "task-1", "status": "completed", "ttl": 60000,
+                              "createdAt": "2026-01-01T00:00:00Z"});
+            match method {
+                "tasks/list" => json_response(id, json!({"tasks": [task]})),
+                "tasks/result" => json_response(
+                    id,
+                    json!({"content": [{"type": "text", "text": "task done EMP-00990005"}],
+                           "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}}),
+                ),
+                _ => json_response(id, task),
+            }
         }
         "tools/call" => {
             echo.calls.fetch_add(1, Ordering::Relaxed);
