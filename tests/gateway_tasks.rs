@@ -93,7 +93,10 @@ async fn tasks_are_routed_to_the_server_that_made_them() {
     );
     ask("tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(*b.task_requests.lock().unwrap(), vec!["task-1"; 3]);
-    assert!(a.task_requests.lock().unwrap().is_empty(), "server a got b's task");
+    assert!(
+        a.task_requests.lock().unwrap().is_empty(),
+        "server a got b's task"
+    );
 
     let list = ask("tasks/list", json!({})).await;
     let mut ids: Vec<&str> = list["result"]["tasks"]

@@ -92,14 +92,22 @@ async fn stateless_clients_through_serve_get_their_own_tokens() {
     .await;
     assert_eq!(status, 200, "{discover}");
     assert!(!has_session, "no session id for a stateless client");
-    assert!(discover["result"]["capabilities"]["tools"].is_object(), "{discover}");
+    assert!(
+        discover["result"]["capabilities"]["tools"].is_object(),
+        "{discover}"
+    );
     assert_eq!(
         discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "mcp-veil-gateway"
     );
 
     // A raw value in a result comes back as a token, which restores for the same client only.
-    let (_, _, first) = post(call(2, json!({"text": "EMP-00010001"})), Some("alice"), VERSION).await;
+    let (_, _, first) = post(
+        call(2, json!({"text": "EMP-00010001"})),
+        Some("alice"),
+        VERSION,
+    )
+    .await;
     let token = text_of(&first);
     assert!(token.starts_with("[EMPLOYEE_ID"), "{first}");
     let (_, _, again) = post(
@@ -117,13 +125,20 @@ async fn stateless_clients_through_serve_get_their_own_tokens() {
     )
     .await;
     assert_eq!(other["id"], 4, "{other}");
-    assert_eq!(echo.restored.load(Ordering::Relaxed), 1, "bob's call restored alice's token");
+    assert_eq!(
+        echo.restored.load(Ordering::Relaxed),
+        1,
+        "bob's call restored alice's token"
+    );
     // Not bob's token: the call is refused (flows.unknown_tokens), the value never shown.
     assert_eq!(other["result"]["isError"], true, "{other}");
     assert!(!other.to_string().contains("EMP-00010001"), "{other}");
 
     // Upstream: discovered and called statelessly, never initialized.
-    assert!(echo.versions.lock().unwrap().is_empty(), "an initialize went upstream");
+    assert!(
+        echo.versions.lock().unwrap().is_empty(),
+        "an initialize went upstream"
+    );
     assert!(echo.stateless.load(Ordering::Relaxed) >= 4);
 
     // No session key: refused, never put in a table shared with another client.
@@ -140,16 +155,25 @@ async fn stateless_clients_through_serve_get_their_own_tokens() {
     );
     // The header and `_meta` disagree; a removed method.
     let (status, _, mismatch) = post(call(6, json!({})), Some("alice"), "2099-01-01").await;
-    assert_eq!((status, mismatch["error"]["code"].as_i64()), (400, Some(-32020)));
+    assert_eq!(
+        (status, mismatch["error"]["code"].as_i64()),
+        (400, Some(-32020))
+    );
     let (status, _, ping) = post(
         json!({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": {"_meta": meta()}}),
         Some("alice"),
         VERSION,
     )
     .await;
-    assert_eq!((status, ping["error"]["code"].as_i64()), (404, Some(-32601)));
+    assert_eq!(
+        (status, ping["error"]["code"].as_i64()),
+        (404, Some(-32601))
+    );
     let log = replica.stderr();
-    assert!(!log.contains("EMP-00010001"), "a raw value in the log: {log}");
+    assert!(
+        !log.contains("EMP-00010001"),
+        "a raw value in the log: {log}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -199,7 +223,10 @@ async fn stateless_requests_through_the_stdio_gateway() {
     let again = ask(call(3, json!({"text": token, "session": 2, "k": 1}))).await;
     assert_eq!(text_of(&again), token);
     assert_eq!(echo.restored.load(Ordering::Relaxed), 1);
-    assert!(echo.versions.lock().unwrap().is_empty(), "an initialize went upstream");
+    assert!(
+        echo.versions.lock().unwrap().is_empty(),
+        "an initialize went upstream"
+    );
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
 }

@@ -69,8 +69,8 @@ use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
 use super::stateless;
-use super::tasks;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
 
@@ -531,7 +531,12 @@ impl Gateway {
 
     /// The gateway's own request to upstream `idx`: its whole answer (a result or a JSON-RPC
     /// error), or why there is none.
-    async fn request_answer(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
+    async fn request_answer(
+        &self,
+        idx: usize,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, String> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-veil-{n}\"");
         let (tx, rx) = oneshot::channel();
@@ -565,7 +570,8 @@ impl Gateway {
         let mut answer = self
             .request(idx, "server/discover", json!({"_meta": meta}))
             .await;
-        if answer.is_err() && meta.get(stateless::META_VERSION) != Some(&json!(stateless::VERSION)) {
+        if answer.is_err() && meta.get(stateless::META_VERSION) != Some(&json!(stateless::VERSION))
+        {
             meta[stateless::META_VERSION] = json!(stateless::VERSION);
             answer = self
                 .request(idx, "server/discover", json!({"_meta": meta}))
@@ -975,7 +981,8 @@ impl Gateway {
                                 upstream_error.get_or_insert(a["error"].take());
                             }
                             Ok(mut a) => {
-                                let result = a.get_mut("result").map(Value::take).unwrap_or(json!({}));
+                                let result =
+                                    a.get_mut("result").map(Value::take).unwrap_or(json!({}));
                                 match &mut merged {
                                     None => merged = Some(result),
                                     Some(m) => merge_into(m, &result),
@@ -986,7 +993,8 @@ impl Gateway {
                             }
                         }
                     }
-                    let info = json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
+                    let info =
+                        json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
                     match (merged, upstream_error) {
                         (Some(mut result), _) => {
                             if meta.is_some() {
@@ -1144,7 +1152,9 @@ impl Gateway {
             "tasks/list" => {
                 tokio::spawn(async move {
                     let mut fields = serde_json::Map::new();
-                    let lists = self.list_all(ListKind::Tasks, &mut fields, meta.as_ref()).await;
+                    let lists = self
+                        .list_all(ListKind::Tasks, &mut fields, meta.as_ref())
+                        .await;
                     let items = lists.into_iter().flat_map(|(_, items)| items).collect();
                     let result = list_result(ListKind::Tasks, items, fields);
                     self.reply(envelope::result_response(&id, &result.to_string()));
@@ -1235,10 +1245,11 @@ impl Gateway {
                 }
             }
         }
-        if let Some(map) = capabilities.as_object_mut() {
-            if self.search.may_change_list() && (self.search.is_on() || map.contains_key("tools")) {
-                map.insert("tools".into(), json!({"listChanged": true}));
-            }
+        if let Some(map) = capabilities.as_object_mut()
+            && self.search.may_change_list()
+            && (self.search.is_on() || map.contains_key("tools"))
+        {
+            map.insert("tools".into(), json!({"listChanged": true}));
         }
         (capabilities, version)
     }

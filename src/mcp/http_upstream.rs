@@ -33,9 +33,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
-use serde_json::value::RawValue;
 use futures::StreamExt;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sse_stream::SseStream;
 use tokio::io::{BufReader, DuplexStream};
 use tokio::sync::mpsc;
@@ -353,7 +353,8 @@ async fn post(state: Arc<State>, msg: String) {
         if id.is_some()
             && super::stateless::line_version(&msg).is_some()
             && let Ok(text) = response.text().await
-            && Envelope::parse(text.trim()).is_ok_and(|e| e.method.is_none() && e.id_key() == id.as_deref())
+            && Envelope::parse(text.trim())
+                .is_ok_and(|e| e.method.is_none() && e.id_key() == id.as_deref())
             && deliver(&state, id.as_deref(), method.as_deref(), text)
         {
             return;
@@ -637,7 +638,10 @@ mod tests {
     #[test]
     fn json_bodies_are_split_into_complete_messages() {
         let (v, used) = complete_json_values(b"{\"a\":1}\n{\"b\": [2]}\n{\"c\"");
-        assert_eq!(v, vec![r#"{"a":1}"#.to_string(), r#"{"b": [2]}"#.to_string()]);
+        assert_eq!(
+            v,
+            vec![r#"{"a":1}"#.to_string(), r#"{"b": [2]}"#.to_string()]
+        );
         assert_eq!(used, 19);
         let (v, used) = complete_json_values(b"{\n  \"pretty\": true\n}\n");
         assert_eq!((v.len(), used), (1, 21));

@@ -91,7 +91,9 @@ pub fn check_http(
             message: "a stateless request needs the MCP-Protocol-Version header",
         });
     };
-    let version = meta.and_then(|m| m.get(META_VERSION)).and_then(Value::as_str);
+    let version = meta
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str);
     let capabilities = meta.and_then(|m| m.get(META_CAPABILITIES));
     let (Some(version), Some(_)) = (version, capabilities) else {
         return Err(Refusal {
@@ -138,10 +140,19 @@ mod tests {
     fn stateless_requests_are_told_from_session_ones() {
         // A session request, an initialize without header or _meta, an old client naming its
         // version in the header only.
-        assert_eq!(check_http(Some(VERSION), true, Some(&meta(VERSION))), Ok(false));
+        assert_eq!(
+            check_http(Some(VERSION), true, Some(&meta(VERSION))),
+            Ok(false)
+        );
         assert_eq!(check_http(None, false, Some(&json!({}))), Ok(false));
-        assert_eq!(check_http(Some("2025-11-25"), false, Some(&json!({}))), Ok(false));
-        assert_eq!(check_http(Some(VERSION), false, Some(&meta(VERSION))), Ok(true));
+        assert_eq!(
+            check_http(Some("2025-11-25"), false, Some(&json!({}))),
+            Ok(false)
+        );
+        assert_eq!(
+            check_http(Some(VERSION), false, Some(&meta(VERSION))),
+            Ok(true)
+        );
         assert_eq!(params_version(&meta(VERSION)), Some(VERSION));
         assert_eq!(params_version(&meta("2025-11-25")), None);
     }

@@ -76,10 +76,12 @@ mod tests {
 
     #[test]
     fn task_ids_are_exposed_with_their_server() {
-        let created = r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t1","status":"working"}}}"#;
+        let created =
+            r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t1","status":"working"}}}"#;
         let v: Value = serde_json::from_str(&expose(created, "a").unwrap()).unwrap();
         assert_eq!(v["result"]["task"]["taskId"], "a__t1");
-        let list = json!({"jsonrpc":"2.0","id":2,"result":{"tasks":[{"taskId":"t1"},{"taskId":"t2"}]}});
+        let list =
+            json!({"jsonrpc":"2.0","id":2,"result":{"tasks":[{"taskId":"t1"},{"taskId":"t2"}]}});
         let v: Value = serde_json::from_str(&expose(&list.to_string(), "b").unwrap()).unwrap();
         assert_eq!(v["result"]["tasks"][1]["taskId"], "b__t2");
         let status = json!({"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t9","status":"completed"}});

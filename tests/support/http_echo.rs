@@ -137,7 +137,10 @@ async fn handle(
         .and_then(Value::as_str)
         == Some("2026-07-28");
     if stateless
-        && headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) == Some("2026-07-28")
+        && headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            == Some("2026-07-28")
         && !headers.contains_key("mcp-session-id")
     {
         echo.stateless.fetch_add(1, Ordering::Relaxed);

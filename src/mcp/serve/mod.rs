@@ -895,12 +895,12 @@ async fn handle_post(
         },
         _ => false,
     };
-    let (source, key, issued) =
-        match g.key(headers, principal.as_deref(), initialize && !stateless) {
-            Ok(k) => k,
-            Err(_) if stateless => return g.refuse_keyless(&items[0]),
-            Err(r) => return r,
-        };
+    let (source, key, issued) = match g.key(headers, principal.as_deref(), initialize && !stateless)
+    {
+        Ok(k) => k,
+        Err(_) if stateless => return g.refuse_keyless(&items[0]),
+        Err(r) => return r,
+    };
     if !issued && let Err(r) = g.refuse_terminated(source, &key).await {
         return r;
     }
@@ -969,7 +969,9 @@ async fn handle_post(
         if stateless {
             // Its status depends on how it is answered (an error: 400 or 404): the first
             // message decides; an answer that is such an error goes out as JSON.
-            if let Ok(Some((seq, msg))) = tokio::time::timeout_at(deadline, attached.rx.recv()).await {
+            if let Ok(Some((seq, msg))) =
+                tokio::time::timeout_at(deadline, attached.rx.recv()).await
+            {
                 let status = stateless::error_code(&msg).map_or(200, stateless::http_status);
                 if status != 200 && attached.stream.is_finished() {
                     attached.post_started = None;
@@ -1020,7 +1022,9 @@ fn stateless_answer(status: u16, body: String) -> Response {
 
 /// A refusal of one request: HTTP status plus a JSON-RPC error carrying the request's id.
 fn refuse_request(status: StatusCode, item: &str, code: i64, message: &str) -> Response {
-    let id = Envelope::parse(item).ok().and_then(|e| e.id_key().map(str::to_string));
+    let id = Envelope::parse(item)
+        .ok()
+        .and_then(|e| e.id_key().map(str::to_string));
     let body = envelope::error_response(id.as_deref(), code, &format!("mcp-veil: {message}"));
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
@@ -1041,9 +1045,8 @@ fn stateless_request(headers: &HeaderMap, item: &str) -> Result<bool, Response> 
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok());
     let session = headers.contains_key("mcp-session-id");
-    stateless::check_http(version, session, params.as_ref()).map_err(|r| {
-        refuse_request(StatusCode::BAD_REQUEST, item, r.code, r.message)
-    })
+    stateless::check_http(version, session, params.as_ref())
+        .map_err(|r| refuse_request(StatusCode::BAD_REQUEST, item, r.code, r.message))
 }
 
 /// `Mcp-Method` and `Mcp-Name` (2026-07-28), when the client sends them, must agree with the
