@@ -642,9 +642,9 @@ mod tests {
             v,
             vec![r#"{"a":1}"#.to_string(), r#"{"b": [2]}"#.to_string()]
         );
-        assert_eq!(used, 19);
+        assert_eq!(used, 18);
         let (v, used) = complete_json_values(b"{\n  \"pretty\": true\n}\n");
-        assert_eq!((v.len(), used), (1, 21));
+        assert_eq!((v.len(), used), (1, 20));
         let (v, used) = complete_json_values(b"not json");
         assert_eq!((v.len(), used), (0, 0));
     }
