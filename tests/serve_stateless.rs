@@ -3,7 +3,9 @@
 //! `mcp-veil proxy --config` (the gateway), in front of a `url:` server: the upstream is
 //! discovered, never initialized, and hears stateless requests; tokens are minted and restored
 //! per client (another client's token is refused, not restored); a client with no session key, or whose header and `_meta` disagree, is refused
-//! with HTTP 400 and a JSON-RPC error carrying its request id.
+//! with HTTP 400 and a JSON-RPC error carrying its request id. A session-era upstream (no
+//! `server/discover`) is initialized instead, hears plain requests, and its answers reach the
+//! stateless client with `resultType`.
 
 mod common;
 mod support;
@@ -229,4 +231,55 @@ async fn stateless_requests_through_the_stdio_gateway() {
     );
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_era_upstream_serves_a_stateless_client() {
+    let echo = Arc::new(Echo::default());
+    echo.no_discover.store(true, Ordering::Relaxed);
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &yaml(&upstream, "serve:\n  session:\n    header: x-client\n"),
+    );
+    let replica = Replica::start(&veil(), &config, &[]);
+    let http = reqwest::Client::new();
+    let post = |body: Value| {
+        let req = http
+            .post(&replica.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .header("mcp-protocol-version", VERSION)
+            .header("x-client", "carol")
+            .body(body.to_string());
+        async move {
+            let r = req.send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let (status, list) = post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                                     "params": {"_meta": meta()}}))
+    .await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["result"]["resultType"], "complete", "{list}");
+    assert!(list["result"]["ttlMs"].is_number(), "{list}");
+    let (_, first) = post(call(2, json!({"text": "EMP-00030001"}))).await;
+    assert_eq!(first["result"]["resultType"], "complete", "{first}");
+    let token = text_of(&first);
+    assert!(token.starts_with("[EMPLOYEE_ID"), "{first}");
+    let (_, again) = post(call(3, json!({"text": token, "session": 3, "k": 1}))).await;
+    assert_eq!(text_of(&again), token);
+    assert_eq!(echo.restored.load(Ordering::Relaxed), 1);
+    // Initialized the old way; after the refused discovery, no request carried the stateless
+    // `_meta`.
+    assert_eq!(
+        *echo.versions.lock().unwrap(),
+        vec!["2025-11-25".to_string()]
+    );
+    assert_eq!(
+        echo.lifecycle_meta.load(Ordering::Relaxed),
+        1,
+        "only the discovery"
+    );
 }

@@ -132,6 +132,11 @@ impl Upstream {
         matches!(self.status(), Status::Ready { .. })
     }
 
+    /// Whether it runs a session-era protocol (it was initialized, not discovered).
+    fn session_era(&self) -> bool {
+        matches!(self.status(), Status::Ready { version, .. } if stateless::is_session_version(&version))
+    }
+
     /// Why calls to this server fail, when they do.
     fn unavailable(&self) -> Option<String> {
         match self.status() {
@@ -166,6 +171,8 @@ struct Gateway {
     search: ToolSearch,
     /// Host batches whose requests are not all answered yet.
     batches: Mutex<Vec<Batch>>,
+    /// The host is a stateless (2026-07-28) client (its first message was a stateless request).
+    stateless_host: std::sync::atomic::AtomicBool,
 }
 
 /// A host batch being answered.
@@ -253,6 +260,7 @@ where
         closing: std::sync::atomic::AtomicBool::new(false),
         search,
         batches: Mutex::new(Vec::new()),
+        stateless_host: std::sync::atomic::AtomicBool::new(false),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -319,6 +327,7 @@ where
     let stateless_meta = first_text.and_then(stateless_meta);
     match &stateless_meta {
         Some(meta) => {
+            gw.stateless_host.store(true, Ordering::Relaxed);
             futures::future::join_all(
                 (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta)),
             )
@@ -495,6 +504,13 @@ impl Gateway {
     /// Sends `line` from the host to upstream `idx` through the interceptor.
     async fn send_to_upstream(&self, idx: usize, line: &str) -> Sent {
         let upstream = &self.upstreams[idx];
+        // A stateless host's request to a session-era server: without the lifecycle `_meta`.
+        let plain = if upstream.session_era() {
+            stateless::for_session_server(line)
+        } else {
+            None
+        };
+        let line = plain.as_deref().unwrap_or(line);
         let outcome = self.interceptor.from_host(&upstream.name, line).await;
         let answered = outcome.reply.is_some();
         if let Some(reply) = outcome.reply {
@@ -576,6 +592,16 @@ impl Gateway {
             answer = self
                 .request(idx, "server/discover", json!({"_meta": meta}))
                 .await;
+        }
+        if answer.is_err() {
+            // A session-era server: initialized instead; what the stateless host sends it loses
+            // the lifecycle `_meta`, what it answers gets `resultType` (see `send_to_upstream`,
+            // `upstream_message`).
+            tracing::info!(
+                server = upstream.name,
+                "the server does not answer server/discover; initializing it"
+            );
+            return self.initialize_upstream(idx, PROPOSED_VERSION, None).await;
         }
         match answer {
             Ok(result) => {
@@ -998,6 +1024,7 @@ impl Gateway {
                     match (merged, upstream_error) {
                         (Some(mut result), _) => {
                             if meta.is_some() {
+                                stateless::stamp(&mut result, true);
                                 result["_meta"][stateless::META_SERVER_INFO] = info;
                             } else {
                                 result["serverInfo"] = info;
@@ -1031,7 +1058,10 @@ impl Gateway {
                     if kind == ListKind::Tools {
                         items = self.search.list(items);
                     }
-                    let result = list_result(kind, items, fields);
+                    let mut result = list_result(kind, items, fields);
+                    if meta.is_some() {
+                        stateless::stamp(&mut result, true);
+                    }
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -1043,7 +1073,10 @@ impl Gateway {
                         ListKind::Templates
                     };
                     let (items, fields) = self.list_resources(kind, meta.as_ref()).await;
-                    let result = list_result(kind, items, fields);
+                    let mut result = list_result(kind, items, fields);
+                    if meta.is_some() {
+                        stateless::stamp(&mut result, true);
+                    }
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -1156,7 +1189,10 @@ impl Gateway {
                         .list_all(ListKind::Tasks, &mut fields, meta.as_ref())
                         .await;
                     let items = lists.into_iter().flat_map(|(_, items)| items).collect();
-                    let result = list_result(ListKind::Tasks, items, fields);
+                    let mut result = list_result(ListKind::Tasks, items, fields);
+                    if meta.is_some() {
+                        stateless::stamp(&mut result, false);
+                    }
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -1319,6 +1355,14 @@ impl Gateway {
                     return;
                 }
                 lock(&self.host_routes).remove(key);
+                // A session-era server's answer to a stateless host: stamped as a stateless
+                // result must be (`resource/read` is cacheable).
+                if self.stateless_host.load(Ordering::Relaxed)
+                    && self.upstreams[idx].session_era()
+                    && let Some(stamped) = stateless::stamp_answer(text)
+                {
+                    return self.reply(stamped);
+                }
                 self.reply(text.to_string());
             }
             (true, Some(id)) => {

@@ -127,6 +127,58 @@ pub fn error_code(message: &str) -> Option<i64> {
     v.get("error")?.get("code")?.as_i64()
 }
 
+/// `_meta` keys that carry the stateless lifecycle (a session-era server has no use for them).
+const LIFECYCLE_KEYS: [&str; 3] = [
+    META_VERSION,
+    META_CAPABILITIES,
+    "io.modelcontextprotocol/clientInfo",
+];
+
+/// A stateless request rewritten for a session-era server (one that was initialized because it
+/// does not answer `server/discover`): without the lifecycle keys of `_meta` (and without
+/// `_meta` when nothing else is in it). `None` when there is nothing to take out.
+pub fn for_session_server(line: &str) -> Option<String> {
+    if !line.contains(META_VERSION) {
+        return None;
+    }
+    let mut v: Value = serde_json::from_str(line).ok()?;
+    let params = v.get_mut("params")?.as_object_mut()?;
+    let meta = params.get_mut("_meta")?.as_object_mut()?;
+    for key in LIFECYCLE_KEYS {
+        meta.remove(key);
+    }
+    if meta.is_empty() {
+        params.remove("_meta");
+    }
+    Some(v.to_string())
+}
+
+/// What a stateless result must carry, added where missing: `resultType` (`complete`) and,
+/// for a `cacheable` one (discovery, lists, `resources/read`), `ttlMs` 0 and `cacheScope`
+/// `private` (no caching: nothing is promised that the server did not say).
+pub fn stamp(result: &mut Value, cacheable: bool) {
+    let Some(map) = result.as_object_mut() else {
+        return;
+    };
+    map.entry("resultType").or_insert_with(|| "complete".into());
+    if cacheable {
+        map.entry("ttlMs").or_insert_with(|| 0.into());
+        map.entry("cacheScope").or_insert_with(|| "private".into());
+    }
+}
+
+/// A session-era server's answer (one JSON-RPC message) stamped for a stateless client (see
+/// [`stamp`]; a `resources/read` result, one with `contents`, is cacheable); `None` when it is
+/// not a result or already carries what it must.
+pub fn stamp_answer(line: &str) -> Option<String> {
+    let mut v: Value = serde_json::from_str(line).ok()?;
+    let result = v.get_mut("result")?;
+    let before = result.clone();
+    let cacheable = result.get("contents").is_some();
+    stamp(result, cacheable);
+    (*result != before).then(|| v.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +221,25 @@ mod tests {
         assert_eq!(code(Some(VERSION), meta("v999")), Err(HEADER_MISMATCH));
         // An unknown version agreeing with the header is the server's to refuse (-32022).
         assert_eq!(code(Some("v999"), meta("v999")), Ok(true));
+    }
+
+    #[test]
+    fn session_servers_get_plain_requests_and_stamped_answers() {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "t", "_meta": {META_VERSION: VERSION, META_CAPABILITIES: {}, "progressToken": 3}}});
+        let plain: Value =
+            serde_json::from_str(&for_session_server(&call.to_string()).unwrap()).unwrap();
+        assert_eq!(plain["params"]["_meta"], json!({"progressToken": 3}));
+        let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta(VERSION)["_meta"]}});
+        let plain: Value =
+            serde_json::from_str(&for_session_server(&bare.to_string()).unwrap()).unwrap();
+        assert_eq!(plain["params"], json!({}));
+        let answer = r#"{"jsonrpc":"2.0","id":1,"result":{"contents":[]}}"#;
+        let stamped: Value = serde_json::from_str(&stamp_answer(answer).unwrap()).unwrap();
+        assert_eq!(stamped["result"]["resultType"], "complete");
+        assert_eq!(stamped["result"]["cacheScope"], "private");
+        let done = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#;
+        assert_eq!(stamp_answer(done), None);
     }
 
     #[test]

@@ -58,6 +58,11 @@ pub(crate) struct Echo {
     /// The `taskId`s `tasks/*` requests named (it makes one task, `task-1`, for a `tools/call`
     /// with `task`).
     pub(crate) task_requests: std::sync::Mutex<Vec<String>>,
+    /// Answer `server/discover` with "method not found", as a session-era server does.
+    pub(crate) no_discover: std::sync::atomic::AtomicBool,
+    /// Requests whose `_meta` carried a stateless protocol version (`io.modelcontextprotocol/`
+    /// keys), whatever their headers.
+    pub(crate) lifecycle_meta: AtomicU64,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -136,6 +141,9 @@ async fn handle(
         .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
         .and_then(Value::as_str)
         == Some("2026-07-28");
+    if stateless {
+        echo.lifecycle_meta.fetch_add(1, Ordering::Relaxed);
+    }
     if stateless
         && headers
             .get("mcp-protocol-version")
@@ -165,6 +173,16 @@ async fn handle(
         echo.early.fetch_add(1, Ordering::Relaxed);
     }
     match method {
+        "server/discover" if echo.no_discover.load(Ordering::Relaxed) => {
+            let body = json!({"jsonrpc": "2.0", "id": id,
+                              "error": {"code": -32601, "message": "Method not found"}});
+            (
+                StatusCode::NOT_FOUND,
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+                .into_response()
+        }
         "server/discover" => json_response(
             id,
             json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
