@@ -48,7 +48,9 @@
 //!
 //! Stateless (2026-07-28) hosts: when the host's first message is a stateless request (see
 //! module `stateless`), each upstream is discovered with `server/discover` under that
-//! request's `_meta` instead of initialized; the gateway's own requests for a stateless
+//! request's `_meta` instead of initialized (one that does not answer it is initialized as
+//! before, sent requests without the lifecycle `_meta`, and its answers stamped with
+//! `resultType`); the gateway's own requests for a stateless
 //! request (list fan-outs, `server/discover`) carry its `_meta`; `initialize`, `ping` and
 //! `logging/setLevel` are answered "method not found" (not part of that protocol), and
 //! `subscriptions/listen` goes to every server.
