@@ -1024,15 +1024,26 @@ impl Gateway {
                     let info =
                         json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
                     match (merged, upstream_error) {
-                        (Some(mut result), _) => {
+                        (Some(Value::Object(mut result)), _) => {
                             if meta.is_some() {
+                                let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                                if !meta.is_object() {
+                                    *meta = json!({});
+                                }
+                                meta[stateless::META_SERVER_INFO] = info;
+                                let mut result = Value::Object(result);
                                 stateless::stamp(&mut result, true);
-                                result["_meta"][stateless::META_SERVER_INFO] = info;
+                                self.reply(envelope::result_response(&id, &result.to_string()));
                             } else {
-                                result["serverInfo"] = info;
+                                result.insert("serverInfo".into(), info);
+                                self.reply(envelope::result_response(
+                                    &id,
+                                    &Value::Object(result).to_string(),
+                                ));
                             }
-                            self.reply(envelope::result_response(&id, &result.to_string()));
                         }
+                        // A result that is not an object: no server discovered.
+                        (Some(_), _) => self.error(&id, -32603, "a server's discovery result is not an object"),
                         // Every server refused it (an unsupported version ...): the
                         // server's own error, as a single server would answer.
                         (None, Some(error)) => self.reply(
