@@ -5,6 +5,8 @@
 //! scenario may pass directly but fail through the layer. The work is in `conformance/run.sh`,
 //! which can also be run by hand.
 //!
+//! Also the client scenarios against the rmcp layer (`conformance/run_client.sh`).
+//!
 //! Needs `bash .ci/install-peers.sh` (Node 22 and the runner come from npm, pinned).
 
 mod common;
@@ -15,9 +17,31 @@ use common::*;
 
 #[test]
 fn every_front_end_passes_every_scenario_the_reference_server_passes() {
+    run_sh(&[]);
+}
+
+/// The 2026-07-28 requirement set (stateless lifecycle) on every front end, after the default
+/// run rather than beside it (both load the 2 cores for minutes; about 4.5 min).
+#[test]
+fn every_front_end_passes_the_2026_07_28_scenarios_the_reference_server_passes() {
+    run_sh(&[
+        ("CONFORMANCE_REQUIREMENTS", "2026-07-28"),
+        ("CONFORMANCE_NEXT_ALL", "1"),
+        ("CONFORMANCE_SKIP_0_1", "1"),
+    ]);
+}
+
+/// Serialises the runs of `conformance/run.sh`.
+static RUNS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `conformance/run.sh` with `env` (one run at a time) and checks it found no extra
+/// failure on any front end.
+fn run_sh(env: &[(&str, &str)]) {
+    let _one_at_a_time = RUNS.lock().unwrap_or_else(|e| e.into_inner());
     let out = Command::new("bash")
         .arg(root().join("conformance/run.sh"))
         .arg(veil())
+        .envs(env.iter().copied())
         .output()
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -33,4 +57,35 @@ fn every_front_end_passes_every_scenario_the_reference_server_passes() {
     for front in ["serve-url", "serve-stdio", "proxy", "proxy-config"] {
         assert!(stdout.contains(front), "{front} was not run:\n{stdout}");
     }
+}
+
+/// The runners' client scenarios (initialize, tools_call, SEP-1034 elicitation defaults, SSE
+/// retry) against an rmcp client wrapped in mcp-veil (`examples/conformance_client.rs`), with
+/// both runners (`conformance/run_client.sh`, about 15 s).
+#[test]
+fn the_rmcp_layer_passes_the_client_scenarios() {
+    let profile_dir = veil().parent().expect("a target dir").to_path_buf();
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build.args(["build", "--example", "conformance_client"]);
+    if profile_dir.ends_with("release") {
+        build.arg("--release");
+    }
+    assert!(
+        build.status().expect("cargo runs").success(),
+        "the example builds"
+    );
+    let client = profile_dir.join("examples/conformance_client");
+    let out = Command::new("bash")
+        .arg(root().join("conformance/run_client.sh"))
+        .arg(&client)
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "conformance/run_client.sh failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("client 0.1.16  4/4"), "{stdout}");
+    assert!(stdout.contains("client 0.2     4/4"), "{stdout}");
 }

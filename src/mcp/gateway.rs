@@ -40,8 +40,20 @@
 //! stdin is closed, each gets [`super::stdio::GRACE`] to exit, and the gateway exits 0.
 //!
 //! Batches from the host are handled item by item and answered as one batch, once every
-//! request in it is answered (a batch of notifications gets no answer). `tasks/*` is not
-//! routed, so the `tasks` capability is not announced.
+//! request in it is answered (a batch of notifications gets no answer).
+//!
+//! Tasks: task ids are shown as `{server}__{id}` and `tasks/get`, `tasks/result` and
+//! `tasks/cancel` go to the server that made the task (see module `tasks`); `tasks/list` is
+//! every server's list; the `tasks` capability is the servers' merged.
+//!
+//! Stateless (2026-07-28) hosts: when the host's first message is a stateless request (see
+//! module `stateless`), each upstream is discovered with `server/discover` under that
+//! request's `_meta` instead of initialized (one that does not answer it is initialized as
+//! before, sent requests without the lifecycle `_meta`, and its answers stamped with
+//! `resultType`); the gateway's own requests for a stateless
+//! request (list fan-outs, `server/discover`) carry its `_meta`; `initialize`, `ping` and
+//! `logging/setLevel` are answered "method not found" (not part of that protocol), and
+//! `subscriptions/listen` goes to every server.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,7 +70,9 @@ use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
+use super::stateless;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
 
@@ -120,6 +134,11 @@ impl Upstream {
         matches!(self.status(), Status::Ready { .. })
     }
 
+    /// Whether it runs a session-era protocol (it was initialized, not discovered).
+    fn session_era(&self) -> bool {
+        matches!(self.status(), Status::Ready { version, .. } if stateless::is_session_version(&version))
+    }
+
     /// Why calls to this server fail, when they do.
     fn unavailable(&self) -> Option<String> {
         match self.status() {
@@ -154,6 +173,8 @@ struct Gateway {
     search: ToolSearch,
     /// Host batches whose requests are not all answered yet.
     batches: Mutex<Vec<Batch>>,
+    /// The host is a stateless (2026-07-28) client (its first message was a stateless request).
+    stateless_host: std::sync::atomic::AtomicBool,
 }
 
 /// A host batch being answered.
@@ -241,6 +262,7 @@ where
         closing: std::sync::atomic::AtomicBool::new(false),
         search,
         batches: Mutex::new(Vec::new()),
+        stateless_host: std::sync::atomic::AtomicBool::new(false),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -302,13 +324,28 @@ where
         .and_then(requested_version)
         .unwrap_or_else(|| PROPOSED_VERSION.to_string());
     let roots = first_text.and_then(host_roots);
-    futures::future::join_all(
-        (0..gw.upstreams.len()).map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
-    )
-    .await;
+    // A stateless (2026-07-28) host: its first request's `_meta` discovers every upstream
+    // (`server/discover`) instead of an `initialize`, and goes on the first lists.
+    let stateless_meta = first_text.and_then(stateless_meta);
+    match &stateless_meta {
+        Some(meta) => {
+            gw.stateless_host.store(true, Ordering::Relaxed);
+            futures::future::join_all(
+                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta)),
+            )
+            .await;
+        }
+        None => {
+            futures::future::join_all(
+                (0..gw.upstreams.len())
+                    .map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
+            )
+            .await;
+        }
+    }
     let (tools, prompts) = futures::join!(
-        gw.refresh(ListKind::Tools, true),
-        gw.refresh(ListKind::Prompts, true)
+        gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
+        gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
     );
     if let Err(e) = tools.and(prompts) {
         return Err(ProxyError::Config(e));
@@ -390,6 +427,7 @@ enum ListKind {
     Prompts,
     Resources,
     Templates,
+    Tasks,
 }
 
 impl ListKind {
@@ -399,6 +437,7 @@ impl ListKind {
             ListKind::Prompts => "prompts/list",
             ListKind::Resources => "resources/list",
             ListKind::Templates => "resources/templates/list",
+            ListKind::Tasks => "tasks/list",
         }
     }
 
@@ -408,6 +447,7 @@ impl ListKind {
             ListKind::Prompts => "prompts",
             ListKind::Resources => "resources",
             ListKind::Templates => "resourceTemplates",
+            ListKind::Tasks => "tasks",
         }
     }
 
@@ -416,6 +456,7 @@ impl ListKind {
             ListKind::Tools => "tools",
             ListKind::Prompts => "prompts",
             ListKind::Resources | ListKind::Templates => "resources",
+            ListKind::Tasks => "tasks",
         }
     }
 }
@@ -465,6 +506,13 @@ impl Gateway {
     /// Sends `line` from the host to upstream `idx` through the interceptor.
     async fn send_to_upstream(&self, idx: usize, line: &str) -> Sent {
         let upstream = &self.upstreams[idx];
+        // A stateless host's request to a session-era server: without the lifecycle `_meta`.
+        let plain = if upstream.session_era() {
+            stateless::for_session_server(line)
+        } else {
+            None
+        };
+        let line = plain.as_deref().unwrap_or(line);
         let outcome = self.interceptor.from_host(&upstream.name, line).await;
         let answered = outcome.reply.is_some();
         if let Some(reply) = outcome.reply {
@@ -485,6 +533,28 @@ impl Gateway {
 
     /// The gateway's own request to upstream `idx`: the result, or an error message.
     async fn request(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
+        let name = &self.upstreams[idx].name;
+        let mut v = self.request_answer(idx, method, params).await?;
+        if let Some(error) = v.get("error") {
+            let message = error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("error");
+            return Err(format!(
+                "server `{name}` answered {method} with an error: {message}"
+            ));
+        }
+        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+    }
+
+    /// The gateway's own request to upstream `idx`: its whole answer (a result or a JSON-RPC
+    /// error), or why there is none.
+    async fn request_answer(
+        &self,
+        idx: usize,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, String> {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
         let id = format!("\"mcp-veil-{n}\"");
         let (tx, rx) = oneshot::channel();
@@ -503,17 +573,56 @@ impl Gateway {
                 return Err(format!("server `{name}` did not answer {method} in time"));
             }
         };
-        let mut v: Value = serde_json::from_str(&answer).map_err(|e| e.to_string())?;
-        if let Some(error) = v.get("error") {
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("error");
-            return Err(format!(
-                "server `{name}` answered {method} with an error: {message}"
-            ));
+        serde_json::from_str(&answer).map_err(|e| e.to_string())
+    }
+
+    /// Discovers a stateless upstream (`server/discover` with the host's `_meta`; when the
+    /// server refuses the host's version, once more at [`stateless::VERSION`]): its
+    /// capabilities stand for an `initialize` result.
+    async fn discover_upstream(&self, idx: usize, meta: &Value) {
+        let upstream = &self.upstreams[idx];
+        if !matches!(upstream.status(), Status::Starting) {
+            return;
         }
-        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+        let mut meta = meta.clone();
+        let mut answer = self
+            .request(idx, "server/discover", json!({"_meta": meta}))
+            .await;
+        if answer.is_err() && meta.get(stateless::META_VERSION) != Some(&json!(stateless::VERSION))
+        {
+            meta[stateless::META_VERSION] = json!(stateless::VERSION);
+            answer = self
+                .request(idx, "server/discover", json!({"_meta": meta}))
+                .await;
+        }
+        if answer.is_err() {
+            // A session-era server: initialized instead; what the stateless host sends it loses
+            // the lifecycle `_meta`, what it answers gets `resultType` (see `send_to_upstream`,
+            // `upstream_message`).
+            tracing::info!(
+                server = upstream.name,
+                "the server does not answer server/discover; initializing it"
+            );
+            return self.initialize_upstream(idx, PROPOSED_VERSION, None).await;
+        }
+        match answer {
+            Ok(result) => {
+                let version = meta
+                    .get(stateless::META_VERSION)
+                    .and_then(Value::as_str)
+                    .unwrap_or(stateless::VERSION)
+                    .to_string();
+                let capabilities = result.get("capabilities").cloned().unwrap_or(json!({}));
+                upstream.set_status(Status::Ready {
+                    capabilities,
+                    version,
+                });
+            }
+            Err(e) => {
+                eprintln!("mcp-veil: server `{}` failed discovery: {e}", upstream.name);
+                upstream.set_status(Status::Failed(format!("it failed discovery ({e})")));
+            }
+        }
     }
 
     async fn initialize_upstream(&self, idx: usize, proposed: &str, roots: Option<&Value>) {
@@ -569,6 +678,7 @@ impl Gateway {
         &self,
         kind: ListKind,
         fields: &mut serde_json::Map<String, Value>,
+        meta: Option<&Value>,
     ) -> Vec<(usize, Vec<Value>)> {
         let lists = (0..self.upstreams.len())
             .filter(|&idx| self.has_capability(idx, kind.capability()))
@@ -577,10 +687,13 @@ impl Gateway {
                 let mut fields = serde_json::Map::new();
                 let mut cursor: Option<String> = None;
                 for _ in 0..MAX_PAGES {
-                    let params = match &cursor {
+                    let mut params = match &cursor {
                         Some(c) => json!({"cursor": c}),
                         None => json!({}),
                     };
+                    if let Some(meta) = meta {
+                        params["_meta"] = meta.clone();
+                    }
                     match self.request(idx, kind.method(), params).await {
                         Ok(mut result) => {
                             if let Some(Value::Array(page)) = result.get_mut(kind.key()) {
@@ -624,9 +737,10 @@ impl Gateway {
         &self,
         kind: ListKind,
         strict: bool,
+        meta: Option<&Value>,
     ) -> Result<(Vec<Value>, serde_json::Map<String, Value>), String> {
         let mut fields = serde_json::Map::new();
-        let lists = self.list_all(kind, &mut fields).await;
+        let lists = self.list_all(kind, &mut fields, meta).await;
         let mut routes: Routes = HashMap::new();
         let mut exposed = Vec::new();
         for (idx, items) in lists {
@@ -671,9 +785,13 @@ impl Gateway {
     }
 
     /// Resources and templates from every server; read/subscribe route by the URIs seen here.
-    async fn list_resources(&self, kind: ListKind) -> (Vec<Value>, serde_json::Map<String, Value>) {
+    async fn list_resources(
+        &self,
+        kind: ListKind,
+        meta: Option<&Value>,
+    ) -> (Vec<Value>, serde_json::Map<String, Value>) {
         let mut fields = serde_json::Map::new();
-        let lists = self.list_all(kind, &mut fields).await;
+        let lists = self.list_all(kind, &mut fields, meta).await;
         let mut out = Vec::new();
         let mut routes = lock(&self.resources);
         for (idx, items) in lists {
@@ -841,6 +959,19 @@ impl Gateway {
             .as_deref()
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or(Value::Null);
+        // A stateless (2026-07-28) request: its `_meta` goes on the gateway's own requests for
+        // it; the session-era methods are not part of that protocol.
+        let meta = stateless::params_meta(&params_value).cloned();
+        if meta.is_some() && matches!(method.as_str(), "initialize" | "ping" | "logging/setLevel") {
+            return self.error(
+                &id,
+                -32601,
+                &format!(
+                    "method `{}` is not part of the stateless protocol",
+                    Method(&method)
+                ),
+            );
+        }
         match method.as_str() {
             "initialize" => {
                 if let Some(p) = &params {
@@ -864,28 +995,61 @@ impl Gateway {
                     let answers = futures::future::join_all(
                         (0..self.upstreams.len())
                             .filter(|&i| self.upstreams[i].is_ready())
-                            .map(|i| self.request(i, "server/discover", params_value.clone())),
+                            .map(|i| {
+                                self.request_answer(i, "server/discover", params_value.clone())
+                            }),
                     )
                     .await;
                     let mut first_error = None;
+                    let mut upstream_error = None;
                     let mut merged: Option<Value> = None;
                     for answer in answers {
                         match answer {
-                            Ok(result) => match &mut merged {
-                                None => merged = Some(result),
-                                Some(m) => merge_into(m, &result),
-                            },
+                            Ok(mut a) if a.get("error").is_some() => {
+                                upstream_error.get_or_insert(a["error"].take());
+                            }
+                            Ok(mut a) => {
+                                let result =
+                                    a.get_mut("result").map(Value::take).unwrap_or(json!({}));
+                                match &mut merged {
+                                    None => merged = Some(result),
+                                    Some(m) => merge_into(m, &result),
+                                }
+                            }
                             Err(e) => {
                                 first_error.get_or_insert(e);
                             }
                         }
                     }
-                    match merged {
-                        Some(mut result) => {
-                            result["serverInfo"] = json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
-                            self.reply(envelope::result_response(&id, &result.to_string()));
+                    let info =
+                        json!({"name": "mcp-veil-gateway", "version": env!("CARGO_PKG_VERSION")});
+                    match (merged, upstream_error) {
+                        (Some(Value::Object(mut result)), _) => {
+                            if meta.is_some() {
+                                let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                                if !meta.is_object() {
+                                    *meta = json!({});
+                                }
+                                meta[stateless::META_SERVER_INFO] = info;
+                                let mut result = Value::Object(result);
+                                stateless::stamp(&mut result, true);
+                                self.reply(envelope::result_response(&id, &result.to_string()));
+                            } else {
+                                result.insert("serverInfo".into(), info);
+                                self.reply(envelope::result_response(
+                                    &id,
+                                    &Value::Object(result).to_string(),
+                                ));
+                            }
                         }
-                        None => self.reply(envelope::error_response(
+                        // A result that is not an object: no server discovered.
+                        (Some(_), _) => self.error(&id, -32603, "a server's discovery result is not an object"),
+                        // Every server refused it (an unsupported version ...): the
+                        // server's own error, as a single server would answer.
+                        (None, Some(error)) => self.reply(
+                            json!({"jsonrpc": "2.0", "id": serde_json::from_str::<Value>(&id).unwrap_or(Value::Null), "error": error}).to_string(),
+                        ),
+                        (None, None) => self.reply(envelope::error_response(
                             Some(&id),
                             -32601,
                             &first_error.unwrap_or_else(|| "no server is running".into()),
@@ -900,11 +1064,17 @@ impl Gateway {
                     } else {
                         ListKind::Prompts
                     };
-                    let (mut items, fields) = self.refresh(kind, false).await.unwrap_or_default();
+                    let (mut items, fields) = self
+                        .refresh(kind, false, meta.as_ref())
+                        .await
+                        .unwrap_or_default();
                     if kind == ListKind::Tools {
                         items = self.search.list(items);
                     }
-                    let result = list_result(kind, items, fields);
+                    let mut result = list_result(kind, items, fields);
+                    if meta.is_some() {
+                        stateless::stamp(&mut result, true);
+                    }
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -915,8 +1085,11 @@ impl Gateway {
                     } else {
                         ListKind::Templates
                     };
-                    let (items, fields) = self.list_resources(kind).await;
-                    let result = list_result(kind, items, fields);
+                    let (items, fields) = self.list_resources(kind, meta.as_ref()).await;
+                    let mut result = list_result(kind, items, fields);
+                    if meta.is_some() {
+                        stateless::stamp(&mut result, true);
+                    }
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
@@ -1004,6 +1177,47 @@ impl Gateway {
                     Err(why) => self.error(&id, -32602, &why),
                 }
             }
+            // A task's own server, by the id's prefix (see module `tasks`).
+            "tasks/get" | "tasks/result" | "tasks/cancel" => {
+                let exposed = params_value
+                    .get("taskId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let names: Vec<&str> = self.upstreams.iter().map(|u| u.name.as_str()).collect();
+                let Some((idx, own)) = tasks::route(exposed, &names) else {
+                    return self.error(&id, -32602, "unknown task id");
+                };
+                if let Some(why) = self.upstreams[idx].unavailable() {
+                    return self.error(&id, -32603, &why);
+                }
+                match with_param(&text, "taskId", own) {
+                    Some(msg) => self.forward_request(idx, id, &msg, false).await,
+                    None => self.invalid(&id),
+                }
+            }
+            "tasks/list" => {
+                tokio::spawn(async move {
+                    let mut fields = serde_json::Map::new();
+                    let lists = self
+                        .list_all(ListKind::Tasks, &mut fields, meta.as_ref())
+                        .await;
+                    let items = lists.into_iter().flat_map(|(_, items)| items).collect();
+                    let mut result = list_result(ListKind::Tasks, items, fields);
+                    if meta.is_some() {
+                        stateless::stamp(&mut result, false);
+                    }
+                    self.reply(envelope::result_response(&id, &result.to_string()));
+                });
+            }
+            // A stateless client's notification stream: to every server (each tags what it
+            // sends with the subscription id); it ends when the client goes away.
+            "subscriptions/listen" if meta.is_some() => {
+                for idx in 0..self.upstreams.len() {
+                    if self.upstreams[idx].is_ready() {
+                        self.send_to_upstream(idx, &text).await;
+                    }
+                }
+            }
             other => self.error(
                 &id,
                 -32601,
@@ -1080,12 +1294,11 @@ impl Gateway {
                 }
             }
         }
-        // Task ids belong to one server and the gateway does not route `tasks/*`.
-        if let Some(map) = capabilities.as_object_mut() {
-            map.remove("tasks");
-            if self.search.may_change_list() && (self.search.is_on() || map.contains_key("tools")) {
-                map.insert("tools".into(), json!({"listChanged": true}));
-            }
+        if let Some(map) = capabilities.as_object_mut()
+            && self.search.may_change_list()
+            && (self.search.is_on() || map.contains_key("tools"))
+        {
+            map.insert("tools".into(), json!({"listChanged": true}));
         }
         (capabilities, version)
     }
@@ -1141,6 +1354,9 @@ impl Gateway {
 
     /// One message (not a batch) from upstream `idx`, already through the interceptor.
     fn upstream_message(&self, idx: usize, text: &str) {
+        // Its task ids as the host sees them (`{server}__{id}`).
+        let exposed = tasks::expose(text, &self.upstreams[idx].name);
+        let text = exposed.as_deref().unwrap_or(text);
         let Ok(env) = Envelope::parse(text) else {
             return;
         };
@@ -1152,6 +1368,14 @@ impl Gateway {
                     return;
                 }
                 lock(&self.host_routes).remove(key);
+                // A session-era server's answer to a stateless host: stamped as a stateless
+                // result must be (`resource/read` is cacheable).
+                if self.stateless_host.load(Ordering::Relaxed)
+                    && self.upstreams[idx].session_era()
+                    && let Some(stamped) = stateless::stamp_answer(text)
+                {
+                    return self.reply(stamped);
+                }
                 self.reply(text.to_string());
             }
             (true, Some(id)) => {
@@ -1168,6 +1392,14 @@ impl Gateway {
 
 /// The protocol version an `initialize` message asks for, when it is a dated version no newer
 /// than the one the gateway speaks ([`PROPOSED_VERSION`]); a newer one gets that one.
+/// The `_meta` of the host's first message when it is a stateless (2026-07-28) request.
+fn stateless_meta(message: &str) -> Option<Value> {
+    let env = Envelope::parse(message).ok()?;
+    env.method.as_ref()?;
+    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
+    stateless::params_meta(&params).cloned()
+}
+
 fn requested_version(message: &str) -> Option<String> {
     let env = Envelope::parse(message).ok()?;
     if env.method.as_deref() != Some("initialize") {

@@ -20,6 +20,10 @@
 //! arguments travel as `Mcp-Param-{H}` is learnt from `x-mcp-header` in the server's
 //! `tools/list`; values that are not plain visible ASCII use the `=?base64?...?=` form.
 //!
+//! A stateless (2026-07-28) request, one with the protocol version in `_meta`, is sent without
+//! `Mcp-Session-Id` and with its own version in `MCP-Protocol-Version`; when the server refuses
+//! it with an HTTP error status and a JSON-RPC error for it, that error is its answer.
+//!
 //! Failures become JSON-RPC errors for the request concerned (unreachable, HTTP status, a stream
 //! that ended before the answer), so the host always hears back. Messages name the server and
 //! the HTTP status, never a value.
@@ -31,6 +35,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures::StreamExt;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sse_stream::SseStream;
 use tokio::io::{BufReader, DuplexStream};
 use tokio::sync::mpsc;
@@ -194,11 +199,17 @@ fn request_headers(state: &State, msg: &str) -> reqwest::header::HeaderMap {
             headers.insert(n, v);
         }
     };
-    if let Some(s) = lock(&state.session).as_deref() {
-        put("mcp-session-id", s);
-    }
-    if let Some(v) = lock(&state.version).as_deref() {
-        put("mcp-protocol-version", v);
+    // A stateless (2026-07-28) request goes without the session, at its own version.
+    match super::stateless::line_version(msg) {
+        Some(v) => put("mcp-protocol-version", &v),
+        None => {
+            if let Some(s) = lock(&state.session).as_deref() {
+                put("mcp-session-id", s);
+            }
+            if let Some(v) = lock(&state.version).as_deref() {
+                put("mcp-protocol-version", v);
+            }
+        }
     }
     if let Ok(env) = Envelope::parse(msg)
         && let Some(method) = env.method.as_deref()
@@ -337,6 +348,17 @@ async fn post(state: Arc<State>, msg: String) {
         return;
     }
     if !status.is_success() {
+        // A stateless request's refusal is a JSON-RPC error in the body (400 for a version the
+        // server does not speak, 404 for a method it lacks): passed on as the answer.
+        if id.is_some()
+            && super::stateless::line_version(&msg).is_some()
+            && let Ok(text) = response.text().await
+            && Envelope::parse(text.trim())
+                .is_ok_and(|e| e.method.is_none() && e.id_key() == id.as_deref())
+            && deliver(&state, id.as_deref(), method.as_deref(), text)
+        {
+            return;
+        }
         return fail(format!("answered HTTP {}", status.as_u16()));
     }
     let is_sse = response
@@ -398,17 +420,58 @@ async fn post(state: Arc<State>, msg: String) {
             }
         }
     } else {
-        match response.text().await {
-            Ok(text) if !text.trim().is_empty() => {
-                answered = deliver(&state, id.as_deref(), method.as_deref(), text);
+        // One JSON message, or several one after the other (a stateless server streams a
+        // `subscriptions/listen` as newline-delimited JSON): each is passed on once complete.
+        let mut body = response.bytes_stream();
+        let mut pending: Vec<u8> = Vec::new();
+        loop {
+            let chunk = match body.next().await {
+                Some(Ok(c)) => c,
+                Some(Err(e)) => return fail(format!("broke off its answer ({})", e.without_url())),
+                None => break,
+            };
+            pending.extend_from_slice(&chunk);
+            if pending.len() > MAX_JSON_BODY {
+                return fail("sent a JSON body that is too large".to_string());
             }
-            Ok(_) => {}
-            Err(e) => return fail(format!("broke off its answer ({})", e.without_url())),
+            let (messages, used) = complete_json_values(&pending);
+            pending.drain(..used);
+            for m in messages {
+                answered |= deliver(&state, id.as_deref(), method.as_deref(), m);
+            }
+        }
+        if !pending.iter().all(u8::is_ascii_whitespace) {
+            // What is left is not JSON: passed on as it is (the interceptor refuses it).
+            let rest = String::from_utf8_lossy(&pending).into_owned();
+            answered |= deliver(&state, id.as_deref(), method.as_deref(), rest);
         }
     }
     if !answered {
         fail("closed the connection before answering".to_string());
     }
+}
+
+/// The largest JSON body (or unfinished JSON message of a streamed one) read from a server.
+const MAX_JSON_BODY: usize = 64 << 20;
+
+/// The complete JSON values at the start of `bytes`, and how many bytes they took (an
+/// unfinished last value is left for more bytes to finish).
+fn complete_json_values(bytes: &[u8]) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<&RawValue>();
+    let mut used = 0;
+    loop {
+        match values.next() {
+            Some(Ok(v)) => {
+                out.push(v.get().to_string());
+                used = values.byte_offset();
+            }
+            Some(Err(e)) if e.is_eof() => break,
+            // Not JSON: everything from here is left as it is.
+            Some(Err(_)) | None => break,
+        }
+    }
+    (out, used)
 }
 
 /// Passes one message from the server to the gateway; true when it answers `id`.
@@ -571,6 +634,20 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_bodies_are_split_into_complete_messages() {
+        let (v, used) = complete_json_values(b"{\"a\":1}\n{\"b\": [2]}\n{\"c\"");
+        assert_eq!(
+            v,
+            vec![r#"{"a":1}"#.to_string(), r#"{"b": [2]}"#.to_string()]
+        );
+        assert_eq!(used, 18);
+        let (v, used) = complete_json_values(b"{\n  \"pretty\": true\n}\n");
+        assert_eq!((v.len(), used), (1, 20));
+        let (v, used) = complete_json_values(b"not json");
+        assert_eq!((v.len(), used), (0, 0));
+    }
 
     #[test]
     fn sse_events_follow_the_spec() {

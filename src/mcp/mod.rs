@@ -38,8 +38,10 @@ mod report;
 pub mod restore;
 mod schema;
 pub mod serve;
+pub mod stateless;
 pub mod stdio;
 pub mod surfaces;
+mod tasks;
 pub mod tool_search;
 pub mod transport;
 

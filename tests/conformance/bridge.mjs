@@ -5,7 +5,7 @@
 //
 // - `--prefix P`: the gateway exposes tools and prompts as `P<name>` (`ref__test_simple_text`).
 //   Requests naming a tool, a prompt or a prompt completion ref get `P` put in front; `tools`
-//   and `prompts` in results get it taken off. Keys keep their order; every other field and
+//   and `prompts` in results get it taken off (and `Mcp-Name` follows the body). Keys keep their order; every other field and
 //   header passes as is.
 // - `--url URL`: an HTTP reverse proxy to URL (for `mcp-veil serve`): method, path, headers
 //   (Host, Origin, Mcp-Session-Id, Last-Event-ID ...), status and SSE events pass through, so
@@ -15,7 +15,8 @@
 //   Server -> client requests and notifications go on the stream of the client request they
 //   belong to (by progress token, else the latest one in flight), as a direct server sends them.
 //   The direct baseline of a stdio front end is this bridge in front of the reference server's
-//   `--stdio` mode, so the bridge's own HTTP behaviour is the same on both sides.
+//   `--stdio` mode, so the bridge's own HTTP behaviour is the same on both sides. 2026-07-28
+//   stateless requests (no session) go to one child shared by all of them (see below).
 //
 // usage: node bridge.mjs --listen PORT [--prefix P] (--url URL | -- CMD ARGS...)
 // Prints `bridge listening on http://127.0.0.1:PORT/mcp` on stderr once it listens.
@@ -92,6 +93,15 @@ function reverseProxy() {
       const headers = { ...req.headers };
       if (body.length > 0 && String(headers['content-type'] ?? '').includes('json')) {
         body = Buffer.from(mapBody(body.toString('utf8'), toServer));
+        // 2026-07-28 clients name the tool or prompt in `Mcp-Name` too: renamed the same way.
+        if (prefix && typeof headers['mcp-name'] === 'string') {
+          try {
+            const msg = JSON.parse(body.toString('utf8'));
+            if ((msg.method === 'tools/call' || msg.method === 'prompts/get') && typeof msg.params?.name === 'string') {
+              headers['mcp-name'] = msg.params.name;
+            }
+          } catch {}
+        }
       }
       if (body.length > 0 || 'content-length' in headers) headers['content-length'] = String(body.length);
       const out = http.request(
@@ -155,6 +165,17 @@ function stdioRelay() {
 
   app.all('/mcp', async (req, res) => {
     const sid = req.headers['mcp-session-id'];
+    if (!sid && req.method === 'POST') {
+      const check = statelessCheck(req);
+      if (check.refuse) {
+        res.status(400).json({ jsonrpc: '2.0', id: req.body?.id ?? null, error: check.refuse });
+        return;
+      }
+      if (check.stateless) {
+        await statelessRelay(req, res);
+        return;
+      }
+    }
     let transport = sid ? sessions[sid] : undefined;
     if (!transport) {
       if (sid || req.method !== 'POST' || req.body?.method !== 'initialize') {
@@ -170,6 +191,127 @@ function stdioRelay() {
     await transport.handleRequest(req, res, req.body);
   });
   return app;
+}
+
+// ---- 2026-07-28 stateless requests to a stdio child ----
+//
+// A request without a session id that carries `MCP-Protocol-Version` or `_meta` (unless it has
+// no `_meta` and names a session-era version: an old client) is stateless, as the reference
+// server decides over HTTP. The HTTP checks are made here (what the reference server's HTTP
+// handler checks: header present, `_meta` complete, header and `_meta` agree); the request then
+// goes, with an id of the bridge's own (clients reuse ids across requests), to one child shared
+// by every stateless request. Its answer comes back as JSON with the status the reference
+// server gives an error (404 unknown method, 400 invalid params, header mismatch, missing client
+// capability, unsupported version), or as SSE once a notification for it comes first (by
+// progress token or subscription id, else the latest request in flight).
+
+const SESSION_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+const META_SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
+
+function statelessCheck(req) {
+  const body = req.body;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || body.method === undefined) return {};
+  const header = req.headers['mcp-protocol-version'];
+  const meta = body.params?._meta;
+  if ((header === undefined && meta === undefined) || (meta === undefined && SESSION_VERSIONS.includes(header))) {
+    return {};
+  }
+  if (header === undefined) return { refuse: { code: -32020, message: 'Missing MCP-Protocol-Version header' } };
+  if (!meta || !meta[META_VERSION] || !meta[META_CAPABILITIES]) {
+    return { refuse: { code: -32602, message: 'Invalid params: missing _meta or required fields' } };
+  }
+  if (header !== meta[META_VERSION]) return { refuse: { code: -32020, message: 'Mismatched MCP-Protocol-Version header' } };
+  return { stateless: true };
+}
+
+function statusOf(msg) {
+  const code = msg?.error?.code;
+  if (code === -32601) return 404;
+  if ([-32602, -32020, -32021, -32022].includes(code)) return 400;
+  return 200;
+}
+
+let sharedChild;
+
+async function statelessChild() {
+  if (sharedChild) return sharedChild;
+  const child = new StdioClientTransport({ command: command[0], args: command.slice(1), stderr: 'inherit' });
+  const shared = { child, pending: new Map(), byToken: new Map(), next: 1, ready: undefined };
+  sharedChild = shared;
+  child.onmessage = (msg) => {
+    toClient(msg);
+    if (msg.method === undefined) {
+      const entry = shared.pending.get(msg.id);
+      if (!entry) return;
+      shared.pending.delete(msg.id);
+      entry.finish({ ...msg, id: entry.id });
+      return;
+    }
+    if (msg.id !== undefined) return; // no server -> client requests without a session
+    const token = msg.params?.progressToken;
+    const sub = msg.params?._meta?.[META_SUBSCRIPTION];
+    let entry = token !== undefined ? shared.byToken.get(token) : undefined;
+    if (!entry && sub !== undefined) {
+      entry = shared.pending.get(Number(sub));
+      if (entry) msg.params._meta[META_SUBSCRIPTION] = String(entry.id);
+    }
+    entry ??= [...shared.pending.values()].pop();
+    entry?.event(msg);
+  };
+  child.onclose = () => {
+    if (sharedChild === shared) sharedChild = undefined;
+    for (const entry of shared.pending.values()) {
+      entry.finish({ jsonrpc: '2.0', id: entry.id, error: { code: -32603, message: 'bridge: the child exited' } });
+    }
+  };
+  shared.ready = child.start();
+  await shared.ready;
+  return shared;
+}
+
+async function statelessRelay(req, res) {
+  const shared = await statelessChild();
+  await shared.ready;
+  const body = req.body;
+  const ours = shared.next++;
+  const sse = String(req.headers.accept ?? '').includes('text/event-stream');
+  const token = body.params?._meta?.progressToken;
+  const entry = {
+    id: body.id,
+    streaming: false,
+    done: false,
+    event(msg) {
+      if (this.done || !sse) return;
+      if (!this.streaming) {
+        this.streaming = true;
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        res.flushHeaders();
+      }
+      res.write(`event: message\ndata: ${JSON.stringify(msg)}\n\n`);
+    },
+    finish(msg) {
+      if (this.done) return;
+      this.done = true;
+      if (token !== undefined) shared.byToken.delete(token);
+      if (this.streaming) {
+        res.end(`event: message\ndata: ${JSON.stringify(msg)}\n\n`);
+      } else {
+        res.status(statusOf(msg)).json(msg);
+      }
+    }
+  };
+  shared.pending.set(ours, entry);
+  if (token !== undefined) shared.byToken.set(token, entry);
+  res.on('close', () => {
+    entry.done = true;
+    shared.pending.delete(ours);
+    if (token !== undefined && shared.byToken.get(token) === entry) shared.byToken.delete(token);
+  });
+  shared.child
+    .send(toServer({ ...body, id: ours }))
+    .catch((e) => entry.finish({ jsonrpc: '2.0', id: body.id, error: { code: -32603, message: `bridge: ${e.message}` } }));
 }
 
 async function openSession(sessions) {

@@ -52,6 +52,17 @@ pub(crate) struct Echo {
     pub(crate) versions: std::sync::Mutex<Vec<String>>,
     /// `initialize` requests declaring the `roots` capability.
     pub(crate) roots_declared: AtomicU64,
+    /// Stateless (2026-07-28) requests: `MCP-Protocol-Version: 2026-07-28`, the same version in
+    /// `_meta`, and no `Mcp-Session-Id`.
+    pub(crate) stateless: AtomicU64,
+    /// The `taskId`s `tasks/*` requests named (it makes one task, `task-1`, for a `tools/call`
+    /// with `task`).
+    pub(crate) task_requests: std::sync::Mutex<Vec<String>>,
+    /// Answer `server/discover` with "method not found", as a session-era server does.
+    pub(crate) no_discover: std::sync::atomic::AtomicBool,
+    /// Requests whose `_meta` carried a stateless protocol version (`io.modelcontextprotocol/`
+    /// keys), whatever their headers.
+    pub(crate) lifecycle_meta: AtomicU64,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -126,6 +137,22 @@ async fn handle(
         return StatusCode::BAD_REQUEST.into_response();
     };
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let stateless = msg
+        .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+        .and_then(Value::as_str)
+        == Some("2026-07-28");
+    if stateless {
+        echo.lifecycle_meta.fetch_add(1, Ordering::Relaxed);
+    }
+    if stateless
+        && headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            == Some("2026-07-28")
+        && !headers.contains_key("mcp-session-id")
+    {
+        echo.stateless.fetch_add(1, Ordering::Relaxed);
+    }
     let Some(id) = msg.get("id").filter(|_| !method.is_empty()) else {
         if method == "notifications/cancelled" {
             echo.cancelled.fetch_add(1, Ordering::Relaxed);
@@ -142,16 +169,32 @@ async fn handle(
         {
             echo.versions.lock().unwrap().push(v.to_string());
         }
-    } else if !echo.initialized.load(Ordering::Relaxed) {
+    } else if !echo.initialized.load(Ordering::Relaxed) && !stateless {
         echo.early.fetch_add(1, Ordering::Relaxed);
     }
     match method {
+        "server/discover" if echo.no_discover.load(Ordering::Relaxed) => {
+            let body = json!({"jsonrpc": "2.0", "id": id,
+                              "error": {"code": -32601, "message": "Method not found"}});
+            (
+                StatusCode::NOT_FOUND,
+                [(header::CONTENT_TYPE, "application/json")],
+                body.to_string(),
+            )
+                .into_response()
+        }
+        "server/discover" => json_response(
+            id,
+            json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                   "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}),
+        ),
         "initialize" => json_response(
             id,
             // The version asked for, up to 2025-06-18.
             json!({"protocolVersion": msg.pointer("/params/protocolVersion")
                        .and_then(Value::as_str).unwrap_or("2025-06-18").min("2025-06-18"),
-                   "capabilities": {"tools": {}},
+                   "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {},
+                       "requests": {"tools": {"call": {}}}}},
                    "serverInfo": {"name": "http-echo", "version": "1"}}),
         ),
         "tools/list" => {
@@ -171,6 +214,27 @@ async fn handle(
                 ], "_meta": {"example.com/list": "tools"}, "ttlMs": 30000,
                    "cacheScope": "public"}),
             )
+        }
+        "tools/call" if msg.pointer("/params/task").is_some() => json_response(
+            id,
+            json!({"task": {"taskId": "task-1", "status": "working", "ttl": 60000,
+                            "createdAt": "2026-01-01T00:00:00Z"}}),
+        ),
+        "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" => {
+            if let Some(t) = msg.pointer("/params/taskId").and_then(Value::as_str) {
+                echo.task_requests.lock().unwrap().push(t.to_string());
+            }
+            let task = json!({"taskId": "task-1", "status": "completed", "ttl": 60000,
+                              "createdAt": "2026-01-01T00:00:00Z"});
+            match method {
+                "tasks/list" => json_response(id, json!({"tasks": [task]})),
+                "tasks/result" => json_response(
+                    id,
+                    json!({"content": [{"type": "text", "text": "task done EMP-00990005"}],
+                           "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}}),
+                ),
+                _ => json_response(id, task),
+            }
         }
         "tools/call" => {
             echo.calls.fetch_add(1, Ordering::Relaxed);

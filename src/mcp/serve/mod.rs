@@ -74,6 +74,7 @@ use self::session::{EventStream, Session};
 use super::envelope::{self, Envelope};
 use super::flow::FlowPolicy;
 use super::interceptor::Interceptor;
+use super::stateless;
 use super::stdio::ServerCommand;
 use crate::config::Config;
 use crate::detect::Detector;
@@ -412,6 +413,27 @@ impl Gateway {
         ))
     }
 
+    /// The refusal of a stateless request with no session key: its tokens would have no vault
+    /// session of their own, and one shared between clients is never taken silently.
+    fn refuse_keyless(&self, item: &str) -> Response {
+        let mut wanted = Vec::new();
+        if let Some(h) = &self.serve.session.header {
+            wanted.push(format!("a `{h}` header"));
+        }
+        if self.serve.session.principal {
+            wanted.push("a bearer token".to_string());
+        }
+        let message = if wanted.is_empty() {
+            "a stateless request needs a session key, and this gateway has none configured \
+             (`serve.session.header`, `serve.session.principal`, or `serve.session.shared` \
+             for a single user)"
+                .to_string()
+        } else {
+            format!("a stateless request needs {}", wanted.join(" or "))
+        };
+        refuse_request(StatusCode::BAD_REQUEST, item, INVALID_REQUEST, &message)
+    }
+
     /// Refuses (404) an `Mcp-Session-Id` its client terminated with `DELETE`, on whichever
     /// replica the `DELETE` went to (recorded in the vault backend, see
     /// [`VaultBackend::mark_terminated`]); this replica's copy of it, if any, is closed. Keys
@@ -698,6 +720,8 @@ struct Attached {
     prime: bool,
     /// Whether the client received an event id (it can resume).
     resumable: bool,
+    /// A message already taken from `rx` (a stateless request's first, see `handle_post`).
+    first: Option<(u64, String)>,
 }
 
 impl Drop for Attached {
@@ -757,7 +781,9 @@ fn events(a: Attached) -> impl Stream<Item = Result<Event, Infallible>> + Send {
             return Some((Ok(event), a));
         }
         loop {
-            let next = if a.stream.is_finished() {
+            let next = if let Some(first) = a.first.take() {
+                Some(first)
+            } else if a.stream.is_finished() {
                 // Everything is answered: what is already queued, then the end.
                 a.rx.try_recv().ok()
             } else if let Some(deadline) = a.stream.deadline {
@@ -862,8 +888,17 @@ async fn handle_post(
     {
         return refuse(StatusCode::BAD_REQUEST, &why);
     }
-    let (source, key, issued) = match g.key(headers, principal.as_deref(), initialize) {
+    let stateless = match items.as_slice() {
+        [item] => match stateless_request(headers, item) {
+            Ok(s) => s,
+            Err(r) => return r,
+        },
+        _ => false,
+    };
+    let (source, key, issued) = match g.key(headers, principal.as_deref(), initialize && !stateless)
+    {
         Ok(k) => k,
+        Err(_) if stateless => return g.refuse_keyless(&items[0]),
         Err(r) => return r,
     };
     if !issued && let Err(r) = g.refuse_terminated(source, &key).await {
@@ -919,7 +954,7 @@ async fn handle_post(
     }
     let mut response = if let Some(stream) = stream {
         let (attachment, rx) = stream.attach(None);
-        sse(Attached {
+        let mut attached = Attached {
             session: session.clone(),
             stream,
             attachment,
@@ -929,7 +964,24 @@ async fn handle_post(
             post_started: Some(started),
             prime: wants_priming(headers),
             resumable: false,
-        })
+            first: None,
+        };
+        if stateless {
+            // Its status depends on how it is answered (an error: 400 or 404): the first
+            // message decides; an answer that is such an error goes out as JSON.
+            if let Ok(Some((seq, msg))) =
+                tokio::time::timeout_at(deadline, attached.rx.recv()).await
+            {
+                let status = stateless::error_code(&msg).map_or(200, stateless::http_status);
+                if status != 200 && attached.stream.is_finished() {
+                    attached.post_started = None;
+                    drop(attached);
+                    return stateless_answer(status, msg);
+                }
+                attached.first = Some((seq, msg));
+            }
+        }
+        sse(attached)
     } else if let Some(pending) = json {
         let single = ids.len() == 1 && !envelope::is_batch(body_start(&body));
         let ours: HashSet<String> = ids.iter().cloned().collect();
@@ -947,7 +999,12 @@ async fn handle_post(
         } else {
             format!("[{}]", messages.join(","))
         };
-        ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+        let status = if stateless {
+            stateless::error_code(&body).map_or(200, stateless::http_status)
+        } else {
+            200
+        };
+        stateless_answer(status, body)
     } else {
         StatusCode::ACCEPTED.into_response()
     };
@@ -955,6 +1012,41 @@ async fn handle_post(
         response.headers_mut().insert("mcp-session-id", v);
     }
     response
+}
+
+/// A JSON answer with `status` (a stateless request's error answer gets 400 or 404).
+fn stateless_answer(status: u16, body: String) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// A refusal of one request: HTTP status plus a JSON-RPC error carrying the request's id.
+fn refuse_request(status: StatusCode, item: &str, code: i64, message: &str) -> Response {
+    let id = Envelope::parse(item)
+        .ok()
+        .and_then(|e| e.id_key().map(str::to_string));
+    let body = envelope::error_response(id.as_deref(), code, &format!("mcp-veil: {message}"));
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Whether one message is a stateless (2026-07-28) request (see [`stateless::check_http`]),
+/// or its refusal (HTTP 400).
+#[allow(clippy::result_large_err)]
+fn stateless_request(headers: &HeaderMap, item: &str) -> Result<bool, Response> {
+    let Ok(env) = Envelope::parse(item) else {
+        return Ok(false);
+    };
+    if env.method.is_none() || env.id.is_none() {
+        return Ok(false);
+    }
+    let params: Option<serde_json::Value> =
+        env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+    let version = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok());
+    let session = headers.contains_key("mcp-session-id");
+    stateless::check_http(version, session, params.as_ref())
+        .map_err(|r| refuse_request(StatusCode::BAD_REQUEST, item, r.code, r.message))
 }
 
 /// `Mcp-Method` and `Mcp-Name` (2026-07-28), when the client sends them, must agree with the
@@ -1109,6 +1201,7 @@ async fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
         post_started: None,
         prime: !resumed && wants_priming(headers),
         resumable: resumed,
+        first: None,
     })
 }
 

@@ -229,6 +229,9 @@ pub(crate) struct Session {
     ready: std::sync::atomic::AtomicBool,
     /// Exposed tool → [(`Mcp-Param-` suffix, argument)], learnt from `tools/list` answers.
     param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// Progress token (JSON text) → the id text of the request that carried it, while it is
+    /// unanswered: its notifications go to that request's stream.
+    progress: Mutex<HashMap<String, String>>,
     ended: std::sync::atomic::AtomicBool,
 }
 
@@ -266,6 +269,7 @@ impl Session {
             epoch,
             ready: Default::default(),
             param_headers: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
             ended: Default::default(),
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
@@ -393,6 +397,7 @@ impl Session {
 
     /// Forgets the waiter of `id` (answered, timed out or the client went away).
     pub(crate) fn forget(&self, id: &str) -> bool {
+        lock(&self.progress).retain(|_, request| request != id);
         lock(&self.waiters).remove(id).is_some()
     }
 
@@ -422,6 +427,15 @@ impl Session {
 
     /// Sends a message to the session's gateway; false when it has stopped.
     pub(crate) fn send(&self, line: String) -> bool {
+        if line.contains("progressToken")
+            && let Ok(env) = Envelope::parse(&line)
+            && env.method.is_some()
+            && let (Some(id), Some(params)) = (env.id_key(), env.params)
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(params.get())
+            && let Some(token) = v.pointer("/_meta/progressToken")
+        {
+            lock(&self.progress).insert(token.to_string(), id.to_string());
+        }
         match &*lock(&self.to_gateway) {
             Some(tx) => tx.send(line).is_ok(),
             None => false,
@@ -441,6 +455,7 @@ impl Session {
             _ => None,
         };
         if let Some(id) = id {
+            lock(&self.progress).retain(|_, request| *request != id);
             if lock(&self.lists).remove(&id) {
                 self.learn_tools(line);
             }
@@ -454,6 +469,14 @@ impl Session {
                 }
                 None => tracing::debug!("an answer nobody waits for any more was dropped"),
             }
+            return;
+        }
+        // A progress notification: the stream of the request that asked for it; a stateless
+        // client's subscription notification: the stream of its `subscriptions/listen` (the
+        // subscription id is that request's id).
+        if let Some(stream) = self.related_stream(line)
+            && stream.push(line.to_string())
+        {
             return;
         }
         // Not an answer: an open POST event stream, else the GET stream while a client reads
@@ -492,6 +515,32 @@ impl Session {
             return;
         }
         tracing::debug!("a server message with no open stream was dropped");
+    }
+
+    /// The POST stream of the request a notification belongs to: by its progress token, or
+    /// the `subscriptions/listen` request it names in `_meta`
+    /// (`io.modelcontextprotocol/subscriptionId`: that request's id, as a string).
+    fn related_stream(&self, line: &str) -> Option<Arc<EventStream>> {
+        const KEY: &str = "io.modelcontextprotocol/subscriptionId";
+        if !line.contains(KEY) && !line.contains("progressToken") {
+            return None;
+        }
+        let v: serde_json::Value = serde_json::from_str(line).ok()?;
+        let params = v.get("params")?;
+        if let Some(token) = params.get("progressToken") {
+            let id = lock(&self.progress).get(&token.to_string()).cloned()?;
+            return match lock(&self.waiters).get(&id)? {
+                Waiter::Stream(s) => Some(s.clone()),
+                Waiter::Json(_) => None,
+            };
+        }
+        let sub = params.get("_meta")?.get(KEY)?.as_str()?;
+        let waiters = lock(&self.waiters);
+        let quoted = serde_json::Value::String(sub.to_string()).to_string();
+        match waiters.get(sub).or_else(|| waiters.get(&quoted))? {
+            Waiter::Stream(s) => Some(s.clone()),
+            Waiter::Json(_) => None,
+        }
     }
 
     /// The gateway stopped: every waiting POST gets an error.

@@ -1,0 +1,114 @@
+//! `tasks/*` through the gateway (`mcp-veil proxy --config` with two `url:` servers that both
+//! number their tasks `task-1`): the host sees `{server}__task-1`, `tasks/get`, `tasks/result`
+//! and `tasks/cancel` reach the server that made the task with its own id, `tasks/list` is
+//! both servers' tasks, and a task's result is tokenized like any other.
+
+mod common;
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use serde_json::{Value, json};
+use support::http_echo::{self, Echo};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_are_routed_to_the_server_that_made_them() {
+    let (a, b) = (Arc::new(Echo::default()), Arc::new(Echo::default()));
+    let (url_a, url_b) = (
+        http_echo::start(a.clone()).await,
+        http_echo::start(b.clone()).await,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "detect:\n  custom:\n    - kind: EMPLOYEE_ID\n      pattern: 'EMP-\\d{{8}}'\n\
+             servers:\n  a:\n    url: {url_a}\n  b:\n    url: {url_b}\n"
+        ),
+    );
+    let mut child = tokio::process::Command::new(veil())
+        .args(["proxy", "--config"])
+        .arg(&config)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next_id = 0;
+    let mut ask = async |method: &str, params: Value| -> Value {
+        next_id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+                .await
+                .expect("an answer in time")
+                .unwrap()
+                .expect("the proxy goes on");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v.get("id") == Some(&json!(next_id)) {
+                return v;
+            }
+        }
+    };
+    let init = ask(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    )
+    .await;
+    assert!(
+        init["result"]["capabilities"]["tasks"]["requests"]["tools"]["call"].is_object(),
+        "{init}"
+    );
+    let created = ask(
+        "tools/call",
+        json!({"name": "b__echo", "arguments": {"text": "x"}, "task": {"ttl": 60000}}),
+    )
+    .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(task, "b__task-1", "{created}");
+
+    let got = ask("tasks/get", json!({"taskId": task})).await;
+    assert_eq!(got["result"]["taskId"], "b__task-1", "{got}");
+    assert_eq!(got["result"]["status"], "completed");
+    let result = ask("tasks/result", json!({"taskId": task})).await;
+    let text = result["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("task done [EMPLOYEE_ID"), "{result}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        "b__task-1"
+    );
+    ask("tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(*b.task_requests.lock().unwrap(), vec!["task-1"; 3]);
+    assert!(
+        a.task_requests.lock().unwrap().is_empty(),
+        "server a got b's task"
+    );
+
+    let list = ask("tasks/list", json!({})).await;
+    let mut ids: Vec<&str> = list["result"]["tasks"]
+        .as_array()
+        .expect("a task list")
+        .iter()
+        .filter_map(|t| t["taskId"].as_str())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["a__task-1", "b__task-1"], "{list}");
+    let unknown = ask("tasks/get", json!({"taskId": "c__task-1"})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    drop(stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+}
