@@ -6,7 +6,10 @@
   written without spaces, match as substrings); phones, cards, IBANs and SSNs match digit-normalised
   (any separators between the digits, including no-break spaces).
 - NAME_PART values (a given or family name on its own) are looked for after the full names are
-  masked, so a full name counts once, as NAME. A multi-word name that did not leak whole but has a
+  masked, so a full name counts once, as NAME. An occurrence inside a longer company, city or
+  street value ("Halvorsen BA", "54182 Catherine Pine") is that value's, not the person's: it is
+  no leak, by the same rule that makes a token there a false one (a span inside both counts as
+  the longer one). A multi-word name that did not leak whole but has a
   part next to a token (`[NAME_3] Smith`, `[NAME_1] 小林`) is *partly covered*.
 - A token's covered text comes from aligning the proxied output with the direct output (difflib,
   line by line, then on word/space/punctuation items). A token whose covered text is no planted
@@ -260,6 +263,9 @@ class Tally:
             self.present[shape][value] = m.kind
             view = pv if m.kind == "NAME" else pmask
             hit = m.find(view.text, view.lower, view.digits)
+            if hit and m.kind == "NAME_PART":
+                hit = next((h for h in m.pattern.finditer(view.text)
+                            if not self._inside_clutter(proxied, h.start(), h.end())), None)
             if hit:
                 a, b = max(0, hit.start() - 60), min(len(proxied), hit.end() + 60)
                 self.leaked[shape].setdefault(value, proxied[a:b])
@@ -287,6 +293,22 @@ class Tally:
             verdict = occ[line].judge(a, b)
             if verdict is not None:
                 self.false[shape].append((token, covered, verdict or field_hint(line, a, covered)))
+
+
+    def _inside_clutter(self, text: str, start: int, end: int) -> bool:
+        """Whether `start..end` of `text` lies inside a longer company, city or street value."""
+        for value, what in self.truth.clutter.items():
+            if what not in PLACES_AND_ORGS or len(value) <= end - start:
+                continue
+            i = text.find(value, max(0, end - len(value)))
+            while 0 <= i <= start:
+                if i + len(value) >= end:
+                    return True
+                i = text.find(value, i + 1)
+        return False
+
+
+PLACES_AND_ORGS = {"company", "city", "street"}
 
 
 def _too_short(v: str) -> bool:

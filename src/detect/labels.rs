@@ -54,6 +54,11 @@ pub(super) fn for_each_labelled_value(text: &str, mut f: impl FnMut(&str, usize,
         while end > start && b[end - 1] == b' ' {
             end -= 1;
         }
+        // A quoted value (YAML, TOML: `name: "Michał Zugaj"`) is the text inside the quotes.
+        if end >= start + 2 && matches!(b[start], b'"' | b'\'') && b[end - 1] == b[start] {
+            start += 1;
+            end -= 1;
+        }
         if end > start && text.is_char_boundary(end) {
             f(&text[label.0..label.1], start, end);
         }
@@ -207,6 +212,15 @@ mod tests {
         assert_eq!(
             fields("Name: maria garcia"),
             [("Name".to_string(), "maria garcia".to_string())]
+        );
+        // YAML and TOML quote values: the value is what the quotes hold.
+        assert_eq!(
+            fields("people:\n  - name: \"Michał Zugaj\"\n    nick: 'jo'\n    x: \""),
+            [
+                ("name".to_string(), "Michał Zugaj".to_string()),
+                ("nick".to_string(), "jo".to_string()),
+                ("x".to_string(), "\"".to_string()),
+            ]
         );
     }
 

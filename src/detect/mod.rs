@@ -377,6 +377,18 @@ impl Detector {
         });
     }
 
+    /// People greeted in a script without capitals ("Hi 상호,", `slots::for_each_greeted`).
+    fn greeted_names(&self, text: &str, out: &mut Vec<Span>) {
+        let Some(names) = self.structured.names() else {
+            return;
+        };
+        slots::for_each_greeted(text, |start, end| {
+            if !names.is_allowed(&text[start..end]) {
+                out.push(Span::new(start, end, Kind::Name));
+            }
+        });
+    }
+
     /// Logins in `Label: value` lines (`pairs` false) or `key=value` pairs (`pairs` true)
     /// whose label names one (`handle: jdoe42`, `user=jdoe42`): the whole value, when it is
     /// one word ([`ids::username_value`]). `login` counts only as a JSON key: as a label or a
@@ -520,6 +532,9 @@ impl Detector {
             self.labelled_names(text, cx, out);
             self.slot_names(text, classes, out);
             self.labelled_usernames(text, false, out);
+        }
+        if text_key && !text.is_ascii() {
+            self.greeted_names(text, out);
         }
         if text_key && memchr::memchr(b'=', text.as_bytes()).is_some() {
             self.paired_names(text, cx, out);

@@ -125,6 +125,66 @@ pub(super) fn for_each_person(text: &str, digits: bool, mut f: impl FnMut(usize,
     }
 }
 
+/// The words that open a greeting line ("Hi 상호,", "Dear Ἀλέξανδρος,"), in lower case.
+const GREETINGS: &[&str] = &[
+    "hi", "hello", "hey", "dear", "hallo", "hola", "bonjour", "ciao", "olá", "hej", "moin",
+];
+
+/// Calls `f(start, end)` for the person of each greeting line in a non-Latin script: a line
+/// that opens with a greeting word and one to three words of letters with no ASCII letter
+/// among them, ending in `,` or `!` and the end of the line ("Hi 英樹,", "Dear مياس,"). The
+/// name finder reads Latin-script names after a greeting; in other scripts it has no
+/// capitals to go by, and the greeting line says who the word is. Lines in Latin script are
+/// left to the finder ("Hi team," "Dear customer," are no names).
+pub(super) fn for_each_greeted(text: &str, mut f: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let mut at = 0;
+    while at < b.len() {
+        let end = memchr(b'\n', &b[at..]).map_or(b.len(), |n| at + n);
+        if let Some((s, e)) = greeted(text, at, end) {
+            f(s, e);
+        }
+        at = end + 1;
+    }
+}
+
+/// The person of the greeting line `text[start..end]`, if it is one (see [`for_each_greeted`]).
+fn greeted(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let line = text[start..end].trim_end_matches(['\r', ' ']);
+    let lead = line.len() - line.trim_start().len();
+    let line = line.trim_start();
+    let word_end = line.find([' ', '\u{a0}'])?;
+    let greeting = &line[..word_end];
+    if greeting.len() > 8 || !GREETINGS.iter().any(|g| greeting.eq_ignore_ascii_case(g)) {
+        return None;
+    }
+    let rest = &line[word_end..];
+    let value = rest.trim_start_matches([' ', '\u{a0}']);
+    let value = value.strip_suffix([',', '!', '，', '、'])?.trim_end();
+    let words = value.split(' ').count();
+    let ok = !value.is_empty()
+        && value.len() <= 40
+        && words <= 3
+        && value.chars().all(|c| {
+            c == ' '
+                || c == '-'
+                || c == '\''
+                || (!c.is_ascii() && (c.is_alphabetic() || is_mark(c)))
+        });
+    if !ok {
+        return None;
+    }
+    let s = start + lead + word_end + (rest.len() - rest.trim_start_matches([' ', '\u{a0}']).len());
+    Some((s, s + value.len()))
+}
+
+/// Combining marks of the scripts a greeting may be written in (Devanagari vowel signs,
+/// Hebrew and Arabic points), which `char::is_alphabetic` does not always count.
+fn is_mark(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x0591..=0x05C7 | 0x0610..=0x061A | 0x064B..=0x065F
+        | 0x0900..=0x0903 | 0x093A..=0x094F | 0x0962..=0x0963 | 0x0981..=0x09CD)
+}
+
 /// The start of the line of the colon at `colon`, if no colon comes before it on the line and
 /// the line starts at most [`MAX_PREFIX`] bytes before it.
 fn line_start(b: &[u8], colon: usize) -> Option<usize> {
@@ -360,6 +420,25 @@ mod tests {
             ["Jane Doe", "李伟"]
         );
         assert!(people("call(2024-01-01) and f(x)").is_empty());
+    }
+
+    #[test]
+    fn greetings_in_other_scripts() {
+        let greeted = |text: &str| {
+            let mut out = Vec::new();
+            for_each_greeted(text, |s, e| out.push(text[s..e].to_string()));
+            out
+        };
+        assert_eq!(
+            greeted("Hi 상호,\n\nplease call.\nDear مياس,\r\n  Hello 藤田 あすか!\nHi सेनगुप्ता,"),
+            ["상호", "مياس", "藤田 あすか", "सेनगुप्ता"]
+        );
+        // Latin script is the finder's; a greeting inside a line, or one that goes on, is none.
+        assert!(
+            greeted("Hi team,\nDear customer,\nHi Maria,\nSay hi 상호,\nHi 상호, how are you")
+                .is_empty()
+        );
+        assert!(greeted("Hi 상호 and then a long line that goes on,\nHi ,\nHi\n").is_empty());
     }
 
     #[test]
