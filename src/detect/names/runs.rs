@@ -349,6 +349,28 @@ impl Scan<'_, '_> {
     }
 }
 
+/// Whether `b[dot..]` is a document's file extension that ends there (`.pdf`, `.docx` ...
+/// then a space, quote, bracket, line end or the end): a file named after a person
+/// ("Invoice - Maria Garcia.pdf") ends the name at the dot, where `Foo.bar` goes on as code.
+fn document_extension_at(b: &[u8], dot: usize) -> bool {
+    const EXTENSIONS: &[&[u8]] = &[
+        b"pdf", b"doc", b"docx", b"odt", b"rtf", b"txt", b"md", b"csv", b"xls", b"xlsx", b"ods",
+        b"ppt", b"pptx", b"png", b"jpg", b"jpeg", b"gif", b"heic", b"eml", b"msg", b"vcf", b"ics",
+        b"zip",
+    ];
+    let rest = &b[dot + 1..];
+    let len = rest
+        .iter()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    let ends = rest
+        .get(len)
+        .is_none_or(|&c| !c.is_ascii_alphanumeric() && !matches!(c, b'.' | b'_' | b'-' | b'/'));
+    ends && EXTENSIONS
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(&rest[..len]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,26 +515,4 @@ mod tests {
         // A title still makes such a word a name: the shortcut leaves those runs to `judge`.
         assert!(names("The Friday meeting moved. You said so.").is_empty());
     }
-}
-
-/// Whether `b[dot..]` is a document's file extension that ends there (`.pdf`, `.docx` ...
-/// then a space, quote, bracket, line end or the end): a file named after a person
-/// ("Invoice - Maria Garcia.pdf") ends the name at the dot, where `Foo.bar` goes on as code.
-fn document_extension_at(b: &[u8], dot: usize) -> bool {
-    const EXTENSIONS: &[&[u8]] = &[
-        b"pdf", b"doc", b"docx", b"odt", b"rtf", b"txt", b"md", b"csv", b"xls", b"xlsx", b"ods",
-        b"ppt", b"pptx", b"png", b"jpg", b"jpeg", b"gif", b"heic", b"eml", b"msg", b"vcf", b"ics",
-        b"zip",
-    ];
-    let rest = &b[dot + 1..];
-    let len = rest
-        .iter()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .count();
-    let ends = rest
-        .get(len)
-        .is_none_or(|&c| !c.is_ascii_alphanumeric() && !matches!(c, b'.' | b'_' | b'-' | b'/'));
-    ends && EXTENSIONS
-        .iter()
-        .any(|e| e.eq_ignore_ascii_case(&rest[..len]))
 }
