@@ -20,6 +20,7 @@
 //! Candidates come from one precompiled regex run only on text that holds a digit; each is
 //! checked against the enabled kinds in turn.
 
+mod address;
 mod check;
 mod wallet;
 
@@ -29,7 +30,7 @@ use serde::Deserialize;
 use super::{Kind, Span};
 
 macro_rules! id_kinds {
-    ($($variant:ident $name:literal $field:ident $doc:literal;)*) => {
+    ($($variant:ident $name:literal $field:ident $on:literal $doc:literal;)*) => {
         /// A personal identifier kind (its token name is [`IdKind::name`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -57,8 +58,8 @@ macro_rules! id_kinds {
             }
         }
 
-        /// Which identifier kinds are on (`detect.ids` in the configuration). Every kind is on
-        /// by default; see `rules/default.yaml` for the evidence each needs.
+        /// Which identifier kinds are on (`detect.ids` in the configuration). Every kind but
+        /// `address` is on by default; see `rules/default.yaml` for the evidence each needs.
         #[derive(Clone, Debug, Deserialize)]
         #[serde(deny_unknown_fields, default)]
         pub struct IdsConfig {
@@ -67,7 +68,7 @@ macro_rules! id_kinds {
 
         impl Default for IdsConfig {
             fn default() -> Self {
-                IdsConfig { $($field: true,)* }
+                IdsConfig { $($field: $on,)* }
             }
         }
 
@@ -82,34 +83,35 @@ macro_rules! id_kinds {
 }
 
 id_kinds! {
-    UkNhs "UK_NHS" uk_nhs "UK NHS number (mod 11).";
-    UkNino "UK_NINO" uk_nino "UK National Insurance number.";
-    UsItin "US_ITIN" us_itin "US individual taxpayer identification number.";
-    UsPassport "US_PASSPORT" us_passport "US passport number (context).";
-    UsDriverLicense "US_DRIVER_LICENSE" us_driver_license "US driver licence number (context).";
-    UsBankNumber "US_BANK_NUMBER" us_bank_number "US bank account number (context).";
-    AbaRouting "ABA_ROUTING" aba_routing "ABA routing transit number (checksum and context).";
-    UsNpi "US_NPI" us_npi "US National Provider Identifier (Luhn and context).";
-    UsMbi "US_MBI" us_mbi "US Medicare Beneficiary Identifier.";
-    InPan "IN_PAN" in_pan "Indian permanent account number.";
-    InAadhaar "IN_AADHAAR" in_aadhaar "Indian Aadhaar number (Verhoeff).";
-    SgNricFin "SG_NRIC_FIN" sg_nric_fin "Singapore NRIC/FIN (check letter).";
-    CaSin "CA_SIN" ca_sin "Canadian social insurance number (Luhn).";
-    BrCpf "BR_CPF" br_cpf "Brazilian CPF (two mod-11 digits).";
-    BrCnpj "BR_CNPJ" br_cnpj "Brazilian CNPJ (two mod-11 digits).";
-    EsNif "ES_NIF" es_nif "Spanish DNI/NIF (check letter).";
-    EsNie "ES_NIE" es_nie "Spanish NIE (check letter).";
-    ItFiscalCode "IT_FISCAL_CODE" it_fiscal_code "Italian codice fiscale (check letter).";
-    FrNir "FR_NIR" fr_nir "French social security number (mod-97 key).";
-    DeTaxId "DE_TAX_ID" de_tax_id "German Steuer-ID (ISO 7064 and context).";
-    CnResidentId "CN_RESIDENT_ID" cn_resident_id "Chinese resident identity card (ISO 7064).";
-    AuTfn "AU_TFN" au_tfn "Australian tax file number (mod 11 and context).";
-    AuMedicare "AU_MEDICARE" au_medicare "Australian Medicare number (check digit and context).";
-    PhTin "PH_TIN" ph_tin "Philippine TIN (context).";
-    MacAddress "MAC_ADDRESS" mac_address "MAC address.";
-    CryptoWallet "CRYPTO_WALLET" crypto_wallet "BTC (base58check, bech32) or ETH (context) address.";
-    DateOfBirth "DATE_OF_BIRTH" date_of_birth "A date under a birth-date key or after birth context.";
-    Username "USERNAME" username "A login, handle or user name under a key or label that names one (`username`, `login`, `handle`, `nickname`, `user=`).";
+    UkNhs "UK_NHS" uk_nhs true "UK NHS number (mod 11).";
+    UkNino "UK_NINO" uk_nino true "UK National Insurance number.";
+    UsItin "US_ITIN" us_itin true "US individual taxpayer identification number.";
+    UsPassport "US_PASSPORT" us_passport true "US passport number (context).";
+    UsDriverLicense "US_DRIVER_LICENSE" us_driver_license true "US driver licence number (context).";
+    UsBankNumber "US_BANK_NUMBER" us_bank_number true "US bank account number (context).";
+    AbaRouting "ABA_ROUTING" aba_routing true "ABA routing transit number (checksum and context).";
+    UsNpi "US_NPI" us_npi true "US National Provider Identifier (Luhn and context).";
+    UsMbi "US_MBI" us_mbi true "US Medicare Beneficiary Identifier.";
+    InPan "IN_PAN" in_pan true "Indian permanent account number.";
+    InAadhaar "IN_AADHAAR" in_aadhaar true "Indian Aadhaar number (Verhoeff).";
+    SgNricFin "SG_NRIC_FIN" sg_nric_fin true "Singapore NRIC/FIN (check letter).";
+    CaSin "CA_SIN" ca_sin true "Canadian social insurance number (Luhn).";
+    BrCpf "BR_CPF" br_cpf true "Brazilian CPF (two mod-11 digits).";
+    BrCnpj "BR_CNPJ" br_cnpj true "Brazilian CNPJ (two mod-11 digits).";
+    EsNif "ES_NIF" es_nif true "Spanish DNI/NIF (check letter).";
+    EsNie "ES_NIE" es_nie true "Spanish NIE (check letter).";
+    ItFiscalCode "IT_FISCAL_CODE" it_fiscal_code true "Italian codice fiscale (check letter).";
+    FrNir "FR_NIR" fr_nir true "French social security number (mod-97 key).";
+    DeTaxId "DE_TAX_ID" de_tax_id true "German Steuer-ID (ISO 7064 and context).";
+    CnResidentId "CN_RESIDENT_ID" cn_resident_id true "Chinese resident identity card (ISO 7064).";
+    AuTfn "AU_TFN" au_tfn true "Australian tax file number (mod 11 and context).";
+    AuMedicare "AU_MEDICARE" au_medicare true "Australian Medicare number (check digit and context).";
+    PhTin "PH_TIN" ph_tin true "Philippine TIN (context).";
+    MacAddress "MAC_ADDRESS" mac_address true "MAC address.";
+    CryptoWallet "CRYPTO_WALLET" crypto_wallet true "BTC (base58check, bech32) or ETH (context) address.";
+    DateOfBirth "DATE_OF_BIRTH" date_of_birth true "A date under a birth-date key or after birth context.";
+    Username "USERNAME" username true "A login, handle or user name under a key or label that names one (`username`, `login`, `handle`, `nickname`, `user=`).";
+    Address "ADDRESS" address false "A postal address: the whole value under an address key, a street line (number and street-type word, with city and postcode when they follow) in text. Off by default.";
 }
 
 impl IdKind {
@@ -118,7 +120,11 @@ impl IdKind {
     pub(crate) fn folds_separators(self) -> bool {
         !matches!(
             self,
-            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth | IdKind::Username
+            IdKind::CryptoWallet
+                | IdKind::MacAddress
+                | IdKind::DateOfBirth
+                | IdKind::Username
+                | IdKind::Address
         )
     }
 }
@@ -174,7 +180,7 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
         PhTin => &["tin"],
         MacAddress => &["mac"],
         CryptoWallet => &["wallet", "eth", "ethereum", "btc", "bitcoin", "address"],
-        DateOfBirth | Username => &[],
+        DateOfBirth | Username | Address => &[],
     }
 }
 
@@ -183,6 +189,8 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
 pub(super) struct IdRecognizer {
     config: IdsConfig,
     candidates: Regex,
+    /// Street lines in text, when addresses are on.
+    addresses: Option<address::AddressFinder>,
 }
 
 impl IdRecognizer {
@@ -190,6 +198,7 @@ impl IdRecognizer {
         IdRecognizer {
             config: config.clone(),
             candidates: Regex::new(CANDIDATES).expect("the identifier shapes compile"),
+            addresses: config.address.then(address::AddressFinder::new),
         }
     }
 
@@ -209,16 +218,23 @@ impl IdRecognizer {
         if let Some(kind) = keyed {
             let start = text.len() - text.trim_start().len();
             let value = text.trim();
-            if kind == IdKind::DateOfBirth || kind == IdKind::Username {
-                let ok = if kind == IdKind::DateOfBirth {
-                    dob_value(value)
-                } else {
-                    username_value(value)
+            if matches!(
+                kind,
+                IdKind::DateOfBirth | IdKind::Username | IdKind::Address
+            ) {
+                let ok = match kind {
+                    IdKind::DateOfBirth => dob_value(value),
+                    IdKind::Username => username_value(value),
+                    _ => address::address_value(value),
                 };
                 if ok {
                     out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
                 }
-                return;
+                // A value under an `address` key that is no address line (a wallet, a host)
+                // is read as text.
+                if ok || kind != IdKind::Address {
+                    return;
+                }
             }
             if value.len() <= 64 && self.accepts(kind, value.as_bytes(), true) {
                 out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
@@ -239,8 +255,10 @@ impl IdRecognizer {
             // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
             for &kind in IdKind::ALL {
-                if matches!(kind, IdKind::DateOfBirth | IdKind::Username)
-                    || !self.config.is_on(kind)
+                if matches!(
+                    kind,
+                    IdKind::DateOfBirth | IdKind::Username | IdKind::Address
+                ) || !self.config.is_on(kind)
                 {
                     continue;
                 }
@@ -259,6 +277,9 @@ impl IdRecognizer {
         }
         if self.config.date_of_birth {
             dob_in_text(text, out);
+        }
+        if let Some(addresses) = &self.addresses {
+            addresses.find(text, out);
         }
     }
 
@@ -311,7 +332,7 @@ impl IdRecognizer {
             PhTin => cued && matches!(n.len(), 9 | 12) && digits(n) && !solid,
             MacAddress => wallet::mac(cand),
             CryptoWallet => wallet::btc(cand) || (cued && wallet::eth(cand)),
-            DateOfBirth | Username => false,
+            DateOfBirth | Username | Address => false,
         }
     }
 }
@@ -409,6 +430,9 @@ pub(super) fn kind_of_key(key: &str) -> Option<IdKind> {
         n += 1;
     }
     let f = std::str::from_utf8(&buf[..n]).ok()?;
+    if address::key_names_address(f) {
+        return Some(Address);
+    }
     Some(match f {
         "nhs" | "nhsnumber" | "nhsno" | "nhsid" => UkNhs,
         "nino"

@@ -113,6 +113,8 @@ impl Kind {
         "MAC_ADDRESS",
         "CRYPTO_WALLET",
         "DATE_OF_BIRTH",
+        "USERNAME",
+        "ADDRESS",
     ];
 
     /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).
