@@ -16,6 +16,7 @@ pub mod engine;
 pub mod eval;
 pub mod mcp;
 pub mod policy;
+pub mod reveal;
 pub mod sensitive;
 pub mod session_file;
 pub mod shown;

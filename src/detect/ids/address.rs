@@ -182,7 +182,10 @@ mod tests {
                 "at 10 Downing Street, London SW1A 2AA.",
                 "10 Downing Street, London SW1A 2AA",
             ),
-            ("Musterstraße 12, 10115 Berlin", "Musterstraße 12, 10115 Berlin"),
+            (
+                "Musterstraße 12, 10115 Berlin",
+                "Musterstraße 12, 10115 Berlin",
+            ),
             ("wohnt in der Berliner Str. 5a.", "Berliner Str. 5a"),
             (
                 "au 12 rue de la Paix, 75002 Paris.",
@@ -194,7 +197,10 @@ mod tests {
                 "7 Elm Way, Springfield, IL 62704",
                 "7 Elm Way, Springfield, IL 62704",
             ),
-            ("Am Lindenweg 3, 80331 München", "Am Lindenweg 3, 80331 München"),
+            (
+                "Am Lindenweg 3, 80331 München",
+                "Am Lindenweg 3, 80331 München",
+            ),
         ] {
             assert_eq!(found(text), vec![want], "{text}");
         }
@@ -222,8 +228,16 @@ mod tests {
         assert!(key_names_address("billingaddress"));
         assert!(!key_names_address("emailaddress"));
         assert!(address_value("Apt 4B"));
-        assert!(address_value("1600 Pennsylvania Ave NW\nWashington, DC 20500"));
-        for v in ["192.168.0.1", "maria@example.com", "London", "Main Street", ""] {
+        assert!(address_value(
+            "1600 Pennsylvania Ave NW\nWashington, DC 20500"
+        ));
+        for v in [
+            "192.168.0.1",
+            "maria@example.com",
+            "London",
+            "Main Street",
+            "",
+        ] {
             assert!(!address_value(v), "{v}");
         }
     }
