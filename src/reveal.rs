@@ -105,8 +105,9 @@ fn card_brand_last_four(value: &str) -> Option<String> {
 
 /// `+` and the country calling code of an E.164 number.
 fn calling_code(e164: &str) -> Option<String> {
-    let number = phonenumber::parse(None, e164).ok()?;
-    Some(format!("+{}", number.code().value()))
+    // From the recognizer's own metadata: the `phonenumber` crate's parser would compile
+    // every region's patterns on first use.
+    crate::detect::calling_code(e164).map(|code| format!("+{code}"))
 }
 
 /// The first four-digit year (1000-2999) standing alone in a date.

@@ -43,6 +43,7 @@ pub use custom::{CustomKind, Validator};
 pub use ids::{IdKind, IdsConfig};
 pub(crate) use keys::{Fnv, fold_key};
 pub use keys::{KeyHint, key_hint};
+pub(crate) use phone::calling_code;
 
 /// A kind of personal data, and the `KIND` in its tokens (`[KIND_N]`).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
