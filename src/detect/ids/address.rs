@@ -160,11 +160,11 @@ impl AddressFinder {
 
     /// Appends the street lines of `text` (with the city and postcode that follow them).
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
-        let b = text.as_bytes();
-        let ends_a_word = |m: aho_corasick::Match| {
-            m.end() == b.len() || b[m.end() - 1] == b' ' || !b[m.end()].is_ascii_alphabetic()
-        };
-        if !self.types.find_iter(text).any(ends_a_word) {
+        if !self
+            .types
+            .find_iter(text)
+            .any(|m| type_word_fits(text.as_bytes(), m))
+        {
             return;
         }
         for caps in self.street.captures_iter(text) {
@@ -182,6 +182,23 @@ impl AddressFinder {
             out.push(Span::new(m.start(), end, Kind::Id(IdKind::Address)));
         }
     }
+}
+
+/// Whether a street-type word found at `m` sits where [`STREET_LINE`] could use it: a
+/// German suffix (`-straße`, `-weg`, `str.`) right before ` <digit>`; a French type word
+/// (`rue `) after a space or comma; a capitalised word (`Street`, `Ave`, `Straße`) after a space
+/// and ending a word. `string value`, `str.len()`, `Start`, `Row(` fail.
+fn type_word_fits(b: &[u8], m: aho_corasick::Match) -> bool {
+    let (start, end) = (m.start(), m.end());
+    let before = start.checked_sub(1).map(|i| b[i]);
+    let after = b.get(end).copied();
+    if b[end - 1] == b' ' {
+        return matches!(before, Some(b' ' | b','));
+    }
+    if b[start].is_ascii_lowercase() {
+        return after == Some(b' ') && b.get(end + 1).is_some_and(u8::is_ascii_digit);
+    }
+    before == Some(b' ') && !after.is_some_and(|c| c.is_ascii_alphabetic())
 }
 
 /// Whether `start` begins a word: not inside a longer number, version or identifier
