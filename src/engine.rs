@@ -413,11 +413,18 @@ impl Engine {
         let mut buf = String::with_capacity(tokens.len() * 12);
         let mut ends = Vec::with_capacity(findings.slots.len());
         let mut next = tokens.iter();
+        let reveal = self.detector.reveal();
         for (f, parts) in findings.slots.iter().zip(&plan) {
             match parts {
                 None => {
                     if let Some(t) = next.next() {
-                        t.write_to(&mut buf);
+                        if reveal.reveals(&f.kind) {
+                            let part =
+                                reveal.part(&f.kind, f.value.expose(), f.canonical.as_deref());
+                            t.write_revealed(part.as_deref(), &mut buf);
+                        } else {
+                            t.write_to(&mut buf);
+                        }
                     }
                 }
                 Some(words) => {
@@ -505,8 +512,36 @@ impl Engine {
             });
         }
         let tokens: Vec<Token> = findings.slots.iter().map(|s| s.token.clone()).collect();
-        let entries = self.vault.resolve(session, &tokens).await?;
+        let mut entries = self.vault.resolve(session, &tokens).await?;
+        // A revealed part must be the one the value gives: a changed or forged part makes the
+        // token unknown (`reveal.rs`).
+        for (slot, entry) in findings.slots.iter().zip(entries.iter_mut()) {
+            if let (Some(part), Some(e)) = (slot.reveal.as_deref(), entry.as_ref())
+                && !self.reveal_matches(&e.token.kind, e.value.expose(), part)
+            {
+                *entry = None;
+            }
+        }
         Ok(Resolved { findings, entries })
+    }
+
+    /// Whether `part` is the revealed part the vault's `value` of kind `kind` gives (a phone's
+    /// calling code comes from its E.164 form, found again by the phone recognizer).
+    fn reveal_matches(&self, kind: &Kind, value: &str, part: &str) -> bool {
+        let reveal = self.detector.reveal();
+        if !reveal.reveals(kind) {
+            return false;
+        }
+        let e164 = if *kind == Kind::Phone {
+            self.detector
+                .detect(value, &FindContext::with_key("phone"))
+                .into_iter()
+                .find(|s| s.kind == Kind::Phone)
+                .and_then(|s| s.canonical)
+        } else {
+            None
+        };
+        reveal.part(kind, value, e164.as_deref()).as_deref() == Some(part)
     }
 
     /// Restores every token in a JSON document; unknown tokens are an error.
@@ -636,6 +671,54 @@ mod tests {
             err.to_string(),
             "unknown token(s) in this session: [EMAIL_1]"
         );
+    }
+
+    #[test]
+    fn revealed_parts_restore_exactly_and_changed_parts_never() {
+        let mut config = crate::detect::DetectConfig::default();
+        config.reveal.email = true;
+        config.reveal.credit_card = true;
+        let e = Engine::new(
+            Arc::new(Detector::new(&config).unwrap()),
+            Arc::new(MemoryVault::default()),
+        );
+        let s = SessionId::new("s");
+        let doc = r#"{"email":"Maria@Example.com","card":"4111 1111 1111 1111","cc":"maria@example.com"}"#;
+        let t = block_on(e.tokenize_json(&s, "crm/get", doc)).unwrap();
+        assert_eq!(
+            t.text,
+            r#"{"email":"[EMAIL_1 @example.com]","card":"[CREDIT_CARD_1 visa 1111]","cc":"[EMAIL_1 @example.com]"}"#
+        );
+        // Flow rules and the audit log see the bare tokens.
+        assert_eq!(t.tokens[0].to_string(), "[EMAIL_1]");
+        let back = block_on(e.rehydrate_json(&s, &t.text)).unwrap();
+        assert_eq!(
+            back,
+            r#"{"email":"Maria@Example.com","card":"4111 1111 1111 1111","cc":"Maria@Example.com"}"#
+        );
+        // The bare token is the same token.
+        assert_eq!(
+            block_on(e.rehydrate_text(&s, "to [EMAIL_1]")).unwrap(),
+            "to Maria@Example.com"
+        );
+        // A changed part, or a part on a kind that reveals none, never restores.
+        for text in [
+            "[EMAIL_1 @evil.example]",
+            "[EMAIL_1 @EXAMPLE.com]",
+            "[CREDIT_CARD_1 visa 4242]",
+            "[CREDIT_CARD_1 amex 1111]",
+        ] {
+            let err = block_on(e.rehydrate_text(&s, text)).unwrap_err();
+            assert!(matches!(err, EngineError::UnknownTokens(_)), "{text}");
+        }
+        // Inbound, token-shaped text with a part is neutralised like any forged token.
+        let t = block_on(e.tokenize_text(&s, "crm/get", "see [EMAIL_9 @x.example]")).unwrap();
+        assert_eq!(t.text, "see [LITERAL_1]");
+        // Reveals off (the default): a part never restores.
+        let off = engine();
+        let t = block_on(off.tokenize_json(&s, "crm/get", r#"{"email":"a@example.com"}"#)).unwrap();
+        assert_eq!(t.text, r#"{"email":"[EMAIL_1]"}"#);
+        assert!(block_on(off.rehydrate_text(&s, "[EMAIL_1 @example.com]")).is_err());
     }
 
     #[test]

@@ -13,41 +13,42 @@ use std::sync::Arc;
 macro_rules! with_id_kinds {
     ($m:ident) => {
         $m! {
-            UkNhs "UK_NHS" uk_nhs "UK NHS number (mod 11).";
-            UkNino "UK_NINO" uk_nino "UK National Insurance number.";
-            UsItin "US_ITIN" us_itin "US individual taxpayer identification number.";
-            UsPassport "US_PASSPORT" us_passport "US passport number (context).";
-            UsDriverLicense "US_DRIVER_LICENSE" us_driver_license "US driver licence number (context).";
-            UsBankNumber "US_BANK_NUMBER" us_bank_number "US bank account number (context).";
-            AbaRouting "ABA_ROUTING" aba_routing "ABA routing transit number (checksum and context).";
-            UsNpi "US_NPI" us_npi "US National Provider Identifier (Luhn and context).";
-            UsMbi "US_MBI" us_mbi "US Medicare Beneficiary Identifier.";
-            InPan "IN_PAN" in_pan "Indian permanent account number.";
-            InAadhaar "IN_AADHAAR" in_aadhaar "Indian Aadhaar number (Verhoeff).";
-            SgNricFin "SG_NRIC_FIN" sg_nric_fin "Singapore NRIC/FIN (check letter).";
-            CaSin "CA_SIN" ca_sin "Canadian social insurance number (Luhn).";
-            BrCpf "BR_CPF" br_cpf "Brazilian CPF (two mod-11 digits).";
-            BrCnpj "BR_CNPJ" br_cnpj "Brazilian CNPJ (two mod-11 digits).";
-            EsNif "ES_NIF" es_nif "Spanish DNI/NIF (check letter).";
-            EsNie "ES_NIE" es_nie "Spanish NIE (check letter).";
-            ItFiscalCode "IT_FISCAL_CODE" it_fiscal_code "Italian codice fiscale (check letter).";
-            FrNir "FR_NIR" fr_nir "French social security number (mod-97 key).";
-            DeTaxId "DE_TAX_ID" de_tax_id "German Steuer-ID (ISO 7064 and context).";
-            CnResidentId "CN_RESIDENT_ID" cn_resident_id "Chinese resident identity card (ISO 7064).";
-            AuTfn "AU_TFN" au_tfn "Australian tax file number (mod 11 and context).";
-            AuMedicare "AU_MEDICARE" au_medicare "Australian Medicare number (check digit and context).";
-            PhTin "PH_TIN" ph_tin "Philippine TIN (context).";
-            MacAddress "MAC_ADDRESS" mac_address "MAC address.";
-            CryptoWallet "CRYPTO_WALLET" crypto_wallet "BTC (base58check, bech32) or ETH (context) address.";
-            DateOfBirth "DATE_OF_BIRTH" date_of_birth "A date under a birth-date key or after birth context.";
-            Username "USERNAME" username "A login, handle or user name under a key or label that names one (`username`, `login`, `handle`, `nickname`, `user=`).";
+            UkNhs "UK_NHS" uk_nhs true "UK NHS number (mod 11).";
+            UkNino "UK_NINO" uk_nino true "UK National Insurance number.";
+            UsItin "US_ITIN" us_itin true "US individual taxpayer identification number.";
+            UsPassport "US_PASSPORT" us_passport true "US passport number (context).";
+            UsDriverLicense "US_DRIVER_LICENSE" us_driver_license true "US driver licence number (context).";
+            UsBankNumber "US_BANK_NUMBER" us_bank_number true "US bank account number (context).";
+            AbaRouting "ABA_ROUTING" aba_routing true "ABA routing transit number (checksum and context).";
+            UsNpi "US_NPI" us_npi true "US National Provider Identifier (Luhn and context).";
+            UsMbi "US_MBI" us_mbi true "US Medicare Beneficiary Identifier.";
+            InPan "IN_PAN" in_pan true "Indian permanent account number.";
+            InAadhaar "IN_AADHAAR" in_aadhaar true "Indian Aadhaar number (Verhoeff).";
+            SgNricFin "SG_NRIC_FIN" sg_nric_fin true "Singapore NRIC/FIN (check letter).";
+            CaSin "CA_SIN" ca_sin true "Canadian social insurance number (Luhn).";
+            BrCpf "BR_CPF" br_cpf true "Brazilian CPF (two mod-11 digits).";
+            BrCnpj "BR_CNPJ" br_cnpj true "Brazilian CNPJ (two mod-11 digits).";
+            EsNif "ES_NIF" es_nif true "Spanish DNI/NIF (check letter).";
+            EsNie "ES_NIE" es_nie true "Spanish NIE (check letter).";
+            ItFiscalCode "IT_FISCAL_CODE" it_fiscal_code true "Italian codice fiscale (check letter).";
+            FrNir "FR_NIR" fr_nir true "French social security number (mod-97 key).";
+            DeTaxId "DE_TAX_ID" de_tax_id true "German Steuer-ID (ISO 7064 and context).";
+            CnResidentId "CN_RESIDENT_ID" cn_resident_id true "Chinese resident identity card (ISO 7064).";
+            AuTfn "AU_TFN" au_tfn true "Australian tax file number (mod 11 and context).";
+            AuMedicare "AU_MEDICARE" au_medicare true "Australian Medicare number (check digit and context).";
+            PhTin "PH_TIN" ph_tin true "Philippine TIN (context).";
+            MacAddress "MAC_ADDRESS" mac_address true "MAC address.";
+            CryptoWallet "CRYPTO_WALLET" crypto_wallet true "BTC (base58check, bech32) or ETH (context) address.";
+            DateOfBirth "DATE_OF_BIRTH" date_of_birth true "A date under a birth-date key or after birth context.";
+            Username "USERNAME" username true "A login, handle or user name under a key or label that names one (`username`, `login`, `handle`, `nickname`, `user=`).";
+            Address "ADDRESS" address false "A postal address: the whole value under an address key, a street line (number and street-type word, with city and postcode when they follow) in text. Off by default.";
         }
     };
 }
 pub(crate) use with_id_kinds;
 
 macro_rules! define_id_kind {
-    ($($variant:ident $name:literal $field:ident $doc:literal;)*) => {
+    ($($variant:ident $name:literal $field:ident $on:literal $doc:literal;)*) => {
         /// A personal identifier kind (its token name is [`IdKind::name`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
@@ -85,7 +86,11 @@ impl IdKind {
     pub(crate) fn folds_separators(self) -> bool {
         !matches!(
             self,
-            IdKind::CryptoWallet | IdKind::MacAddress | IdKind::DateOfBirth | IdKind::Username
+            IdKind::CryptoWallet
+                | IdKind::MacAddress
+                | IdKind::DateOfBirth
+                | IdKind::Username
+                | IdKind::Address
         )
     }
 }
@@ -159,6 +164,8 @@ impl Kind {
         "MAC_ADDRESS",
         "CRYPTO_WALLET",
         "DATE_OF_BIRTH",
+        "USERNAME",
+        "ADDRESS",
     ];
 
     /// The kind's name as used in tokens (`EMAIL`, `CREDIT_CARD`, a custom name ...).

@@ -18,6 +18,7 @@ pub mod eval;
 mod kind;
 pub mod mcp;
 pub mod policy;
+pub mod reveal;
 pub mod sensitive;
 mod session;
 pub mod session_file;

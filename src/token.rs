@@ -1,7 +1,13 @@
-//! The token grammar: `[KIND_N]`.
+//! The token grammar: `[KIND_N]`, or `[KIND_N PART]` with a partial reveal.
 //!
 //! `KIND` is `[A-Z][A-Z0-9_]*` (a [`Kind`] name) and `N` a decimal number from 1 without leading
-//! zeros, so each token has exactly one spelling. Matching is **case-sensitive**: `[email_1]` or
+//! zeros, so each token has exactly one spelling. `PART` (see [`crate::reveal`]: an email's
+//! domain, a card's brand and last four digits ...) follows one space: 1 to
+//! [`MAX_REVEAL_LEN`] bytes of words made of `A-Z a-z 0-9 @ . + -`, one space between words, so it
+//! never holds `[`, `]`, `_` or a second space and the first space always ends `KIND_N`.
+//! A token's identity is `KIND_N` alone ([`FoundToken::to_token`]): flow rules, the audit log
+//! and the vault see the same token with or without its part; restore checks the part against
+//! the value (`engine.rs`), so a changed part never restores. Matching is **case-sensitive**: `[email_1]` or
 //! `[ EMAIL_1 ]` is plain text, never a token, in both directions. One spelling keeps the
 //! outbound scan exact (a model that rewrites a token has changed it) and means a case variant in
 //! inbound data needs no neutralising.
@@ -19,8 +25,24 @@ use std::fmt;
 
 use crate::kind::Kind;
 
-/// The longest token the scanner accepts (`[` + 32-byte kind + `_` + 10 digits + `]`).
-const MAX_TOKEN_LEN: usize = 1 + 32 + 1 + 10 + 1;
+/// The longest revealed part of a token.
+pub const MAX_REVEAL_LEN: usize = 48;
+
+/// The longest token the scanner accepts (`[` + 32-byte kind + `_` + 10 digits + a space and
+/// a revealed part + `]`).
+const MAX_TOKEN_LEN: usize = 1 + 32 + 1 + 10 + 1 + MAX_REVEAL_LEN + 1;
+
+/// Whether `part` can follow a token's number (see the module doc).
+pub fn is_valid_reveal(part: &str) -> bool {
+    let b = part.as_bytes();
+    !b.is_empty()
+        && b.len() <= MAX_REVEAL_LEN
+        && b[0] != b' '
+        && b[b.len() - 1] != b' '
+        && !part.contains("  ")
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'@' | b'.' | b'+' | b'-' | b' '))
+}
 
 /// A minted token: a kind and its number within the session.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -48,6 +70,19 @@ impl Token {
         push_decimal(out, self.n);
         out.push(']');
     }
+
+    /// Appends the token text with a revealed part (`[EMAIL_1 @example.com]`), or the bare
+    /// token when there is none or it is not a valid part.
+    pub fn write_revealed(&self, part: Option<&str>, out: &mut String) {
+        let Some(part) = part.filter(|p| is_valid_reveal(p)) else {
+            return self.write_to(out);
+        };
+        self.write_to(out);
+        out.pop();
+        out.push(' ');
+        out.push_str(part);
+        out.push(']');
+    }
 }
 
 impl fmt::Display for Token {
@@ -67,6 +102,8 @@ pub struct FoundToken<'a> {
     pub kind: &'a str,
     /// The number.
     pub n: u32,
+    /// The revealed part after the number (`@example.com`), if any.
+    pub reveal: Option<&'a str>,
 }
 
 impl FoundToken<'_> {
@@ -115,6 +152,16 @@ fn parse_at(text: &str, start: usize) -> Option<FoundToken<'_>> {
     let limit = (start + MAX_TOKEN_LEN).min(bytes.len());
     let close = start + 1 + memchr::memchr(b']', &bytes[start + 1..limit])?;
     let inner = &text[start + 1..close];
+    let (inner, reveal) = match memchr::memchr(b' ', inner.as_bytes()) {
+        Some(space) => {
+            let part = &inner[space + 1..];
+            if !is_valid_reveal(part) {
+                return None;
+            }
+            (&inner[..space], Some(part))
+        }
+        None => (inner, None),
+    };
     let underscore = memchr::memrchr(b'_', inner.as_bytes())?;
     let (kind, digits) = (&inner[..underscore], &inner[underscore + 1..]);
     if !Kind::is_valid_name(kind) {
@@ -130,6 +177,7 @@ fn parse_at(text: &str, start: usize) -> Option<FoundToken<'_>> {
         end: close + 1,
         kind,
         n,
+        reveal,
     })
 }
 
@@ -215,6 +263,55 @@ mod tests {
         ] {
             assert!(found(text).is_empty(), "{text}");
         }
+    }
+
+    #[test]
+    fn revealed_parts() {
+        let text = "to [EMAIL_1 @example.com] and [CREDIT_CARD_2 visa 4242]!";
+        let got: Vec<_> = find_tokens(text)
+            .map(|t| (&text[t.start..t.end], t.kind, t.n, t.reveal))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("[EMAIL_1 @example.com]", "EMAIL", 1, Some("@example.com")),
+                (
+                    "[CREDIT_CARD_2 visa 4242]",
+                    "CREDIT_CARD",
+                    2,
+                    Some("visa 4242")
+                ),
+            ]
+        );
+        // Identity is the bare token.
+        assert_eq!(
+            parse("[PHONE_3 +44]").unwrap().to_token(),
+            parse("[PHONE_3]").unwrap().to_token()
+        );
+        let mut out = String::new();
+        Token::new(Kind::Email, 7).write_revealed(Some("@example.com"), &mut out);
+        assert_eq!(out, "[EMAIL_7 @example.com]");
+        assert_eq!(parse(&out).unwrap().reveal, Some("@example.com"));
+        out.clear();
+        Token::new(Kind::Email, 7).write_revealed(Some("bad]part"), &mut out);
+        assert_eq!(out, "[EMAIL_7]");
+        for text in [
+            "[EMAIL_1 ]",
+            "[EMAIL_1  @x.com]",
+            "[EMAIL_1 @x.com ]",
+            "[EMAIL_1 a_b]",
+            "[EMAIL_1 [x]",
+            "[EMAIL _1 x]",
+            "[EMAIL_1\t@x.com]",
+            &format!("[EMAIL_1 {}]", "a".repeat(MAX_REVEAL_LEN + 1)),
+        ] {
+            assert!(found(text).is_empty(), "{text}");
+        }
+        // A part never hides a token inside it.
+        assert_eq!(
+            found("[EMAIL_1 [EMAIL_2]]"),
+            vec![(9, 18, "EMAIL".into(), 2)]
+        );
     }
 
     #[test]

@@ -143,3 +143,45 @@ fn secrets_rule_file_keeps_credentials_home() {
         Action::Deny
     );
 }
+
+/// Postal addresses (`detect.ids.address`, off by default): `tests/data/address_cases.jsonl`,
+/// same format, with addresses switched on.
+#[test]
+fn address_cases() {
+    let data = include_str!("data/address_cases.jsonl");
+    let mut config = mcp_veil::detect::DetectConfig::default();
+    config.ids.address = true;
+    let detector = Detector::new(&config).expect("valid configuration");
+    let mut failures = Vec::new();
+    for (i, line) in data
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let case: Case = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("address_cases.jsonl:{}: {e}", i + 1));
+        let cx = FindContext {
+            key: case.key.as_deref(),
+            ..FindContext::default()
+        };
+        let got: Vec<(String, String)> = detector
+            .detect(&case.text, &cx)
+            .into_iter()
+            .filter(|s| is_new_kind(&s.kind))
+            .map(|s| (case.text[s.start..s.end].to_string(), s.kind.to_string()))
+            .collect();
+        if got != case.found {
+            failures.push(format!(
+                "line {}: {:?}\n  expected {:?}\n  got      {:?}",
+                i + 1,
+                case.text,
+                case.found,
+                got
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Off by default: the same street line is left alone.
+    let spans = Detector::with_defaults().detect("42 Oak Lane", &FindContext::default());
+    assert!(spans.iter().all(|s| !is_new_kind(&s.kind)), "{spans:?}");
+}

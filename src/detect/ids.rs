@@ -20,6 +20,7 @@
 //! Candidates come from one precompiled regex run only on text that holds a digit; each is
 //! checked against the enabled kinds in turn.
 
+mod address;
 mod check;
 mod wallet;
 
@@ -29,9 +30,9 @@ use serde::Deserialize;
 use super::{IdKind, Kind, Span};
 
 macro_rules! ids_config {
-    ($($variant:ident $name:literal $field:ident $doc:literal;)*) => {
-        /// Which identifier kinds are on (`detect.ids` in the configuration). Every kind is on
-        /// by default; see `rules/default.yaml` for the evidence each needs.
+    ($($variant:ident $name:literal $field:ident $on:literal $doc:literal;)*) => {
+        /// Which identifier kinds are on (`detect.ids` in the configuration). Every kind but
+        /// `address` is on by default; see `rules/default.yaml` for the evidence each needs.
         #[derive(Clone, Debug, Deserialize)]
         #[serde(deny_unknown_fields, default)]
         pub struct IdsConfig {
@@ -40,7 +41,7 @@ macro_rules! ids_config {
 
         impl Default for IdsConfig {
             fn default() -> Self {
-                IdsConfig { $($field: true,)* }
+                IdsConfig { $($field: $on,)* }
             }
         }
 
@@ -107,7 +108,7 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
         PhTin => &["tin"],
         MacAddress => &["mac"],
         CryptoWallet => &["wallet", "eth", "ethereum", "btc", "bitcoin", "address"],
-        DateOfBirth | Username => &[],
+        DateOfBirth | Username | Address => &[],
     }
 }
 
@@ -116,6 +117,8 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
 pub(super) struct IdRecognizer {
     config: IdsConfig,
     candidates: Regex,
+    /// Street lines in text, when addresses are on.
+    addresses: Option<address::AddressFinder>,
 }
 
 impl IdRecognizer {
@@ -123,6 +126,7 @@ impl IdRecognizer {
         IdRecognizer {
             config: config.clone(),
             candidates: Regex::new(CANDIDATES).expect("the identifier shapes compile"),
+            addresses: config.address.then(address::AddressFinder::new),
         }
     }
 
@@ -142,16 +146,23 @@ impl IdRecognizer {
         if let Some(kind) = keyed {
             let start = text.len() - text.trim_start().len();
             let value = text.trim();
-            if kind == IdKind::DateOfBirth || kind == IdKind::Username {
-                let ok = if kind == IdKind::DateOfBirth {
-                    dob_value(value)
-                } else {
-                    username_value(value)
+            if matches!(
+                kind,
+                IdKind::DateOfBirth | IdKind::Username | IdKind::Address
+            ) {
+                let ok = match kind {
+                    IdKind::DateOfBirth => dob_value(value),
+                    IdKind::Username => username_value(value),
+                    _ => address::address_value(value),
                 };
                 if ok {
                     out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
                 }
-                return;
+                // A value under an `address` key that is no address line (a wallet, a host)
+                // is read as text.
+                if ok || kind != IdKind::Address {
+                    return;
+                }
             }
             if value.len() <= 64 && self.accepts(kind, value.as_bytes(), true) {
                 out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
@@ -172,8 +183,10 @@ impl IdRecognizer {
             // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
             for &kind in IdKind::ALL {
-                if matches!(kind, IdKind::DateOfBirth | IdKind::Username)
-                    || !self.config.is_on(kind)
+                if matches!(
+                    kind,
+                    IdKind::DateOfBirth | IdKind::Username | IdKind::Address
+                ) || !self.config.is_on(kind)
                 {
                     continue;
                 }
@@ -192,6 +205,9 @@ impl IdRecognizer {
         }
         if self.config.date_of_birth {
             dob_in_text(text, out);
+        }
+        if let Some(addresses) = &self.addresses {
+            addresses.find(text, out);
         }
     }
 
@@ -244,7 +260,7 @@ impl IdRecognizer {
             PhTin => cued && matches!(n.len(), 9 | 12) && digits(n) && !solid,
             MacAddress => wallet::mac(cand),
             CryptoWallet => wallet::btc(cand) || (cued && wallet::eth(cand)),
-            DateOfBirth | Username => false,
+            DateOfBirth | Username | Address => false,
         }
     }
 }
@@ -342,6 +358,9 @@ pub(super) fn kind_of_key(key: &str) -> Option<IdKind> {
         n += 1;
     }
     let f = std::str::from_utf8(&buf[..n]).ok()?;
+    if address::key_names_address(f) {
+        return Some(Address);
+    }
     Some(match f {
         "nhs" | "nhsnumber" | "nhsno" | "nhsid" => UkNhs,
         "nino"

@@ -43,6 +43,7 @@ pub use custom::{CustomKind, Validator};
 pub use ids::IdsConfig;
 pub(crate) use keys::{Fnv, fold_key};
 pub use keys::{KeyHint, key_hint};
+pub(crate) use phone::calling_code;
 
 /// One finding: the byte range `start..end` of the searched text holds a value of `kind`.
 ///
@@ -204,6 +205,8 @@ pub struct DetectConfig {
     pub secret: bool,
     /// Personal identifiers, MAC and wallet addresses, dates of birth, one switch per kind.
     pub ids: IdsConfig,
+    /// Partial reveals in tokens, per kind, all off by default (see [`crate::reveal`]).
+    pub reveal: crate::reveal::RevealConfig,
     /// Kinds defined by regex.
     pub custom: Vec<CustomKind>,
 }
@@ -228,6 +231,7 @@ impl Default for DetectConfig {
             ip_address: true,
             secret: true,
             ids: IdsConfig::default(),
+            reveal: crate::reveal::RevealConfig::default(),
             custom: Vec::new(),
         }
     }
@@ -273,6 +277,7 @@ pub struct Detector {
     names_recall: bool,
     secrets: Option<secrets::SecretRecognizer>,
     ids: Option<ids::IdRecognizer>,
+    reveal: crate::reveal::RevealConfig,
 }
 
 impl Detector {
@@ -334,6 +339,7 @@ impl Detector {
             secrets: config.secret.then(secrets::SecretRecognizer::new),
             ids: ids::IdRecognizer::any_on(&config.ids)
                 .then(|| ids::IdRecognizer::new(&config.ids)),
+            reveal: config.reveal.clone(),
         })
     }
 
@@ -622,6 +628,11 @@ impl Detector {
                 span.start = start;
             }
         }
+    }
+
+    /// Which kinds show a part of their values in their tokens (`detect.reveal`).
+    pub fn reveal(&self) -> &crate::reveal::RevealConfig {
+        &self.reveal
     }
 
     /// Whether session recall is on: names are detected and `detect.names_recall` is set.

@@ -81,6 +81,18 @@ pub struct FoundTokenAt {
     pub token: Token,
     /// The dotted JSON path of the string that holds it (`to`, `recipients.0`); empty for text.
     pub path: String,
+    /// The revealed part written after its number (`@example.com`), if any (see
+    /// [`crate::reveal`]).
+    pub reveal: Option<Box<str>>,
+}
+
+impl FoundTokenAt {
+    /// The token as it was written, its revealed part included.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        self.token.write_revealed(self.reveal.as_deref(), &mut s);
+        s
+    }
 }
 
 #[derive(Debug)]
@@ -581,6 +593,7 @@ fn token_text_pieces(text: &str, path: &str, slots: &mut Vec<FoundTokenAt>) -> V
             slots.push(FoundTokenAt {
                 token: found.to_token(),
                 path: path.to_string(),
+                reveal: found.reveal.map(Box::from),
             });
             Piece {
                 range: found.start..found.end,
@@ -650,6 +663,7 @@ fn spans_content(text: &str, path: &str, slots: &mut Vec<FoundTokenAt>) -> Conte
                 slots.push(FoundTokenAt {
                     token: found.to_token(),
                     path: path.to_string(),
+                    reveal: found.reveal.map(Box::from),
                 });
                 (found.start..found.end, slots.len() - 1)
             })

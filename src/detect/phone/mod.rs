@@ -740,6 +740,23 @@ pub(super) fn glued_token_end(b: &[u8], d: usize) -> Option<usize> {
 /// The index of the first ASCII digit at or after `i`: the next eight bytes first (the digit
 /// runs of dates, phone numbers and versions stand a separator or two apart), then 32 bytes per
 /// step while there is none, then eight at a time.
+/// The country calling code of an E.164 number (`+442079460958` -> 44), from the metadata
+/// (calling codes are prefix-free: the first of 1, 2 or 3 digits that names one is it).
+pub(crate) fn calling_code(e164: &str) -> Option<u16> {
+    let digits = e164.strip_prefix('+')?.as_bytes();
+    let mut code = 0u16;
+    for &d in digits.iter().take(3) {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        code = code * 10 + u16::from(d - b'0');
+        if !metadata::by_code(code).is_empty() {
+            return Some(code);
+        }
+    }
+    None
+}
+
 pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
     #[inline(always)]
     fn digit_mask(chunk: &[u8]) -> u64 {

@@ -452,7 +452,8 @@ impl Interceptor {
                 (None, None) => (None, &[][..], Vec::new()),
             };
         let token_slots = findings.map_or(&[][..], |f| &f.slots[..]);
-        let token_texts: Vec<String> = token_slots.iter().map(|s| s.token.to_string()).collect();
+        // Kept tokens are written back as they came, a revealed part included.
+        let token_texts: Vec<String> = token_slots.iter().map(walk::FoundTokenAt::text).collect();
         let mut replacements: Vec<Cow<'_, str>> = Vec::with_capacity(token_slots.len());
         let mut is_restored: Vec<bool> = vec![false; token_slots.len()];
         let mut restored: Vec<(Option<&str>, Item<'_>)> = Vec::new();
