@@ -358,7 +358,7 @@ fn card_at(b: &[u8], d: usize) -> Option<usize> {
 }
 
 /// How far before a number card context is looked for, in bytes.
-const CARD_CUE_WINDOW: usize = 40;
+const CARD_CUE_WINDOW: usize = 64;
 
 /// Words that say the number after them is a payment card (matched in lower case, anywhere in
 /// the window: `card` covers `card number`, `credit card`, `cardNo`, `card_number`).

@@ -383,6 +383,23 @@ impl Detector {
         });
     }
 
+    /// Whole values that a `Label: value` line's label vouches for, as the same JSON key
+    /// would (`iban: GB85PQPP…` in YAML, `Card: 1800-1782-2337-461`: `keyed.rs`).
+    fn labelled_keyed(&self, text: &str, out: &mut Vec<Span>) {
+        labels::for_each_labelled_value(text, |label, start, end| {
+            let keyed = keyed::kind_of_key(label);
+            if keyed.is_none() {
+                return;
+            }
+            let before = out.len();
+            self.keyed.find(&text[start..end], keyed, out);
+            for span in &mut out[before..] {
+                span.start += start;
+                span.end += start;
+            }
+        });
+    }
+
     /// People greeted in a script without capitals ("Hi 상호,", `slots::for_each_greeted`).
     fn greeted_names(&self, text: &str, out: &mut Vec<Span>) {
         let Some(names) = self.structured.names() else {
@@ -538,6 +555,7 @@ impl Detector {
             self.labelled_names(text, cx, out);
             self.slot_names(text, classes, out);
             self.labelled_usernames(text, false, out);
+            self.labelled_keyed(text, out);
         }
         if text_key && !text.is_ascii() {
             self.greeted_names(text, out);
