@@ -235,7 +235,7 @@ impl Global {
     pub(crate) fn settings(&self) -> Result<Settings, Failure> {
         match &self.config {
             Some(path) => Ok(Settings {
-                config: mcp_veil::config::check::load(path).map_err(usage)?,
+                config: mcp_veil::config_check::load(path).map_err(usage)?,
                 config_source: path.clone(),
             }),
             None => Ok(Settings {

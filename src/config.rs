@@ -21,11 +21,8 @@
 //! Unknown keys are errors, and every error names the file, line and column. `rules/default.yaml`
 //! documents every key with its default.
 
-/// The start-up validation of a whole configuration ([`crate::config_check`]; it builds the
-/// detector, the policy and the servers' environments, so it sits above them, outside this
-/// module of types).
-pub use crate::config_check as check;
 pub mod policy;
+pub mod restore;
 pub mod serve;
 mod servers;
 pub mod spans;
@@ -40,8 +37,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::audit::AuditConfig;
+use crate::config::restore::RestoreConfig;
 use crate::detect::DetectConfig;
-use crate::mcp::restore::RestoreConfig;
 use crate::vault::VaultConfig;
 use policy::{FlowsConfig, ToolRuleConfig};
 use serve::ServeConfig;

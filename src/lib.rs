@@ -15,6 +15,7 @@ pub mod demo;
 pub mod detect;
 pub mod engine;
 pub mod eval;
+mod glob;
 mod kind;
 pub mod mcp;
 pub mod policy;

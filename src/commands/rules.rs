@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use mcp_veil::config::check;
+use mcp_veil::config_check as check;
 use mcp_veil::policy::Policy;
 
 use crate::cli::RulesCommand;

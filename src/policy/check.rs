@@ -1,7 +1,7 @@
 //! A configuration file's rules, validated and listed normalised.
 //!
 //! `mcp-veil rules check` runs the whole start-up validation
-//! ([`crate::config::check::load`]: detection, servers, vault, audit, serve and these rules);
+//! ([`crate::config_check::load`]: detection, servers, vault, audit, serve and these rules);
 //! this module checks the `flows:` and `tools:` sections alone, for library callers.
 //!
 //! Checking is loading: the file is parsed as a whole [`Config`] (so unknown keys anywhere are

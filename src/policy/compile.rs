@@ -8,9 +8,9 @@ use std::sync::Arc;
 use serde_saphyr::{Location, Spanned};
 
 use super::config::{RuleConfig, ToolRuleConfig};
-use super::glob::{NameGlob, PathGlob};
 use super::{Issue, Rule, ToolRule};
 use crate::detect::Kind;
+use crate::glob::{NameGlob, PathGlob};
 
 fn at(loc: &Location, message: String) -> Issue {
     Issue {

@@ -79,7 +79,10 @@
 mod check;
 mod compile;
 pub use crate::config::policy as config;
-pub mod glob;
+/// The glob dialects (they live below `config` and `policy`: `crate::glob`).
+pub mod glob {
+    pub use crate::glob::*;
+}
 mod verdict;
 
 use std::fmt;
@@ -89,11 +92,11 @@ use crate::config::Config;
 use crate::detect::Kind;
 use crate::token::Token;
 
+pub use crate::glob::{GlobError, NameGlob, PathGlob};
 pub use check::{CheckError, check_file, check_text, compile};
 pub use config::{
     FlowAction, FlowsConfig, RawAction, RuleConfig, ToolAction, ToolRuleConfig, UnknownTokens,
 };
-pub use glob::{GlobError, NameGlob, PathGlob};
 pub use verdict::{CallVerdict, Cause, Concern, Confirmation, Denial, Subject};
 
 /// What happens to one token in an outbound call.
