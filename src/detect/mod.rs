@@ -45,6 +45,12 @@ pub(crate) use keys::{Fnv, fold_key};
 pub use keys::{KeyHint, key_hint};
 pub(crate) use phone::calling_code;
 
+/// Whether a label or pair key names a login (`handle`, `user`). `login` counts only as a JSON
+/// key: as a label or a pair key it mostly says how a login went (`login=ok`, `Login: failed`).
+fn names_login(label: &str) -> bool {
+    ids::kind_of_key(label) == Some(IdKind::Username) && !label.eq_ignore_ascii_case("login")
+}
+
 /// One finding: the byte range `start..end` of the searched text holds a value of `kind`.
 ///
 /// `canonical` is the form used to decide whether two findings are the same value when it is
@@ -361,11 +367,29 @@ impl Detector {
         self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key), out);
     }
 
-    /// Names that are the values of person labels in free text (`Reporter: jean-luc picard`),
-    /// judged as the values of the same JSON keys would be (`labels.rs`).
-    fn labelled_names(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+    /// The values of `Label: value` lines, in one pass over the text's colons (`labels.rs`),
+    /// each judged as the same JSON key's value would be: names under person labels
+    /// (`Reporter: jean-luc picard`), logins under login labels (`handle: jdoe42`), and whole
+    /// values a label vouches for (`iban: GB85PQPP…` in YAML: `keyed.rs`).
+    fn labelled_values(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+        let logins = self
+            .ids
+            .as_ref()
+            .is_some_and(|ids| ids.is_on(IdKind::Username));
         labels::for_each_labelled_value(text, |label, start, end| {
             self.labelled_name(text, cx, label, start, end, out);
+            if logins && names_login(label) && ids::username_value(&text[start..end]) {
+                out.push(Span::new(start, end, Kind::Id(IdKind::Username)));
+            }
+            let keyed = keyed::kind_of_key(label);
+            if keyed.is_some() {
+                let before = out.len();
+                self.keyed.find(&text[start..end], keyed, out);
+                for span in &mut out[before..] {
+                    span.start += start;
+                    span.end += start;
+                }
+            }
         });
     }
 
@@ -383,23 +407,6 @@ impl Detector {
         });
     }
 
-    /// Whole values that a `Label: value` line's label vouches for, as the same JSON key
-    /// would (`iban: GB85PQPP…` in YAML, `Card: 1800-1782-2337-461`: `keyed.rs`).
-    fn labelled_keyed(&self, text: &str, out: &mut Vec<Span>) {
-        labels::for_each_labelled_value(text, |label, start, end| {
-            let keyed = keyed::kind_of_key(label);
-            if keyed.is_none() {
-                return;
-            }
-            let before = out.len();
-            self.keyed.find(&text[start..end], keyed, out);
-            for span in &mut out[before..] {
-                span.start += start;
-                span.end += start;
-            }
-        });
-    }
-
     /// People greeted in a script without capitals ("Hi 상호,", `slots::for_each_greeted`).
     fn greeted_names(&self, text: &str, out: &mut Vec<Span>) {
         let Some(names) = self.structured.names() else {
@@ -412,29 +419,26 @@ impl Detector {
         });
     }
 
-    /// Logins in `Label: value` lines (`pairs` false) or `key=value` pairs (`pairs` true)
-    /// whose label names one (`handle: jdoe42`, `user=jdoe42`): the whole value, when it is
-    /// one word ([`ids::username_value`]). `login` counts only as a JSON key: as a label or a
-    /// pair key it mostly says how a login went (`login=ok`, `Login: failed`).
-    fn labelled_usernames(&self, text: &str, pairs: bool, out: &mut Vec<Span>) {
-        let Some(ids) = &self.ids else { return };
-        if !ids.is_on(IdKind::Username) {
+    /// Logins in `key=value` pairs whose key names one (`user=jdoe42`): the whole value, when
+    /// it is one word ([`ids::username_value`]).
+    fn paired_usernames(&self, text: &str, out: &mut Vec<Span>) {
+        if !self
+            .ids
+            .as_ref()
+            .is_some_and(|ids| ids.is_on(IdKind::Username))
+        {
             return;
         }
-        let names_login = |label: &str| {
-            ids::kind_of_key(label) == Some(IdKind::Username)
-                && !label.eq_ignore_ascii_case("login")
-        };
-        let mut take = |label: &str, start: usize, end: usize| {
-            if names_login(label) && ids::username_value(&text[start..end]) {
-                out.push(Span::new(start, end, Kind::Id(IdKind::Username)));
-            }
-        };
-        if pairs {
-            labels::for_each_pair_value(text, |_| true, names_login, &mut take);
-        } else {
-            labels::for_each_labelled_value(text, &mut take);
-        }
+        labels::for_each_pair_value(
+            text,
+            |_| true,
+            names_login,
+            |_, start, end| {
+                if ids::username_value(&text[start..end]) {
+                    out.push(Span::new(start, end, Kind::Id(IdKind::Username)));
+                }
+            },
+        );
     }
 
     /// URL-encoded addresses in `key=value` pairs with an email key
@@ -552,10 +556,8 @@ impl Detector {
         // key that says nothing about its value, as in a document.
         let text_key = facts.hint.is_none();
         if text_key && classes & prefilter::COLON != 0 {
-            self.labelled_names(text, cx, out);
+            self.labelled_values(text, cx, out);
             self.slot_names(text, classes, out);
-            self.labelled_usernames(text, false, out);
-            self.labelled_keyed(text, out);
         }
         if text_key && !text.is_ascii() {
             self.greeted_names(text, out);
@@ -563,7 +565,7 @@ impl Detector {
         if text_key && memchr::memchr(b'=', text.as_bytes()).is_some() {
             self.paired_names(text, cx, out);
             self.encoded_emails(text, out);
-            self.labelled_usernames(text, true, out);
+            self.paired_usernames(text, out);
         }
         self.keyed.find(text, facts.keyed, out);
         if let Some(secrets) = &self.secrets

@@ -153,12 +153,20 @@ fn greeted(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let line = text[start..end].trim_end_matches(['\r', ' ']);
     let lead = line.len() - line.trim_start().len();
     let line = line.trim_start();
-    let word_end = line.find([' ', '\u{a0}'])?;
-    let greeting = &line[..word_end];
+    // Most lines turn away at their first letter; a greeting word is at most eight bytes.
+    if !matches!(
+        line.bytes().next(),
+        Some(b'h' | b'H' | b'd' | b'D' | b'c' | b'C' | b'b' | b'B' | b'o' | b'O' | b'm' | b'M')
+    ) {
+        return None;
+    }
+    let head = &line.as_bytes()[..line.len().min(9)];
+    let word_end = head.iter().position(|&c| c == b' ' || c == 0xC2)?;
+    let greeting = line.get(..word_end)?;
     if greeting.len() > 8 || !GREETINGS.iter().any(|g| greeting.eq_ignore_ascii_case(g)) {
         return None;
     }
-    let rest = &line[word_end..];
+    let rest = line.get(word_end..)?;
     let value = rest.trim_start_matches([' ', '\u{a0}']);
     let value = value.strip_suffix([',', '!', '，', '、'])?.trim_end();
     let words = value.split(' ').count();
