@@ -70,7 +70,7 @@ async fn versions_lifecycle_order_and_list_fields_pass_through() {
 /// line, nothing for its notification.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_batch_is_answered_as_a_batch() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::io::AsyncWriteExt;
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(
         dir.path(),
@@ -80,17 +80,11 @@ async fn a_host_batch_is_answered_as_a_batch() {
             script = root().join("tests/e2e/tiny_server.py").display(),
         ),
     );
-    let mut child = tokio::process::Command::new(veil())
-        .args(["proxy", "--config"])
-        .arg(&config)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let support::stdio_proxy::StdioProxy {
+        mut child,
+        mut stdin,
+        mut lines,
+    } = support::stdio_proxy::spawn(&veil(), &config);
     let mut next = async || {
         tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
             .await

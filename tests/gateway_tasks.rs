@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 use support::http_echo::{self, Echo};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_are_routed_to_the_server_that_made_them() {
@@ -29,17 +29,11 @@ async fn tasks_are_routed_to_the_server_that_made_them() {
              servers:\n  a:\n    url: {url_a}\n  b:\n    url: {url_b}\n"
         ),
     );
-    let mut child = tokio::process::Command::new(veil())
-        .args(["proxy", "--config"])
-        .arg(&config)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let support::stdio_proxy::StdioProxy {
+        mut child,
+        mut stdin,
+        mut lines,
+    } = support::stdio_proxy::spawn(&veil(), &config);
     let mut next_id = 0;
     let mut ask = async |method: &str, params: Value| -> Value {
         next_id += 1;

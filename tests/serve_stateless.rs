@@ -18,7 +18,7 @@ use common::*;
 use serde_json::{Value, json};
 use support::http_echo::{self, Echo};
 use support::serve::Replica;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 
 const VERSION: &str = "2026-07-28";
 
@@ -184,17 +184,11 @@ async fn stateless_requests_through_the_stdio_gateway() {
     let upstream = http_echo::start(echo.clone()).await;
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), &yaml(&upstream, ""));
-    let mut child = tokio::process::Command::new(veil())
-        .args(["proxy", "--config"])
-        .arg(&config)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let support::stdio_proxy::StdioProxy {
+        mut child,
+        mut stdin,
+        mut lines,
+    } = support::stdio_proxy::spawn(&veil(), &config);
     let mut ask = async |msg: Value| -> Value {
         stdin
             .write_all(format!("{msg}\n").as_bytes())

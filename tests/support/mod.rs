@@ -8,3 +8,5 @@ pub(crate) mod load;
 pub(crate) mod redis_server;
 #[allow(dead_code)]
 pub(crate) mod serve;
+#[allow(dead_code)]
+pub(crate) mod stdio_proxy;
