@@ -24,6 +24,7 @@ mod address;
 mod check;
 mod wallet;
 
+use aho_corasick::AhoCorasick;
 use regex::bytes::Regex;
 use serde::Deserialize;
 
@@ -117,6 +118,9 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
 pub(super) struct IdRecognizer {
     config: IdsConfig,
     candidates: Regex,
+    /// Every birth cue in one automaton (ASCII case-insensitive), so a text is read once for
+    /// all of them rather than once per cue.
+    birth_cues: AhoCorasick,
     /// Street lines in text, when addresses are on.
     addresses: Option<address::AddressFinder>,
 }
@@ -126,6 +130,10 @@ impl IdRecognizer {
         IdRecognizer {
             config: config.clone(),
             candidates: Regex::new(CANDIDATES).expect("the identifier shapes compile"),
+            birth_cues: AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(BIRTH_CUES)
+                .expect("the birth cues compile"),
             addresses: config.address.then(address::AddressFinder::new),
         }
     }
@@ -204,7 +212,7 @@ impl IdRecognizer {
             }
         }
         if self.config.date_of_birth {
-            dob_in_text(text, out);
+            dob_in_text(&self.birth_cues, text, out);
         }
         if let Some(addresses) = &self.addresses {
             addresses.find(text, out);
@@ -464,40 +472,31 @@ const BIRTH_CUES: &[&str] = &[
     "nata il",
 ];
 
-fn dob_in_text(text: &str, out: &mut Vec<Span>) {
+fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
-    for cue in BIRTH_CUES {
-        let c = cue.as_bytes();
-        let mut from = 0;
-        while let Some(i) = find_ci(&b[from..], c) {
-            let at = from + i;
-            from = at + c.len();
-            if at > 0 && b[at - 1].is_ascii_alphanumeric() {
-                continue;
-            }
-            // `:`, `=`, spaces, quotes, `on`, `am`, `le`, `el`, `il` between cue and date.
-            let mut p = at + c.len();
-            let limit = (p + 8).min(b.len());
-            while p < limit && matches!(b[p], b' ' | b':' | b'=' | b'"' | b'\'' | b'-' | b'\t') {
-                p += 1;
-            }
-            for filler in [&b"on "[..], b"am ", b"in "] {
-                if b[p..].starts_with(filler) {
-                    p += filler.len();
-                }
-            }
-            if let Some(e) = date_at(b, p)
-                && !out.iter().any(|s| s.start == p)
-            {
-                out.push(Span::new(p, e, Kind::Id(IdKind::DateOfBirth)));
+    // Overlapping: `born` and `born on` at one place are both tried, as each cue on its own.
+    for m in cues.find_overlapping_iter(b) {
+        let at = m.start();
+        if at > 0 && b[at - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        // `:`, `=`, spaces, quotes, `on`, `am`, `le`, `el`, `il` between cue and date.
+        let mut p = m.end();
+        let limit = (p + 8).min(b.len());
+        while p < limit && matches!(b[p], b' ' | b':' | b'=' | b'"' | b'\'' | b'-' | b'\t') {
+            p += 1;
+        }
+        for filler in [&b"on "[..], b"am ", b"in "] {
+            if b[p..].starts_with(filler) {
+                p += filler.len();
             }
         }
+        if let Some(e) = date_at(b, p)
+            && !out.iter().any(|s| s.start == p)
+        {
+            out.push(Span::new(p, e, Kind::Id(IdKind::DateOfBirth)));
+        }
     }
-}
-
-fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 const MONTHS: &[&str] = &[
