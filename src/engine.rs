@@ -525,12 +525,17 @@ impl Engine {
         Ok(Resolved { findings, entries })
     }
 
-    /// Whether `part` is the revealed part the vault's `value` of kind `kind` gives (a phone's
-    /// calling code comes from its E.164 form, found again by the phone recognizer).
+    /// Whether `part` is the revealed part the vault's `value` of kind `kind` gives.
     fn reveal_matches(&self, kind: &Kind, value: &str, part: &str) -> bool {
+        self.revealed_part(kind, value).as_deref() == Some(part)
+    }
+
+    /// The part of `value` its token shows (`@example.com`), if `kind` reveals one; a phone's
+    /// calling code comes from its E.164 form, found again by the phone recognizer.
+    fn revealed_part(&self, kind: &Kind, value: &str) -> Option<String> {
         let reveal = self.detector.reveal();
         if !reveal.reveals(kind) {
-            return false;
+            return None;
         }
         let e164 = if *kind == Kind::Phone {
             self.detector
@@ -541,7 +546,15 @@ impl Engine {
         } else {
             None
         };
-        reveal.part(kind, value, e164.as_deref()).as_deref() == Some(part)
+        reveal.part(kind, value, e164.as_deref())
+    }
+
+    /// The text tokenizing `value` writes for `token`: the token with its revealed part when
+    /// its kind reveals one (`[EMAIL_1 @example.com]`), else the bare token.
+    pub fn token_text(&self, token: &Token, value: &str) -> String {
+        let mut out = String::with_capacity(24);
+        token.write_revealed(self.revealed_part(&token.kind, value).as_deref(), &mut out);
+        out
     }
 
     /// Restores every token in a JSON document; unknown tokens are an error.
@@ -700,6 +713,15 @@ mod tests {
         assert_eq!(
             block_on(e.rehydrate_text(&s, "to [EMAIL_1]")).unwrap(),
             "to Maria@Example.com"
+        );
+        // The text tokenizing writes, for the echo guard: the same as inbound.
+        assert_eq!(
+            e.token_text(&t.tokens[0], "Maria@Example.com"),
+            "[EMAIL_1 @example.com]"
+        );
+        assert_eq!(
+            e.token_text(&Token::new(Kind::Name, 1), "Maria"),
+            "[NAME_1]"
         );
         // A changed part, or a part on a kind that reveals none, never restores.
         for text in [

@@ -52,8 +52,10 @@ pub(crate) struct EchoGuard {
 }
 
 impl EchoGuard {
-    /// Remembers that `value` was restored for `token`.
-    pub(crate) fn remember(&self, value: &str, token: &Token) {
+    /// Remembers that `value` was restored for `token`, written `text` when tokenized (the
+    /// token with its revealed part, if its kind reveals one), so an echo reads as the value
+    /// did when it first came in.
+    pub(crate) fn remember(&self, value: &str, token: &Token, text: &str) {
         if value.len() < MIN_LEN || token.kind == Kind::Literal {
             return;
         }
@@ -62,7 +64,7 @@ impl EchoGuard {
         if values.len() >= MAX_VALUES || values.iter().any(|(v, _)| *v == escaped) {
             return;
         }
-        values.push((escaped, token.to_string()));
+        values.push((escaped, text.to_string()));
         let Ok(automaton) = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(values.iter().map(|(v, _)| v.as_str()))
@@ -183,13 +185,17 @@ fn at_boundary(bytes: &[u8], at: usize, start: bool) -> bool {
 mod tests {
     use super::*;
 
+    fn remember(g: &EchoGuard, value: &str, token: Token) {
+        g.remember(value, &token, &token.to_string());
+    }
+
     fn guard() -> EchoGuard {
         let g = EchoGuard::default();
-        g.remember("Maria Ortiz", &Token::new(Kind::Name, 1));
-        g.remember("Ann", &Token::new(Kind::Name, 2));
-        g.remember("a\"b", &Token::new(Kind::from_name("QUOTED"), 1));
-        g.remember("[EMAIL_1]", &Token::new(Kind::Literal, 1));
-        g.remember("42", &Token::new(Kind::from_name("SHORT"), 1));
+        remember(&g, "Maria Ortiz", Token::new(Kind::Name, 1));
+        remember(&g, "Ann", Token::new(Kind::Name, 2));
+        remember(&g, "a\"b", Token::new(Kind::from_name("QUOTED"), 1));
+        remember(&g, "[EMAIL_1]", Token::new(Kind::Literal, 1));
+        remember(&g, "42", Token::new(Kind::from_name("SHORT"), 1));
         g
     }
 
@@ -220,6 +226,17 @@ mod tests {
         assert_eq!(
             g.kept_back(text, &found, &tokens).unwrap(),
             r#"{"e":"[NAME_1] and [LITERAL_2]","f":"[NAME_1]"}"#
+        );
+    }
+
+    #[test]
+    fn an_echo_is_written_as_the_value_was_first_tokenized() {
+        let g = EchoGuard::default();
+        let token = Token::new(Kind::Email, 1);
+        g.remember("ann@example.com", &token, "[EMAIL_1 @example.com]");
+        assert_eq!(
+            g.apply(r#"{"to":"ann@example.com"}"#).unwrap(),
+            r#"{"to":"[EMAIL_1 @example.com]"}"#
         );
     }
 

@@ -471,8 +471,10 @@ impl Interceptor {
                     replacements.push(Cow::Borrowed(entry.value.expose().as_str()));
                     is_restored[i] = true;
                     restored.push((rule.as_deref(), Item::entry(entry)));
+                    let token = &token_slots[i].token;
+                    let value = entry.value.expose();
                     self.echo
-                        .remember(entry.value.expose(), &token_slots[i].token);
+                        .remember(value, token, &self.engine.token_text(token, value));
                 }
                 Some(entry) => {
                     replacements.push(Cow::Borrowed(&token_texts[i]));
