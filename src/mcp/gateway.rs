@@ -331,7 +331,7 @@ where
         Some(meta) => {
             gw.stateless_host.store(true, Ordering::Relaxed);
             futures::future::join_all(
-                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta)),
+                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta, true)),
             )
             .await;
         }
@@ -533,18 +533,8 @@ impl Gateway {
 
     /// The gateway's own request to upstream `idx`: the result, or an error message.
     async fn request(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
-        let name = &self.upstreams[idx].name;
-        let mut v = self.request_answer(idx, method, params).await?;
-        if let Some(error) = v.get("error") {
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("error");
-            return Err(format!(
-                "server `{name}` answered {method} with an error: {message}"
-            ));
-        }
-        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+        let answer = self.request_answer(idx, method, params).await?;
+        result_of(&self.upstreams[idx].name, method, answer)
     }
 
     /// The gateway's own request to upstream `idx`: its whole answer (a result or a JSON-RPC
@@ -579,23 +569,30 @@ impl Gateway {
     /// Discovers a stateless upstream (`server/discover` with the host's `_meta`; when the
     /// server refuses the host's version, once more at [`stateless::VERSION`]): its
     /// capabilities stand for an `initialize` result.
-    async fn discover_upstream(&self, idx: usize, meta: &Value) {
+    /// `fallback`: a server that does not answer `server/discover` is initialized instead.
+    async fn discover_upstream(&self, idx: usize, meta: &Value, fallback: bool) {
         let upstream = &self.upstreams[idx];
         if !matches!(upstream.status(), Status::Starting) {
             return;
         }
         let mut meta = meta.clone();
         let mut answer = self
-            .request(idx, "server/discover", json!({"_meta": meta}))
+            .request_answer(idx, "server/discover", json!({"_meta": meta}))
             .await;
-        if answer.is_err() && meta.get(stateless::META_VERSION) != Some(&json!(stateless::VERSION))
-        {
-            meta[stateless::META_VERSION] = json!(stateless::VERSION);
+        // Refused: once more at the version the server names as supported (an unsupported
+        // version error, `-32022`, lists them), or else at the one the gateway knows.
+        let retry = match &answer {
+            Ok(a) => stateless::retry_version(a, meta.get(stateless::META_VERSION)),
+            Err(_) => None,
+        };
+        if let Some(version) = retry {
+            meta[stateless::META_VERSION] = json!(version);
             answer = self
-                .request(idx, "server/discover", json!({"_meta": meta}))
+                .request_answer(idx, "server/discover", json!({"_meta": meta}))
                 .await;
         }
-        if answer.is_err() {
+        let answer = answer.and_then(|a| result_of(&upstream.name, "server/discover", a));
+        if answer.is_err() && fallback {
             // A session-era server: initialized instead; what the stateless host sends it loses
             // the lifecycle `_meta`, what it answers gets `resultType` (see `send_to_upstream`,
             // `upstream_message`).
@@ -639,7 +636,26 @@ impl Gateway {
             "capabilities": capabilities,
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
-        match self.request(idx, "initialize", params).await {
+        let answer = self.request_answer(idx, "initialize", params).await;
+        // A server that knows no `initialize` (a stateless-only one, and the host did not say
+        // which lifecycle it speaks: its first request had neither `initialize` nor the
+        // stateless `_meta`): discovered at the stateless version, as the gateway's own client.
+        if let Ok(a) = &answer
+            && a.pointer("/error/code").and_then(Value::as_i64) == Some(-32601)
+        {
+            tracing::info!(
+                server = upstream.name,
+                "the server does not answer initialize; discovering it"
+            );
+            let meta = json!({
+                stateless::META_VERSION: stateless::VERSION,
+                stateless::META_CAPABILITIES: capabilities,
+                "io.modelcontextprotocol/clientInfo":
+                    {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
+            });
+            return Box::pin(self.discover_upstream(idx, &meta, false)).await;
+        }
+        match answer.and_then(|a| result_of(&upstream.name, "initialize", a)) {
             Ok(result) => {
                 let version = result
                     .get("protocolVersion")
@@ -1388,6 +1404,23 @@ impl Gateway {
             (_, None) => self.reply(text.to_string()),
         }
     }
+}
+
+/// The result of an upstream's answer to the gateway's own `method`, or its error's message.
+fn result_of(name: &str, method: &str, mut answer: Value) -> Result<Value, String> {
+    if let Some(error) = answer.get("error") {
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("error");
+        return Err(format!(
+            "server `{name}` answered {method} with an error: {message}"
+        ));
+    }
+    Ok(answer
+        .get_mut("result")
+        .map(Value::take)
+        .unwrap_or(Value::Null))
 }
 
 /// The protocol version an `initialize` message asks for, when it is a dated version no newer
