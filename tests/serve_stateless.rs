@@ -277,3 +277,55 @@ async fn a_session_era_upstream_serves_a_stateless_client() {
         "only the discovery"
     );
 }
+
+/// A stateless client's batch through `serve`: every request gets the per-request checks on
+/// its own (its `_meta`, the header against its version); a refused one gets its own error
+/// with its id, the others are still answered, all in one JSON array.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_batch_is_checked_item_by_item_and_answered_as_a_batch() {
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &yaml(&upstream, "serve:\n  session:\n    header: x-client\n"),
+    );
+    let replica = Replica::start(&veil(), &config, &[]);
+    let mut other_version = meta();
+    other_version["io.modelcontextprotocol/protocolVersion"] = json!("2027-01-01");
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}},
+        {"jsonrpc": "2.0", "id": "no-caps", "method": "tools/list",
+         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": VERSION}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": other_version}},
+        call(4, json!({"text": "EMP-00040001"})),
+    ]);
+    let response = reqwest::Client::new()
+        .post(&replica.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", VERSION)
+        .header("x-client", "dave")
+        .body(batch.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let answer: Value = response.json().await.unwrap();
+    let items = answer
+        .as_array()
+        .unwrap_or_else(|| panic!("a batch: {answer}"));
+    assert_eq!(items.len(), 4, "{answer}");
+    let by_id = |id: Value| {
+        items
+            .iter()
+            .find(|i| i["id"] == id)
+            .unwrap_or_else(|| panic!("no answer for {id}: {answer}"))
+    };
+    assert!(by_id(json!(1))["result"]["tools"].is_array(), "{answer}");
+    assert_eq!(by_id(json!("no-caps"))["error"]["code"], -32602, "{answer}");
+    assert_eq!(by_id(json!(3))["error"]["code"], -32020, "{answer}");
+    let called = by_id(json!(4));
+    assert!(text_of(called).starts_with("[EMPLOYEE_ID"), "{answer}");
+    assert_eq!(echo.calls.load(Ordering::Relaxed), 1);
+}
