@@ -169,6 +169,9 @@ async fn handle(
         {
             echo.versions.lock().unwrap().push(v.to_string());
         }
+        if msg.pointer("/params/capabilities/roots").is_some() {
+            echo.roots_declared.fetch_add(1, Ordering::Relaxed);
+        }
     } else if !echo.initialized.load(Ordering::Relaxed) && !stateless {
         echo.early.fetch_add(1, Ordering::Relaxed);
     }
