@@ -53,7 +53,8 @@
 //! `resultType`); the gateway's own requests for a stateless
 //! request (list fan-outs, `server/discover`) carry its `_meta`; `initialize`, `ping` and
 //! `logging/setLevel` are answered "method not found" (not part of that protocol), and
-//! `subscriptions/listen` goes to every server.
+//! `subscriptions/listen` becomes one listen per server, merged into the host's stream (see
+//! module `listen`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,6 +70,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
+use super::listen::{self, Delivery, Listens};
 use super::methods::Method;
 use super::stateless;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
@@ -175,6 +177,8 @@ struct Gateway {
     batches: Mutex<Vec<Batch>>,
     /// The host is a stateless (2026-07-28) client (its first message was a stateless request).
     stateless_host: std::sync::atomic::AtomicBool,
+    /// The host's `subscriptions/listen` streams (see module `listen`).
+    listens: Listens,
 }
 
 /// A host batch being answered.
@@ -263,6 +267,7 @@ where
         search,
         batches: Mutex::new(Vec::new()),
         stateless_host: std::sync::atomic::AtomicBool::new(false),
+        listens: Listens::default(),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -928,6 +933,14 @@ impl Gateway {
                     return;
                 }
                 if let Some(request_id) = cancelled {
+                    if let Some(listens) = self.listens.cancel(&request_id) {
+                        for (idx, own) in listens {
+                            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                                "params": {"requestId": own}});
+                            self.send_to_upstream(idx, &cancel.to_string()).await;
+                        }
+                        return;
+                    }
                     let route = lock(&self.host_routes).remove(&request_id);
                     if let Some((idx, _)) = route {
                         self.send_to_upstream(idx, &text).await;
@@ -1225,15 +1238,9 @@ impl Gateway {
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
-            // A stateless client's notification stream: to every server (each tags what it
-            // sends with the subscription id); it ends when the client goes away.
-            "subscriptions/listen" if meta.is_some() => {
-                for idx in 0..self.upstreams.len() {
-                    if self.upstreams[idx].is_ready() {
-                        self.send_to_upstream(idx, &text).await;
-                    }
-                }
-            }
+            // A stateless client's notification stream: one listen per server, merged (see
+            // module `listen`).
+            "subscriptions/listen" if meta.is_some() => self.listen(id, &params_value, &text).await,
             other => self.error(
                 &id,
                 -32601,
@@ -1242,6 +1249,55 @@ impl Gateway {
                     Method(other)
                 ),
             ),
+        }
+    }
+
+    /// The host's `subscriptions/listen` `id`: each server's own listen (its filter narrowed
+    /// to it), or, for a session-era server, its list changes tagged for this subscription.
+    async fn listen(self: Arc<Self>, id: String, params: &Value, text: &str) {
+        let filter = params.get("notifications").cloned().unwrap_or(json!({}));
+        let mut sends = Vec::new();
+        let mut untagged = Vec::new();
+        for (idx, upstream) in self.upstreams.iter().enumerate() {
+            let Status::Ready { capabilities, .. } = upstream.status() else {
+                continue;
+            };
+            if upstream.session_era() {
+                let methods = listen::untagged_methods(&filter, &capabilities);
+                if !methods.is_empty() {
+                    untagged.push((idx, methods));
+                }
+                continue;
+            }
+            let owns = |uri: &str| self.resource_route(uri) == Ok(idx);
+            let Some(narrowed) = listen::narrow(&filter, &capabilities, owns) else {
+                continue;
+            };
+            let own = format!("mcp-veil-l{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+            let Some(msg) = with_param(text, "notifications", &narrowed) else {
+                continue;
+            };
+            let Some(raw) = Envelope::parse(&msg).ok().and_then(|e| e.id) else {
+                continue;
+            };
+            let msg = envelope::splice(&msg, raw.get(), &Value::String(own.clone()).to_string());
+            sends.push((idx, own, msg));
+        }
+        // Registered before anything is sent: an acknowledgement may come at once.
+        let routes = sends.iter().map(|(i, own, _)| (*i, own.clone())).collect();
+        for line in self.listens.open(&id, routes, untagged) {
+            self.reply(line);
+        }
+        for (idx, _, msg) in &sends {
+            self.send_to_upstream(*idx, msg).await;
+        }
+        if !sends.is_empty() {
+            tokio::spawn(async move {
+                tokio::time::sleep(listen::ACK_WAIT).await;
+                for line in self.listens.ack_timeout(&id) {
+                    self.reply(line);
+                }
+            });
         }
     }
 
@@ -1383,6 +1439,9 @@ impl Gateway {
                     let _ = tx.send(text.to_string());
                     return;
                 }
+                if let Delivery::Host(lines) = self.listens.upstream_answer(key, text) {
+                    return lines.into_iter().for_each(|l| self.reply(l));
+                }
                 lock(&self.host_routes).remove(key);
                 // A session-era server's answer to a stateless host: stamped as a stateless
                 // result must be (`resource/read` is cacheable).
@@ -1401,7 +1460,10 @@ impl Gateway {
                     .insert(public.clone(), (idx, id.get().trim().to_string()));
                 self.reply(envelope::splice(text, id.get(), &public));
             }
-            (_, None) => self.reply(text.to_string()),
+            (_, None) => match self.listens.upstream_notification(idx, text) {
+                Delivery::Host(lines) => lines.into_iter().for_each(|l| self.reply(l)),
+                Delivery::NotOurs => self.reply(text.to_string()),
+            },
         }
     }
 }

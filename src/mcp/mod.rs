@@ -33,6 +33,7 @@ pub mod gateway;
 pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;
+mod listen;
 mod methods;
 mod report;
 pub mod restore;
