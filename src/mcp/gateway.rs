@@ -72,6 +72,7 @@ use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::listen::{self, Delivery, Listens};
 use super::methods::Method;
+use super::mrtr::{self, Resume, Rounds};
 use super::stateless;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
 use super::tasks;
@@ -179,6 +180,8 @@ struct Gateway {
     stateless_host: std::sync::atomic::AtomicBool,
     /// The host's `subscriptions/listen` streams (see module `listen`).
     listens: Listens,
+    /// Session-era servers' requests carried to a stateless host (see module `mrtr`).
+    rounds: Rounds,
 }
 
 /// A host batch being answered.
@@ -268,6 +271,7 @@ where
         batches: Mutex::new(Vec::new()),
         stateless_host: std::sync::atomic::AtomicBool::new(false),
         listens: Listens::default(),
+        rounds: Rounds::default(),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -1139,6 +1143,12 @@ impl Gateway {
                 if self.search.handles(name) {
                     return self.search_tools(&id, &params_value);
                 }
+                // A retry answering the gateway's input-required result (see module `mrtr`).
+                if let Some(state) = params_value.get("requestState").and_then(Value::as_str)
+                    && Rounds::is_ours(state)
+                {
+                    return self.resume_round(id, state, &params_value).await;
+                }
                 match self.route(&self.tools, name) {
                     Ok((idx, original)) => {
                         let Some(msg) = with_param(&text, "name", &original) else {
@@ -1301,6 +1311,66 @@ impl Gateway {
         }
     }
 
+    /// The host's retry `id` of a suspended call: its input response answers the server's
+    /// request, and the call's answer will answer this retry.
+    async fn resume_round(self: Arc<Self>, id: String, state: &str, params: &Value) {
+        match self.rounds.resume(state, &id) {
+            None => self.error(&id, -32602, "unknown or expired `requestState`"),
+            Some(Resume::Done(answer)) => self.reply(answer_with_id(&answer, &id)),
+            Some(Resume::Round(held)) => {
+                let Some(response) = params
+                    .get("inputResponses")
+                    .and_then(|r| r.get(&held.key))
+                    .cloned()
+                else {
+                    let key = held.key.clone();
+                    self.rounds.hold_again(state, held);
+                    return self.error(
+                        &id,
+                        -32602,
+                        &format!("the retry has no input response for `{key}`"),
+                    );
+                };
+                // As if the host had answered the server's request itself.
+                let answer = mrtr::answer_line(&held.request, &response);
+                Box::pin(self.host_message(answer)).await;
+            }
+        }
+    }
+
+    /// A session-era server's request `method` (public id `public`) while a stateless host
+    /// waits: carried as the input-required result of the one call it can belong to, else
+    /// refused to the server with an error naming why (see module `mrtr`).
+    fn carry_as_input(&self, idx: usize, method: &str, params: Option<Value>, public: &str) {
+        let refuse = |why: &str| {
+            if let Some((_, original)) = lock(&self.server_requests).remove(public) {
+                self.upstreams[idx].send(envelope::error_response(
+                    Some(&original),
+                    -32603,
+                    &format!("mcp-veil gateway: the client is stateless (2026-07-28): {why}"),
+                ));
+            }
+        };
+        if !mrtr::CARRIED.contains(&method) {
+            return refuse("it can be asked only for sampling, elicitation and roots");
+        }
+        let calls: Vec<String> = lock(&self.host_routes)
+            .iter()
+            .filter(|(_, (i, tool))| *i == idx && *tool)
+            .map(|(call, _)| call.clone())
+            .filter(|call| !self.rounds.is_suspended(call))
+            .collect();
+        let [call] = calls.as_slice() else {
+            return refuse(&format!(
+                "a request can reach it only as the result of the tool call it belongs to,                  and {} calls are open to this server",
+                calls.len()
+            ));
+        };
+        let result = self.rounds.suspend(call, public, method, params);
+        let host_id = self.rounds.host_id(call);
+        self.reply(envelope::result_response(&host_id, &result.to_string()));
+    }
+
     fn error(&self, id: &str, code: i64, message: &str) {
         self.reply(envelope::error_response(
             Some(id),
@@ -1443,6 +1513,17 @@ impl Gateway {
                     return lines.into_iter().for_each(|l| self.reply(l));
                 }
                 lock(&self.host_routes).remove(key);
+                // A call carried through input-required rounds: its answer goes to the
+                // latest retry, or waits for it (see module `mrtr`).
+                let redirected;
+                let text = match self.rounds.finish(key) {
+                    Some(to) => {
+                        redirected = answer_with_id(text, &to);
+                        redirected.as_str()
+                    }
+                    None if self.rounds.park(key, text) => return,
+                    None => text,
+                };
                 // A session-era server's answer to a stateless host: stamped as a stateless
                 // result must be (`resource/read` is cacheable).
                 if self.stateless_host.load(Ordering::Relaxed)
@@ -1458,6 +1539,12 @@ impl Gateway {
                 let public = format!("\"mcp-veil-s{n}\"");
                 lock(&self.server_requests)
                     .insert(public.clone(), (idx, id.get().trim().to_string()));
+                if self.stateless_host.load(Ordering::Relaxed) && self.upstreams[idx].session_era()
+                {
+                    let method = env.method.as_deref().unwrap_or_default().to_string();
+                    let params = env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+                    return self.carry_as_input(idx, &method, params, &public);
+                }
                 self.reply(envelope::splice(text, id.get(), &public));
             }
             (_, None) => match self.listens.upstream_notification(idx, text) {
@@ -1465,6 +1552,14 @@ impl Gateway {
                 Delivery::NotOurs => self.reply(text.to_string()),
             },
         }
+    }
+}
+
+/// `answer` (a JSON-RPC answer) with its id replaced by `id` (JSON text).
+fn answer_with_id(answer: &str, id: &str) -> String {
+    match Envelope::parse(answer).ok().and_then(|e| e.id) {
+        Some(raw) => envelope::splice(answer, raw.get(), id),
+        None => answer.to_string(),
     }
 }
 

@@ -35,6 +35,7 @@ pub mod interceptor;
 pub mod launch;
 mod listen;
 mod methods;
+mod mrtr;
 mod report;
 pub mod restore;
 mod schema;
