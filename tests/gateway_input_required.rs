@@ -72,8 +72,10 @@ async fn session_era_requests_become_input_required_rounds() {
         }
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
     };
-    let list = ask!(json!({"jsonrpc": "2.0", "id": "list", "method": "tools/list",
-                           "params": {"_meta": meta()}}));
+    let list = ask!(
+        json!({"jsonrpc": "2.0", "id": "list", "method": "tools/list",
+                           "params": {"_meta": meta()}})
+    );
     assert!(
         list.to_string().contains("ev__trigger-sampling-request"),
         "the gateway announced sampling upstream: {list}"
@@ -91,7 +93,12 @@ async fn session_era_requests_become_input_required_rounds() {
 
     // Sampling: the round, then the final result on the retry's id.
     let args = json!({"prompt": format!("check {token}"), "maxTokens": 20});
-    let first = ask!(call("s1", "ev__trigger-sampling-request", args.clone(), json!({})));
+    let first = ask!(call(
+        "s1",
+        "ev__trigger-sampling-request",
+        args.clone(),
+        json!({})
+    ));
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
     let state = result["requestState"].as_str().expect("a requestState");
@@ -104,7 +111,10 @@ async fn session_era_requests_become_input_required_rounds() {
     let asked = input["params"]["messages"][0]["content"]["text"]
         .as_str()
         .unwrap_or_default();
-    assert!(asked.contains(&token), "tokenized as the host knows it: {first}");
+    assert!(
+        asked.contains(&token),
+        "tokenized as the host knows it: {first}"
+    );
     let sampled = json!({"role": "assistant", "model": "test", "stopReason": "endTurn",
                          "content": {"type": "text", "text": format!("seen {token}")}});
     let done = ask!(call(
@@ -118,11 +128,19 @@ async fn session_era_requests_become_input_required_rounds() {
         .as_str()
         .unwrap_or_default();
     assert!(text.contains("LLM sampling result"), "{done}");
-    assert!(text.contains(&token), "the server saw the value, the host the token: {done}");
+    assert!(
+        text.contains(&token),
+        "the server saw the value, the host the token: {done}"
+    );
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
 
     // Elicitation, declined.
-    let first = ask!(call("e1", "ev__trigger-elicitation-request", json!({}), json!({})));
+    let first = ask!(call(
+        "e1",
+        "ev__trigger-elicitation-request",
+        json!({}),
+        json!({})
+    ));
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
     let (key, input) = result["inputRequests"]

@@ -32,7 +32,10 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
     let a = Arc::new(Echo::default());
     let b = Arc::new(Echo::default());
     b.with_resources.store(true, Ordering::Relaxed);
-    let (url_a, url_b) = (http_echo::start(a.clone()).await, http_echo::start(b.clone()).await);
+    let (url_a, url_b) = (
+        http_echo::start(a.clone()).await,
+        http_echo::start(b.clone()).await,
+    );
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(
         dir.path(),
@@ -69,21 +72,28 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
             }
         }};
     }
-    let answered = |id: Value| move |s: &Vec<Value>| s.iter().any(|m| m["id"] == id && m.get("method").is_none());
+    let answered = |id: Value| {
+        move |s: &Vec<Value>| s.iter().any(|m| m["id"] == id && m.get("method").is_none())
+    };
     let count = |method: &'static str| {
         move |s: &Vec<Value>| s.iter().filter(|m| m["method"] == method).count()
     };
     send!(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
                  "params": {"_meta": meta()}}));
     read_until!(answered(json!(1)));
-    send!(json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen",
+    send!(
+        json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen",
                  "params": {"_meta": meta(), "notifications": {
                      "toolsListChanged": true, "promptsListChanged": true,
-                     "resourceSubscriptions": ["file:///staff/EMP-00990007"]}}}));
+                     "resourceSubscriptions": ["file:///staff/EMP-00990007"]}}})
+    );
     let acks = count("notifications/subscriptions/acknowledged");
     read_until!(|s: &Vec<Value>| acks(s) >= 1);
     // Each server's listen, narrowed to it (no prompts anywhere; the URI to `b`).
-    assert_eq!(*a.listens.lock().unwrap(), vec![json!({"toolsListChanged": true})]);
+    assert_eq!(
+        *a.listens.lock().unwrap(),
+        vec![json!({"toolsListChanged": true})]
+    );
     assert_eq!(
         *b.listens.lock().unwrap(),
         vec![json!({"toolsListChanged": true,
@@ -95,7 +105,10 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
         .unwrap()
         .clone();
     assert_eq!(ack["params"]["_meta"][SUB], "sub-1", "{ack}");
-    assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true, "{ack}");
+    assert_eq!(
+        ack["params"]["notifications"]["toolsListChanged"], true,
+        "{ack}"
+    );
     let honored_uri = ack["params"]["notifications"]["resourceSubscriptions"][0]
         .as_str()
         .unwrap_or_default()
@@ -103,8 +116,10 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
     assert!(honored_uri.contains("[EMPLOYEE_ID"), "tokenized: {ack}");
     // Both servers' notifications, on the host's subscription.
     for (id, server) in [(2, "a"), (3, "b")] {
-        send!(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": format!("{server}__change"), "arguments": {}, "_meta": meta()}}));
+        send!(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": format!("{server}__change"), "arguments": {}, "_meta": meta()}})
+        );
         read_until!(answered(json!(id)));
     }
     let changed = count("notifications/tools/list_changed");
@@ -122,10 +137,14 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
         }
     }
     // Cancelled: nothing more from the servers' listens.
-    send!(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                 "params": {"requestId": "sub-1"}}));
-    send!(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-        "name": "a__change", "arguments": {}, "_meta": meta()}}));
+    send!(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": "sub-1"}})
+    );
+    send!(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "a__change", "arguments": {}, "_meta": meta()}})
+    );
     read_until!(answered(json!(4)));
     send!(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
                  "params": {"_meta": meta()}}));

@@ -70,14 +70,18 @@ use tokio::sync::{mpsc, oneshot};
 use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
-use super::listen::{self, Delivery, Listens};
+use super::listen::{Delivery, Listens};
 use super::methods::Method;
-use super::mrtr::{self, Resume, Rounds};
+use super::mrtr::Rounds;
 use super::stateless;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
 use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
+
+mod rounds;
+mod wire;
+use wire::*;
 
 /// The longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -1262,115 +1266,6 @@ impl Gateway {
         }
     }
 
-    /// The host's `subscriptions/listen` `id`: each server's own listen (its filter narrowed
-    /// to it), or, for a session-era server, its list changes tagged for this subscription.
-    async fn listen(self: Arc<Self>, id: String, params: &Value, text: &str) {
-        let filter = params.get("notifications").cloned().unwrap_or(json!({}));
-        let mut sends = Vec::new();
-        let mut untagged = Vec::new();
-        for (idx, upstream) in self.upstreams.iter().enumerate() {
-            let Status::Ready { capabilities, .. } = upstream.status() else {
-                continue;
-            };
-            if upstream.session_era() {
-                let methods = listen::untagged_methods(&filter, &capabilities);
-                if !methods.is_empty() {
-                    untagged.push((idx, methods));
-                }
-                continue;
-            }
-            let owns = |uri: &str| self.resource_route(uri) == Ok(idx);
-            let Some(narrowed) = listen::narrow(&filter, &capabilities, owns) else {
-                continue;
-            };
-            let own = format!("mcp-veil-l{}", self.next_id.fetch_add(1, Ordering::Relaxed));
-            let Some(msg) = with_param(text, "notifications", &narrowed) else {
-                continue;
-            };
-            let Some(raw) = Envelope::parse(&msg).ok().and_then(|e| e.id) else {
-                continue;
-            };
-            let msg = envelope::splice(&msg, raw.get(), &Value::String(own.clone()).to_string());
-            sends.push((idx, own, msg));
-        }
-        // Registered before anything is sent: an acknowledgement may come at once.
-        let routes = sends.iter().map(|(i, own, _)| (*i, own.clone())).collect();
-        for line in self.listens.open(&id, routes, untagged) {
-            self.reply(line);
-        }
-        for (idx, _, msg) in &sends {
-            self.send_to_upstream(*idx, msg).await;
-        }
-        if !sends.is_empty() {
-            tokio::spawn(async move {
-                tokio::time::sleep(listen::ACK_WAIT).await;
-                for line in self.listens.ack_timeout(&id) {
-                    self.reply(line);
-                }
-            });
-        }
-    }
-
-    /// The host's retry `id` of a suspended call: its input response answers the server's
-    /// request, and the call's answer will answer this retry.
-    async fn resume_round(self: Arc<Self>, id: String, state: &str, params: &Value) {
-        match self.rounds.resume(state, &id) {
-            None => self.error(&id, -32602, "unknown or expired `requestState`"),
-            Some(Resume::Done(answer)) => self.reply(answer_with_id(&answer, &id)),
-            Some(Resume::Round(held)) => {
-                let Some(response) = params
-                    .get("inputResponses")
-                    .and_then(|r| r.get(&held.key))
-                    .cloned()
-                else {
-                    let key = held.key.clone();
-                    self.rounds.hold_again(state, held);
-                    return self.error(
-                        &id,
-                        -32602,
-                        &format!("the retry has no input response for `{key}`"),
-                    );
-                };
-                // As if the host had answered the server's request itself.
-                let answer = mrtr::answer_line(&held.request, &response);
-                Box::pin(self.host_message(answer)).await;
-            }
-        }
-    }
-
-    /// A session-era server's request `method` (public id `public`) while a stateless host
-    /// waits: carried as the input-required result of the one call it can belong to, else
-    /// refused to the server with an error naming why (see module `mrtr`).
-    fn carry_as_input(&self, idx: usize, method: &str, params: Option<Value>, public: &str) {
-        let refuse = |why: &str| {
-            if let Some((_, original)) = lock(&self.server_requests).remove(public) {
-                self.upstreams[idx].send(envelope::error_response(
-                    Some(&original),
-                    -32603,
-                    &format!("mcp-veil gateway: the client is stateless (2026-07-28): {why}"),
-                ));
-            }
-        };
-        if !mrtr::CARRIED.contains(&method) {
-            return refuse("it can be asked only for sampling, elicitation and roots");
-        }
-        let calls: Vec<String> = lock(&self.host_routes)
-            .iter()
-            .filter(|(_, (i, tool))| *i == idx && *tool)
-            .map(|(call, _)| call.clone())
-            .filter(|call| !self.rounds.is_suspended(call))
-            .collect();
-        let [call] = calls.as_slice() else {
-            return refuse(&format!(
-                "a request can reach it only as the result of the tool call it belongs to,                  and {} calls are open to this server",
-                calls.len()
-            ));
-        };
-        let result = self.rounds.suspend(call, public, method, params);
-        let host_id = self.rounds.host_id(call);
-        self.reply(envelope::result_response(&host_id, &result.to_string()));
-    }
-
     fn error(&self, id: &str, code: i64, message: &str) {
         self.reply(envelope::error_response(
             Some(id),
@@ -1490,7 +1385,8 @@ impl Gateway {
             ids
         };
         for (id, tool) in orphans {
-            self.fail_host_request(&id, tool, &format!("server `{name}` exited"));
+            let host_id = self.rounds.finish(&id).unwrap_or(id);
+            self.fail_host_request(&host_id, tool, &format!("server `{name}` exited"));
         }
     }
 
@@ -1555,191 +1451,6 @@ impl Gateway {
     }
 }
 
-/// `answer` (a JSON-RPC answer) with its id replaced by `id` (JSON text).
-fn answer_with_id(answer: &str, id: &str) -> String {
-    match Envelope::parse(answer).ok().and_then(|e| e.id) {
-        Some(raw) => envelope::splice(answer, raw.get(), id),
-        None => answer.to_string(),
-    }
-}
-
-/// The result of an upstream's answer to the gateway's own `method`, or its error's message.
-fn result_of(name: &str, method: &str, mut answer: Value) -> Result<Value, String> {
-    if let Some(error) = answer.get("error") {
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("error");
-        return Err(format!(
-            "server `{name}` answered {method} with an error: {message}"
-        ));
-    }
-    Ok(answer
-        .get_mut("result")
-        .map(Value::take)
-        .unwrap_or(Value::Null))
-}
-
-/// The protocol version an `initialize` message asks for, when it is a dated version no newer
-/// than the one the gateway speaks ([`PROPOSED_VERSION`]); a newer one gets that one.
-/// The `_meta` of the host's first message when it is a stateless (2026-07-28) request.
-fn stateless_meta(message: &str) -> Option<Value> {
-    let env = Envelope::parse(message).ok()?;
-    env.method.as_ref()?;
-    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
-    stateless::params_meta(&params).cloned()
-}
-
-fn requested_version(message: &str) -> Option<String> {
-    let env = Envelope::parse(message).ok()?;
-    if env.method.as_deref() != Some("initialize") {
-        return None;
-    }
-    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
-    let version = params.get("protocolVersion")?.as_str()?;
-    let dated = version.len() == 10
-        && version.bytes().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        });
-    if !dated {
-        return None;
-    }
-    Some(version.min(PROPOSED_VERSION).to_string())
-}
-
-/// The `roots` capability of the host's `initialize`, when it declares one: upstreams are
-/// initialized with it, and their `roots/list` requests reach the host.
-fn host_roots(message: &str) -> Option<Value> {
-    let env = Envelope::parse(message).ok()?;
-    if env.method.as_deref() != Some("initialize") {
-        return None;
-    }
-    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
-    params
-        .pointer("/capabilities/roots")
-        .filter(|r| r.is_object())
-        .cloned()
-}
-
-/// A list answer to the host: the merged items, then the merged list-level fields.
-fn list_result(kind: ListKind, items: Vec<Value>, fields: serde_json::Map<String, Value>) -> Value {
-    let mut result = serde_json::Map::new();
-    result.insert(kind.key().to_string(), Value::Array(items));
-    result.extend(fields);
-    Value::Object(result)
-}
-
-/// Merges the list-level fields of one page (or one server's list) into `into`: `_meta`
-/// objects key by key (the first value of a key wins), the shortest `ttlMs`, `cacheScope`
-/// `private` as soon as one list is private, any other field as first seen.
-fn merge_list_fields(
-    into: &mut serde_json::Map<String, Value>,
-    from: impl IntoIterator<Item = (String, Value)>,
-) {
-    for (key, value) in from {
-        match (key.as_str(), into.get_mut(&key)) {
-            (_, None) => {
-                into.insert(key, value);
-            }
-            ("_meta", Some(Value::Object(existing))) => {
-                if let Value::Object(more) = value {
-                    for (k, v) in more {
-                        existing.entry(k).or_insert(v);
-                    }
-                }
-            }
-            ("ttlMs", Some(existing)) => {
-                if let (Some(a), Some(b)) = (existing.as_u64(), value.as_u64())
-                    && b < a
-                {
-                    *existing = value;
-                }
-            }
-            ("cacheScope", Some(existing)) if value.as_str() == Some("private") => {
-                *existing = value;
-            }
-            _ => {}
-        }
-    }
-}
-
-/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes
-/// and their order.
-fn with_param(text: &str, key: &str, value: impl serde::Serialize) -> Option<String> {
-    let env = Envelope::parse(text).ok()?;
-    let params = env.params?;
-    let OrderedRaw(mut fields) = serde_json::from_str(params.get()).ok()?;
-    let value = serde_json::value::to_raw_value(&value).ok()?;
-    match fields.iter_mut().find(|(k, _)| k == key) {
-        Some((_, v)) => *v = value,
-        None => fields.push((key.to_string(), value)),
-    }
-    let mut new = String::from("{");
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            new.push(',');
-        }
-        new.push_str(&serde_json::to_string(k).ok()?);
-        new.push(':');
-        new.push_str(v.get());
-    }
-    new.push('}');
-    Some(envelope::splice(text, params.get(), &new))
-}
-
-/// A JSON object's members in their order, values as raw text (a later duplicate key wins,
-/// in the first one's place).
-struct OrderedRaw(Vec<(String, Box<RawValue>)>);
-
-impl<'de> serde::Deserialize<'de> for OrderedRaw {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> serde::de::Visitor<'de> for Members {
-            type Value = OrderedRaw;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<OrderedRaw, A::Error> {
-                let mut out: Vec<(String, Box<RawValue>)> = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
-                    match out.iter_mut().find(|(existing, _)| *existing == k) {
-                        Some((_, slot)) => *slot = v,
-                        None => out.push((k, v)),
-                    }
-                }
-                Ok(OrderedRaw(out))
-            }
-        }
-        d.deserialize_map(Members)
-    }
-}
-
-/// Deep-merges capability objects: objects merge key by key, `true` wins over `false`, the
-/// first value wins otherwise.
-fn merge_into(into: &mut Value, from: &Value) {
-    match (into, from) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in b {
-                match a.get_mut(k) {
-                    Some(existing) => merge_into(existing, v),
-                    None => {
-                        a.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (Value::Bool(a), Value::Bool(b)) => *a |= *b,
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1751,77 +1462,5 @@ mod tests {
         let long = exposed_name("server", &"x".repeat(100));
         assert_eq!(long.len(), MAX_NAME_LEN);
         assert!(long.starts_with("server__x"));
-    }
-
-    #[test]
-    fn capabilities_merge() {
-        let mut a = json!({"tools": {"listChanged": false}, "logging": {}});
-        merge_into(
-            &mut a,
-            &json!({"tools": {"listChanged": true}, "resources": {"subscribe": true}}),
-        );
-        assert_eq!(
-            a,
-            json!({"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true}})
-        );
-    }
-
-    #[test]
-    fn the_hosts_version_is_proposed_upstream() {
-        let init = |v: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{v}","capabilities":{{}}}}}}"#
-            )
-        };
-        assert_eq!(
-            requested_version(&init("2025-03-26")).as_deref(),
-            Some("2025-03-26")
-        );
-        assert_eq!(
-            requested_version(&init("2026-07-28")).as_deref(),
-            Some(PROPOSED_VERSION)
-        );
-        assert_eq!(requested_version(&init("latest")), None);
-        assert_eq!(
-            requested_version(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
-            None
-        );
-    }
-
-    #[test]
-    fn list_fields_merge_per_server() {
-        let mut fields = serde_json::Map::new();
-        let a = json!({"_meta": {"a": 1, "x": "first"}, "ttlMs": 60000, "cacheScope": "public"});
-        let b = json!({"_meta": {"b": 2, "x": "second"}, "ttlMs": 5000, "cacheScope": "private"});
-        for page in [a, b] {
-            let Value::Object(page) = page else {
-                unreachable!()
-            };
-            merge_list_fields(&mut fields, page);
-        }
-        assert_eq!(
-            Value::Object(fields),
-            json!({"_meta": {"a": 1, "b": 2, "x": "first"}, "ttlMs": 5000, "cacheScope": "private"})
-        );
-    }
-
-    #[test]
-    fn params_are_replaced_keeping_the_rest() {
-        let msg = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs__read","arguments":{"n":1.50}}}"#;
-        let out = with_param(msg, "name", "read").unwrap();
-        assert_eq!(
-            out,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"n":1.50}}}"#
-        );
-        let added = with_param(
-            r#"{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"z":1,"a":2}}"#,
-            "ref",
-            json!({"type": "ref/prompt"}),
-        )
-        .unwrap();
-        assert!(
-            added.ends_with(r#""params":{"z":1,"a":2,"ref":{"type":"ref/prompt"}}}"#),
-            "{added}"
-        );
     }
 }

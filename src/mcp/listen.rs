@@ -116,12 +116,14 @@ pub(crate) fn narrow(
 ) -> Option<Value> {
     let mut out = Map::new();
     for (flag, _, capability) in FLAGS {
-        if filter.get(flag) == Some(&Value::Bool(true)) && capabilities.get(capability).is_some()
-        {
+        if filter.get(flag) == Some(&Value::Bool(true)) && capabilities.get(capability).is_some() {
             out.insert(flag.into(), Value::Bool(true));
         }
     }
-    if let Some(uris) = filter.get("resourceSubscriptions").and_then(Value::as_array) {
+    if let Some(uris) = filter
+        .get("resourceSubscriptions")
+        .and_then(Value::as_array)
+    {
         let mine: Vec<Value> = uris
             .iter()
             .filter(|u| u.as_str().is_some_and(&owns))
@@ -160,7 +162,10 @@ fn flags_of(methods: &[&str]) -> Map<String, Value> {
 /// `line` (a notification) with its subscription id set to `tag`.
 fn retag(line: &str, tag: &str) -> Option<String> {
     let mut v: Value = serde_json::from_str(line).ok()?;
-    let params = v.as_object_mut()?.entry("params").or_insert_with(|| json!({}));
+    let params = v
+        .as_object_mut()?
+        .entry("params")
+        .or_insert_with(|| json!({}));
     let params = params.as_object_mut()?;
     let meta = params.entry("_meta").or_insert_with(|| json!({}));
     if !meta.is_object() {
@@ -381,7 +386,9 @@ impl Listens {
     /// Whether an upstream listen id (a string) is open.
     #[cfg(test)]
     pub(crate) fn is_open(&self, own: &str) -> bool {
-        lock(&self.subs).iter().any(|s| s.open.iter().any(|o| o == own))
+        lock(&self.subs)
+            .iter()
+            .any(|s| s.open.iter().any(|o| o == own))
     }
 }
 
@@ -421,7 +428,8 @@ mod tests {
             .to_string()
         };
         assert_eq!(
-            listens.upstream_notification(0, &ack("mcp-veil-l1", json!({"toolsListChanged": true}))),
+            listens
+                .upstream_notification(0, &ack("mcp-veil-l1", json!({"toolsListChanged": true}))),
             Delivery::Host(Vec::new())
         );
         // Before the merged acknowledgement: held.
@@ -434,7 +442,10 @@ mod tests {
         );
         let Delivery::Host(out) = listens.upstream_notification(
             1,
-            &ack("mcp-veil-l2", json!({"resourceSubscriptions": ["file:///b"]})),
+            &ack(
+                "mcp-veil-l2",
+                json!({"resourceSubscriptions": ["file:///b"]}),
+            ),
         ) else {
             panic!("ours")
         };
@@ -450,10 +461,7 @@ mod tests {
         assert_eq!(second["params"]["_meta"][META_SUBSCRIPTION], "7");
         // Someone else's tag: not ours.
         let other = change.replace("mcp-veil-l1", "mcp-veil-l9");
-        assert_eq!(
-            listens.upstream_notification(0, &other),
-            Delivery::NotOurs
-        );
+        assert_eq!(listens.upstream_notification(0, &other), Delivery::NotOurs);
         // The host's answer comes with the last upstream's.
         let end = |own: &str| format!(r#"{{"jsonrpc":"2.0","id":"{own}","result":{{}}}}"#);
         assert_eq!(
@@ -478,7 +486,10 @@ mod tests {
         let now = listens.open("\"s1\"", Vec::new(), vec![(3, methods)]);
         assert_eq!(now.len(), 1, "acknowledged at once");
         let ack: Value = serde_json::from_str(&now[0]).unwrap();
-        assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
+        assert_eq!(
+            ack["params"]["notifications"],
+            json!({"toolsListChanged": true})
+        );
         let change = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
         let Delivery::Host(out) = listens.upstream_notification(3, change) else {
             panic!("tagged")

@@ -25,7 +25,8 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 
 /// The server → client methods carried as input requests.
-pub(crate) const CARRIED: [&str; 3] = ["sampling/createMessage", "elicitation/create", "roots/list"];
+pub(crate) const CARRIED: [&str; 3] =
+    ["sampling/createMessage", "elicitation/create", "roots/list"];
 
 /// The most rounds held at once (then the oldest are dropped: their retries get an error).
 const MAX_HELD: usize = 4096;
@@ -200,10 +201,16 @@ mod tests {
             .and_then(|m| m.iter().next())
             .map(|(k, v)| (k.clone(), v.clone()))
             .unwrap();
-        assert_eq!(input, json!({"method": "sampling/createMessage", "params": {"messages": []}}));
+        assert_eq!(
+            input,
+            json!({"method": "sampling/createMessage", "params": {"messages": []}})
+        );
         assert!(rounds.is_suspended("7"));
         assert_eq!(rounds.host_id("7"), "7");
-        assert!(rounds.resume("mcp-veil-r99-x", "8").is_none(), "not a round");
+        assert!(
+            rounds.resume("mcp-veil-r99-x", "8").is_none(),
+            "not a round"
+        );
         let Some(Resume::Round(held)) = rounds.resume(&state, "8") else {
             panic!("a round")
         };

@@ -278,7 +278,8 @@ mod tests {
             retry_version(&unsupported(json!(["2027-01-01"])), Some(&asked)),
             None
         );
-        let not_found = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}});
+        let not_found =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}});
         assert_eq!(retry_version(&not_found, Some(&asked)), None);
         assert_eq!(
             retry_version(&not_found, Some(&json!("2027-01-01"))),

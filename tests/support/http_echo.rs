@@ -307,7 +307,10 @@ async fn handle(
             match name {
                 Some("change") => {
                     echo.change.notify_one();
-                    json_response(id, json!({"content": [{"type": "text", "text": "changed"}]}))
+                    json_response(
+                        id,
+                        json!({"content": [{"type": "text", "text": "changed"}]}),
+                    )
                 }
                 Some("hang") => {
                     futures::future::pending::<()>().await;
