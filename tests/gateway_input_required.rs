@@ -5,6 +5,8 @@
 //! `requestState`; its retry with `inputResponses` answers the server's request (restored), and
 //! the call's final result answers the retry.
 //!
+//! The same round through `mcp-veil serve`, the stateless client on HTTP.
+//!
 //! Needs `bash .ci/install-peers.sh` (server-everything from npm).
 
 mod common;
@@ -177,4 +179,61 @@ async fn session_era_requests_become_input_required_rounds() {
     assert!(!all.contains(RAW), "no raw value reached the host");
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+}
+
+/// Through `serve`: a stateless HTTP client (its session key a header) gets the round as the
+/// JSON answer of its POST, and the final result as the answer of its retry's POST.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_through_serve() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "tool_search:\n  mode: never\nserve:\n  session:\n    header: x-client\n\
+             servers:\n  ev:\n    command: {}\n",
+            npm_bin("mcp-server-everything").display()
+        ),
+    );
+    let replica = support::serve::Replica::start(&veil(), &config, &[]);
+    let http = reqwest::Client::new();
+    let post = |body: Value| {
+        let req = http
+            .post(&replica.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .header("mcp-protocol-version", VERSION)
+            .header("x-client", "erin")
+            .body(body.to_string());
+        async move {
+            let r = req.send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    let call = |id: u64, more: Value| {
+        let mut params = json!({"name": "ev__trigger-elicitation-request", "arguments": {},
+                                "_meta": meta()});
+        if let (Some(p), Some(m)) = (params.as_object_mut(), more.as_object()) {
+            p.extend(m.clone());
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let (status, first) = post(call(1, json!({}))).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let key = first["result"]["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .unwrap();
+    let (status, done) = post(call(
+        2,
+        json!({"inputResponses": {key: {"action": "decline"}}, "requestState": state}),
+    ))
+    .await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["id"], 2, "{done}");
+    assert!(done["result"]["content"].is_array(), "{done}");
 }

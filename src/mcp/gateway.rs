@@ -54,7 +54,11 @@
 //! request (list fan-outs, `server/discover`) carry its `_meta`; `initialize`, `ping` and
 //! `logging/setLevel` are answered "method not found" (not part of that protocol), and
 //! `subscriptions/listen` becomes one listen per server, merged into the host's stream (see
-//! module `listen`).
+//! module `listen`); a session-era server's sampling, elicitation or roots request during a
+//! call reaches the host as the call's input-required result (see module `mrtr`). A server
+//! that answers `server/discover` with an unsupported-version error listing 2026-07-28 is asked
+//! again at it; one that knows no `initialize` (the host's first request naming no lifecycle)
+//! is discovered.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
