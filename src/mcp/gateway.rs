@@ -1003,6 +1003,19 @@ impl Gateway {
         // A stateless (2026-07-28) request: its `_meta` goes on the gateway's own requests for
         // it; the session-era methods are not part of that protocol.
         let meta = stateless::params_meta(&params_value).cloned();
+        // A stateless host's request: checked on its own (so each item of a batch gets its
+        // own error), as an HTTP front end checks it.
+        if self.stateless_host.load(Ordering::Relaxed)
+            && let Err((code, message, data)) = stateless::check_meta(&params_value)
+        {
+            let mut error =
+                json!({"code": code, "message": format!("mcp-veil gateway: {message}")});
+            if let Some(data) = data {
+                error["data"] = data;
+            }
+            let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
+            return self.reply(json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string());
+        }
         if meta.is_some() && matches!(method.as_str(), "initialize" | "ping" | "logging/setLevel") {
             return self.error(
                 &id,

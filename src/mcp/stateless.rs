@@ -83,6 +83,33 @@ pub fn retry_version(answer: &Value, asked: Option<&Value>) -> Option<&'static s
     (asked.and_then(Value::as_str) != Some(VERSION)).then_some(VERSION)
 }
 
+/// The per-request checks of a stateless host's request on any transport (`params`: its
+/// params): `_meta` with the protocol version and the client capabilities (else
+/// [`INVALID_PARAMS`]), the version one the layer speaks (else [`UNSUPPORTED_VERSION`], with
+/// `data` naming the supported ones). The error as (code, message, data).
+pub fn check_meta(params: &Value) -> Result<(), (i64, &'static str, Option<Value>)> {
+    let meta = params.get("_meta");
+    let version = meta
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str);
+    let capabilities = meta.and_then(|m| m.get(META_CAPABILITIES));
+    let (Some(version), Some(_)) = (version, capabilities) else {
+        return Err((
+            INVALID_PARAMS,
+            "a stateless request needs `_meta` with the protocol version and the client capabilities",
+            None,
+        ));
+    };
+    if version != VERSION {
+        return Err((
+            UNSUPPORTED_VERSION,
+            "unsupported protocol version",
+            Some(serde_json::json!({"supported": [VERSION], "requested": version})),
+        ));
+    }
+    Ok(())
+}
+
 /// Why an HTTP front end refuses a stateless request before handling it: HTTP 400 with this
 /// JSON-RPC code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,6 +288,17 @@ mod tests {
         assert_eq!(stamped["result"]["cacheScope"], "private");
         let done = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#;
         assert_eq!(stamp_answer(done), None);
+    }
+
+    #[test]
+    fn stateless_requests_are_checked_on_any_transport() {
+        assert!(check_meta(&meta(VERSION)).is_ok());
+        let no_caps = json!({"_meta": {META_VERSION: VERSION}});
+        assert_eq!(check_meta(&no_caps).unwrap_err().0, INVALID_PARAMS);
+        assert_eq!(check_meta(&json!({})).unwrap_err().0, INVALID_PARAMS);
+        let (code, _, data) = check_meta(&meta("2027-01-01")).unwrap_err();
+        assert_eq!(code, UNSUPPORTED_VERSION);
+        assert_eq!(data.unwrap()["supported"], json!([VERSION]));
     }
 
     #[test]

@@ -54,10 +54,14 @@ impl Gateway {
             self.send_to_upstream(*idx, msg).await;
         }
         if !sends.is_empty() {
+            // Weak: a gateway shutting down does not wait for this timer.
+            let gw = Arc::downgrade(&self);
             tokio::spawn(async move {
                 tokio::time::sleep(listen::ACK_WAIT).await;
-                for line in self.listens.ack_timeout(&id) {
-                    self.reply(line);
+                if let Some(gw) = gw.upgrade() {
+                    for line in gw.listens.ack_timeout(&id) {
+                        gw.reply(line);
+                    }
                 }
             });
         }
