@@ -47,7 +47,9 @@
 //! every server's list; the `tasks` capability is the servers' merged.
 //!
 //! Stateless (2026-07-28) hosts: when the host's first message is a stateless request (see
-//! module `stateless`), each upstream is discovered with `server/discover` under that
+//! module `stateless`), each of its requests is checked on its own (`_meta` with the version
+//! and the capabilities, a version the layer speaks: else its own error, in a batch too), each
+//! upstream is discovered with `server/discover` under that
 //! request's `_meta` instead of initialized (one that does not answer it is initialized as
 //! before, sent requests without the lifecycle `_meta`, and its answers stamped with
 //! `resultType`); the gateway's own requests for a stateless
