@@ -955,9 +955,19 @@ impl Gateway {
                         }
                         return;
                     }
-                    let route = lock(&self.host_routes).remove(&request_id);
+                    // A retry of a call carried through input-required rounds: the server
+                    // knows the call by its first id.
+                    let call = self.rounds.call_of(&request_id);
+                    let upstream_id = call.as_deref().unwrap_or(&request_id);
+                    let route = lock(&self.host_routes).remove(upstream_id);
                     if let Some((idx, _)) = route {
-                        self.send_to_upstream(idx, &text).await;
+                        let cancel = match &call {
+                            Some(call) => json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                "params": {"requestId": serde_json::from_str::<Value>(call).unwrap_or(Value::Null)}})
+                            .to_string(),
+                            None => text.clone(),
+                        };
+                        self.send_to_upstream(idx, &cancel).await;
                     }
                     return;
                 }

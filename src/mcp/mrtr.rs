@@ -11,7 +11,8 @@
 //! the host's retry carrying that `requestState` is not sent as a new call: its input response
 //! becomes the answer to the server's request (restored by the interceptor like any host
 //! answer), and the server's final result answers the retry (its id). Another request during
-//! the same call repeats the round.
+//! the same call repeats the round. The host cancelling a retry cancels the server's call (by
+//! its first id).
 //!
 //! The server's request is matched to the host call it belongs to by elimination: it is the one
 //! `tools/call` the host has open to that server and not already suspended. When there are
@@ -81,6 +82,18 @@ impl Rounds {
             .get(call)
             .cloned()
             .unwrap_or_else(|| call.to_string())
+    }
+
+    /// The call the host's retry `retry_id` (JSON text) now stands for, forgotten (the host
+    /// cancelled the retry).
+    pub(crate) fn call_of(&self, retry_id: &str) -> Option<String> {
+        let mut redirect = lock(&self.redirect);
+        let call = redirect
+            .iter()
+            .find(|(_, to)| *to == retry_id)
+            .map(|(call, _)| call.clone())?;
+        redirect.remove(&call);
+        Some(call)
     }
 
     /// The call's answer came: where it goes (the latest retry's id), forgotten.
@@ -219,6 +232,12 @@ mod tests {
         assert_eq!(rounds.host_id("7"), "8");
         assert!(rounds.resume(&state, "9").is_none(), "once");
         assert_eq!(rounds.finish("7").as_deref(), Some("8"));
+        // A retry cancelled: the call it stands for.
+        let other = rounds.suspend("20", "\"mcp-veil-s5\"", "roots/list", None);
+        let other = other["requestState"].as_str().unwrap().to_string();
+        assert!(rounds.resume(&other, "21").is_some());
+        assert_eq!(rounds.call_of("21").as_deref(), Some("20"));
+        assert_eq!(rounds.call_of("21"), None);
         // Answered while suspended: the retry gets the answer.
         let again = rounds.suspend("10", "\"mcp-veil-s4\"", "roots/list", None);
         let state = again["requestState"].as_str().unwrap().to_string();
