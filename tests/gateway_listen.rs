@@ -4,7 +4,8 @@
 //! resources), the host gets one acknowledgement (what the servers agreed to, under its own
 //! subscription id) and both servers' notifications on its subscription, re-tagged with its id
 //! and tokenized (a resource URI holding an employee id); its `notifications/cancelled` ends
-//! the servers' listens, and what they send after that does not reach it.
+//! the servers' listens, and what they send after that does not reach it. A session-era server
+//! (`mcp-server-everything`) is subscribed to the listen's resource and its updates are tagged.
 
 mod common;
 mod support;
@@ -159,4 +160,105 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
     // The servers' listen responses stay open until the gateway ends (a known limit).
     drop(stdin);
     let _ = child.kill().await;
+}
+
+/// A session-era server (`mcp-server-everything`, stdio) behind a stateless host's listen: the
+/// gateway subscribes there to the listen's resource, acknowledges it, and tags the server's
+/// untagged `notifications/resources/updated` with the host's subscription id; the host's
+/// cancel unsubscribes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_era_servers_resource_updates_reach_the_listen() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &format!(
+            "tool_search:\n  mode: never\nservers:\n  ev:\n    command: {}\n",
+            npm_bin("mcp-server-everything").display()
+        ),
+    );
+    let support::stdio_proxy::StdioProxy {
+        mut child,
+        mut stdin,
+        mut lines,
+    } = support::stdio_proxy::spawn(&veil(), &config);
+    let mut seen: Vec<Value> = Vec::new();
+    macro_rules! send {
+        ($msg:expr) => {
+            stdin
+                .write_all(format!("{}\n", $msg).as_bytes())
+                .await
+                .unwrap()
+        };
+    }
+    macro_rules! read_until {
+        ($done:expr) => {{
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+            while !$done(&seen) {
+                let line = tokio::time::timeout_at(deadline, lines.next_line())
+                    .await
+                    .unwrap_or_else(|_| panic!("in time; seen so far: {seen:?}"))
+                    .unwrap()
+                    .expect("a line");
+                seen.push(serde_json::from_str(&line).unwrap());
+            }
+        }};
+    }
+    let answer = |id: Value, s: &Vec<Value>| {
+        s.iter()
+            .find(|m| m["id"] == id && m.get("method").is_none())
+            .cloned()
+    };
+    send!(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
+                 "params": {"_meta": meta()}})
+    );
+    read_until!(|s: &Vec<Value>| answer(json!(1), s).is_some());
+    let list = answer(json!(1), &seen).unwrap();
+    let uri = list["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a resource: {list}"))
+        .to_string();
+    send!(
+        json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+                 "params": {"_meta": meta(), "notifications": {"resourceSubscriptions": [uri]}}})
+    );
+    let ack_of = |s: &Vec<Value>| {
+        s.iter()
+            .find(|m| m["method"] == "notifications/subscriptions/acknowledged")
+            .cloned()
+    };
+    read_until!(|s: &Vec<Value>| ack_of(s).is_some());
+    let ack = ack_of(&seen).unwrap();
+    assert_eq!(ack["params"]["_meta"][SUB], "9", "{ack}");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"resourceSubscriptions": [uri]}),
+        "{ack}"
+    );
+    send!(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "ev__toggle-subscriber-updates", "arguments": {}, "_meta": meta()}})
+    );
+    let updated = |s: &Vec<Value>| {
+        s.iter()
+            .filter(|m| m["method"] == "notifications/resources/updated")
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+    read_until!(|s: &Vec<Value>| !updated(s).is_empty() && answer(json!(2), s).is_some());
+    let first = &updated(&seen)[0];
+    assert_eq!(first["params"]["uri"], uri.as_str(), "{first}");
+    assert_eq!(first["params"]["_meta"][SUB], "9", "tagged: {first}");
+    // Cancelled: unsubscribed upstream (the server's updates stop; its timer is switched off).
+    send!(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": 9}})
+    );
+    send!(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "ev__toggle-subscriber-updates", "arguments": {}, "_meta": meta()}})
+    );
+    read_until!(|s: &Vec<Value>| answer(json!(3), s).is_some());
+    drop(stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
 }

@@ -947,11 +947,18 @@ impl Gateway {
                     return;
                 }
                 if let Some(request_id) = cancelled {
-                    if let Some(listens) = self.listens.cancel(&request_id) {
-                        for (idx, own) in listens {
+                    if let Some(ended) = self.listens.cancel(&request_id) {
+                        for (idx, own) in ended.listens {
                             let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                                 "params": {"requestId": own}});
                             self.send_to_upstream(idx, &cancel.to_string()).await;
+                        }
+                        for (idx, uri) in ended.unsubscribe {
+                            let gw = self.clone();
+                            tokio::spawn(async move {
+                                let params = json!({"uri": uri});
+                                let _ = gw.request(idx, "resources/unsubscribe", params).await;
+                            });
                         }
                         return;
                     }
@@ -1283,7 +1290,9 @@ impl Gateway {
             }
             // A stateless client's notification stream: one listen per server, merged (see
             // module `listen`).
-            "subscriptions/listen" if meta.is_some() => self.listen(id, &params_value, &text).await,
+            "subscriptions/listen" if meta.is_some() => {
+                tokio::spawn(async move { self.listen(id, &params_value, &text).await });
+            }
             other => self.error(
                 &id,
                 -32601,

@@ -12,7 +12,10 @@
 //! [`ACK_WAIT`]), holding the union of what they agreed to; notifications that come before it
 //! wait for it, as the protocol wants the acknowledgement first. A session-era upstream has no
 //! listen: its untagged list-changed notifications are tagged for every subscription that asked
-//! for them (when its capabilities announce `listChanged`). The host's `notifications/cancelled`
+//! for them (when its capabilities announce `listChanged`), and the gateway subscribes there
+//! (`resources/subscribe`) to the subscription's URIs it owns, tagging its
+//! `notifications/resources/updated` for them (a URI or one below it); the host's cancel
+//! unsubscribes what no other subscription still wants. The host's `notifications/cancelled`
 //! for the listen cancels every upstream's; the host gets the listen's result when the last
 //! upstream ended its own.
 //!
@@ -69,8 +72,26 @@ struct Sub {
     /// Notifications held until the acknowledgement.
     held: Vec<String>,
     acked: bool,
-    /// Session-era upstreams and the notifications they are tagged for here.
-    untagged: Vec<(usize, Vec<&'static str>)>,
+    /// Session-era upstreams and what of theirs is tagged for this subscription.
+    untagged: Vec<Untagged>,
+}
+
+/// A session-era upstream's part in a subscription: its list changes (`methods`), and the
+/// resources the gateway subscribed to there for it (`uris`, as the host knows them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Untagged {
+    pub(crate) idx: usize,
+    pub(crate) methods: Vec<&'static str>,
+    pub(crate) uris: Vec<String>,
+}
+
+/// What a host's cancel ends.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Cancelled {
+    /// Upstream listens to cancel: (upstream, id).
+    pub(crate) listens: Vec<(usize, String)>,
+    /// Resources to unsubscribe from (no other subscription wants them): (upstream, URI).
+    pub(crate) unsubscribe: Vec<(usize, String)>,
 }
 
 /// The gateway's open subscriptions.
@@ -203,6 +224,19 @@ fn merge_honored(into: &mut Map<String, Value>, from: &Value) {
     }
 }
 
+impl Untagged {
+    /// Whether `uri` is one of its resources or below one (`demo://r/1/part` for
+    /// `demo://r/1`).
+    fn covers(&self, uri: &str) -> bool {
+        self.uris.iter().any(|s| {
+            uri == s
+                || uri
+                    .strip_prefix(s.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+}
+
 impl Sub {
     fn ack_line(&self) -> String {
         json!({"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": {
@@ -239,12 +273,16 @@ impl Listens {
         &self,
         host_id: &str,
         upstream: Vec<(usize, String)>,
-        untagged: Vec<(usize, Vec<&'static str>)>,
+        untagged: Vec<Untagged>,
     ) -> Vec<String> {
         let ids: Vec<String> = upstream.iter().map(|(_, id)| id.clone()).collect();
         let mut honored = Map::new();
-        for (_, methods) in &untagged {
-            merge_honored(&mut honored, &Value::Object(flags_of(methods)));
+        for part in &untagged {
+            let mut flags = flags_of(&part.methods);
+            if !part.uris.is_empty() {
+                flags.insert("resourceSubscriptions".into(), json!(part.uris));
+            }
+            merge_honored(&mut honored, &Value::Object(flags));
         }
         let mut sub = Sub {
             host_id: host_id.to_string(),
@@ -314,13 +352,16 @@ impl Listens {
         let Some(method) = v.get("method").and_then(Value::as_str) else {
             return Delivery::NotOurs;
         };
+        let uri = v.pointer("/params/uri").and_then(Value::as_str);
         let mut out = Vec::new();
         let mut any = false;
         for sub in subs.iter_mut() {
-            let wants = sub
-                .untagged
-                .iter()
-                .any(|(i, methods)| *i == idx && methods.contains(&method));
+            let wants = sub.untagged.iter().any(|part| {
+                part.idx == idx
+                    && (part.methods.contains(&method)
+                        || (method == "notifications/resources/updated"
+                            && uri.is_some_and(|u| part.covers(u))))
+            });
             if wants && let Some(tagged) = retag(line, &sub.tag.clone()) {
                 any = true;
                 out.extend(sub.deliver(tagged));
@@ -364,9 +405,9 @@ impl Listens {
         Delivery::Host(out)
     }
 
-    /// The host cancelled its listen `host_id`: the upstream listens to cancel, as (upstream
-    /// index, id); `None` when it is not a listen.
-    pub(crate) fn cancel(&self, host_id: &str) -> Option<Vec<(usize, String)>> {
+    /// The host cancelled its listen `host_id`: what to end upstream; `None` when it is not a
+    /// listen.
+    pub(crate) fn cancel(&self, host_id: &str) -> Option<Cancelled> {
         let mut subs = lock(&self.subs);
         let at = subs.iter().position(|s| s.host_id == host_id)?;
         let sub = subs.swap_remove(at);
@@ -375,12 +416,28 @@ impl Listens {
             ended.clear();
         }
         ended.extend(sub.open.iter().cloned());
-        Some(
-            sub.routes
-                .into_iter()
-                .filter(|(_, id)| sub.open.contains(id))
-                .collect(),
-        )
+        let still = |idx: usize, uri: &str| {
+            subs.iter().any(|s| {
+                s.untagged
+                    .iter()
+                    .any(|p| p.idx == idx && p.uris.iter().any(|u| u == uri))
+            })
+        };
+        let unsubscribe = sub
+            .untagged
+            .iter()
+            .flat_map(|p| p.uris.iter().map(move |u| (p.idx, u.clone())))
+            .filter(|(idx, uri)| !still(*idx, uri))
+            .collect();
+        let listens = sub
+            .routes
+            .into_iter()
+            .filter(|(_, id)| sub.open.contains(id))
+            .collect();
+        Some(Cancelled {
+            listens,
+            unsubscribe,
+        })
     }
 
     /// Whether an upstream listen id (a string) is open.
@@ -483,12 +540,30 @@ mod tests {
             &json!({"tools": {"listChanged": true}, "prompts": {"listChanged": true}}),
         );
         assert_eq!(methods, vec!["notifications/tools/list_changed"]);
-        let now = listens.open("\"s1\"", Vec::new(), vec![(3, methods)]);
+        let part = Untagged {
+            idx: 3,
+            methods,
+            uris: vec!["demo://r/1".into()],
+        };
+        let now = listens.open("\"s1\"", Vec::new(), vec![part]);
         assert_eq!(now.len(), 1, "acknowledged at once");
         let ack: Value = serde_json::from_str(&now[0]).unwrap();
         assert_eq!(
             ack["params"]["notifications"],
-            json!({"toolsListChanged": true})
+            json!({"toolsListChanged": true, "resourceSubscriptions": ["demo://r/1"]})
+        );
+        let updated = |uri: &str| {
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                   "params": {"uri": uri}})
+            .to_string()
+        };
+        assert!(matches!(
+            listens.upstream_notification(3, &updated("demo://r/1/part")),
+            Delivery::Host(lines) if lines.len() == 1
+        ));
+        assert_eq!(
+            listens.upstream_notification(3, &updated("demo://r/10")),
+            Delivery::NotOurs
         );
         let change = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
         let Delivery::Host(out) = listens.upstream_notification(3, change) else {
@@ -501,7 +576,13 @@ mod tests {
             Delivery::NotOurs,
             "another server's"
         );
-        assert_eq!(listens.cancel("\"s1\""), Some(Vec::new()));
+        assert_eq!(
+            listens.cancel("\"s1\""),
+            Some(Cancelled {
+                listens: Vec::new(),
+                unsubscribe: vec![(3, "demo://r/1".into())]
+            })
+        );
         assert_eq!(listens.cancel("\"s1\""), None);
         assert_eq!(listens.upstream_notification(3, change), Delivery::NotOurs);
     }

@@ -24,14 +24,30 @@ impl Gateway {
             let Status::Ready { capabilities, .. } = upstream.status() else {
                 continue;
             };
+            let owns = |uri: &str| self.resource_route(uri) == Ok(idx);
             if upstream.session_era() {
                 let methods = listen::untagged_methods(&filter, &capabilities);
-                if !methods.is_empty() {
-                    untagged.push((idx, methods));
+                let mut uris = Vec::new();
+                if capabilities.pointer("/resources/subscribe") == Some(&Value::Bool(true)) {
+                    let asked = filter
+                        .get("resourceSubscriptions")
+                        .and_then(Value::as_array);
+                    for uri in asked.into_iter().flatten().filter_map(Value::as_str) {
+                        if owns(uri)
+                            && self
+                                .request(idx, "resources/subscribe", json!({"uri": uri}))
+                                .await
+                                .is_ok()
+                        {
+                            uris.push(uri.to_string());
+                        }
+                    }
+                }
+                if !methods.is_empty() || !uris.is_empty() {
+                    untagged.push(listen::Untagged { idx, methods, uris });
                 }
                 continue;
             }
-            let owns = |uri: &str| self.resource_route(uri) == Ok(idx);
             let Some(narrowed) = listen::narrow(&filter, &capabilities, owns) else {
                 continue;
             };
