@@ -1,7 +1,8 @@
 //! What the gateway passes on unchanged, through `mcp-veil serve` with a `url:` upstream:
 //! - the host's protocol version is the one proposed upstream, with its `roots` capability;
 //! - the upstream hears `notifications/initialized` before any other request;
-//! - list-level fields (`_meta`, `ttlMs`, `cacheScope`) of the upstream's lists reach the host.
+//! - list-level fields (`_meta`, `ttlMs`, `cacheScope`) of the upstream's lists reach the host;
+//! - what the gateway passes keeps the upstream's key order (not sorted).
 
 mod common;
 mod support;
@@ -58,6 +59,34 @@ async fn versions_lifecycle_order_and_list_fields_pass_through() {
     );
     assert_eq!(result["ttlMs"], 30000, "{list}");
     assert_eq!(result["cacheScope"], "public", "{list}");
+    // Key order as the upstream wrote it (`name` before `inputSchema`, `type` before
+    // `properties`: sorted keys would flip both), the list's own fields after the list.
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    let echo_tool = result["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "up__echo"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(keys(&echo_tool), ["name", "inputSchema"], "{list}");
+    assert_eq!(
+        keys(&echo_tool["inputSchema"]),
+        ["type", "properties"],
+        "{list}"
+    );
+    assert_eq!(
+        keys(result),
+        ["tools", "_meta", "ttlMs", "cacheScope"],
+        "{list}"
+    );
+    assert_eq!(
+        echo.roots_declared.load(Ordering::Relaxed),
+        1,
+        "the host's roots capability reaches the upstream's initialize"
+    );
     assert!(echo.initialized.load(Ordering::Relaxed));
     assert_eq!(
         echo.early.load(Ordering::Relaxed),

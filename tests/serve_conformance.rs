@@ -5,7 +5,8 @@
 //! scenario may pass directly but fail through the layer. The work is in `conformance/run.sh`,
 //! which can also be run by hand.
 //!
-//! Also the client scenarios against the rmcp layer (`conformance/run_client.sh`).
+//! Also the client scenarios (`conformance/run_client.sh`): against the rmcp layer, and with the
+//! reference client directly and through `mcp-veil proxy --config` (a `url:` upstream).
 //!
 //! Needs `bash .ci/install-peers.sh` (Node 22 and the runner come from npm, pinned).
 
@@ -60,10 +61,13 @@ fn run_sh(env: &[(&str, &str)]) {
 }
 
 /// The runners' client scenarios (initialize, tools_call, SEP-1034 elicitation defaults, SSE
-/// retry) against an rmcp client wrapped in mcp-veil (`examples/conformance_client.rs`), with
-/// both runners (`conformance/run_client.sh`, about 15 s).
+/// retry) against an rmcp client wrapped in mcp-veil (`examples/conformance_client.rs`), and
+/// every non-OAuth client scenario with the reference client (`tests/conformance/
+/// reference_client.ts`) directly and through `mcp-veil proxy --config` as its stdio server:
+/// whatever passes directly passes through the proxy. Both runners (`conformance/
+/// run_client.sh`, about 1 min).
 #[test]
-fn the_rmcp_layer_passes_the_client_scenarios() {
+fn the_rmcp_layer_and_the_proxy_pass_the_client_scenarios() {
     let profile_dir = veil().parent().expect("a target dir").to_path_buf();
     let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     build.args(["build", "--example", "conformance_client"]);
@@ -78,6 +82,7 @@ fn the_rmcp_layer_passes_the_client_scenarios() {
     let out = Command::new("bash")
         .arg(root().join("conformance/run_client.sh"))
         .arg(&client)
+        .arg(veil())
         .output()
         .expect("bash runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -88,4 +93,13 @@ fn the_rmcp_layer_passes_the_client_scenarios() {
     );
     assert!(stdout.contains("client 0.1.16  4/4"), "{stdout}");
     assert!(stdout.contains("client 0.2     4/4"), "{stdout}");
+    // The reference client has no handler for 0.2's three HTTP header scenarios.
+    assert!(
+        stdout.contains("reference 0.1.16  direct 4/4, proxy 4/4"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("reference 0.2     direct 11/14, proxy 11/14"),
+        "{stdout}"
+    );
 }

@@ -5,7 +5,8 @@
 //! per client (another client's token is refused, not restored); a client with no session key, or whose header and `_meta` disagree, is refused
 //! with HTTP 400 and a JSON-RPC error carrying its request id. A session-era upstream (no
 //! `server/discover`) is initialized instead, hears plain requests, and its answers reach the
-//! stateless client with `resultType`.
+//! stateless client with `resultType`. A stateless client's batch, through `serve` and through
+//! the stdio gateway, gets the per-request checks item by item and is answered as a batch.
 
 mod common;
 mod support;
@@ -276,4 +277,126 @@ async fn a_session_era_upstream_serves_a_stateless_client() {
         1,
         "only the discovery"
     );
+}
+
+/// A stateless client's batch through `serve`: every request gets the per-request checks on
+/// its own (its `_meta`, the header against its version); a refused one gets its own error
+/// with its id, the others are still answered, all in one JSON array.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_batch_is_checked_item_by_item_and_answered_as_a_batch() {
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &yaml(&upstream, "serve:\n  session:\n    header: x-client\n"),
+    );
+    let replica = Replica::start(&veil(), &config, &[]);
+    let mut other_version = meta();
+    other_version["io.modelcontextprotocol/protocolVersion"] = json!("2027-01-01");
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}},
+        {"jsonrpc": "2.0", "id": "no-caps", "method": "tools/list",
+         "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": VERSION}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": other_version}},
+        call(4, json!({"text": "EMP-00040001"})),
+    ]);
+    let response = reqwest::Client::new()
+        .post(&replica.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("mcp-protocol-version", VERSION)
+        .header("x-client", "dave")
+        .body(batch.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let answer: Value = response.json().await.unwrap();
+    let items = answer
+        .as_array()
+        .unwrap_or_else(|| panic!("a batch: {answer}"));
+    assert_eq!(items.len(), 4, "{answer}");
+    let by_id = |id: Value| {
+        items
+            .iter()
+            .find(|i| i["id"] == id)
+            .unwrap_or_else(|| panic!("no answer for {id}: {answer}"))
+    };
+    assert!(by_id(json!(1))["result"]["tools"].is_array(), "{answer}");
+    assert_eq!(by_id(json!("no-caps"))["error"]["code"], -32602, "{answer}");
+    assert_eq!(by_id(json!(3))["error"]["code"], -32020, "{answer}");
+    let called = by_id(json!(4));
+    assert!(text_of(called).starts_with("[EMPLOYEE_ID"), "{answer}");
+    assert_eq!(echo.calls.load(Ordering::Relaxed), 1);
+}
+
+/// A stateless host's batch through the stdio gateway: each request checked on its own
+/// (`_meta` with the version and the capabilities, a version the layer speaks), each refused
+/// one its own error with its id (the unsupported version naming the supported ones), the rest
+/// answered, all in one batch line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_batch_through_the_stdio_gateway() {
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), &yaml(&upstream, ""));
+    let support::stdio_proxy::StdioProxy {
+        mut child,
+        mut stdin,
+        mut lines,
+    } = support::stdio_proxy::spawn(&veil(), &config);
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("an answer in time")
+            .unwrap()
+            .expect("the proxy goes on");
+        serde_json::from_str(&line).unwrap()
+    };
+    let first = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                       "params": {"_meta": meta()}});
+    stdin
+        .write_all(format!("{first}\n").as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(next().await["id"], 1);
+    let mut other_version = meta();
+    other_version["io.modelcontextprotocol/protocolVersion"] = json!("2027-01-01");
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta()}},
+        {"jsonrpc": "2.0", "id": "no-meta", "method": "tools/list", "params": {}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": other_version}},
+        call(4, json!({"text": "EMP-00050001"})),
+    ]);
+    stdin
+        .write_all(format!("{batch}\n").as_bytes())
+        .await
+        .unwrap();
+    let answer = next().await;
+    let items = answer
+        .as_array()
+        .unwrap_or_else(|| panic!("a batch: {answer}"));
+    assert_eq!(items.len(), 4, "{answer}");
+    let by_id = |id: Value| {
+        items
+            .iter()
+            .find(|i| i["id"] == id)
+            .unwrap_or_else(|| panic!("no answer for {id}: {answer}"))
+    };
+    assert!(by_id(json!(2))["result"]["tools"].is_array(), "{answer}");
+    assert_eq!(by_id(json!("no-meta"))["error"]["code"], -32602, "{answer}");
+    let unsupported = by_id(json!(3));
+    assert_eq!(unsupported["error"]["code"], -32022, "{answer}");
+    assert_eq!(
+        unsupported["error"]["data"]["supported"],
+        json!([VERSION]),
+        "{answer}"
+    );
+    assert!(
+        text_of(by_id(json!(4))).starts_with("[EMPLOYEE_ID"),
+        "{answer}"
+    );
+    drop(stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
 }

@@ -47,13 +47,20 @@
 //! every server's list; the `tasks` capability is the servers' merged.
 //!
 //! Stateless (2026-07-28) hosts: when the host's first message is a stateless request (see
-//! module `stateless`), each upstream is discovered with `server/discover` under that
+//! module `stateless`), each of its requests is checked on its own (`_meta` with the version
+//! and the capabilities, a version the layer speaks: else its own error, in a batch too), each
+//! upstream is discovered with `server/discover` under that
 //! request's `_meta` instead of initialized (one that does not answer it is initialized as
 //! before, sent requests without the lifecycle `_meta`, and its answers stamped with
 //! `resultType`); the gateway's own requests for a stateless
 //! request (list fan-outs, `server/discover`) carry its `_meta`; `initialize`, `ping` and
 //! `logging/setLevel` are answered "method not found" (not part of that protocol), and
-//! `subscriptions/listen` goes to every server.
+//! `subscriptions/listen` becomes one listen per server, merged into the host's stream (see
+//! module `listen`); a session-era server's sampling, elicitation or roots request during a
+//! call reaches the host as the call's input-required result (see module `mrtr`). A server
+//! that answers `server/discover` with an unsupported-version error listing 2026-07-28 is asked
+//! again at it; one that knows no `initialize` (the host's first request naming no lifecycle)
+//! is discovered.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,12 +76,18 @@ use tokio::sync::{mpsc, oneshot};
 use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
+use super::listen::{Delivery, Listens};
 use super::methods::Method;
+use super::mrtr::Rounds;
 use super::stateless;
 use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
 use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
+
+mod rounds;
+mod wire;
+use wire::*;
 
 /// The longest exposed tool or prompt name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -175,6 +188,10 @@ struct Gateway {
     batches: Mutex<Vec<Batch>>,
     /// The host is a stateless (2026-07-28) client (its first message was a stateless request).
     stateless_host: std::sync::atomic::AtomicBool,
+    /// The host's `subscriptions/listen` streams (see module `listen`).
+    listens: Listens,
+    /// Session-era servers' requests carried to a stateless host (see module `mrtr`).
+    rounds: Rounds,
 }
 
 /// A host batch being answered.
@@ -263,6 +280,8 @@ where
         search,
         batches: Mutex::new(Vec::new()),
         stateless_host: std::sync::atomic::AtomicBool::new(false),
+        listens: Listens::default(),
+        rounds: Rounds::default(),
     });
 
     let mut children: Vec<Child> = Vec::new();
@@ -331,7 +350,7 @@ where
         Some(meta) => {
             gw.stateless_host.store(true, Ordering::Relaxed);
             futures::future::join_all(
-                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta)),
+                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta, true)),
             )
             .await;
         }
@@ -533,18 +552,8 @@ impl Gateway {
 
     /// The gateway's own request to upstream `idx`: the result, or an error message.
     async fn request(&self, idx: usize, method: &str, params: Value) -> Result<Value, String> {
-        let name = &self.upstreams[idx].name;
-        let mut v = self.request_answer(idx, method, params).await?;
-        if let Some(error) = v.get("error") {
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("error");
-            return Err(format!(
-                "server `{name}` answered {method} with an error: {message}"
-            ));
-        }
-        Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
+        let answer = self.request_answer(idx, method, params).await?;
+        result_of(&self.upstreams[idx].name, method, answer)
     }
 
     /// The gateway's own request to upstream `idx`: its whole answer (a result or a JSON-RPC
@@ -579,23 +588,30 @@ impl Gateway {
     /// Discovers a stateless upstream (`server/discover` with the host's `_meta`; when the
     /// server refuses the host's version, once more at [`stateless::VERSION`]): its
     /// capabilities stand for an `initialize` result.
-    async fn discover_upstream(&self, idx: usize, meta: &Value) {
+    /// `fallback`: a server that does not answer `server/discover` is initialized instead.
+    async fn discover_upstream(&self, idx: usize, meta: &Value, fallback: bool) {
         let upstream = &self.upstreams[idx];
         if !matches!(upstream.status(), Status::Starting) {
             return;
         }
         let mut meta = meta.clone();
         let mut answer = self
-            .request(idx, "server/discover", json!({"_meta": meta}))
+            .request_answer(idx, "server/discover", json!({"_meta": meta}))
             .await;
-        if answer.is_err() && meta.get(stateless::META_VERSION) != Some(&json!(stateless::VERSION))
-        {
-            meta[stateless::META_VERSION] = json!(stateless::VERSION);
+        // Refused: once more at the version the server names as supported (an unsupported
+        // version error, `-32022`, lists them), or else at the one the gateway knows.
+        let retry = match &answer {
+            Ok(a) => stateless::retry_version(a, meta.get(stateless::META_VERSION)),
+            Err(_) => None,
+        };
+        if let Some(version) = retry {
+            meta[stateless::META_VERSION] = json!(version);
             answer = self
-                .request(idx, "server/discover", json!({"_meta": meta}))
+                .request_answer(idx, "server/discover", json!({"_meta": meta}))
                 .await;
         }
-        if answer.is_err() {
+        let answer = answer.and_then(|a| result_of(&upstream.name, "server/discover", a));
+        if answer.is_err() && fallback {
             // A session-era server: initialized instead; what the stateless host sends it loses
             // the lifecycle `_meta`, what it answers gets `resultType` (see `send_to_upstream`,
             // `upstream_message`).
@@ -639,7 +655,26 @@ impl Gateway {
             "capabilities": capabilities,
             "clientInfo": {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
         });
-        match self.request(idx, "initialize", params).await {
+        let answer = self.request_answer(idx, "initialize", params).await;
+        // A server that knows no `initialize` (a stateless-only one, and the host did not say
+        // which lifecycle it speaks: its first request had neither `initialize` nor the
+        // stateless `_meta`): discovered at the stateless version, as the gateway's own client.
+        if let Ok(a) = &answer
+            && a.pointer("/error/code").and_then(Value::as_i64) == Some(-32601)
+        {
+            tracing::info!(
+                server = upstream.name,
+                "the server does not answer initialize; discovering it"
+            );
+            let meta = json!({
+                stateless::META_VERSION: stateless::VERSION,
+                stateless::META_CAPABILITIES: capabilities,
+                "io.modelcontextprotocol/clientInfo":
+                    {"name": "mcp-veil", "version": env!("CARGO_PKG_VERSION")},
+            });
+            return Box::pin(self.discover_upstream(idx, &meta, false)).await;
+        }
+        match answer.and_then(|a| result_of(&upstream.name, "initialize", a)) {
             Ok(result) => {
                 let version = result
                     .get("protocolVersion")
@@ -912,9 +947,34 @@ impl Gateway {
                     return;
                 }
                 if let Some(request_id) = cancelled {
-                    let route = lock(&self.host_routes).remove(&request_id);
+                    if let Some(ended) = self.listens.cancel(&request_id) {
+                        for (idx, own) in ended.listens {
+                            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                                "params": {"requestId": own}});
+                            self.send_to_upstream(idx, &cancel.to_string()).await;
+                        }
+                        for (idx, uri) in ended.unsubscribe {
+                            let gw = self.clone();
+                            tokio::spawn(async move {
+                                let params = json!({"uri": uri});
+                                let _ = gw.request(idx, "resources/unsubscribe", params).await;
+                            });
+                        }
+                        return;
+                    }
+                    // A retry of a call carried through input-required rounds: the server
+                    // knows the call by its first id.
+                    let call = self.rounds.call_of(&request_id);
+                    let upstream_id = call.as_deref().unwrap_or(&request_id);
+                    let route = lock(&self.host_routes).remove(upstream_id);
                     if let Some((idx, _)) = route {
-                        self.send_to_upstream(idx, &text).await;
+                        let cancel = match &call {
+                            Some(call) => json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                "params": {"requestId": serde_json::from_str::<Value>(call).unwrap_or(Value::Null)}})
+                            .to_string(),
+                            None => text.clone(),
+                        };
+                        self.send_to_upstream(idx, &cancel).await;
                     }
                     return;
                 }
@@ -962,6 +1022,19 @@ impl Gateway {
         // A stateless (2026-07-28) request: its `_meta` goes on the gateway's own requests for
         // it; the session-era methods are not part of that protocol.
         let meta = stateless::params_meta(&params_value).cloned();
+        // A stateless host's request: checked on its own (so each item of a batch gets its
+        // own error), as an HTTP front end checks it.
+        if self.stateless_host.load(Ordering::Relaxed)
+            && let Err((code, message, data)) = stateless::check_meta(&params_value)
+        {
+            let mut error =
+                json!({"code": code, "message": format!("mcp-veil gateway: {message}")});
+            if let Some(data) = data {
+                error["data"] = data;
+            }
+            let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
+            return self.reply(json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string());
+        }
         if meta.is_some() && matches!(method.as_str(), "initialize" | "ping" | "logging/setLevel") {
             return self.error(
                 &id,
@@ -1110,6 +1183,12 @@ impl Gateway {
                 if self.search.handles(name) {
                     return self.search_tools(&id, &params_value);
                 }
+                // A retry answering the gateway's input-required result (see module `mrtr`).
+                if let Some(state) = params_value.get("requestState").and_then(Value::as_str)
+                    && Rounds::is_ours(state)
+                {
+                    return self.resume_round(id, state, &params_value).await;
+                }
                 match self.route(&self.tools, name) {
                     Ok((idx, original)) => {
                         let Some(msg) = with_param(&text, "name", &original) else {
@@ -1209,14 +1288,10 @@ impl Gateway {
                     self.reply(envelope::result_response(&id, &result.to_string()));
                 });
             }
-            // A stateless client's notification stream: to every server (each tags what it
-            // sends with the subscription id); it ends when the client goes away.
+            // A stateless client's notification stream: one listen per server, merged (see
+            // module `listen`).
             "subscriptions/listen" if meta.is_some() => {
-                for idx in 0..self.upstreams.len() {
-                    if self.upstreams[idx].is_ready() {
-                        self.send_to_upstream(idx, &text).await;
-                    }
-                }
+                tokio::spawn(async move { self.listen(id, &params_value, &text).await });
             }
             other => self.error(
                 &id,
@@ -1348,7 +1423,8 @@ impl Gateway {
             ids
         };
         for (id, tool) in orphans {
-            self.fail_host_request(&id, tool, &format!("server `{name}` exited"));
+            let host_id = self.rounds.finish(&id).unwrap_or(id);
+            self.fail_host_request(&host_id, tool, &format!("server `{name}` exited"));
         }
     }
 
@@ -1367,7 +1443,21 @@ impl Gateway {
                     let _ = tx.send(text.to_string());
                     return;
                 }
+                if let Delivery::Host(lines) = self.listens.upstream_answer(key, text) {
+                    return lines.into_iter().for_each(|l| self.reply(l));
+                }
                 lock(&self.host_routes).remove(key);
+                // A call carried through input-required rounds: its answer goes to the
+                // latest retry, or waits for it (see module `mrtr`).
+                let redirected;
+                let text = match self.rounds.finish(key) {
+                    Some(to) => {
+                        redirected = answer_with_id(text, &to);
+                        redirected.as_str()
+                    }
+                    None if self.rounds.park(key, text) => return,
+                    None => text,
+                };
                 // A session-era server's answer to a stateless host: stamped as a stateless
                 // result must be (`resource/read` is cacheable).
                 if self.stateless_host.load(Ordering::Relaxed)
@@ -1383,170 +1473,19 @@ impl Gateway {
                 let public = format!("\"mcp-veil-s{n}\"");
                 lock(&self.server_requests)
                     .insert(public.clone(), (idx, id.get().trim().to_string()));
+                if self.stateless_host.load(Ordering::Relaxed) && self.upstreams[idx].session_era()
+                {
+                    let method = env.method.as_deref().unwrap_or_default().to_string();
+                    let params = env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+                    return self.carry_as_input(idx, &method, params, &public);
+                }
                 self.reply(envelope::splice(text, id.get(), &public));
             }
-            (_, None) => self.reply(text.to_string()),
+            (_, None) => match self.listens.upstream_notification(idx, text) {
+                Delivery::Host(lines) => lines.into_iter().for_each(|l| self.reply(l)),
+                Delivery::NotOurs => self.reply(text.to_string()),
+            },
         }
-    }
-}
-
-/// The protocol version an `initialize` message asks for, when it is a dated version no newer
-/// than the one the gateway speaks ([`PROPOSED_VERSION`]); a newer one gets that one.
-/// The `_meta` of the host's first message when it is a stateless (2026-07-28) request.
-fn stateless_meta(message: &str) -> Option<Value> {
-    let env = Envelope::parse(message).ok()?;
-    env.method.as_ref()?;
-    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
-    stateless::params_meta(&params).cloned()
-}
-
-fn requested_version(message: &str) -> Option<String> {
-    let env = Envelope::parse(message).ok()?;
-    if env.method.as_deref() != Some("initialize") {
-        return None;
-    }
-    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
-    let version = params.get("protocolVersion")?.as_str()?;
-    let dated = version.len() == 10
-        && version.bytes().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        });
-    if !dated {
-        return None;
-    }
-    Some(version.min(PROPOSED_VERSION).to_string())
-}
-
-/// The `roots` capability of the host's `initialize`, when it declares one: upstreams are
-/// initialized with it, and their `roots/list` requests reach the host.
-fn host_roots(message: &str) -> Option<Value> {
-    let env = Envelope::parse(message).ok()?;
-    if env.method.as_deref() != Some("initialize") {
-        return None;
-    }
-    let params: Value = serde_json::from_str(env.params?.get()).ok()?;
-    params
-        .pointer("/capabilities/roots")
-        .filter(|r| r.is_object())
-        .cloned()
-}
-
-/// A list answer to the host: the merged items, then the merged list-level fields.
-fn list_result(kind: ListKind, items: Vec<Value>, fields: serde_json::Map<String, Value>) -> Value {
-    let mut result = serde_json::Map::new();
-    result.insert(kind.key().to_string(), Value::Array(items));
-    result.extend(fields);
-    Value::Object(result)
-}
-
-/// Merges the list-level fields of one page (or one server's list) into `into`: `_meta`
-/// objects key by key (the first value of a key wins), the shortest `ttlMs`, `cacheScope`
-/// `private` as soon as one list is private, any other field as first seen.
-fn merge_list_fields(
-    into: &mut serde_json::Map<String, Value>,
-    from: impl IntoIterator<Item = (String, Value)>,
-) {
-    for (key, value) in from {
-        match (key.as_str(), into.get_mut(&key)) {
-            (_, None) => {
-                into.insert(key, value);
-            }
-            ("_meta", Some(Value::Object(existing))) => {
-                if let Value::Object(more) = value {
-                    for (k, v) in more {
-                        existing.entry(k).or_insert(v);
-                    }
-                }
-            }
-            ("ttlMs", Some(existing)) => {
-                if let (Some(a), Some(b)) = (existing.as_u64(), value.as_u64())
-                    && b < a
-                {
-                    *existing = value;
-                }
-            }
-            ("cacheScope", Some(existing)) if value.as_str() == Some("private") => {
-                *existing = value;
-            }
-            _ => {}
-        }
-    }
-}
-
-/// `text` (a request) with `params[key]` replaced by `value`; other params keep their bytes
-/// and their order.
-fn with_param(text: &str, key: &str, value: impl serde::Serialize) -> Option<String> {
-    let env = Envelope::parse(text).ok()?;
-    let params = env.params?;
-    let OrderedRaw(mut fields) = serde_json::from_str(params.get()).ok()?;
-    let value = serde_json::value::to_raw_value(&value).ok()?;
-    match fields.iter_mut().find(|(k, _)| k == key) {
-        Some((_, v)) => *v = value,
-        None => fields.push((key.to_string(), value)),
-    }
-    let mut new = String::from("{");
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            new.push(',');
-        }
-        new.push_str(&serde_json::to_string(k).ok()?);
-        new.push(':');
-        new.push_str(v.get());
-    }
-    new.push('}');
-    Some(envelope::splice(text, params.get(), &new))
-}
-
-/// A JSON object's members in their order, values as raw text (a later duplicate key wins,
-/// in the first one's place).
-struct OrderedRaw(Vec<(String, Box<RawValue>)>);
-
-impl<'de> serde::Deserialize<'de> for OrderedRaw {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> serde::de::Visitor<'de> for Members {
-            type Value = OrderedRaw;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<OrderedRaw, A::Error> {
-                let mut out: Vec<(String, Box<RawValue>)> = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Box<RawValue>>()? {
-                    match out.iter_mut().find(|(existing, _)| *existing == k) {
-                        Some((_, slot)) => *slot = v,
-                        None => out.push((k, v)),
-                    }
-                }
-                Ok(OrderedRaw(out))
-            }
-        }
-        d.deserialize_map(Members)
-    }
-}
-
-/// Deep-merges capability objects: objects merge key by key, `true` wins over `false`, the
-/// first value wins otherwise.
-fn merge_into(into: &mut Value, from: &Value) {
-    match (into, from) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in b {
-                match a.get_mut(k) {
-                    Some(existing) => merge_into(existing, v),
-                    None => {
-                        a.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (Value::Bool(a), Value::Bool(b)) => *a |= *b,
-        _ => {}
     }
 }
 
@@ -1561,77 +1500,5 @@ mod tests {
         let long = exposed_name("server", &"x".repeat(100));
         assert_eq!(long.len(), MAX_NAME_LEN);
         assert!(long.starts_with("server__x"));
-    }
-
-    #[test]
-    fn capabilities_merge() {
-        let mut a = json!({"tools": {"listChanged": false}, "logging": {}});
-        merge_into(
-            &mut a,
-            &json!({"tools": {"listChanged": true}, "resources": {"subscribe": true}}),
-        );
-        assert_eq!(
-            a,
-            json!({"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": true}})
-        );
-    }
-
-    #[test]
-    fn the_hosts_version_is_proposed_upstream() {
-        let init = |v: &str| {
-            format!(
-                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{v}","capabilities":{{}}}}}}"#
-            )
-        };
-        assert_eq!(
-            requested_version(&init("2025-03-26")).as_deref(),
-            Some("2025-03-26")
-        );
-        assert_eq!(
-            requested_version(&init("2026-07-28")).as_deref(),
-            Some(PROPOSED_VERSION)
-        );
-        assert_eq!(requested_version(&init("latest")), None);
-        assert_eq!(
-            requested_version(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
-            None
-        );
-    }
-
-    #[test]
-    fn list_fields_merge_per_server() {
-        let mut fields = serde_json::Map::new();
-        let a = json!({"_meta": {"a": 1, "x": "first"}, "ttlMs": 60000, "cacheScope": "public"});
-        let b = json!({"_meta": {"b": 2, "x": "second"}, "ttlMs": 5000, "cacheScope": "private"});
-        for page in [a, b] {
-            let Value::Object(page) = page else {
-                unreachable!()
-            };
-            merge_list_fields(&mut fields, page);
-        }
-        assert_eq!(
-            Value::Object(fields),
-            json!({"_meta": {"a": 1, "b": 2, "x": "first"}, "ttlMs": 5000, "cacheScope": "private"})
-        );
-    }
-
-    #[test]
-    fn params_are_replaced_keeping_the_rest() {
-        let msg = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fs__read","arguments":{"n":1.50}}}"#;
-        let out = with_param(msg, "name", "read").unwrap();
-        assert_eq!(
-            out,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"n":1.50}}}"#
-        );
-        let added = with_param(
-            r#"{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"z":1,"a":2}}"#,
-            "ref",
-            json!({"type": "ref/prompt"}),
-        )
-        .unwrap();
-        assert!(
-            added.ends_with(r#""params":{"z":1,"a":2,"ref":{"type":"ref/prompt"}}}"#),
-            "{added}"
-        );
     }
 }

@@ -481,7 +481,10 @@ impl Interceptor {
                 };
                 return self.outbound(out, text, p.get(), false).await;
             }
-            "resources/subscribe" | "resources/unsubscribe" | "completion/complete" => {
+            "resources/subscribe"
+            | "resources/unsubscribe"
+            | "subscriptions/listen"
+            | "completion/complete" => {
                 // A URI or completion value the host took from a tokenized list: restore it.
                 let pending = HostRequest::Other(method.into());
                 let Some(p) = env.params else {

@@ -62,6 +62,54 @@ pub fn line_version(line: &str) -> Option<String> {
     params_version(&params).map(str::to_string)
 }
 
+/// JSON-RPC code: the server does not support the request's protocol version (its `data`
+/// lists the `supported` ones).
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The version to ask again with after `answer` (a JSON-RPC answer to a stateless request
+/// made at `asked`) refused it: for an unsupported-version error, [`VERSION`] when the server
+/// lists it as supported (even when it was the one asked: a server may refuse a first
+/// request); for any other error, [`VERSION`] when another version was asked. `None`: the
+/// answer is a result, or asking again cannot help.
+pub fn retry_version(answer: &Value, asked: Option<&Value>) -> Option<&'static str> {
+    let error = answer.get("error")?;
+    if error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_VERSION) {
+        let supported = error.pointer("/data/supported")?.as_array()?;
+        return supported
+            .iter()
+            .any(|v| v.as_str() == Some(VERSION))
+            .then_some(VERSION);
+    }
+    (asked.and_then(Value::as_str) != Some(VERSION)).then_some(VERSION)
+}
+
+/// The per-request checks of a stateless host's request on any transport (`params`: its
+/// params): `_meta` with the protocol version and the client capabilities (else
+/// [`INVALID_PARAMS`]), the version one the layer speaks (else [`UNSUPPORTED_VERSION`], with
+/// `data` naming the supported ones). The error as (code, message, data).
+pub fn check_meta(params: &Value) -> Result<(), (i64, &'static str, Option<Value>)> {
+    let meta = params.get("_meta");
+    let version = meta
+        .and_then(|m| m.get(META_VERSION))
+        .and_then(Value::as_str);
+    let capabilities = meta.and_then(|m| m.get(META_CAPABILITIES));
+    let (Some(version), Some(_)) = (version, capabilities) else {
+        return Err((
+            INVALID_PARAMS,
+            "a stateless request needs `_meta` with the protocol version and the client capabilities",
+            None,
+        ));
+    };
+    if version != VERSION {
+        return Err((
+            UNSUPPORTED_VERSION,
+            "unsupported protocol version",
+            Some(serde_json::json!({"supported": [VERSION], "requested": version})),
+        ));
+    }
+    Ok(())
+}
+
 /// Why an HTTP front end refuses a stateless request before handling it: HTTP 400 with this
 /// JSON-RPC code and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,6 +288,43 @@ mod tests {
         assert_eq!(stamped["result"]["cacheScope"], "private");
         let done = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#;
         assert_eq!(stamp_answer(done), None);
+    }
+
+    #[test]
+    fn stateless_requests_are_checked_on_any_transport() {
+        assert!(check_meta(&meta(VERSION)).is_ok());
+        let no_caps = json!({"_meta": {META_VERSION: VERSION}});
+        assert_eq!(check_meta(&no_caps).unwrap_err().0, INVALID_PARAMS);
+        assert_eq!(check_meta(&json!({})).unwrap_err().0, INVALID_PARAMS);
+        let (code, _, data) = check_meta(&meta("2027-01-01")).unwrap_err();
+        assert_eq!(code, UNSUPPORTED_VERSION);
+        assert_eq!(data.unwrap()["supported"], json!([VERSION]));
+    }
+
+    #[test]
+    fn a_refused_discovery_is_retried_at_a_supported_version() {
+        let unsupported = |supported: Value| {
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported",
+                   "data": {"supported": supported, "requested": VERSION}}})
+        };
+        let asked = json!(VERSION);
+        assert_eq!(
+            retry_version(&unsupported(json!([VERSION])), Some(&asked)),
+            Some(VERSION)
+        );
+        assert_eq!(
+            retry_version(&unsupported(json!(["2027-01-01"])), Some(&asked)),
+            None
+        );
+        let not_found =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}});
+        assert_eq!(retry_version(&not_found, Some(&asked)), None);
+        assert_eq!(
+            retry_version(&not_found, Some(&json!("2027-01-01"))),
+            Some(VERSION)
+        );
+        let ok = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        assert_eq!(retry_version(&ok, Some(&asked)), None);
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! [`Echo::release`], `multiline` answers with one SSE event whose data spans several `data:`
 //! lines (holding a raw value), `polling` sends a priming event and a log event (both with ids)
 //! and closes its stream before answering: the answer (holding a raw value) comes only on a
-//! `GET` resuming it with `Last-Event-ID` (SSE polling). It counts calls, checked
+//! `GET` resuming it with `Last-Event-ID` (SSE polling), `change` makes an open
+//! `subscriptions/listen` stream send its notifications. It counts calls, checked
 //! restorations, mismatches, cancellations and resumptions.
 
 use std::sync::Arc;
@@ -63,6 +64,13 @@ pub(crate) struct Echo {
     /// Requests whose `_meta` carried a stateless protocol version (`io.modelcontextprotocol/`
     /// keys), whatever their headers.
     pub(crate) lifecycle_meta: AtomicU64,
+    /// Announce resources (`resources: {subscribe: true}`) in `server/discover`.
+    pub(crate) with_resources: std::sync::atomic::AtomicBool,
+    /// The filters (`notifications`) of the `subscriptions/listen` requests received.
+    pub(crate) listens: std::sync::Mutex<Vec<Value>>,
+    /// A `change` call: each open listen sends `notifications/tools/list_changed` and, when it
+    /// asked for resources, `notifications/resources/updated` for its first URI.
+    pub(crate) change: tokio::sync::Notify,
 }
 
 /// The text a header value stands for (`=?base64?...?=` decoded).
@@ -169,6 +177,9 @@ async fn handle(
         {
             echo.versions.lock().unwrap().push(v.to_string());
         }
+        if msg.pointer("/params/capabilities/roots").is_some() {
+            echo.roots_declared.fetch_add(1, Ordering::Relaxed);
+        }
     } else if !echo.initialized.load(Ordering::Relaxed) && !stateless {
         echo.early.fetch_add(1, Ordering::Relaxed);
     }
@@ -183,11 +194,60 @@ async fn handle(
             )
                 .into_response()
         }
-        "server/discover" => json_response(
-            id,
-            json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                   "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}),
-        ),
+        "server/discover" => {
+            let mut capabilities = json!({"tools": {"listChanged": true}});
+            if echo.with_resources.load(Ordering::Relaxed) {
+                capabilities["resources"] = json!({"subscribe": true});
+            }
+            json_response(
+                id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": capabilities,
+                       "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}),
+            )
+        }
+        // A stream of newline-delimited JSON: the acknowledgement, then what each `change`
+        // call triggers, tagged with the listen's id.
+        "subscriptions/listen" => {
+            let filter = msg
+                .pointer("/params/notifications")
+                .cloned()
+                .unwrap_or(json!({}));
+            echo.listens.lock().unwrap().push(filter.clone());
+            let tag = match id {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let meta = json!({"io.modelcontextprotocol/subscriptionId": tag});
+            let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                             "params": {"_meta": meta, "notifications": filter}});
+            let first = futures::stream::once(async move {
+                Ok::<_, std::io::Error>(Bytes::from(format!("{ack}\n")))
+            });
+            let changes = futures::stream::unfold(echo.clone(), move |echo| {
+                let meta = meta.clone();
+                let filter = filter.clone();
+                async move {
+                    echo.change.notified().await;
+                    let mut out = String::new();
+                    if filter["toolsListChanged"] == true {
+                        let n = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                                       "params": {"_meta": meta}});
+                        out.push_str(&format!("{n}\n"));
+                    }
+                    if let Some(uri) = filter.pointer("/resourceSubscriptions/0") {
+                        let n = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                                       "params": {"uri": uri, "_meta": meta}});
+                        out.push_str(&format!("{n}\n"));
+                    }
+                    Some((Ok(Bytes::from(out)), echo))
+                }
+            });
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                Body::from_stream(futures::StreamExt::chain(first, changes)),
+            )
+                .into_response()
+        }
         "initialize" => json_response(
             id,
             // The version asked for, up to 2025-06-18.
@@ -211,6 +271,7 @@ async fn handle(
                     {"name": "stream", "inputSchema": schema},
                     {"name": "multiline", "inputSchema": schema},
                     {"name": "polling", "inputSchema": schema},
+                    {"name": "change", "inputSchema": schema},
                 ], "_meta": {"example.com/list": "tools"}, "ttlMs": 30000,
                    "cacheScope": "public"}),
             )
@@ -244,6 +305,13 @@ async fn handle(
                 .cloned()
                 .unwrap_or(json!({}));
             match name {
+                Some("change") => {
+                    echo.change.notify_one();
+                    json_response(
+                        id,
+                        json!({"content": [{"type": "text", "text": "changed"}]}),
+                    )
+                }
                 Some("hang") => {
                     futures::future::pending::<()>().await;
                     StatusCode::OK.into_response()

@@ -860,7 +860,8 @@ async fn handle_post(
     };
     // Raw newlines can only be insignificant whitespace in JSON: one message per line.
     let text = text.trim().replace(['\r', '\n'], " ");
-    let items: Vec<String> = if envelope::is_batch(&text) {
+    let batch = envelope::is_batch(&text);
+    let mut items: Vec<String> = if batch {
         match envelope::split_batch(&text) {
             Ok(items) => items.iter().map(|i| i.get().to_string()).collect(),
             Err(_) => return parse_error(),
@@ -888,12 +889,28 @@ async fn handle_post(
     {
         return refuse(StatusCode::BAD_REQUEST, &why);
     }
+    // A batch: each request checked on its own; a refused one is answered in the batch (its
+    // error, with its id) and not sent, the rest are.
+    let mut refused = Vec::new();
     let stateless = match items.as_slice() {
-        [item] => match stateless_request(headers, item) {
+        [item] if !batch => match stateless_request(headers, item) {
             Ok(s) => s,
             Err(r) => return r,
         },
-        _ => false,
+        _ => {
+            let mut any = false;
+            items.retain(|item| match stateless_check(headers, item) {
+                Ok(s) => {
+                    any |= s;
+                    true
+                }
+                Err(answer) => {
+                    refused.push(answer);
+                    false
+                }
+            });
+            any
+        }
     };
     let (source, key, issued) = match g.key(headers, principal.as_deref(), initialize && !stateless)
     {
@@ -909,6 +926,7 @@ async fn handle_post(
         Err(r) => return r,
     };
     if items.len() == 1
+        && !batch
         && let Err(why) = check_param_headers(headers, &items[0], &session)
     {
         return refuse(StatusCode::BAD_REQUEST, &why);
@@ -951,6 +969,9 @@ async fn handle_post(
                 "the session has ended; start a new one",
             );
         }
+    }
+    for answer in refused {
+        session.dispatch(&answer);
     }
     let mut response = if let Some(stream) = stream {
         let (attachment, rx) = stream.attach(None);
@@ -1033,6 +1054,21 @@ fn refuse_request(status: StatusCode, item: &str, code: i64, message: &str) -> R
 /// or its refusal (HTTP 400).
 #[allow(clippy::result_large_err)]
 fn stateless_request(headers: &HeaderMap, item: &str) -> Result<bool, Response> {
+    stateless_verdict(headers, item)
+        .map_err(|r| refuse_request(StatusCode::BAD_REQUEST, item, r.code, r.message))
+}
+
+/// [`stateless_request`] for an item of a batch: its refusal is the JSON-RPC error answer.
+fn stateless_check(headers: &HeaderMap, item: &str) -> Result<bool, String> {
+    stateless_verdict(headers, item).map_err(|r| {
+        let id = Envelope::parse(item)
+            .ok()
+            .and_then(|e| e.id_key().map(str::to_string));
+        envelope::error_response(id.as_deref(), r.code, &format!("mcp-veil: {}", r.message))
+    })
+}
+
+fn stateless_verdict(headers: &HeaderMap, item: &str) -> Result<bool, stateless::Refusal> {
     let Ok(env) = Envelope::parse(item) else {
         return Ok(false);
     };
@@ -1046,7 +1082,6 @@ fn stateless_request(headers: &HeaderMap, item: &str) -> Result<bool, Response> 
         .and_then(|v| v.to_str().ok());
     let session = headers.contains_key("mcp-session-id");
     stateless::check_http(version, session, params.as_ref())
-        .map_err(|r| refuse_request(StatusCode::BAD_REQUEST, item, r.code, r.message))
 }
 
 /// `Mcp-Method` and `Mcp-Name` (2026-07-28), when the client sends them, must agree with the

@@ -447,8 +447,8 @@ impl Session {
         lock(&self.to_gateway).take();
     }
 
-    /// One message from the gateway.
-    fn dispatch(&self, line: &str) {
+    /// One message from the gateway (or an answer the front end gives itself, in its place).
+    pub(crate) fn dispatch(&self, line: &str) {
         self.ready.store(true, Ordering::Relaxed);
         let id = match Envelope::parse(line) {
             Ok(env) if env.method.is_none() => env.id_key().map(str::to_string),
