@@ -206,11 +206,29 @@ pub async fn run(
     .await
 }
 
-/// Runs the gateway between `host_in`/`host_out` and the configured servers.
+/// Runs the gateway between `host_in`/`host_out` and the configured servers (each its own
+/// child: `share` is for `serve`, see [`relay_shared`]).
 pub async fn relay<R, W>(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
     tool_search: &ToolSearchConfig,
+    host_in: R,
+    host_out: W,
+) -> Result<(), ProxyError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    relay_shared(interceptor, servers, tool_search, None, host_in, host_out).await
+}
+
+/// [`relay`], with the stdio servers marked `share` connected to their child in `hubs`
+/// (started when none runs) instead of starting one of their own.
+pub async fn relay_shared<R, W>(
+    interceptor: Arc<Interceptor>,
+    servers: &BTreeMap<String, ServerCommand>,
+    tool_search: &ToolSearchConfig,
+    hubs: Option<&Arc<super::shared::Hubs>>,
     host_in: R,
     host_out: W,
 ) -> Result<(), ProxyError>
@@ -282,6 +300,21 @@ where
                 Err(e) => {
                     eprintln!("mcp-veil: {e}");
                     upstream.set_status(Status::Failed(format!("it is misconfigured ({e})")));
+                }
+            }
+            continue;
+        }
+        if command.share
+            && let Some(hubs) = hubs
+        {
+            match hubs.connect(&upstream.name, command) {
+                Ok(conn) => {
+                    *lock(&upstream.to_server) = Some(conn.to_server);
+                    tokio::spawn(gw.clone().read_upstream(idx, conn.stdout));
+                }
+                Err(e) => {
+                    eprintln!("mcp-veil: {e}");
+                    upstream.set_status(Status::Failed(format!("it failed to start ({e})")));
                 }
             }
             continue;

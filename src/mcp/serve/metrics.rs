@@ -35,6 +35,8 @@ pub struct Metrics {
     sessions: AtomicU64,
     /// Event streams resumed with `Last-Event-ID`.
     resumed: AtomicU64,
+    /// Messages from shared stdio children that belonged to no session (dropped or refused).
+    pub(crate) shared_dropped: std::sync::Arc<AtomicU64>,
     latency_buckets: [AtomicU64; BUCKETS.len()],
     latency_count: AtomicU64,
     latency_sum_micros: AtomicU64,
@@ -108,6 +110,12 @@ impl Metrics {
             out,
             "mcp_veil_streams_resumed_total {}",
             self.resumed.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(out, "# TYPE mcp_veil_shared_dropped_total counter");
+        let _ = writeln!(
+            out,
+            "mcp_veil_shared_dropped_total {}",
+            self.shared_dropped.load(Ordering::Relaxed)
         );
         let _ = writeln!(out, "# TYPE mcp_veil_sessions gauge");
         let _ = writeln!(

@@ -125,6 +125,8 @@ pub struct Gateway {
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// The shared children of `share: true` servers.
+    hubs: Arc<crate::mcp::shared::Hubs>,
     session_ids: SessionIds,
     metrics: Arc<Metrics>,
     epoch: Instant,
@@ -316,6 +318,7 @@ impl Gateway {
             surfaces: config.surfaces,
             tokens,
             sessions: Mutex::new(HashMap::new()),
+            hubs: Arc::new(crate::mcp::shared::Hubs::new(metrics.shared_dropped.clone())),
             session_ids: SessionIds::from_env()?,
             metrics,
             epoch: Instant::now(),
@@ -499,6 +502,7 @@ impl Gateway {
             Arc::new(interceptor),
             self.servers_for(headers),
             self.tool_search.clone(),
+            self.hubs.clone(),
             self.epoch,
             move || {
                 if let Some(g) = weak.upgrade() {

@@ -251,6 +251,7 @@ impl Session {
         interceptor: Arc<Interceptor>,
         servers: Arc<BTreeMap<String, ServerCommand>>,
         tool_search: Arc<ToolSearchConfig>,
+        hubs: Arc<crate::mcp::shared::Hubs>,
         epoch: Instant,
         on_end: impl FnOnce() + Send + 'static,
     ) -> Arc<Session> {
@@ -274,8 +275,15 @@ impl Session {
         });
         tokio::spawn(stdio::write_lines(host_in_w, rx));
         tokio::spawn(async move {
-            if let Err(e) =
-                gateway::relay(interceptor, &servers, &tool_search, host_in_r, host_out_w).await
+            if let Err(e) = gateway::relay_shared(
+                interceptor,
+                &servers,
+                &tool_search,
+                Some(&hubs),
+                host_in_r,
+                host_out_w,
+            )
+            .await
             {
                 tracing::error!("session gateway stopped: {e}");
             }
