@@ -71,7 +71,7 @@ use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
 use super::stateless;
-use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::stdio::{self, GRACE, Lines, LinesOut, ProxyError, ServerCommand, Spawned, normalize_name};
 use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
@@ -219,18 +219,27 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    relay_shared(interceptor, servers, tool_search, None, host_in, host_out).await
+    relay_io(
+        interceptor,
+        servers,
+        tool_search,
+        None,
+        Lines::Stream(BufReader::new(host_in)),
+        LinesOut::Stream(host_out),
+    )
+    .await
 }
 
-/// [`relay`], with the stdio servers marked `share` connected to their child in `hubs`
+/// [`relay`] over line sources of any kind (`serve` hands its sessions' messages over in
+/// process), with the stdio servers marked `share` connected to their child in `hubs`
 /// (started when none runs) instead of starting one of their own.
-pub async fn relay_shared<R, W>(
+pub(crate) async fn relay_io<R, W>(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
     tool_search: &ToolSearchConfig,
     hubs: Option<&Arc<super::shared::Hubs>>,
-    host_in: R,
-    host_out: W,
+    host_in: Lines<R>,
+    host_out: LinesOut<W>,
 ) -> Result<(), ProxyError>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -254,8 +263,7 @@ where
             )));
         }
     }
-    let (to_host, host_rx) = mpsc::unbounded_channel::<String>();
-    let host_writer = tokio::spawn(stdio::write_lines(host_out, host_rx));
+    let (to_host, host_writer) = host_out.start();
     let upstreams: Vec<Arc<Upstream>> = servers
         .keys()
         .map(|configured| {
@@ -291,10 +299,11 @@ where
         if command.url.is_some() {
             match super::http_upstream::spawn(&upstream.name, command) {
                 Ok(http) => {
-                    let (tx, rx) = mpsc::unbounded_channel::<String>();
-                    *lock(&upstream.to_server) = Some(tx);
-                    writers.push(tokio::spawn(stdio::write_lines(http.stdin, rx)));
-                    tokio::spawn(gw.clone().read_upstream(idx, http.stdout));
+                    *lock(&upstream.to_server) = Some(http.to_server);
+                    tokio::spawn(
+                        gw.clone()
+                            .read_upstream(idx, Lines::channel(http.from_server)),
+                    );
                     http_tasks.push(http.task);
                 }
                 Err(e) => {
@@ -310,7 +319,10 @@ where
             match hubs.connect(&upstream.name, command) {
                 Ok(conn) => {
                     *lock(&upstream.to_server) = Some(conn.to_server);
-                    tokio::spawn(gw.clone().read_upstream(idx, conn.stdout));
+                    tokio::spawn(
+                        gw.clone()
+                            .read_upstream(idx, Lines::channel(conn.from_server)),
+                    );
                 }
                 Err(e) => {
                     eprintln!("mcp-veil: {e}");
@@ -328,7 +340,10 @@ where
                 let (tx, rx) = mpsc::unbounded_channel::<String>();
                 *lock(&upstream.to_server) = Some(tx);
                 writers.push(tokio::spawn(stdio::write_lines(stdin, rx)));
-                tokio::spawn(gw.clone().read_upstream(idx, stdout));
+                tokio::spawn(
+                    gw.clone()
+                        .read_upstream(idx, Lines::Stream(BufReader::new(stdout))),
+                );
                 children.push(child);
             }
             Err(e) => {
@@ -341,9 +356,9 @@ where
     // The host's first message is read before the upstreams are initialized: when it is
     // `initialize`, its protocol version (up to the one the gateway speaks) is proposed
     // upstream, so servers run the version the host asked for.
-    let mut reader = BufReader::new(host_in);
+    let mut reader = host_in;
     let mut buf = Vec::new();
-    let first = match stdio::read_message(&mut reader, &mut buf).await {
+    let first = match reader.next(&mut buf).await {
         Ok(Some(())) => Ok(Some(buf.clone())),
         Ok(None) => Ok(None),
         Err(e) => Err(e),
@@ -391,7 +406,7 @@ where
             Some(Ok(Some(f))) => buf = f,
             Some(Ok(None)) => break Ok(()),
             Some(Err(e)) => break Err(ProxyError::Host(e)),
-            None => match stdio::read_message(&mut reader, &mut buf).await {
+            None => match reader.next(&mut buf).await {
                 Ok(Some(())) => {}
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(ProxyError::Host(e)),
@@ -439,7 +454,9 @@ where
         }
     }
     drop(gw);
-    let _ = host_writer.await;
+    if let Some(writer) = host_writer {
+        let _ = writer.await;
+    }
     result
 }
 
@@ -1337,11 +1354,10 @@ impl Gateway {
     }
 
     /// Reads upstream `idx` until it exits.
-    async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, stdout: R) {
+    async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, mut lines: Lines<R>) {
         let name = self.upstreams[idx].name.clone();
-        let mut reader = BufReader::new(stdout);
         let mut line = Vec::new();
-        while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
+        while let Ok(Some(())) = lines.next(&mut line).await {
             let outcome = self.interceptor.from_server_bytes(&name, &line).await;
             if let Some(reply) = outcome.reply {
                 self.upstreams[idx].send(reply);

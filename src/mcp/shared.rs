@@ -32,14 +32,12 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncRead, AsyncWrite, BufReader, DuplexStream};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 
 use super::envelope::{self, Envelope};
 use super::stdio::{self, GRACE, ProxyError, ServerCommand};
 
-/// Bytes buffered between the hub and one session's gateway.
-const PIPE: usize = 1 << 20;
 /// The key of a stateless subscription's notifications (the `subscriptions/listen` id).
 const SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 
@@ -59,8 +57,8 @@ pub struct Hubs {
 pub(crate) struct Connection {
     /// Lines to the server (already restored by the session's interceptor).
     pub(crate) to_server: mpsc::UnboundedSender<String>,
-    /// The server's messages for this session, one per line.
-    pub(crate) stdout: DuplexStream,
+    /// The server's messages for this session.
+    pub(crate) from_server: mpsc::UnboundedReceiver<String>,
 }
 
 impl Hubs {
@@ -234,8 +232,7 @@ impl Hub {
     /// A new session's connection.
     fn connect(self: &Arc<Self>) -> Connection {
         let (to_server, mut from_session) = mpsc::unbounded_channel::<String>();
-        let (back_tx, back_rx) = mpsc::unbounded_channel::<String>();
-        let (gateway_end, hub_end) = tokio::io::duplex(PIPE);
+        let (back_tx, from_server) = mpsc::unbounded_channel::<String>();
         let conn = {
             let mut s = lock(&self.state);
             s.next_conn += 1;
@@ -243,7 +240,6 @@ impl Hub {
             s.conns.insert(conn, back_tx);
             conn
         };
-        tokio::spawn(stdio::write_lines(hub_end, back_rx));
         let hub = self.clone();
         tokio::spawn(async move {
             while let Some(line) = from_session.recv().await {
@@ -261,7 +257,7 @@ impl Hub {
         });
         Connection {
             to_server,
-            stdout: gateway_end,
+            from_server,
         }
     }
 
@@ -387,7 +383,7 @@ impl Hub {
 
     /// Reads the child until it exits, routing each message.
     async fn read_child<R: AsyncRead + Unpin>(self: Arc<Self>, stdout: R) {
-        let mut reader = BufReader::with_capacity(1024, stdout);
+        let mut reader = BufReader::new(stdout);
         let mut buf = Vec::new();
         while let Ok(Some(())) = stdio::read_message(&mut reader, &mut buf).await {
             let Ok(line) = std::str::from_utf8(&buf) else {
@@ -555,7 +551,7 @@ fn cancelled(hub_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, DuplexStream};
 
     /// A hub over in-memory pipes: (hub, the child's view: lines in, a writer for its output).
     fn hub() -> (
@@ -579,6 +575,13 @@ mod tests {
         (hubs, hub, BufReader::new(child_in).lines(), child_out)
     }
 
+    async fn next(rx: &mut mpsc::UnboundedReceiver<String>) -> String {
+        tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+            .await
+            .expect("a message in time")
+            .expect("a message")
+    }
+
     async fn line(lines: &mut tokio::io::Lines<BufReader<DuplexStream>>) -> String {
         tokio::time::timeout(std::time::Duration::from_secs(5), lines.next_line())
             .await
@@ -596,8 +599,7 @@ mod tests {
         let (hubs, hub, mut child, mut child_out) = hub();
         let a = hub.connect();
         let b = hub.connect();
-        let mut a_out = BufReader::new(a.stdout).lines();
-        let mut b_out = BufReader::new(b.stdout).lines();
+        let (mut a_out, mut b_out) = (a.from_server, b.from_server);
         // Initialized once; B's initialize is answered from A's.
         a.to_server
             .send(r#"{"jsonrpc":"2.0","id":"mcp-veil-1","method":"initialize","params":{}}"#.into())
@@ -609,11 +611,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":"mcp-veil-share-1","result":{"protocolVersion":"2025-11-25"}}"#,
         )
         .await;
-        assert!(line(&mut a_out).await.contains(r#""id":"mcp-veil-1""#));
+        assert!(next(&mut a_out).await.contains(r#""id":"mcp-veil-1""#));
         b.to_server
             .send(r#"{"jsonrpc":"2.0","id":"mcp-veil-1","method":"initialize","params":{}}"#.into())
             .unwrap();
-        let b_init = line(&mut b_out).await;
+        let b_init = next(&mut b_out).await;
         assert!(b_init.contains(r#""protocolVersion":"2025-11-25""#), "{b_init}");
         for s in [&a.to_server, &b.to_server] {
             s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into())
@@ -673,14 +675,14 @@ mod tests {
             &format!(r#"{{"jsonrpc":"2.0","id":{ida},"result":{{"v":"A"}}}}"#),
         )
         .await;
-        let progress = line(&mut b_out).await;
+        let progress = next(&mut b_out).await;
         assert!(progress.contains(r#""progressToken":1"#), "{progress}");
         assert_eq!(
-            line(&mut b_out).await,
+            next(&mut b_out).await,
             r#"{"jsonrpc":"2.0","id":7,"result":{"v":"B"}}"#
         );
         assert_eq!(
-            line(&mut a_out).await,
+            next(&mut a_out).await,
             r#"{"jsonrpc":"2.0","id":7,"result":{"v":"A"}}"#
         );
         assert_eq!(hubs.dropped(), 2, "the log and the server request");

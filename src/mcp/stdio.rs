@@ -189,6 +189,10 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
+/// A line buffer keeps at most this much capacity between messages: one larger message grows
+/// it, the next read gives the memory back.
+const KEPT_LINE_CAPACITY: usize = 16 * 1024;
+
 /// Reads newline-delimited messages as bytes; `None` at end of input. Blank lines are skipped.
 ///
 /// Bytes, not text: a line that is not UTF-8 is one bad message for the interceptor to refuse
@@ -197,6 +201,9 @@ pub(crate) async fn read_message<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<()>> {
+    if buf.capacity() > KEPT_LINE_CAPACITY {
+        *buf = Vec::new();
+    }
     loop {
         buf.clear();
         if reader.read_until(b'\n', buf).await? == 0 {
@@ -211,9 +218,68 @@ pub(crate) async fn read_message<R: AsyncRead + Unpin>(
     }
 }
 
-/// A line the layer wrote itself (always UTF-8); `None` for anything else.
-pub(crate) fn own_line(buf: &[u8]) -> Option<&str> {
-    std::str::from_utf8(buf).ok()
+/// Where a relay reads messages from: a byte stream read line by line (a child's stdout, the
+/// process's stdin), or lines handed over in process (`serve` sessions, `url:` upstreams,
+/// shared children), which cost no pipe, buffer or copying task.
+#[derive(Debug)]
+pub(crate) enum Lines<R> {
+    /// Newline-delimited bytes.
+    Stream(BufReader<R>),
+    /// One message per item.
+    Channel(mpsc::UnboundedReceiver<String>),
+}
+
+impl Lines<tokio::io::Empty> {
+    /// Lines from a channel.
+    pub(crate) fn channel(rx: mpsc::UnboundedReceiver<String>) -> Self {
+        Lines::Channel(rx)
+    }
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    /// The next message into `buf` (see [`read_message`]); `None` at the end.
+    pub(crate) async fn next(&mut self, buf: &mut Vec<u8>) -> std::io::Result<Option<()>> {
+        match self {
+            Lines::Stream(reader) => read_message(reader, buf).await,
+            Lines::Channel(rx) => loop {
+                let Some(line) = rx.recv().await else {
+                    return Ok(None);
+                };
+                if !line.bytes().all(|b| b.is_ascii_whitespace()) {
+                    // The line's own allocation: nothing is kept after the message.
+                    *buf = line.into_bytes();
+                    return Ok(Some(()));
+                }
+            },
+        }
+    }
+}
+
+/// Where a relay writes messages to: a byte stream (a line each, by a writer task) or a channel.
+#[derive(Debug)]
+pub(crate) enum LinesOut<W> {
+    /// Newline-delimited bytes.
+    Stream(W),
+    /// One message per item.
+    Channel(mpsc::UnboundedSender<String>),
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> LinesOut<W> {
+    /// A sender for the messages, and the writer task when there is one.
+    pub(crate) fn start(
+        self,
+    ) -> (
+        mpsc::UnboundedSender<String>,
+        Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    ) {
+        match self {
+            LinesOut::Stream(w) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (tx, Some(tokio::spawn(write_lines(w, rx))))
+            }
+            LinesOut::Channel(tx) => (tx, None),
+        }
+    }
 }
 
 /// Runs the proxy on the process's stdin/stdout until the host disconnects or the server dies.

@@ -237,6 +237,25 @@ impl VaultBackend for CountingVault {
     ) -> BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
         self.inner.entries_after(session, kind, after, limit)
     }
+
+    fn append_event<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+        seq: u64,
+        event: &'a str,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        self.inner.append_event(session, stream, seq, event, keep)
+    }
+
+    fn stream_events<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<(u64, String)>>, VaultError>> {
+        self.inner.stream_events(session, stream)
+    }
 }
 
 /// A policy that counts denials.
