@@ -20,7 +20,8 @@
 //!   upstream's `initialize` result, whose capabilities the gateway merges (upstream
 //!   `instructions` are not forwarded).
 //! - What it passes keeps its key order (results it merges too, member by member).
-//! - Calls routed by name; `resources/read` and (un)subscribe by the URI's last listing (or the
+//! - Calls routed by name (a `{server}__{tool}` that no list showed goes to that server, which
+//!   answers for it); `resources/read` and (un)subscribe by the URI's last listing (or the
 //!   only server with resources); `completion/complete` by its `ref`.
 //! - `initialize` answered by the gateway: merged capabilities, and the older of the host's and
 //!   the upstreams' protocol versions. `server/discover` is fanned out and merged the same way.
@@ -873,16 +874,18 @@ impl Gateway {
         Err(format!("unknown name `{}`", Shown(name)))
     }
 
-    /// `server__tool` where the tool policy denies `server/tool` (so no list showed it): the
-    /// upstream and the tool's name there.
+    /// `server__tool` that no list showed (the tool policy denies `server/tool`, or the server
+    /// does not list the tool): the upstream and the tool's name there. The call goes to that
+    /// server, as it would without the gateway: the interceptor applies the tool policy to it
+    /// like to any call, and the server answers for tools it does not list.
     fn hidden_tool(&self, name: &str) -> Option<(usize, String)> {
         self.upstreams
             .iter()
             .enumerate()
+            .filter(|(_, upstream)| upstream.is_ready())
             .find_map(|(idx, upstream)| {
                 let tool = name.strip_prefix(&format!("{}{SEPARATOR}", upstream.name))?;
-                (!tool.is_empty() && !self.interceptor.tool_listed(&upstream.name, tool))
-                    .then(|| (idx, tool.to_string()))
+                (!tool.is_empty()).then(|| (idx, tool.to_string()))
             })
     }
 
@@ -1168,8 +1171,8 @@ impl Gateway {
                         self.forward_request(idx, id, &msg, true).await;
                     }
                     Err(why) => match self.hidden_tool(name) {
-                        // Hidden by `tools:`: the interceptor refuses and audits the call, as
-                        // the single proxy does, rather than "unknown name".
+                        // Hidden by `tools:` (the interceptor refuses and audits the call, as
+                        // the single proxy does) or not listed by its server (which answers).
                         Some((idx, tool)) => match with_param(&text, "name", &tool) {
                             Some(msg) => self.forward_request(idx, id, &msg, true).await,
                             None => self.invalid(&id),

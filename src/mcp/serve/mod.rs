@@ -45,7 +45,10 @@
 //! Every SSE event carries an id; clients at protocol 2025-11-25 or later first get a priming
 //! event (an id, `retry`, empty data). `GET /mcp` with `Last-Event-ID` resumes the stream the
 //! id belongs to from a bounded buffer of what that stream sent (tokenized; see module
-//! `session`), on the replica that holds it; an id it does not know opens a new GET stream.
+//! `session`). With a vault shared by replicas (Redis) the events are copied there too, so
+//! another replica replays them (and follows a POST's stream to its end); a stream it cannot
+//! replay whole gets 409. With a private vault, an id the replica does not know opens a new
+//! GET stream.
 
 pub use crate::config::serve as config;
 pub mod metrics;

@@ -2,7 +2,8 @@
 //! channels, with its own interceptor on the vault session derived from the session key.
 //!
 //! Each session has its own upstream connections (stdio children or HTTP sessions), started on
-//! first use, so two clients never share a server process's state. A replica that meets a
+//! first use, so two clients never share a server process's state (except stdio servers marked
+//! `share`, see [`crate::mcp::shared`]). A replica that meets a
 //! session key it has not seen (the client's previous request went to another replica) starts
 //! the session's upstreams itself; the vault session, derived only from the key, is the same,
 //! so with a shared Redis vault the tokens minted on one replica restore on another.
@@ -18,8 +19,10 @@
 //! [`KEPT_EVENTS`] events and [`KEPT_BYTES`] bytes per stream, [`KEPT_STREAMS`] streams per
 //! session), so a client that lost the connection resumes with `GET` and `Last-Event-ID`: it
 //! gets the events of that stream after the id, then the rest of the stream. What is kept is
-//! what the client was sent, tokenized; the buffer lives on this replica only (a resumption on
-//! another replica opens a new GET stream; the nonce keeps it from replaying another stream).
+//! what the client was sent, tokenized. With a vault shared by replicas, a [`Mirror`] copies
+//! each event to the vault as well (in order, events over [`SHARED_EVENT_BYTES`] recorded as not
+//! kept), so another replica can replay the stream; the nonce tells a replica its own streams
+//! from others'.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};

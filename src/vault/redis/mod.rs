@@ -788,6 +788,10 @@ impl RedisVault {
     }
 }
 
+/// The longest a stream's events are kept for resumption on another replica (at most the
+/// vault's TTL).
+const EVENTS_TTL_SECONDS: u64 = 3600;
+
 impl RedisVault {
     /// The list holding a stream's events (sealed, bound to the session, stream and number).
     fn events_key(session: &SessionId, stream: &str) -> Vec<u8> {
@@ -813,7 +817,8 @@ impl RedisVault {
             event,
         )?);
         let item = &item;
-        let ttl = self.ttl_seconds;
+        // Resumption is for a client that lost its connection, not for the vault's lifetime.
+        let ttl = self.ttl_seconds.min(EVENTS_TTL_SECONDS);
         let keep = keep.max(1) as isize;
         let _: () = self
             .with_retry(deadline, |mut conn| async move {
