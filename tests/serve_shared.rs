@@ -105,15 +105,24 @@ async fn one_child_serves_two_sessions_with_their_own_tokens() {
     let (ta, tb) = (tokens(&sa), tokens(&sb));
     assert_eq!(ta.len(), 1, "{sa}");
     assert_eq!(tb.len(), 1, "{sb}");
-    assert!(sa.contains("item-alpha") && !sa.contains("item-beta"), "{sa}");
-    assert!(sb.contains("item-beta") && !sb.contains("item-alpha"), "{sb}");
-    // Each session's token restores to its own value: the child finds that session's entity.
-    let (fa, fb) = tokio::join!(
-        search(&mut a, &url, &ta[0]),
-        search(&mut b, &url, &tb[0])
+    assert!(
+        sa.contains("item-alpha") && !sa.contains("item-beta"),
+        "{sa}"
     );
-    assert!(fa.contains("item-alpha") && !fa.contains("item-beta"), "{fa}");
-    assert!(fb.contains("item-beta") && !fb.contains("item-alpha"), "{fb}");
+    assert!(
+        sb.contains("item-beta") && !sb.contains("item-alpha"),
+        "{sb}"
+    );
+    // Each session's token restores to its own value: the child finds that session's entity.
+    let (fa, fb) = tokio::join!(search(&mut a, &url, &ta[0]), search(&mut b, &url, &tb[0]));
+    assert!(
+        fa.contains("item-alpha") && !fa.contains("item-beta"),
+        "{fa}"
+    );
+    assert!(
+        fb.contains("item-beta") && !fb.contains("item-alpha"),
+        "{fb}"
+    );
     // More concurrent requests with the same ids.
     for _ in 0..5 {
         let (x, y) = tokio::join!(
@@ -168,7 +177,10 @@ async fn one_child_serves_two_sessions_with_their_own_tokens() {
         .text()
         .await
         .unwrap();
-    assert!(metrics.contains("mcp_veil_shared_dropped_total"), "{metrics}");
+    assert!(
+        metrics.contains("mcp_veil_shared_dropped_total"),
+        "{metrics}"
+    );
 }
 
 #[test]

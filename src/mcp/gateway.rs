@@ -72,7 +72,9 @@ use super::envelope::{self, Envelope};
 use super::interceptor::Interceptor;
 use super::methods::Method;
 use super::stateless;
-use super::stdio::{self, GRACE, Lines, LinesOut, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::stdio::{
+    self, GRACE, Lines, LinesOut, ProxyError, ServerCommand, Spawned, normalize_name,
+};
 use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;

@@ -616,7 +616,10 @@ mod tests {
             .send(r#"{"jsonrpc":"2.0","id":"mcp-veil-1","method":"initialize","params":{}}"#.into())
             .unwrap();
         let b_init = next(&mut b_out).await;
-        assert!(b_init.contains(r#""protocolVersion":"2025-11-25""#), "{b_init}");
+        assert!(
+            b_init.contains(r#""protocolVersion":"2025-11-25""#),
+            "{b_init}"
+        );
         for s in [&a.to_server, &b.to_server] {
             s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.into())
                 .unwrap();

@@ -321,7 +321,9 @@ impl Gateway {
             surfaces: config.surfaces,
             tokens,
             sessions: Mutex::new(HashMap::new()),
-            hubs: Arc::new(crate::mcp::shared::Hubs::new(metrics.shared_dropped.clone())),
+            hubs: Arc::new(crate::mcp::shared::Hubs::new(
+                metrics.shared_dropped.clone(),
+            )),
             session_ids: SessionIds::from_env()?,
             metrics,
             epoch: Instant::now(),
