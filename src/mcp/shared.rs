@@ -246,11 +246,11 @@ impl Hub {
                 if envelope::is_batch(&line) {
                     if let Ok(items) = envelope::split_batch(&line) {
                         for item in items {
-                            hub.from_session(conn, item.get());
+                            hub.on_session_message(conn, item.get());
                         }
                     }
                 } else {
-                    hub.from_session(conn, &line);
+                    hub.on_session_message(conn, &line);
                 }
             }
             hub.disconnect(conn);
@@ -298,7 +298,7 @@ impl Hub {
     }
 
     /// One message from session `conn`'s gateway.
-    fn from_session(&self, conn: u64, line: &str) {
+    fn on_session_message(&self, conn: u64, line: &str) {
         let Ok(env) = Envelope::parse(line) else {
             return;
         };
@@ -350,11 +350,11 @@ impl Hub {
                 );
                 send_child(&s, out);
             }
-            (Some("notifications/initialized"), None) => {
-                if !s.initialized_sent && matches!(s.init, Init::Done(_)) {
-                    s.initialized_sent = true;
-                    send_child(&s, line.to_string());
-                }
+            (Some("notifications/initialized"), None)
+                if !s.initialized_sent && matches!(s.init, Init::Done(_)) =>
+            {
+                s.initialized_sent = true;
+                send_child(&s, line.to_string());
             }
             (Some("notifications/cancelled"), None) => {
                 let Some(request) = params(&env).and_then(|p| p.request_id) else {
@@ -394,13 +394,13 @@ impl Hub {
                 match envelope::split_batch(line) {
                     Ok(items) => {
                         for item in items {
-                            self.from_child(item.get());
+                            self.on_child_message(item.get());
                         }
                     }
                     Err(_) => self.drop_one(),
                 }
             } else {
-                self.from_child(line);
+                self.on_child_message(line);
             }
         }
         // The child is gone: every session's connection ends (their gateways report it).
@@ -426,7 +426,7 @@ impl Hub {
     }
 
     /// One message from the child.
-    fn from_child(&self, line: &str) {
+    fn on_child_message(&self, line: &str) {
         let Ok(env) = Envelope::parse(line) else {
             return self.drop_one();
         };

@@ -95,6 +95,9 @@ pub fn from_config(config: &VaultConfig) -> Result<Arc<dyn VaultBackend>, VaultE
     }
 }
 
+/// A stream's kept events ([`VaultBackend::stream_events`]): (number, text), in order.
+pub type StreamEvents = Vec<(u64, String)>;
+
 /// Where session tables live.
 pub trait VaultBackend: Send + Sync + fmt::Debug {
     /// Returns one token per request, in order, minting those the session has not seen.
@@ -186,7 +189,7 @@ pub trait VaultBackend: Send + Sync + fmt::Debug {
         &'a self,
         session: &'a SessionId,
         stream: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Vec<(u64, String)>>, VaultError>> {
+    ) -> BoxFuture<'a, Result<Option<StreamEvents>, VaultError>> {
         let _ = (session, stream);
         Box::pin(std::future::ready(Ok(None)))
     }

@@ -17,7 +17,7 @@ use futures::future::BoxFuture;
 use crate::mcp::flow::{FlowPolicy, Outbound, Verdict};
 use crate::policy::CallVerdict;
 use crate::token::Token;
-use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
+use crate::vault::{Entry, MintRequest, SessionId, StreamEvents, VaultBackend, VaultError};
 
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 12] = [
@@ -253,7 +253,7 @@ impl VaultBackend for CountingVault {
         &'a self,
         session: &'a SessionId,
         stream: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Vec<(u64, String)>>, VaultError>> {
+    ) -> BoxFuture<'a, Result<Option<StreamEvents>, VaultError>> {
         self.inner.stream_events(session, stream)
     }
 }

@@ -122,7 +122,9 @@ mod hints;
 
 use self::hints::Hints;
 use super::key::{Fingerprint, VaultKey};
-use super::{Entry, MintRequest, SessionId, VaultBackend, VaultConfig, VaultError, normalize};
+use super::{
+    Entry, MintRequest, SessionId, StreamEvents, VaultBackend, VaultConfig, VaultError, normalize,
+};
 use crate::kind::Kind;
 use crate::token::Token;
 
@@ -848,7 +850,7 @@ impl RedisVault {
         &self,
         session: &SessionId,
         stream: &str,
-    ) -> Result<Option<Vec<(u64, String)>>, VaultError> {
+    ) -> Result<Option<StreamEvents>, VaultError> {
         let deadline = Instant::now() + self.options.timeout;
         let key = &Self::events_key(session, stream);
         let items: Vec<Vec<u8>> = self
@@ -948,7 +950,7 @@ impl VaultBackend for RedisVault {
         &'a self,
         session: &'a SessionId,
         stream: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Vec<(u64, String)>>, VaultError>> {
+    ) -> BoxFuture<'a, Result<Option<StreamEvents>, VaultError>> {
         self.events(session, stream).boxed()
     }
 
