@@ -65,7 +65,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::process::Child;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
@@ -110,7 +110,7 @@ enum Status {
 #[derive(Debug)]
 struct Upstream {
     name: String,
-    to_server: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    to_server: Mutex<Option<stdio::LineTx>>,
     status: Mutex<Status>,
 }
 
@@ -159,7 +159,7 @@ type Routes = HashMap<String, (usize, String)>;
 struct Gateway {
     interceptor: Arc<Interceptor>,
     upstreams: Vec<Arc<Upstream>>,
-    to_host: mpsc::UnboundedSender<String>,
+    to_host: stdio::LineTx,
     next_id: AtomicU64,
     /// The gateway's own requests awaiting an answer, by id text → (upstream, waiter).
     own: Mutex<HashMap<String, (usize, oneshot::Sender<String>)>>,
@@ -340,7 +340,7 @@ where
                 stdin,
                 stdout,
             }) => {
-                let (tx, rx) = mpsc::unbounded_channel::<String>();
+                let (tx, rx) = stdio::line_channel();
                 *lock(&upstream.to_server) = Some(tx);
                 writers.push(tokio::spawn(stdio::write_lines(stdin, rx)));
                 tokio::spawn(
@@ -381,23 +381,27 @@ where
     match &stateless_meta {
         Some(meta) => {
             gw.stateless_host.store(true, Ordering::Relaxed);
-            futures::future::join_all(
+            // Boxed here and below: a task keeps its largest state for its whole life, and an
+            // idle session's gateway should cost little.
+            Box::pin(futures::future::join_all(
                 (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta)),
-            )
+            ))
             .await;
         }
         None => {
-            futures::future::join_all(
-                (0..gw.upstreams.len())
-                    .map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
-            )
+            Box::pin(futures::future::join_all((0..gw.upstreams.len()).map(
+                |idx| gw.initialize_upstream(idx, &proposed, roots.as_ref()),
+            )))
             .await;
         }
     }
-    let (tools, prompts) = futures::join!(
-        gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
-        gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
-    );
+    let (tools, prompts) = Box::pin(async {
+        futures::join!(
+            gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
+            gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
+        )
+    })
+    .await;
     if let Err(e) = tools.and(prompts) {
         return Err(ProxyError::Config(e));
     }
@@ -424,14 +428,14 @@ where
                 Ok(items) if !items.is_empty() => {
                     gw.expect_batch(&items);
                     for item in items {
-                        gw.clone().host_message(item.get().to_string()).await;
+                        Box::pin(gw.clone().host_message(item.get().to_string())).await;
                     }
                 }
                 Ok(_) => gw.reply(envelope::error_response(None, -32600, "empty batch")),
                 Err(_) => gw.reply(envelope::error_response(None, -32700, "parse error")),
             }
         } else {
-            gw.clone().host_message(line.to_string()).await;
+            Box::pin(gw.clone().host_message(line.to_string())).await;
         }
     };
 
@@ -1363,7 +1367,8 @@ impl Gateway {
         let name = self.upstreams[idx].name.clone();
         let mut line = Vec::new();
         while let Ok(Some(())) = lines.next(&mut line).await {
-            let outcome = self.interceptor.from_server_bytes(&name, &line).await;
+            // Boxed: the reading task keeps only its loop between messages.
+            let outcome = Box::pin(self.interceptor.from_server_bytes(&name, &line)).await;
             if let Some(reply) = outcome.reply {
                 self.upstreams[idx].send(reply);
             }

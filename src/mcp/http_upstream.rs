@@ -38,11 +38,10 @@ use futures::StreamExt;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sse_stream::SseStream;
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::envelope::{self, Envelope};
-use super::stdio::{ProxyError, ServerCommand};
+use super::stdio::{self, ProxyError, ServerCommand};
 
 /// JSON-RPC code for an upstream that failed at the HTTP level.
 const UPSTREAM_ERROR: i64 = -32603;
@@ -57,11 +56,11 @@ const MAX_RETRY: Duration = Duration::from_secs(10);
 #[derive(Debug)]
 pub struct HttpUpstream {
     /// Send JSON-RPC messages here (they are POSTed).
-    pub to_server: mpsc::UnboundedSender<String>,
+    pub(crate) to_server: stdio::LineTx,
     /// The server's messages, one per item.
-    pub from_server: mpsc::UnboundedReceiver<String>,
+    pub(crate) from_server: stdio::LineRx,
     /// Ends after `to_server` closes and the session was deleted.
-    pub task: JoinHandle<()>,
+    pub(crate) task: JoinHandle<()>,
 }
 
 #[derive(Debug)]
@@ -74,7 +73,7 @@ struct State {
     version: Mutex<Option<String>>,
     /// tool → (header suffix, argument name), from `x-mcp-header` in `tools/list`.
     param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
-    out: mpsc::UnboundedSender<String>,
+    out: stdio::LineTx,
 }
 
 /// Starts the task for `server` (which has a `url`).
@@ -113,8 +112,8 @@ pub fn spawn(name: &str, server: &ServerCommand) -> Result<HttpUpstream, ProxyEr
             CLIENT.get_or_init(|| c).clone()
         }
     };
-    let (to_server, from_gateway) = mpsc::unbounded_channel();
-    let (out, from_server) = mpsc::unbounded_channel();
+    let (to_server, from_gateway) = stdio::line_channel();
+    let (out, from_server) = stdio::line_channel();
     let state = Arc::new(State {
         name: name.to_string(),
         client,
@@ -137,7 +136,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-async fn run(state: Arc<State>, mut from_gateway: mpsc::UnboundedReceiver<String>) {
+async fn run(state: Arc<State>, mut from_gateway: stdio::LineRx) {
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();
     while let Some(buf) = from_gateway.recv().await {
@@ -151,7 +150,7 @@ async fn run(state: Arc<State>, mut from_gateway: mpsc::UnboundedReceiver<String
         if lifecycle {
             // Alone and in order: the session id is known before anything else is sent, and
             // the server hears `notifications/initialized` before any request.
-            post(state.clone(), line.to_string()).await;
+            Box::pin(post(state.clone(), line.to_string())).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
                 listener = Some(tokio::spawn(listen(state.clone())));

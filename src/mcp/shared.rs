@@ -33,7 +33,6 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
-use tokio::sync::mpsc;
 
 use super::envelope::{self, Envelope};
 use super::stdio::{self, GRACE, ProxyError, ServerCommand};
@@ -56,9 +55,9 @@ pub struct Hubs {
 #[derive(Debug)]
 pub(crate) struct Connection {
     /// Lines to the server (already restored by the session's interceptor).
-    pub(crate) to_server: mpsc::UnboundedSender<String>,
+    pub(crate) to_server: stdio::LineTx,
     /// The server's messages for this session.
-    pub(crate) from_server: mpsc::UnboundedReceiver<String>,
+    pub(crate) from_server: stdio::LineRx,
 }
 
 impl Hubs {
@@ -129,13 +128,13 @@ pub(crate) struct Hub {
 #[derive(Debug, Default)]
 struct State {
     /// Lines to the child (`None` once closing).
-    to_child: Option<mpsc::UnboundedSender<String>>,
+    to_child: Option<stdio::LineTx>,
     /// No new session connects: the child's stdin is closed or it exited.
     closing: bool,
     next_conn: u64,
     next_id: u64,
     /// Each connected session's way back.
-    conns: HashMap<u64, mpsc::UnboundedSender<String>>,
+    conns: HashMap<u64, stdio::LineTx>,
     /// Hub id text (JSON) → the request it stands for.
     pending: HashMap<String, Request>,
     /// Hub progress token text (JSON) → (session, its own token text).
@@ -207,7 +206,7 @@ impl Hub {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = stdio::line_channel();
         let hub = Arc::new(Hub {
             name: name.to_string(),
             hubs,
@@ -231,8 +230,8 @@ impl Hub {
 
     /// A new session's connection.
     fn connect(self: &Arc<Self>) -> Connection {
-        let (to_server, mut from_session) = mpsc::unbounded_channel::<String>();
-        let (back_tx, from_server) = mpsc::unbounded_channel::<String>();
+        let (to_server, mut from_session) = stdio::line_channel();
+        let (back_tx, from_server) = stdio::line_channel();
         let conn = {
             let mut s = lock(&self.state);
             s.next_conn += 1;
@@ -575,7 +574,7 @@ mod tests {
         (hubs, hub, BufReader::new(child_in).lines(), child_out)
     }
 
-    async fn next(rx: &mut mpsc::UnboundedReceiver<String>) -> String {
+    async fn next(rx: &mut stdio::LineRx) -> String {
         tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
             .await
             .expect("a message in time")

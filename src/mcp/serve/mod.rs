@@ -115,8 +115,9 @@ pub enum ServeError {
 pub struct Gateway {
     serve: ServeConfig,
     servers: Arc<BTreeMap<String, ServerCommand>>,
-    detector: Arc<Detector>,
     vault: Arc<dyn VaultBackend>,
+    /// One engine (detector, vault, the names each session recalls) for every session.
+    engine: Engine,
     policy: Arc<dyn FlowPolicy>,
     audit: Option<Arc<crate::audit::AuditLog>>,
     /// The `surfaces:` section, for every session's interceptor.
@@ -296,7 +297,7 @@ impl Gateway {
         }
         super::launch::check_servers(&config).map_err(ServeError::Config)?;
         let detector =
-            Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?;
+            Arc::new(Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?);
         let metrics = Arc::new(Metrics::default());
         let backend =
             vault::from_config(&config.vault).map_err(|e| ServeError::Config(e.to_string()))?;
@@ -314,7 +315,7 @@ impl Gateway {
             tool_search: Arc::new(config.tool_search),
             serve: config.serve,
             servers: Arc::new(config.servers),
-            detector: Arc::new(detector),
+            engine: Engine::new(detector, vault.clone()),
             vault,
             policy,
             audit,
@@ -495,7 +496,7 @@ impl Gateway {
                 "too many sessions on this replica",
             ));
         }
-        let engine = Engine::new(self.detector.clone(), self.vault.clone());
+        let engine = self.engine.clone();
         let interceptor = Interceptor::new(engine, vault_session(&map_key))
             .with_policy(self.policy.clone())
             .with_audit(self.audit.clone())
@@ -516,6 +517,7 @@ impl Gateway {
             self.epoch,
             move || {
                 if let Some(g) = weak.upgrade() {
+                    g.engine.forget_recall(&vault_session(&ended_key));
                     let mut sessions = lock(&g.sessions);
                     if sessions.get(&ended_key).is_some_and(|s| s.is_ended()) {
                         sessions.remove(&ended_key);

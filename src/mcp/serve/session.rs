@@ -275,7 +275,7 @@ impl EventStream {
 #[derive(Debug)]
 pub(crate) struct Session {
     /// Lines to the session's gateway (`None` once closed).
-    to_gateway: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    to_gateway: Mutex<Option<stdio::LineTx>>,
     /// Request id text → the POST waiting for its answer.
     waiters: Mutex<HashMap<String, Waiter>>,
     /// The GET stream, when open.
@@ -323,8 +323,8 @@ impl Session {
         epoch: Instant,
         on_end: impl FnOnce() + Send + 'static,
     ) -> Arc<Session> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+        let (tx, rx) = stdio::line_channel();
+        let (out_tx, mut out_rx) = stdio::line_channel();
         let session = Arc::new(Session {
             to_gateway: Mutex::new(Some(tx)),
             waiters: Mutex::new(HashMap::new()),
