@@ -8,7 +8,7 @@
 //! target/release/examples/serve_memory [SESSIONS=10000]
 //! ```
 //!
-//! A session here holds its gateway (interceptor, correlation tables, pipes, tasks), its HTTP
+//! A session here holds its gateway (interceptor, correlation tables, channels, tasks), its HTTP
 //! upstream task and its vault table with one entry. Stdio upstreams would add one child
 //! process per session on top (not counted: they are other processes).
 

@@ -232,6 +232,16 @@ fn servers(config: &Config, out: &mut Vec<Problem>) {
                 }
             }
         }
+        if server.share && server.url.is_some() {
+            out.push(Problem::at(
+                at(&["share"]),
+                format!(
+                    "server `{configured}`: `share` applies to stdio servers (`command:`); a \
+                     `url:` server gets its own upstream session per client and shares one \
+                     connection pool already"
+                ),
+            ));
+        }
         let name = normalize_name(configured);
         if let Some(other) = names.insert(name.clone(), configured) {
             out.push(Problem::at(

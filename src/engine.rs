@@ -134,6 +134,14 @@ impl Engine {
         &self.vault
     }
 
+    /// Forgets the names a session recalls (its vault table stays): for a front end that holds
+    /// one engine for many sessions and closes one of them.
+    pub fn forget_recall(&self, session: &SessionId) {
+        if let Some(book) = &self.recall {
+            book.forget(session);
+        }
+    }
+
     /// Ends a session: drops its vault table and the names it recalls.
     pub async fn end_session(&self, session: &SessionId) -> Result<(), EngineError> {
         if let Some(book) = &self.recall {

@@ -4,7 +4,9 @@
 //! - a client that lost its POST stream resumes it with `GET` + `Last-Event-ID`: it gets what
 //!   was sent while it was away (tokenized), the request is not cancelled upstream;
 //! - a session ended with `DELETE` on one replica is refused (404) on another sharing the
-//!   Redis vault.
+//!   Redis vault;
+//! - a client that lost its stream on one replica resumes it on another with `Last-Event-ID`
+//!   (events from the shared vault), and an id nobody kept is refused (409).
 //!
 //! Needs `redis-server` (`.ci/install-redis.sh`).
 
@@ -279,4 +281,106 @@ async fn a_deleted_session_is_refused_on_every_replica() {
         .request(&a.url, "tools/list", json!({}))
         .await
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_resumes_on_another_replica_from_the_shared_vault() {
+    let redis = RedisServer::start();
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let vault = format!("vault:\n  backend: redis\n  url: {}\n", redis.url());
+    let config = serve_config(dir.path(), &upstream, &vault);
+    let env = [
+        ("MCP_VEIL_VAULT_KEY", KEY),
+        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
+    ];
+    let a = Replica::start(&veil(), &config, &env);
+    let b = Replica::start(&veil(), &config, &env);
+    let http = reqwest::Client::new();
+    let mut client = Client::new(http.clone());
+    client.request(&a.url, "initialize", init()).await.unwrap();
+    let sid = client.session().unwrap().to_string();
+
+    // A call on replica A, answered as a stream; the client reads the log event and goes.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "up__stream", "arguments": {}}});
+    let response = http
+        .post(&a.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut body = response.bytes_stream();
+    let mut buf = String::new();
+    let priming = next_event(&mut body, &mut buf).await.unwrap();
+    assert!(priming.data.is_empty(), "{priming:?}");
+    let log = next_event(&mut body, &mut buf).await.unwrap();
+    assert!(log.data.contains("working on [EMPLOYEE_ID_1]"), "{log:?}");
+    let last = log.id.clone().expect("an id");
+    drop(body);
+
+    // It reconnects to replica B, which replays from the shared vault what A sends from now.
+    let resumed = http
+        .get(&b.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", &last)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), 200);
+    let mut body = resumed.bytes_stream();
+    let mut buf = String::new();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    echo.release.notify_one();
+    let answer = next_event(&mut body, &mut buf).await.unwrap();
+    let message: Value = serde_json::from_str(&answer.data).unwrap();
+    assert_eq!(message["id"], 7, "{message}");
+    assert_eq!(
+        message.pointer("/result/content/0/text"),
+        Some(&json!("done"))
+    );
+    // The event keeps A's id (the client may resume again anywhere).
+    let (prefix, _) = last.rsplit_once('.').unwrap();
+    let id = answer.id.clone().unwrap();
+    assert!(id.starts_with(&format!("{prefix}.")), "{id} after {last}");
+    assert_ne!(id, last);
+    // The call is answered: the stream ends.
+    assert!(next_event(&mut body, &mut buf).await.is_none());
+
+    // Resuming again after that id replays nothing and ends at once.
+    let again = http
+        .get(&b.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("last-event-id", &id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 200);
+    let mut body = again.bytes_stream();
+    let mut buf = String::new();
+    assert!(next_event(&mut body, &mut buf).await.is_none());
+
+    // A stream nobody kept is refused clearly, not opened empty.
+    let unknown = http
+        .get(&b.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("last-event-id", "0123abcd.5.3")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 409);
+    let text = unknown.text().await.unwrap();
+    assert!(text.contains("cannot be replayed"), "{text}");
+    for r in [&a, &b] {
+        assert!(!r.stderr().contains("EMP-"));
+    }
 }

@@ -40,4 +40,10 @@ pub struct ServerCommand {
     /// `GITHUB_TOKEN`); never an `MCP_VEIL_*` variable or a configured secret source.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
+    /// `mcp-veil serve` only, stdio servers only: one child serves every HTTP session (for
+    /// servers that keep no per-client state) instead of one child per session; ids and
+    /// progress tokens are remapped per session and tokens stay per session (see
+    /// [`crate::mcp::shared`]). Off by default.
+    #[serde(default)]
+    pub share: bool,
 }

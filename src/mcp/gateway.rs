@@ -20,7 +20,8 @@
 //!   upstream's `initialize` result, whose capabilities the gateway merges (upstream
 //!   `instructions` are not forwarded).
 //! - What it passes keeps its key order (results it merges too, member by member).
-//! - Calls routed by name; `resources/read` and (un)subscribe by the URI's last listing (or the
+//! - Calls routed by name (a `{server}__{tool}` that no list showed goes to that server, which
+//!   answers for it); `resources/read` and (un)subscribe by the URI's last listing (or the
 //!   only server with resources); `completion/complete` by its `ref`.
 //! - `initialize` answered by the gateway: merged capabilities, and the older of the host's and
 //!   the upstreams' protocol versions. `server/discover` is fanned out and merged the same way.
@@ -71,7 +72,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::process::Child;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::classify::{self, Flaw, Rejected, Side};
 use super::envelope::{self, Envelope};
@@ -80,7 +81,9 @@ use super::listen::{Delivery, Listens};
 use super::methods::Method;
 use super::mrtr::Rounds;
 use super::stateless;
-use super::stdio::{self, GRACE, ProxyError, ServerCommand, Spawned, normalize_name};
+use super::stdio::{
+    self, GRACE, Lines, LinesOut, ProxyError, ServerCommand, Spawned, normalize_name,
+};
 use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
@@ -120,7 +123,7 @@ enum Status {
 #[derive(Debug)]
 struct Upstream {
     name: String,
-    to_server: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    to_server: Mutex<Option<stdio::LineTx>>,
     status: Mutex<Status>,
 }
 
@@ -169,7 +172,7 @@ type Routes = HashMap<String, (usize, String)>;
 struct Gateway {
     interceptor: Arc<Interceptor>,
     upstreams: Vec<Arc<Upstream>>,
-    to_host: mpsc::UnboundedSender<String>,
+    to_host: stdio::LineTx,
     next_id: AtomicU64,
     /// The gateway's own requests awaiting an answer, by id text → (upstream, waiter).
     own: Mutex<HashMap<String, (usize, oneshot::Sender<String>)>>,
@@ -223,13 +226,40 @@ pub async fn run(
     .await
 }
 
-/// Runs the gateway between `host_in`/`host_out` and the configured servers.
+/// Runs the gateway between `host_in`/`host_out` and the configured servers (each its own
+/// child: `share` is for `serve`, see [`relay_shared`]).
 pub async fn relay<R, W>(
     interceptor: Arc<Interceptor>,
     servers: &BTreeMap<String, ServerCommand>,
     tool_search: &ToolSearchConfig,
     host_in: R,
     host_out: W,
+) -> Result<(), ProxyError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    relay_io(
+        interceptor,
+        servers,
+        tool_search,
+        None,
+        Lines::Stream(BufReader::new(host_in)),
+        LinesOut::Stream(host_out),
+    )
+    .await
+}
+
+/// [`relay`] over line sources of any kind (`serve` hands its sessions' messages over in
+/// process), with the stdio servers marked `share` connected to their child in `hubs`
+/// (started when none runs) instead of starting one of their own.
+pub(crate) async fn relay_io<R, W>(
+    interceptor: Arc<Interceptor>,
+    servers: &BTreeMap<String, ServerCommand>,
+    tool_search: &ToolSearchConfig,
+    hubs: Option<&Arc<super::shared::Hubs>>,
+    host_in: Lines<R>,
+    host_out: LinesOut<W>,
 ) -> Result<(), ProxyError>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -253,8 +283,7 @@ where
             )));
         }
     }
-    let (to_host, host_rx) = mpsc::unbounded_channel::<String>();
-    let host_writer = tokio::spawn(stdio::write_lines(host_out, host_rx));
+    let (to_host, host_writer) = host_out.start();
     let upstreams: Vec<Arc<Upstream>> = servers
         .keys()
         .map(|configured| {
@@ -292,15 +321,34 @@ where
         if command.url.is_some() {
             match super::http_upstream::spawn(&upstream.name, command) {
                 Ok(http) => {
-                    let (tx, rx) = mpsc::unbounded_channel::<String>();
-                    *lock(&upstream.to_server) = Some(tx);
-                    writers.push(tokio::spawn(stdio::write_lines(http.stdin, rx)));
-                    tokio::spawn(gw.clone().read_upstream(idx, http.stdout));
+                    *lock(&upstream.to_server) = Some(http.to_server);
+                    tokio::spawn(
+                        gw.clone()
+                            .read_upstream(idx, Lines::channel(http.from_server)),
+                    );
                     http_tasks.push(http.task);
                 }
                 Err(e) => {
                     eprintln!("mcp-veil: {e}");
                     upstream.set_status(Status::Failed(format!("it is misconfigured ({e})")));
+                }
+            }
+            continue;
+        }
+        if command.share
+            && let Some(hubs) = hubs
+        {
+            match hubs.connect(&upstream.name, command) {
+                Ok(conn) => {
+                    *lock(&upstream.to_server) = Some(conn.to_server);
+                    tokio::spawn(
+                        gw.clone()
+                            .read_upstream(idx, Lines::channel(conn.from_server)),
+                    );
+                }
+                Err(e) => {
+                    eprintln!("mcp-veil: {e}");
+                    upstream.set_status(Status::Failed(format!("it failed to start ({e})")));
                 }
             }
             continue;
@@ -311,10 +359,13 @@ where
                 stdin,
                 stdout,
             }) => {
-                let (tx, rx) = mpsc::unbounded_channel::<String>();
+                let (tx, rx) = stdio::line_channel();
                 *lock(&upstream.to_server) = Some(tx);
                 writers.push(tokio::spawn(stdio::write_lines(stdin, rx)));
-                tokio::spawn(gw.clone().read_upstream(idx, stdout));
+                tokio::spawn(
+                    gw.clone()
+                        .read_upstream(idx, Lines::Stream(BufReader::new(stdout))),
+                );
                 children.push(child);
             }
             Err(e) => {
@@ -327,9 +378,9 @@ where
     // The host's first message is read before the upstreams are initialized: when it is
     // `initialize`, its protocol version (up to the one the gateway speaks) is proposed
     // upstream, so servers run the version the host asked for.
-    let mut reader = BufReader::new(host_in);
+    let mut reader = host_in;
     let mut buf = Vec::new();
-    let first = match stdio::read_message(&mut reader, &mut buf).await {
+    let first = match reader.next(&mut buf).await {
         Ok(Some(())) => Ok(Some(buf.clone())),
         Ok(None) => Ok(None),
         Err(e) => Err(e),
@@ -349,23 +400,27 @@ where
     match &stateless_meta {
         Some(meta) => {
             gw.stateless_host.store(true, Ordering::Relaxed);
-            futures::future::join_all(
+            // Boxed here and below: a task keeps its largest state for its whole life, and an
+            // idle session's gateway should cost little.
+            Box::pin(futures::future::join_all(
                 (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta, true)),
-            )
+            ))
             .await;
         }
         None => {
-            futures::future::join_all(
-                (0..gw.upstreams.len())
-                    .map(|idx| gw.initialize_upstream(idx, &proposed, roots.as_ref())),
-            )
+            Box::pin(futures::future::join_all((0..gw.upstreams.len()).map(
+                |idx| gw.initialize_upstream(idx, &proposed, roots.as_ref()),
+            )))
             .await;
         }
     }
-    let (tools, prompts) = futures::join!(
-        gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
-        gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
-    );
+    let (tools, prompts) = Box::pin(async {
+        futures::join!(
+            gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
+            gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
+        )
+    })
+    .await;
     if let Err(e) = tools.and(prompts) {
         return Err(ProxyError::Config(e));
     }
@@ -377,7 +432,7 @@ where
             Some(Ok(Some(f))) => buf = f,
             Some(Ok(None)) => break Ok(()),
             Some(Err(e)) => break Err(ProxyError::Host(e)),
-            None => match stdio::read_message(&mut reader, &mut buf).await {
+            None => match reader.next(&mut buf).await {
                 Ok(Some(())) => {}
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(ProxyError::Host(e)),
@@ -392,14 +447,14 @@ where
                 Ok(items) if !items.is_empty() => {
                     gw.expect_batch(&items);
                     for item in items {
-                        gw.clone().host_message(item.get().to_string()).await;
+                        Box::pin(gw.clone().host_message(item.get().to_string())).await;
                     }
                 }
                 Ok(_) => gw.reply(envelope::error_response(None, -32600, "empty batch")),
                 Err(_) => gw.reply(envelope::error_response(None, -32700, "parse error")),
             }
         } else {
-            gw.clone().host_message(line.to_string()).await;
+            Box::pin(gw.clone().host_message(line.to_string())).await;
         }
     };
 
@@ -425,7 +480,9 @@ where
         }
     }
     drop(gw);
-    let _ = host_writer.await;
+    if let Some(writer) = host_writer {
+        let _ = writer.await;
+    }
     result
 }
 
@@ -858,16 +915,18 @@ impl Gateway {
         Err(format!("unknown name `{}`", Shown(name)))
     }
 
-    /// `server__tool` where the tool policy denies `server/tool` (so no list showed it): the
-    /// upstream and the tool's name there.
+    /// `server__tool` that no list showed (the tool policy denies `server/tool`, or the server
+    /// does not list the tool): the upstream and the tool's name there. The call goes to that
+    /// server, as it would without the gateway: the interceptor applies the tool policy to it
+    /// like to any call, and the server answers for tools it does not list.
     fn hidden_tool(&self, name: &str) -> Option<(usize, String)> {
         self.upstreams
             .iter()
             .enumerate()
+            .filter(|(_, upstream)| upstream.is_ready())
             .find_map(|(idx, upstream)| {
                 let tool = name.strip_prefix(&format!("{}{SEPARATOR}", upstream.name))?;
-                (!tool.is_empty() && !self.interceptor.tool_listed(&upstream.name, tool))
-                    .then(|| (idx, tool.to_string()))
+                (!tool.is_empty()).then(|| (idx, tool.to_string()))
             })
     }
 
@@ -1197,8 +1256,8 @@ impl Gateway {
                         self.forward_request(idx, id, &msg, true).await;
                     }
                     Err(why) => match self.hidden_tool(name) {
-                        // Hidden by `tools:`: the interceptor refuses and audits the call, as
-                        // the single proxy does, rather than "unknown name".
+                        // Hidden by `tools:` (the interceptor refuses and audits the call, as
+                        // the single proxy does) or not listed by its server (which answers).
                         Some((idx, tool)) => match with_param(&text, "name", &tool) {
                             Some(msg) => self.forward_request(idx, id, &msg, true).await,
                             None => self.invalid(&id),
@@ -1379,12 +1438,12 @@ impl Gateway {
     }
 
     /// Reads upstream `idx` until it exits.
-    async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, stdout: R) {
+    async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, mut lines: Lines<R>) {
         let name = self.upstreams[idx].name.clone();
-        let mut reader = BufReader::new(stdout);
         let mut line = Vec::new();
-        while let Ok(Some(())) = stdio::read_message(&mut reader, &mut line).await {
-            let outcome = self.interceptor.from_server_bytes(&name, &line).await;
+        while let Ok(Some(())) = lines.next(&mut line).await {
+            // Boxed: the reading task keeps only its loop between messages.
+            let outcome = Box::pin(self.interceptor.from_server_bytes(&name, &line)).await;
             if let Some(reply) = outcome.reply {
                 self.upstreams[idx].send(reply);
             }

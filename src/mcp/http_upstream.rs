@@ -1,13 +1,14 @@
-//! A remote streamable-HTTP MCP server seen as a pair of line streams, so the gateway drives it
-//! exactly like a stdio child (`servers: {name: {url: ..., headers: ...}}`).
+//! A remote streamable-HTTP MCP server seen as a pair of message channels, so the gateway
+//! drives it like a stdio child (`servers: {name: {url: ..., headers: ...}}`).
 //!
-//! The gateway writes newline-delimited JSON-RPC into [`HttpUpstream::stdin`] and reads the
-//! server's messages from [`HttpUpstream::stdout`]. A task in between POSTs each message to the
-//! URL and relays the answer: a JSON body as one line, an SSE body event by event as it arrives
-//! (never buffered whole). `initialize` is sent alone and its `Mcp-Session-Id` and protocol
-//! version go on every later request; `notifications/initialized` is sent alone too, before any
-//! later message; after it, a GET stream carries the server's own messages
-//! (a server that answers 405 has none). When the gateway closes `stdin`, the session is DELETEd.
+//! The gateway sends JSON-RPC messages into [`HttpUpstream::to_server`] and reads the server's
+//! messages from [`HttpUpstream::from_server`] (in-process channels, no pipe). A task in between
+//! POSTs each message to the URL and relays the answer: a JSON body as one message, an SSE body
+//! event by event as it arrives (never buffered whole). `initialize` is sent alone and its
+//! `Mcp-Session-Id` and protocol version go on every later request; `notifications/initialized`
+//! is sent alone too, before any later message; after it, a GET stream carries the server's own
+//! messages (a server that answers 405 has none). When the gateway closes `to_server`, the
+//! session is DELETEd.
 //!
 //! Streams the server closes (SSE polling): a POST's stream that ends before its answer is
 //! resumed with a `GET` carrying `Last-Event-ID` (the server's last event id, its priming event
@@ -37,15 +38,11 @@ use futures::StreamExt;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sse_stream::SseStream;
-use tokio::io::{BufReader, DuplexStream};
-use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::envelope::{self, Envelope};
 use super::stdio::{self, ProxyError, ServerCommand};
 
-/// Bytes buffered in each direction between the gateway and the HTTP task.
-const PIPE: usize = 1 << 20;
 /// JSON-RPC code for an upstream that failed at the HTTP level.
 const UPSTREAM_ERROR: i64 = -32603;
 /// How often a closed stream is resumed without the server making progress.
@@ -55,15 +52,15 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 /// The longest reconnection delay honoured (a larger `retry` is shortened to it).
 const MAX_RETRY: Duration = Duration::from_secs(10);
 
-/// A running HTTP upstream: the gateway's ends of the two pipes and the task between them.
+/// A running HTTP upstream: the gateway's ends of the two channels and the task between them.
 #[derive(Debug)]
 pub struct HttpUpstream {
-    /// Write JSON-RPC lines here (they are POSTed).
-    pub stdin: DuplexStream,
-    /// Read the server's messages here, one per line.
-    pub stdout: DuplexStream,
-    /// Ends after `stdin` closes and the session was deleted.
-    pub task: JoinHandle<()>,
+    /// Send JSON-RPC messages here (they are POSTed).
+    pub(crate) to_server: stdio::LineTx,
+    /// The server's messages, one per item.
+    pub(crate) from_server: stdio::LineRx,
+    /// Ends after `to_server` closes and the session was deleted.
+    pub(crate) task: JoinHandle<()>,
 }
 
 #[derive(Debug)]
@@ -76,7 +73,7 @@ struct State {
     version: Mutex<Option<String>>,
     /// tool → (header suffix, argument name), from `x-mcp-header` in `tools/list`.
     param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
-    out: mpsc::UnboundedSender<String>,
+    out: stdio::LineTx,
 }
 
 /// Starts the task for `server` (which has a `url`).
@@ -115,9 +112,8 @@ pub fn spawn(name: &str, server: &ServerCommand) -> Result<HttpUpstream, ProxyEr
             CLIENT.get_or_init(|| c).clone()
         }
     };
-    let (stdin, from_gateway) = tokio::io::duplex(PIPE);
-    let (to_gateway, stdout) = tokio::io::duplex(PIPE);
-    let (out, out_rx) = mpsc::unbounded_channel();
+    let (to_server, from_gateway) = stdio::line_channel();
+    let (out, from_server) = stdio::line_channel();
     let state = Arc::new(State {
         name: name.to_string(),
         client,
@@ -128,14 +124,10 @@ pub fn spawn(name: &str, server: &ServerCommand) -> Result<HttpUpstream, ProxyEr
         param_headers: Mutex::new(HashMap::new()),
         out,
     });
-    let task = tokio::spawn(async move {
-        let writer = tokio::spawn(stdio::write_lines(to_gateway, out_rx));
-        run(state, from_gateway).await;
-        let _ = writer.await;
-    });
+    let task = tokio::spawn(run(state, from_gateway));
     Ok(HttpUpstream {
-        stdin,
-        stdout,
+        to_server,
+        from_server,
         task,
     })
 }
@@ -144,16 +136,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-async fn run(state: Arc<State>, from_gateway: DuplexStream) {
-    let mut reader = BufReader::with_capacity(1024, from_gateway);
-    let mut buf = Vec::new();
+async fn run(state: Arc<State>, mut from_gateway: stdio::LineRx) {
     let mut listener: Option<JoinHandle<()>> = None;
     let mut posts = tokio::task::JoinSet::new();
-    while let Ok(Some(())) = stdio::read_message(&mut reader, &mut buf).await {
-        // The gateway's own output (through the interceptor): always UTF-8.
-        let Some(line) = stdio::own_line(&buf) else {
-            continue;
-        };
+    while let Some(buf) = from_gateway.recv().await {
+        let line = buf.as_str();
         let lifecycle = Envelope::parse(line).ok().is_some_and(|e| {
             matches!(
                 e.method.as_deref(),
@@ -163,7 +150,7 @@ async fn run(state: Arc<State>, from_gateway: DuplexStream) {
         if lifecycle {
             // Alone and in order: the session id is known before anything else is sent, and
             // the server hears `notifications/initialized` before any request.
-            post(state.clone(), line.to_string()).await;
+            Box::pin(post(state.clone(), line.to_string())).await;
         } else {
             if listener.is_none() && lock(&state.session).is_some() {
                 listener = Some(tokio::spawn(listen(state.clone())));

@@ -152,9 +152,18 @@ async fn serve(
     }
 }
 
-/// Checks the environment rules of every `servers:` entry ([`child_env::check`]) against the
-/// configuration's secret sources.
+/// Checks every `servers:` entry: `share` only on stdio servers, and the environment rules
+/// ([`child_env::check`]) against the configuration's secret sources.
 pub fn check_servers(config: &Config) -> Result<(), String> {
+    for (name, server) in &config.servers {
+        if server.share && server.url.is_some() {
+            return Err(format!(
+                "server `{name}`: `share` applies to stdio servers (`command:`); a `url:` \
+                 server gets its own upstream session per client and shares one connection pool \
+                 already"
+            ));
+        }
+    }
     let secrets = child_env::secret_sources(
         config.servers.values(),
         config.serve.auth.token_env.as_deref(),

@@ -12,6 +12,8 @@
 //!   `url:`) behind one session, their tools exposed as `{server}__{tool}`.
 //! - [`http_upstream`]: a remote streamable-HTTP server driven like a stdio child.
 //! - [`serve`]: `mcp-veil serve`, the streamable-HTTP gateway (axum), one gateway per session.
+//! - [`shared`]: one stdio child shared by every `serve` session (`share: true`), ids and
+//!   progress tokens remapped per session.
 //! - [`surfaces`]: which members of lists, `initialize`, completion, progress and elicitation
 //!   are scanned and which pass as identifiers, and the `surfaces:` settings.
 //! - [`tool_search`]: the gateway's `search_tools` (BM25 over the scanned tool list) and the
@@ -40,6 +42,7 @@ mod report;
 pub mod restore;
 mod schema;
 pub mod serve;
+pub mod shared;
 pub mod stateless;
 pub mod stdio;
 pub mod surfaces;

@@ -21,7 +21,6 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::mpsc;
 
 use super::interceptor::Interceptor;
 pub use crate::config::ServerCommand;
@@ -175,10 +174,59 @@ pub(crate) fn spawn(name: &str, server: &ServerCommand) -> Result<Spawned, Proxy
     })
 }
 
+/// The sending end of an in-process channel of messages (futures' unbounded channel: an idle
+/// one costs a few words, where tokio's allocates a block of 32 slots up front, and a gateway
+/// session holds several).
+#[derive(Debug, Clone)]
+pub(crate) struct LineTx(futures::channel::mpsc::UnboundedSender<String>);
+
+impl LineTx {
+    /// Sends a message; the message back when the receiver is gone.
+    pub(crate) fn send(&self, line: String) -> Result<(), String> {
+        self.0.unbounded_send(line).map_err(|e| e.into_inner())
+    }
+}
+
+/// The receiving end of a [`LineTx`].
+#[derive(Debug)]
+pub(crate) struct LineRx(futures::channel::mpsc::UnboundedReceiver<String>);
+
+impl LineRx {
+    /// The next message; `None` once every sender is gone.
+    pub(crate) async fn recv(&mut self) -> Option<String> {
+        futures::StreamExt::next(&mut self.0).await
+    }
+}
+
+/// A channel of messages between tasks of the layer.
+pub(crate) fn line_channel() -> (LineTx, LineRx) {
+    let (tx, rx) = futures::channel::mpsc::unbounded();
+    (LineTx(tx), LineRx(rx))
+}
+
 /// Writes each line it receives, newline-terminated and flushed, until the channel closes.
 pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     mut out: W,
-    mut rx: mpsc::UnboundedReceiver<String>,
+    mut rx: LineRx,
+) -> std::io::Result<()> {
+    while let Some(mut line) = rx.recv().await {
+        line.push('\n');
+        out.write_all(line.as_bytes()).await?;
+        out.flush().await?;
+    }
+    out.shutdown().await.ok();
+    Ok(())
+}
+
+/// A line buffer keeps at most this much capacity between messages: one larger message grows
+/// it, the next read gives the memory back.
+const KEPT_LINE_CAPACITY: usize = 16 * 1024;
+
+/// [`write_lines`] from a tokio channel (the single proxy's, whose server side holds a weak
+/// sender).
+async fn write_tokio_lines<W: AsyncWrite + Unpin>(
+    mut out: W,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<String>,
 ) -> std::io::Result<()> {
     while let Some(mut line) = rx.recv().await {
         line.push('\n');
@@ -197,6 +245,9 @@ pub(crate) async fn read_message<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<()>> {
+    if buf.capacity() > KEPT_LINE_CAPACITY {
+        *buf = Vec::new();
+    }
     loop {
         buf.clear();
         if reader.read_until(b'\n', buf).await? == 0 {
@@ -211,9 +262,63 @@ pub(crate) async fn read_message<R: AsyncRead + Unpin>(
     }
 }
 
-/// A line the layer wrote itself (always UTF-8); `None` for anything else.
-pub(crate) fn own_line(buf: &[u8]) -> Option<&str> {
-    std::str::from_utf8(buf).ok()
+/// Where a relay reads messages from: a byte stream read line by line (a child's stdout, the
+/// process's stdin), or lines handed over in process (`serve` sessions, `url:` upstreams,
+/// shared children), which cost no pipe, buffer or copying task.
+#[derive(Debug)]
+pub(crate) enum Lines<R> {
+    /// Newline-delimited bytes.
+    Stream(BufReader<R>),
+    /// One message per item.
+    Channel(LineRx),
+}
+
+impl Lines<tokio::io::Empty> {
+    /// Lines from a channel.
+    pub(crate) fn channel(rx: LineRx) -> Self {
+        Lines::Channel(rx)
+    }
+}
+
+impl<R: AsyncRead + Unpin> Lines<R> {
+    /// The next message into `buf` (see [`read_message`]); `None` at the end.
+    pub(crate) async fn next(&mut self, buf: &mut Vec<u8>) -> std::io::Result<Option<()>> {
+        match self {
+            Lines::Stream(reader) => read_message(reader, buf).await,
+            Lines::Channel(rx) => loop {
+                let Some(line) = rx.recv().await else {
+                    return Ok(None);
+                };
+                if !line.bytes().all(|b| b.is_ascii_whitespace()) {
+                    // The line's own allocation: nothing is kept after the message.
+                    *buf = line.into_bytes();
+                    return Ok(Some(()));
+                }
+            },
+        }
+    }
+}
+
+/// Where a relay writes messages to: a byte stream (a line each, by a writer task) or a channel.
+#[derive(Debug)]
+pub(crate) enum LinesOut<W> {
+    /// Newline-delimited bytes.
+    Stream(W),
+    /// One message per item.
+    Channel(LineTx),
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> LinesOut<W> {
+    /// A sender for the messages, and the writer task when there is one.
+    pub(crate) fn start(self) -> (LineTx, Option<tokio::task::JoinHandle<std::io::Result<()>>>) {
+        match self {
+            LinesOut::Stream(w) => {
+                let (tx, rx) = line_channel();
+                (tx, Some(tokio::spawn(write_lines(w, rx))))
+            }
+            LinesOut::Channel(tx) => (tx, None),
+        }
+    }
 }
 
 /// Runs the proxy on the process's stdin/stdout until the host disconnects or the server dies.
@@ -249,10 +354,10 @@ where
         stdin,
         stdout,
     } = spawn(name, server)?;
-    let (to_host, host_rx) = mpsc::unbounded_channel::<String>();
-    let (to_server, server_rx) = mpsc::unbounded_channel::<String>();
-    let host_writer = tokio::spawn(write_lines(host_out, host_rx));
-    let server_writer = tokio::spawn(write_lines(stdin, server_rx));
+    let (to_host, host_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let (to_server, server_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let host_writer = tokio::spawn(write_tokio_lines(host_out, host_rx));
+    let server_writer = tokio::spawn(write_tokio_lines(stdin, server_rx));
 
     // Server → host.
     let from_server = {

@@ -95,6 +95,9 @@ pub fn from_config(config: &VaultConfig) -> Result<Arc<dyn VaultBackend>, VaultE
     }
 }
 
+/// A stream's kept events ([`VaultBackend::stream_events`]): (number, text), in order.
+pub type StreamEvents = Vec<(u64, String)>;
+
 /// Where session tables live.
 pub trait VaultBackend: Send + Sync + fmt::Debug {
     /// Returns one token per request, in order, minting those the session has not seen.
@@ -161,6 +164,34 @@ pub trait VaultBackend: Send + Sync + fmt::Debug {
     ) -> BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
         let _ = (session, kind, after, limit);
         Box::pin(std::future::ready(Ok(Vec::new())))
+    }
+
+    /// Appends event `seq` of the session's event stream `stream` (what `serve` sent a client:
+    /// tokenized text, or `""` for the stream's end), keeping the stream's last `keep` events
+    /// for the vault's TTL, so a client that reconnects to another replica with
+    /// `Last-Event-ID` can be given what it missed. A backend private to one process keeps
+    /// nothing (the process's own buffer serves its clients).
+    fn append_event<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+        seq: u64,
+        event: &'a str,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        let _ = (session, stream, seq, event, keep);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The kept events of the session's stream `stream` ([`VaultBackend::append_event`]),
+    /// in order; `None` when the backend keeps none for it.
+    fn stream_events<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StreamEvents>, VaultError>> {
+        let _ = (session, stream);
+        Box::pin(std::future::ready(Ok(None)))
     }
 }
 

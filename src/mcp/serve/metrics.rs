@@ -17,7 +17,7 @@ use futures::future::BoxFuture;
 use crate::mcp::flow::{FlowPolicy, Outbound, Verdict};
 use crate::policy::CallVerdict;
 use crate::token::Token;
-use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
+use crate::vault::{Entry, MintRequest, SessionId, StreamEvents, VaultBackend, VaultError};
 
 /// Upper bounds (seconds) of the latency histogram buckets.
 const BUCKETS: [f64; 12] = [
@@ -35,6 +35,8 @@ pub struct Metrics {
     sessions: AtomicU64,
     /// Event streams resumed with `Last-Event-ID`.
     resumed: AtomicU64,
+    /// Messages from shared stdio children that belonged to no session (dropped or refused).
+    pub(crate) shared_dropped: std::sync::Arc<AtomicU64>,
     latency_buckets: [AtomicU64; BUCKETS.len()],
     latency_count: AtomicU64,
     latency_sum_micros: AtomicU64,
@@ -108,6 +110,12 @@ impl Metrics {
             out,
             "mcp_veil_streams_resumed_total {}",
             self.resumed.load(Ordering::Relaxed)
+        );
+        let _ = writeln!(out, "# TYPE mcp_veil_shared_dropped_total counter");
+        let _ = writeln!(
+            out,
+            "mcp_veil_shared_dropped_total {}",
+            self.shared_dropped.load(Ordering::Relaxed)
         );
         let _ = writeln!(out, "# TYPE mcp_veil_sessions gauge");
         let _ = writeln!(
@@ -228,6 +236,25 @@ impl VaultBackend for CountingVault {
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<Entry>, VaultError>> {
         self.inner.entries_after(session, kind, after, limit)
+    }
+
+    fn append_event<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+        seq: u64,
+        event: &'a str,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        self.inner.append_event(session, stream, seq, event, keep)
+    }
+
+    fn stream_events<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StreamEvents>, VaultError>> {
+        self.inner.stream_events(session, stream)
     }
 }
 

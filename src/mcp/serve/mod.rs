@@ -45,7 +45,10 @@
 //! Every SSE event carries an id; clients at protocol 2025-11-25 or later first get a priming
 //! event (an id, `retry`, empty data). `GET /mcp` with `Last-Event-ID` resumes the stream the
 //! id belongs to from a bounded buffer of what that stream sent (tokenized; see module
-//! `session`), on the replica that holds it; an id it does not know opens a new GET stream.
+//! `session`). With a vault shared by replicas (Redis) the events are copied there too, so
+//! another replica replays them (and follows a POST's stream to its end); a stream it cannot
+//! replay whole gets 409. With a private vault, an id the replica does not know opens a new
+//! GET stream.
 
 pub use crate::config::serve as config;
 pub mod metrics;
@@ -70,7 +73,7 @@ use tokio::sync::mpsc;
 
 use self::config::ServeConfig;
 use self::metrics::{CountingPolicy, CountingVault, Metrics};
-use self::session::{EventStream, Session};
+use self::session::{EventStream, Mirror, Session};
 use super::envelope::{self, Envelope};
 use super::flow::FlowPolicy;
 use super::interceptor::Interceptor;
@@ -112,8 +115,9 @@ pub enum ServeError {
 pub struct Gateway {
     serve: ServeConfig,
     servers: Arc<BTreeMap<String, ServerCommand>>,
-    detector: Arc<Detector>,
     vault: Arc<dyn VaultBackend>,
+    /// One engine (detector, vault, the names each session recalls) for every session.
+    engine: Engine,
     policy: Arc<dyn FlowPolicy>,
     audit: Option<Arc<crate::audit::AuditLog>>,
     /// The `surfaces:` section, for every session's interceptor.
@@ -125,6 +129,8 @@ pub struct Gateway {
     /// Accepted bearer tokens and their principals.
     tokens: Tokens,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// The shared children of `share: true` servers.
+    hubs: Arc<crate::mcp::shared::Hubs>,
     session_ids: SessionIds,
     metrics: Arc<Metrics>,
     epoch: Instant,
@@ -291,7 +297,7 @@ impl Gateway {
         }
         super::launch::check_servers(&config).map_err(ServeError::Config)?;
         let detector =
-            Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?;
+            Arc::new(Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?);
         let metrics = Arc::new(Metrics::default());
         let backend =
             vault::from_config(&config.vault).map_err(|e| ServeError::Config(e.to_string()))?;
@@ -309,13 +315,16 @@ impl Gateway {
             tool_search: Arc::new(config.tool_search),
             serve: config.serve,
             servers: Arc::new(config.servers),
-            detector: Arc::new(detector),
+            engine: Engine::new(detector, vault.clone()),
             vault,
             policy,
             audit,
             surfaces: config.surfaces,
             tokens,
             sessions: Mutex::new(HashMap::new()),
+            hubs: Arc::new(crate::mcp::shared::Hubs::new(
+                metrics.shared_dropped.clone(),
+            )),
             session_ids: SessionIds::from_env()?,
             metrics,
             epoch: Instant::now(),
@@ -487,21 +496,28 @@ impl Gateway {
                 "too many sessions on this replica",
             ));
         }
-        let engine = Engine::new(self.detector.clone(), self.vault.clone());
+        let engine = self.engine.clone();
         let interceptor = Interceptor::new(engine, vault_session(&map_key))
             .with_policy(self.policy.clone())
             .with_audit(self.audit.clone())
             .with_surfaces(self.surfaces)
             .with_restore(self.restore.clone());
+        let mirror = self
+            .vault
+            .shares_sessions()
+            .then(|| Arc::new(Mirror::new(self.vault.clone(), vault_session(&map_key))));
         let weak = Arc::downgrade(self);
         let ended_key = map_key.clone();
         let session = Session::start(
             Arc::new(interceptor),
             self.servers_for(headers),
             self.tool_search.clone(),
+            self.hubs.clone(),
+            mirror,
             self.epoch,
             move || {
                 if let Some(g) = weak.upgrade() {
+                    g.engine.forget_recall(&vault_session(&ended_key));
                     let mut sessions = lock(&g.sessions);
                     if sessions.get(&ended_key).is_some_and(|s| s.is_ended()) {
                         sessions.remove(&ended_key);
@@ -1209,10 +1225,17 @@ async fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
     };
     // `Last-Event-ID`: the rest of the stream it names (a POST's answers, or the GET stream),
     // from the events kept; an id this replica does not know opens a new GET stream.
-    let resume = headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|id| session.resumable(id));
+    let last_event_id = headers.get("last-event-id").and_then(|v| v.to_str().ok());
+    let resume = last_event_id.and_then(|id| session.resumable(id));
+    // Another replica's stream: replayed from the shared vault, or refused clearly.
+    if resume.is_none()
+        && g.vault.shares_sessions()
+        && let Some((prefix, after)) = last_event_id.and_then(remote_stream)
+        && !session.is_own_stream(prefix)
+    {
+        let map_key = format!("{source:?}:{key}");
+        return resume_remote(g, &session, &vault_session(&map_key), prefix, after).await;
+    }
     let resumed = resume.is_some();
     let (stream, attachment, rx) = match resume {
         Some((stream, after)) => {
@@ -1237,6 +1260,167 @@ async fn handle_get(g: &Arc<Gateway>, headers: &HeaderMap) -> Response {
         prime: !resumed && wants_priming(headers),
         resumable: resumed,
         first: None,
+    })
+}
+
+/// The stream and event number of a `Last-Event-ID` another replica may have given
+/// (`{nonce}.{n}.{seq}` or `{nonce}.g{n}.{seq}`); `None` for anything else.
+fn remote_stream(id: &str) -> Option<(&str, u64)> {
+    let (prefix, seq) = id.rsplit_once('.')?;
+    let seq: u64 = seq.parse().ok()?;
+    let (nonce, n) = prefix.split_once('.')?;
+    let n = n.strip_prefix('g').unwrap_or(n);
+    let ok = nonce.len() == 8
+        && nonce.bytes().all(|b| b.is_ascii_hexdigit())
+        && !n.is_empty()
+        && n.len() <= 20
+        && n.bytes().all(|b| b.is_ascii_digit());
+    ok.then_some((prefix, seq))
+}
+
+/// How often a stream resumed from the shared vault looks for new events of a POST stream
+/// still being answered on the replica that holds its requests.
+const REMOTE_POLL: Duration = Duration::from_millis(200);
+
+/// Resumes a stream another replica gave (the client reconnected elsewhere): the events after
+/// `after` from the shared vault, then, for a POST's stream, the rest as the other replica
+/// copies it (until its end, or the request deadline), for the GET stream this replica's own
+/// GET stream. A stream whose events are not all kept (expired, trimmed past `after`, an event
+/// too large to copy) is refused with 409 and a JSON-RPC error saying so, never replayed with
+/// a hole.
+async fn resume_remote(
+    g: &Arc<Gateway>,
+    session: &Arc<Session>,
+    vault_session: &SessionId,
+    prefix: &str,
+    after: u64,
+) -> Response {
+    let kept = match g.vault.stream_events(vault_session, prefix).await {
+        Ok(kept) => kept,
+        Err(e) => {
+            tracing::warn!("could not read a stream's events from the vault: {e}");
+            return refuse(StatusCode::SERVICE_UNAVAILABLE, "the vault is unavailable");
+        }
+    };
+    let Some(kept) = kept.filter(|e| replayable(e, after)) else {
+        return refuse(
+            StatusCode::CONFLICT,
+            "the events after this Last-Event-ID are not kept (the stream is too old, or was \
+             longer than what is kept): they cannot be replayed; requests still unanswered on \
+             it are lost, send them again",
+        );
+    };
+    g.metrics.stream_resumed();
+    let get = prefix
+        .split_once('.')
+        .is_some_and(|(_, n)| n.starts_with('g'));
+    let then = get.then(|| {
+        let stream = session.open_get_stream();
+        let (attachment, rx) = stream.attach(None);
+        Attached {
+            session: session.clone(),
+            stream,
+            attachment,
+            rx,
+            timeout: g.timeout(),
+            metrics: g.metrics.clone(),
+            post_started: None,
+            prime: false,
+            resumable: true,
+            first: None,
+        }
+    });
+    let remote = Remote {
+        vault: g.vault.clone(),
+        session: vault_session.clone(),
+        prefix: prefix.to_string(),
+        last: after,
+        queue: kept.into_iter().filter(|(seq, _)| *seq > after).collect(),
+        get,
+        deadline: tokio::time::Instant::now() + g.timeout() + STARTUP_ALLOWANCE,
+    };
+    let replay = remote_events(remote);
+    let stream: futures::stream::BoxStream<'static, Result<Event, Infallible>> = match then {
+        Some(attached) => replay.chain(events(attached)).boxed(),
+        None => replay.boxed(),
+    };
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+/// Whether `events` (kept in the shared vault) hold every event after `after`: the first kept
+/// one is at most `after + 1`, none is missing or too large to have been kept.
+fn replayable(events: &[(u64, String)], after: u64) -> bool {
+    let Some((first, _)) = events.first() else {
+        return false;
+    };
+    if *first > after + 1 {
+        return false;
+    }
+    let mut expected = None;
+    for (seq, event) in events {
+        if expected.is_some_and(|e| *seq != e) {
+            return false;
+        }
+        if *seq > after && event == session::NOT_KEPT {
+            return false;
+        }
+        expected = Some(seq + 1);
+    }
+    true
+}
+
+/// A stream being resumed from the shared vault.
+struct Remote {
+    vault: Arc<dyn VaultBackend>,
+    session: SessionId,
+    prefix: String,
+    /// The last event sent.
+    last: u64,
+    /// Events read, not sent yet.
+    queue: std::collections::VecDeque<(u64, String)>,
+    /// The GET stream (its replay ends with what is kept; this replica's GET stream follows).
+    get: bool,
+    /// When to stop waiting for a POST stream's end.
+    deadline: tokio::time::Instant,
+}
+
+/// The events of a [`Remote`] stream, with their original ids.
+fn remote_events(r: Remote) -> impl Stream<Item = Result<Event, Infallible>> + Send {
+    futures::stream::unfold(r, |mut r| async move {
+        loop {
+            if let Some((seq, msg)) = r.queue.pop_front() {
+                if seq <= r.last {
+                    continue;
+                }
+                if msg == session::END {
+                    return None;
+                }
+                if msg == session::NOT_KEPT || seq != r.last + 1 {
+                    // A hole after the replay began: end here rather than skip it.
+                    tracing::warn!("a resumed stream ended at an event that was not kept");
+                    return None;
+                }
+                r.last = seq;
+                let event = Event::default()
+                    .event("message")
+                    .id(format!("{}.{seq}", r.prefix))
+                    .data(msg);
+                return Some((Ok(event), r));
+            }
+            if r.get || tokio::time::Instant::now() >= r.deadline {
+                return None;
+            }
+            tokio::time::sleep(REMOTE_POLL).await;
+            match r.vault.stream_events(&r.session, &r.prefix).await {
+                Ok(Some(events)) => {
+                    r.queue = events.into_iter().filter(|(s, _)| *s > r.last).collect();
+                }
+                Ok(None) => return None,
+                Err(e) => tracing::warn!("could not read a stream's events from the vault: {e}"),
+            }
+        }
     })
 }
 

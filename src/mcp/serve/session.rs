@@ -1,8 +1,9 @@
-//! One HTTP session: a stdio-style gateway ([`crate::mcp::gateway::relay`]) over in-memory
-//! pipes, with its own interceptor on the vault session derived from the session key.
+//! One HTTP session: a stdio-style gateway ([`crate::mcp::gateway::relay`]) over in-process
+//! channels, with its own interceptor on the vault session derived from the session key.
 //!
 //! Each session has its own upstream connections (stdio children or HTTP sessions), started on
-//! first use, so two clients never share a server process's state. A replica that meets a
+//! first use, so two clients never share a server process's state (except stdio servers marked
+//! `share`, see [`crate::mcp::shared`]). A replica that meets a
 //! session key it has not seen (the client's previous request went to another replica) starts
 //! the session's upstreams itself; the vault session, derived only from the key, is the same,
 //! so with a shared Redis vault the tokens minted on one replica restore on another.
@@ -18,15 +19,16 @@
 //! [`KEPT_EVENTS`] events and [`KEPT_BYTES`] bytes per stream, [`KEPT_STREAMS`] streams per
 //! session), so a client that lost the connection resumes with `GET` and `Last-Event-ID`: it
 //! gets the events of that stream after the id, then the rest of the stream. What is kept is
-//! what the client was sent, tokenized; the buffer lives on this replica only (a resumption on
-//! another replica opens a new GET stream; the nonce keeps it from replaying another stream).
+//! what the client was sent, tokenized. With a vault shared by replicas, a [`Mirror`] copies
+//! each event to the vault as well (in order, events over [`SHARED_EVENT_BYTES`] recorded as not
+//! kept), so another replica can replay the stream; the nonce tells a replica its own streams
+//! from others'.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::io::BufReader;
 use tokio::sync::mpsc;
 
 use crate::mcp::envelope::{self, Envelope};
@@ -34,9 +36,6 @@ use crate::mcp::gateway;
 use crate::mcp::interceptor::Interceptor;
 use crate::mcp::stdio::{self, ServerCommand};
 use crate::mcp::tool_search::ToolSearchConfig;
-
-/// Bytes buffered in each pipe between the HTTP front end and the session's gateway.
-const PIPE: usize = 1 << 20;
 
 /// Where the front end's messages for one POST answered as JSON go.
 pub(crate) type Sink = mpsc::UnboundedSender<String>;
@@ -49,6 +48,62 @@ pub(crate) const KEPT_BYTES: usize = 256 * 1024;
 /// Streams kept per session for resumption (the oldest finished ones go first): with
 /// [`KEPT_BYTES`], at most 2 MiB of events per session.
 pub(crate) const KEPT_STREAMS: usize = 8;
+
+/// Events larger than this are not copied to a shared vault: a client resuming on another
+/// replica past one gets a refusal (HTTP 409) instead of a stream with a hole.
+pub(crate) const SHARED_EVENT_BYTES: usize = 64 * 1024;
+/// What a shared vault holds for an event that was not copied ([`SHARED_EVENT_BYTES`]).
+pub(crate) const NOT_KEPT: &str = "-";
+/// What a shared vault holds for the end of a POST's stream.
+pub(crate) const END: &str = "";
+
+/// Copies a session's events to a vault shared by replicas
+/// ([`crate::vault::VaultBackend::append_event`]), in order, by one task started on the first
+/// event, so a client can resume a stream on another replica.
+#[derive(Debug)]
+pub(crate) struct Mirror {
+    vault: Arc<dyn crate::vault::VaultBackend>,
+    session: crate::vault::SessionId,
+    tx: std::sync::OnceLock<mpsc::UnboundedSender<(String, u64, String)>>,
+}
+
+impl Mirror {
+    pub(crate) fn new(
+        vault: Arc<dyn crate::vault::VaultBackend>,
+        session: crate::vault::SessionId,
+    ) -> Mirror {
+        Mirror {
+            vault,
+            session,
+            tx: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn copy(&self, stream: &str, seq: u64, event: &str) {
+        let tx = self.tx.get_or_init(|| {
+            let (tx, mut rx) = mpsc::unbounded_channel::<(String, u64, String)>();
+            let vault = self.vault.clone();
+            let session = self.session.clone();
+            tokio::spawn(async move {
+                while let Some((stream, seq, event)) = rx.recv().await {
+                    if let Err(e) = vault
+                        .append_event(&session, &stream, seq, &event, KEPT_EVENTS)
+                        .await
+                    {
+                        tracing::warn!("could not copy a stream event to the vault: {e}");
+                    }
+                }
+            });
+            tx
+        });
+        let event = if event.len() > SHARED_EVENT_BYTES {
+            NOT_KEPT
+        } else {
+            event
+        };
+        let _ = tx.send((stream.to_string(), seq, event.to_string()));
+    }
+}
 
 /// Who waits for the answer to a request.
 #[derive(Debug)]
@@ -69,6 +124,8 @@ pub(crate) struct EventStream {
     pub(crate) get: bool,
     /// When the POST's requests time out (none for the GET stream).
     pub(crate) deadline: Option<tokio::time::Instant>,
+    /// Copies events to a shared vault, when the vault is shared.
+    mirror: Option<Arc<Mirror>>,
     inner: Mutex<StreamInner>,
 }
 
@@ -92,11 +149,13 @@ impl EventStream {
         get: bool,
         pending: HashSet<String>,
         deadline: Option<tokio::time::Instant>,
+        mirror: Option<Arc<Mirror>>,
     ) -> EventStream {
         EventStream {
             prefix,
             get,
             deadline,
+            mirror,
             inner: Mutex::new(StreamInner {
                 next: 1,
                 pending,
@@ -126,6 +185,12 @@ impl EventStream {
             s.pending.remove(id);
             if s.pending.is_empty() && !self.get {
                 s.finished = true;
+            }
+        }
+        if let Some(mirror) = &self.mirror {
+            mirror.copy(&self.prefix, seq, &msg);
+            if s.finished {
+                mirror.copy(&self.prefix, seq + 1, END);
             }
         }
         if msg.len() <= KEPT_BYTES {
@@ -210,7 +275,7 @@ impl EventStream {
 #[derive(Debug)]
 pub(crate) struct Session {
     /// Lines to the session's gateway (`None` once closed).
-    to_gateway: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    to_gateway: Mutex<Option<stdio::LineTx>>,
     /// Request id text → the POST waiting for its answer.
     waiters: Mutex<HashMap<String, Waiter>>,
     /// The GET stream, when open.
@@ -221,6 +286,8 @@ pub(crate) struct Session {
     next_stream: AtomicU64,
     /// Random, per session and replica: the first part of every event id.
     nonce: String,
+    /// Copies events to a shared vault (when the vault is shared).
+    mirror: Option<Arc<Mirror>>,
     /// Ids of `tools/list` requests, whose answers teach the session its `Mcp-Param-*` headers.
     lists: Mutex<HashSet<String>>,
     /// Seconds since `epoch` at the last request.
@@ -251,12 +318,13 @@ impl Session {
         interceptor: Arc<Interceptor>,
         servers: Arc<BTreeMap<String, ServerCommand>>,
         tool_search: Arc<ToolSearchConfig>,
+        hubs: Arc<crate::mcp::shared::Hubs>,
+        mirror: Option<Arc<Mirror>>,
         epoch: Instant,
         on_end: impl FnOnce() + Send + 'static,
     ) -> Arc<Session> {
-        let (host_in_w, host_in_r) = tokio::io::duplex(PIPE);
-        let (host_out_w, host_out_r) = tokio::io::duplex(PIPE);
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = stdio::line_channel();
+        let (out_tx, mut out_rx) = stdio::line_channel();
         let session = Arc::new(Session {
             to_gateway: Mutex::new(Some(tx)),
             waiters: Mutex::new(HashMap::new()),
@@ -264,6 +332,7 @@ impl Session {
             streams: Mutex::new(VecDeque::new()),
             next_stream: AtomicU64::new(1),
             nonce: super::random_id()[..8].to_string(),
+            mirror,
             lists: Mutex::new(HashSet::new()),
             last_used: AtomicU64::new(epoch.elapsed().as_secs()),
             epoch,
@@ -272,24 +341,25 @@ impl Session {
             progress: Mutex::new(HashMap::new()),
             ended: Default::default(),
         });
-        tokio::spawn(stdio::write_lines(host_in_w, rx));
         tokio::spawn(async move {
-            if let Err(e) =
-                gateway::relay(interceptor, &servers, &tool_search, host_in_r, host_out_w).await
+            if let Err(e) = gateway::relay_io(
+                interceptor,
+                &servers,
+                &tool_search,
+                Some(&hubs),
+                stdio::Lines::channel(rx),
+                stdio::LinesOut::<tokio::io::Sink>::Channel(out_tx),
+            )
+            .await
             {
                 tracing::error!("session gateway stopped: {e}");
             }
         });
         let reader = session.clone();
         tokio::spawn(async move {
-            // Small: the pipe is in memory, and an idle session should cost little.
-            let mut lines = BufReader::with_capacity(1024, host_out_r);
-            let mut line = Vec::new();
-            while let Ok(Some(())) = stdio::read_message(&mut lines, &mut line).await {
-                // The gateway's own output: always UTF-8.
-                if let Some(text) = stdio::own_line(&line) {
-                    reader.dispatch(text);
-                }
+            // The gateway's messages, handed over in process (no pipe, no line buffer).
+            while let Some(text) = out_rx.recv().await {
+                reader.dispatch(&text);
             }
             reader.end();
             on_end();
@@ -328,10 +398,11 @@ impl Session {
         deadline: tokio::time::Instant,
     ) -> Arc<EventStream> {
         let stream = Arc::new(EventStream::new(
-            self.stream_prefix(),
+            self.stream_prefix(false),
             false,
             ids.iter().cloned().collect(),
             Some(deadline),
+            self.mirror.clone(),
         ));
         {
             let mut waiters = lock(&self.waiters);
@@ -346,10 +417,11 @@ impl Session {
     /// Opens a new GET stream; the previous one ends.
     pub(crate) fn open_get_stream(&self) -> Arc<EventStream> {
         let stream = Arc::new(EventStream::new(
-            self.stream_prefix(),
+            self.stream_prefix(true),
             true,
             HashSet::new(),
             None,
+            self.mirror.clone(),
         ));
         if let Some(old) = lock(&self.get_stream).replace(stream.clone()) {
             old.close();
@@ -380,9 +452,17 @@ impl Session {
         Some((stream, seq))
     }
 
-    fn stream_prefix(&self) -> String {
+    /// `{nonce}.{n}` for a POST's stream, `{nonce}.g{n}` for a GET stream (so another replica
+    /// resuming it from a shared vault knows which kind it is).
+    fn stream_prefix(&self, get: bool) -> String {
         let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        format!("{}.{n}", self.nonce)
+        let g = if get { "g" } else { "" };
+        format!("{}.{g}{n}", self.nonce)
+    }
+
+    /// Whether `prefix` (of a `Last-Event-ID`) names a stream of this session on this replica.
+    pub(crate) fn is_own_stream(&self, prefix: &str) -> bool {
+        prefix.split_once('.').is_some_and(|(n, _)| n == self.nonce)
     }
 
     /// Keeps `stream` for resumption, forgetting the oldest (finished ones first).
@@ -580,7 +660,7 @@ mod tests {
     #[test]
     fn streams_replay_after_an_id_and_finish_when_answered() {
         let pending = ["1".to_string(), "2".to_string()].into_iter().collect();
-        let stream = EventStream::new("n.1".into(), false, pending, None);
+        let stream = EventStream::new("n.1".into(), false, pending, None, None);
         let (first, mut rx) = stream.attach(None);
         assert!(stream.push(r#"{"jsonrpc":"2.0","method":"notifications/message"}"#.into()));
         assert_eq!(rx.try_recv().unwrap().0, 1);
@@ -606,7 +686,7 @@ mod tests {
 
     #[test]
     fn kept_events_are_bounded() {
-        let stream = EventStream::new("n.2".into(), true, HashSet::new(), None);
+        let stream = EventStream::new("n.2".into(), true, HashSet::new(), None, None);
         for _ in 0..(KEPT_EVENTS + 10) {
             stream.push("{}".into());
         }

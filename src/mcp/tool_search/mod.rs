@@ -124,6 +124,15 @@ impl ToolSearch {
                 tools.len() > self.config.max_listed_tools || bytes > self.config.max_listed_bytes
             }
         };
+        if !on {
+            // Nothing to search or to filter: an idle session keeps no copy of the list.
+            *lock(&self.catalog) = Arc::new(Catalog {
+                entries: Vec::new(),
+                index: rank::Index::default(),
+                on,
+            });
+            return;
+        }
         let entries = tools
             .iter()
             .filter_map(|t| {

@@ -122,7 +122,9 @@ mod hints;
 
 use self::hints::Hints;
 use super::key::{Fingerprint, VaultKey};
-use super::{Entry, MintRequest, SessionId, VaultBackend, VaultConfig, VaultError, normalize};
+use super::{
+    Entry, MintRequest, SessionId, StreamEvents, VaultBackend, VaultConfig, VaultError, normalize,
+};
 use crate::kind::Kind;
 use crate::token::Token;
 
@@ -788,6 +790,100 @@ impl RedisVault {
     }
 }
 
+/// The longest a stream's events are kept for resumption on another replica (at most the
+/// vault's TTL).
+const EVENTS_TTL_SECONDS: u64 = 3600;
+
+impl RedisVault {
+    /// The list holding a stream's events (sealed, bound to the session, stream and number).
+    fn events_key(session: &SessionId, stream: &str) -> Vec<u8> {
+        format!("veil:{{{}}}:ev:{stream}", session.as_str()).into_bytes()
+    }
+
+    async fn push_event(
+        &self,
+        session: &SessionId,
+        stream: &str,
+        seq: u64,
+        event: &str,
+        keep: usize,
+    ) -> Result<(), VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let key = &Self::events_key(session, stream);
+        let mut item = seq.to_be_bytes().to_vec();
+        item.extend(self.key.seal(
+            session,
+            &format!("ev:{stream}:{seq}"),
+            "",
+            SystemTime::UNIX_EPOCH,
+            event,
+        )?);
+        let item = &item;
+        // Resumption is for a client that lost its connection, not for the vault's lifetime.
+        let ttl = self.ttl_seconds.min(EVENTS_TTL_SECONDS);
+        let keep = keep.max(1) as isize;
+        let _: () = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::pipe()
+                    .cmd("RPUSH")
+                    .arg(&key[..])
+                    .arg(&item[..])
+                    .ignore()
+                    .cmd("LTRIM")
+                    .arg(&key[..])
+                    .arg(-keep)
+                    .arg(-1)
+                    .ignore()
+                    .cmd("EXPIRE")
+                    .arg(&key[..])
+                    .arg(ttl)
+                    .ignore()
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        Ok(())
+    }
+
+    async fn events(
+        &self,
+        session: &SessionId,
+        stream: &str,
+    ) -> Result<Option<StreamEvents>, VaultError> {
+        let deadline = Instant::now() + self.options.timeout;
+        let key = &Self::events_key(session, stream);
+        let items: Vec<Vec<u8>> = self
+            .with_retry(deadline, |mut conn| async move {
+                ::redis::cmd("LRANGE")
+                    .arg(&key[..])
+                    .arg(0)
+                    .arg(-1)
+                    .query_async(&mut conn)
+                    .await
+            })
+            .await
+            .map_err(|f| self.map_error(f, Some(session)))?;
+        if items.is_empty() {
+            return Ok(None);
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            if item.len() < 8 {
+                return Err(VaultError::Corrupt("a stream event is malformed".into()));
+            }
+            let seq = u64::from_be_bytes(item[..8].try_into().expect("8 bytes"));
+            let opened = self
+                .key
+                .open(session, &format!("ev:{stream}:{seq}"), &item[8..])?;
+            out.push((seq, opened.value.expose().to_string()));
+        }
+        // Appends may land out of order (each is its own round trip).
+        out.sort_by_key(|(seq, _)| *seq);
+        Ok(Some(out))
+    }
+}
+
 impl fmt::Debug for RedisVault {
     /// Shows limits only: the URL may hold a password and the key is secret.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -837,6 +933,25 @@ impl VaultBackend for RedisVault {
 
     fn shares_sessions(&self) -> bool {
         true
+    }
+
+    fn append_event<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+        seq: u64,
+        event: &'a str,
+        keep: usize,
+    ) -> BoxFuture<'a, Result<(), VaultError>> {
+        self.push_event(session, stream, seq, event, keep).boxed()
+    }
+
+    fn stream_events<'a>(
+        &'a self,
+        session: &'a SessionId,
+        stream: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StreamEvents>, VaultError>> {
+        self.events(session, stream).boxed()
     }
 
     fn ping(&self) -> BoxFuture<'_, Result<(), VaultError>> {
