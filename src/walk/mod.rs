@@ -40,11 +40,13 @@ mod repr;
 mod table;
 mod text;
 mod typed;
+mod warm;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 pub use json::JsonError;
+pub use warm::warm_up;
 
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
