@@ -536,7 +536,7 @@ impl Detector {
 
     /// [`Self::detect_classified`], returning whether `cx.recall` found a name in `text`. When
     /// it found none, `out` is what the call gives with no recall at all (or any recall that
-    /// finds nothing there: [`Self::recall_finds`]), which lets a second scan of a document
+    /// finds nothing new there: [`Self::recall_adds`]), which lets a second scan of a document
     /// with more names recalled reuse the first scan's spans (`walk`).
     pub(crate) fn detect_recalling(
         &self,
@@ -610,13 +610,19 @@ impl Detector {
         recalled
     }
 
-    /// Whether `recall` finds a name in `text` where [`Self::detect_recalling`] would look
-    /// for one (the context's key names no thing). `scratch` is cleared and used as room.
-    pub(crate) fn recall_finds(
+    /// Whether `recall` finds a name in `text`, where [`Self::detect_recalling`] would look for
+    /// one (the context's key names no thing), that is not in `found` as it stands (grown over
+    /// the name words beside it as recall's names are). `found` is what the same call gave
+    /// with a recall that found nothing: a recalled name equal to one of its spans, which won
+    /// over every span it overlaps, loses to it and changes nothing (`overlap::resolve` keeps
+    /// the first of equal candidates). `scratch` is cleared and used as room.
+    pub(crate) fn recall_adds(
+        &self,
         recall: &recall::Recall,
         text: &str,
         cx: &FindContext<'_>,
         facts: &KeyFacts,
+        found: &[Span],
         scratch: &mut Vec<Span>,
     ) -> bool {
         if text.is_empty() || Self::names_a_thing(cx, facts) {
@@ -624,9 +630,12 @@ impl Detector {
         }
         scratch.clear();
         recall.find(text, scratch);
-        let found = !scratch.is_empty();
+        let adds = scratch.iter_mut().any(|span| {
+            self.extend_recalled(text, span);
+            !found.contains(span)
+        });
         scratch.clear();
-        found
+        adds
     }
 
     /// Whether the key (or, for a bare `name`, the key above it) says the value names an

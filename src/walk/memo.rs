@@ -8,9 +8,11 @@
 //! detector call's result depends on the session's recall only through the names recall finds in
 //! that text (`Detector::detect_recalling`). So for each call of the second scan whose inputs are
 //! those of the first scan's call at the same position (text, key, parent key, classes, key facts;
-//! compared exactly), where recall found nothing the first time and finds nothing now, the first
-//! scan's spans are the answer. Every other call runs the detector; once a call's inputs differ
-//! from the recorded one's, the rest of the scan runs the detector throughout.
+//! compared exactly), where recall found nothing the first time and finds nothing now but names
+//! the first scan found there already (`Detector::recall_adds`: most strings of a document that
+//! holds names, the names' own among them), the first scan's spans are the answer. Every other
+//! call runs the detector; once a call's inputs differ from the recorded one's, the rest of the
+//! scan runs the detector throughout.
 
 use std::ops::Range;
 
@@ -157,5 +159,51 @@ impl ScanMemo {
         let call = &self.calls[self.next];
         self.next += 1;
         Some((call.recalled, &self.spans[call.spans.clone()]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::Detector;
+    use crate::detect::recall::Recall;
+    use crate::walk::{FoundValue, Findings, rescan_json, scan_json_except, scan_json_recorded};
+
+    /// What a scan found, values included.
+    fn shown(f: &Findings<FoundValue>) -> String {
+        let values: Vec<_> = f
+            .slots
+            .iter()
+            .map(|s| (s.kind.clone(), s.value.expose().clone(), s.canonical.clone()))
+            .collect();
+        format!("{:?} {values:?}", f.pieces)
+    }
+
+    #[test]
+    fn a_rescan_finds_what_a_fresh_scan_finds() {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        let docs = [
+            r#"[{"name":"Ysolde Brackwater","email":"ysolde@example.com"},{"notes":"ask brackwater or Ysolde Brackwater","phone":"+1 415-555-0132"}]"#,
+            r#"{"text":"[{\"name\":\"Omar Haddad\"},{\"note\":\"Haddad said\\nOmar Haddad will call\"}]","n":4155550132,"phone":4155550132}"#,
+            r#"{"rows":"name,email\nMaria Garcia,m@x.io\nOmar Haddad,o@x.io","who":"Maria Garcia","Haddad":"key"}"#,
+            r#"[{"a":"\u00c9mile Zola wrote","b":"Zola"},{"a":"nothing here"}]"#,
+        ];
+        for doc in docs {
+            for names in [
+                &["Ysolde Brackwater", "Omar Haddad"][..],
+                &["Zola", "Émile Zola", "Maria Garcia"][..],
+                &[][..],
+            ] {
+                let recall = Recall::of_names(names.iter().copied());
+                let fresh = scan_json_except(&detector, Some(&recall), doc, &none).unwrap();
+                // A first scan with no recall, and with some of the names.
+                let some = Recall::of_names(names.iter().copied().take(1));
+                for first in [None, Some(&some)] {
+                    let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+                    let again = rescan_json(&detector, Some(&recall), memo, &none).unwrap();
+                    assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
+                }
+            }
+        }
     }
 }

@@ -310,7 +310,7 @@ struct ValueScanner<'d> {
     recall: Option<&'d Recall>,
     /// Recording this scan's detector calls, or replaying an earlier scan's (`memo.rs`).
     memo: Option<Memo>,
-    /// Room for [`Detector::recall_finds`].
+    /// Room for [`Detector::recall_adds`].
     scratch: Vec<Span>,
 }
 
@@ -600,11 +600,13 @@ impl<'d> ValueScanner<'d> {
                 memo.record(text, &cx, classes, facts, recalled, &self.spans);
             }
             Some(Memo::Replay(memo)) => {
-                // The first scan's spans, where recall found no name then and finds none now.
+                // The first scan's spans, where recall found no name then and finds none now but
+                // names those spans hold already.
                 let replayed = match memo.replay(text, &cx, classes, facts) {
                     Some((false, spans))
                         if !self.recall.is_some_and(|r| {
-                            Detector::recall_finds(r, text, &cx, facts, &mut self.scratch)
+                            self.detector
+                                .recall_adds(r, text, &cx, facts, spans, &mut self.scratch)
                         }) =>
                     {
                         self.spans.clear();
