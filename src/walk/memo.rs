@@ -166,14 +166,20 @@ impl ScanMemo {
 mod tests {
     use crate::detect::Detector;
     use crate::detect::recall::Recall;
-    use crate::walk::{FoundValue, Findings, rescan_json, scan_json_except, scan_json_recorded};
+    use crate::walk::{Findings, FoundValue, rescan_json, scan_json_except, scan_json_recorded};
 
     /// What a scan found, values included.
     fn shown(f: &Findings<FoundValue>) -> String {
         let values: Vec<_> = f
             .slots
             .iter()
-            .map(|s| (s.kind.clone(), s.value.expose().clone(), s.canonical.clone()))
+            .map(|s| {
+                (
+                    s.kind.clone(),
+                    s.value.expose().clone(),
+                    s.canonical.clone(),
+                )
+            })
             .collect();
         format!("{:?} {values:?}", f.pieces)
     }
