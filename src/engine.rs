@@ -340,6 +340,9 @@ impl Engine {
         drop(recall);
         if let Some(recall) = again {
             findings = walk::rescan_json(&self.detector, Some(&recall), first, skip)?;
+        } else {
+            // Not held across the vault's round trip.
+            drop(first);
         }
         self.finish_tokenize(session, origin, doc, findings, unreachable)
             .await
