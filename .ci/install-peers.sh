@@ -2,8 +2,8 @@
 # Installs the MCP peers the end-to-end tests run against, at pinned versions (idempotent):
 #   - npm: server-filesystem, server-everything, server-memory into ./node_modules
 #     (versions pinned in package.json / package-lock.json);
-#   - PyPI: the `mcp` Python SDK, mcp-server-git, mcp-server-time and faker (the leak benchmark)
-#     into ./.venv;
+#   - PyPI: the `mcp` Python SDK, mcp-server-git, mcp-server-time, faker (the leak benchmark) and
+#     phonenumbers (with faker, the reference corpus of benches/refcorpus/run.py) into ./.venv;
 #   - PyPI: mcp-server-sqlite into ./.venv-servers: it needs the 1.x `mcp` SDK (on 2.x it fails
 #     at start-up: `Server` has no `list_resources`), so it gets its own venv;
 #   - npm: the official MCP conformance runners (0.1.16; 0.2.0-alpha.12 as conformance-next)
@@ -17,6 +17,7 @@ MCP_PY_VERSION=2.3.0
 MCP_SERVER_GIT_VERSION=2026.10.19
 MCP_SERVER_TIME_VERSION=2026.10.19
 FAKER_VERSION=40.63.0
+PHONENUMBERS_VERSION=9.0.43
 MCP_SERVER_SQLITE_VERSION=2025.4.25
 MCP_PY_SERVERS_VERSION=1.30.0
 
@@ -46,7 +47,8 @@ PY
 }
 
 PY_PEERS=("mcp==${MCP_PY_VERSION}" "mcp-server-git==${MCP_SERVER_GIT_VERSION}"
-  "mcp-server-time==${MCP_SERVER_TIME_VERSION}" "faker==${FAKER_VERSION}")
+  "mcp-server-time==${MCP_SERVER_TIME_VERSION}" "faker==${FAKER_VERSION}"
+  "phonenumbers==${PHONENUMBERS_VERSION}")
 if ! pinned .venv "${PY_PEERS[@]}"; then
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install --quiet --disable-pip-version-check "${PY_PEERS[@]}"

@@ -9,7 +9,8 @@
 //!   alone (what that kind's tables cost);
 //! - `first` / `tenth`: the first and the tenth `Engine::tokenize_json` of the same 10 KB MCP
 //!   tool result holding emails, phones, names and a card, in one process (the proxy's first
-//!   tool result against a warm one);
+//!   tool result against a warm one): cold, and after `walk::warm_up`, which the proxy and
+//!   `serve` run at start (its own time is printed too);
 //! - `cli`: wall time of `mcp-veil redact` on an empty input, a line of prose and a line with a
 //!   phone number, when `target/release/mcp-veil` exists.
 //!
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use mcp_veil::detect::DetectConfig;
 use mcp_veil::vault::{MemoryVault, SessionId};
-use mcp_veil::{Detector, Engine, testdata};
+use mcp_veil::{Detector, Engine, testdata, walk};
 
 /// The configurations `build` times: the default, then each kind off alone.
 fn configs() -> Vec<(&'static str, DetectConfig)> {
@@ -74,8 +75,14 @@ fn child(stage: &str, which: usize) {
             println!("{}", t.elapsed().as_micros());
             drop(detector);
         }
-        "calls" => {
+        "calls" | "warmed" => {
             let detector = Arc::new(Detector::with_defaults());
+            // What the proxy and `serve` do at start, before the first message.
+            let t = Instant::now();
+            if stage == "warmed" {
+                walk::warm_up(&detector);
+            }
+            let warm = t.elapsed().as_micros();
             let engine = Engine::new(detector, Arc::new(MemoryVault::default()));
             let session = SessionId::new("startup");
             let result = testdata::mcp_tool_result(7, 10 * 1024).text;
@@ -85,7 +92,7 @@ fn child(stage: &str, which: usize) {
                 block_on(engine.tokenize_json(&session, "startup", &result)).expect("tokenizes");
                 times.push(t.elapsed().as_micros());
             }
-            println!("{} {}", times[0], times[9]);
+            println!("{} {} {warm}", times[0], times[9]);
         }
         _ => panic!("unknown stage {stage}"),
     }
@@ -159,21 +166,33 @@ fn main() {
         );
         println!("  {label:<20} {}", ms(t));
     }
-    let (mut first, mut tenth) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let out = run_self(&["--child", "calls", "0"]);
-        let mut it = out.split(' ').map(|n| n.parse::<u128>().expect("micros"));
-        first.push(it.next().expect("first"));
-        tenth.push(it.next().expect("tenth"));
-    }
-    let (first, tenth) = (median(first), median(tenth));
     println!("\nEngine::tokenize_json, 10 KB tool result, one process");
-    println!("  first call           {}", ms(first));
-    println!("  tenth call           {}", ms(tenth));
-    println!(
-        "  first / tenth        {:.1}x",
-        first as f64 / tenth.max(1) as f64
-    );
+    for (stage, label) in [
+        ("calls", "cold"),
+        ("warmed", "after walk::warm_up (the proxy, serve)"),
+    ] {
+        let (mut first, mut tenth, mut warm) = (Vec::new(), Vec::new(), Vec::new());
+        // Alternating with the other stage would be fairer on a loaded machine; each stage's
+        // first/tenth ratio is taken within one process, which is what it is read for.
+        for _ in 0..rounds {
+            let out = run_self(&["--child", stage, "0"]);
+            let mut it = out.split(' ').map(|n| n.parse::<u128>().expect("micros"));
+            first.push(it.next().expect("first"));
+            tenth.push(it.next().expect("tenth"));
+            warm.push(it.next().expect("warm-up"));
+        }
+        let (first, tenth, warm) = (median(first), median(tenth), median(warm));
+        println!("  {label}");
+        if stage == "warmed" {
+            println!("    warm-up              {}", ms(warm));
+        }
+        println!("    first call           {}", ms(first));
+        println!("    tenth call           {}", ms(tenth));
+        println!(
+            "    first / tenth        {:.1}x",
+            first as f64 / tenth.max(1) as f64
+        );
+    }
     let bin = "target/release/mcp-veil";
     if std::path::Path::new(bin).exists() {
         println!("\n`{bin} redact`, wall time");

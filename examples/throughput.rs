@@ -12,6 +12,12 @@
 //!
 //! The `detect:` rows time the detector alone (no session, no tokens) on the same prose, as one
 //! text and line by line.
+//!
+//! With `REFCORPUS=DIR` (a reference corpus made by `../shared/bench/gen_corpus.py`, see
+//! `benches/refcorpus/run.py`) the `ref:` rows run its three files first, as `mcp-veil redact`
+//! does: `mcp_contacts.json` through `tokenize_json`, `prose.txt` and `clean.txt` through
+//! `tokenize_text`, each call in a fresh session (ended after the call), so no call recalls the
+//! names of an earlier one.
 
 // The report is this example's output; stdout is not an MCP wire here.
 #![allow(clippy::print_stdout)]
@@ -77,6 +83,29 @@ fn main() {
         "{:<34} {:>9} {:>10} {:>10} {:>12}",
         "workload", "bytes", "MiB/s wall", "MiB/s CPU", "µs/call wall"
     );
+    if let Ok(dir) = std::env::var("REFCORPUS") {
+        let dir = std::path::Path::new(&dir);
+        for (file, json) in [
+            ("mcp_contacts.json", true),
+            ("prose.txt", false),
+            ("clean.txt", false),
+        ] {
+            let path = dir.join(file);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            let mut n = 0u64;
+            measure(&format!("ref: {file}"), text.len(), budget, || {
+                n += 1;
+                let s = SessionId::new(format!("ref {file} {n}"));
+                if json {
+                    black_box(block_on(engine.tokenize_json(&s, "x", &text)).unwrap());
+                } else {
+                    black_box(block_on(engine.tokenize_text(&s, "x", &text)).unwrap());
+                }
+                block_on(engine.end_session(&s)).unwrap();
+            });
+        }
+    }
     let prose = testdata::prose(1, MB).text;
     measure("prose: tokenize_text", prose.len(), budget, || {
         black_box(block_on(engine.tokenize_text(&s, "x", &prose)).unwrap());

@@ -331,14 +331,26 @@ impl Engine {
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
     ) -> Result<Tokenized<'a>, EngineError> {
         let (recall, unreachable) = self.read_recall(session).await;
-        let mut findings = walk::scan_json_except(&self.detector, recall.as_deref(), doc, skip)?;
+        if self.recall.is_none() {
+            // No session recall: no second scan.
+            let findings = walk::scan_json_except(&self.detector, None, doc, skip)?;
+            return self
+                .finish_tokenize(session, origin, doc, findings, unreachable)
+                .await;
+        }
+        // The first scan is recorded call by call: a second one reuses what it found.
+        let (mut findings, first) =
+            walk::scan_json_recorded(&self.detector, recall.as_deref(), doc, skip)?;
         // Counted over the document's text with its string escapes read: a name that opens a
         // line follows `\n` in the raw JSON, where the matcher sees a word going on.
         let again = self.recall_again(session, &json_text(doc), recall.as_deref(), &findings.slots);
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
         if let Some(recall) = again {
-            findings = walk::scan_json_except(&self.detector, Some(&recall), doc, skip)?;
+            findings = walk::rescan_json(&self.detector, Some(&recall), first, skip)?;
+        } else {
+            // Not held across the vault's round trip.
+            drop(first);
         }
         self.finish_tokenize(session, origin, doc, findings, unreachable)
             .await

@@ -181,6 +181,8 @@ pub fn check_servers(config: &Config) -> Result<(), String> {
 /// `audit.required` is true).
 pub fn interceptor(config: &Config, pass_unknown: bool) -> Result<Interceptor, ProxyError> {
     let detector = Detector::new(&config.detect).map_err(|e| ProxyError::Config(e.to_string()))?;
+    // Before the first message: its tool result would pay what is built on first use.
+    crate::walk::warm_up(&detector);
     if config.vault.backend != BackendKind::Memory {
         return Err(ProxyError::Config(
             "the stdio proxy keeps its session in process: use `vault: {backend: memory}`".into(),

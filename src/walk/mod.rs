@@ -35,15 +35,18 @@
 mod columns;
 mod csv;
 pub(crate) mod json;
+mod memo;
 mod repr;
 mod table;
 mod text;
 mod typed;
+mod warm;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 pub use json::JsonError;
+pub use warm::warm_up;
 
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
@@ -163,6 +166,63 @@ pub(crate) fn scan_json_except<'d>(
     })
 }
 
+/// What [`scan_json_recorded`] found call by call, for [`rescan_json`] of the same document.
+#[derive(Debug)]
+pub(crate) struct JsonScan<'doc> {
+    doc: &'doc str,
+    memo: memo::ScanMemo,
+}
+
+/// [`scan_json_except`], also recording what each detector call found (`memo.rs`), so that a
+/// second scan of the same document with more names recalled ([`rescan_json`]) reuses it.
+pub(crate) fn scan_json_recorded<'d, 'doc>(
+    detector: &'d Detector,
+    recall: Option<&'d Recall>,
+    doc: &'doc str,
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+) -> Result<(Findings<FoundValue>, JsonScan<'doc>), WalkError> {
+    let mut scanner = ValueScanner::new(detector);
+    scanner.skip = skip;
+    scanner.recall = recall;
+    scanner.memo = Some(Memo::Record(memo::ScanMemo::new(doc)));
+    let pieces = scanner.json_pieces(doc, 0)?;
+    let memo = match scanner.memo.take() {
+        Some(Memo::Record(memo)) => memo,
+        // Not reached: the scanner records until it is done. An empty memo replays nothing.
+        _ => memo::ScanMemo::new(doc),
+    };
+    Ok((
+        Findings {
+            pieces,
+            json: true,
+            slots: scanner.slots,
+        },
+        JsonScan { doc, memo },
+    ))
+}
+
+/// [`scan_json_except`] of the document `earlier` scanned, with `recall`: gives what that
+/// function gives, reusing the earlier scan's spans wherever recall finds no name.
+pub(crate) fn rescan_json<'d>(
+    detector: &'d Detector,
+    recall: Option<&'d Recall>,
+    earlier: JsonScan<'_>,
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+) -> Result<Findings<FoundValue>, WalkError> {
+    let JsonScan { doc, mut memo } = earlier;
+    memo.rewind();
+    let mut scanner = ValueScanner::new(detector);
+    scanner.skip = skip;
+    scanner.recall = recall;
+    scanner.memo = memo.is_of(doc).then_some(Memo::Replay(memo));
+    let pieces = scanner.json_pieces(doc, 0)?;
+    Ok(Findings {
+        pieces,
+        json: true,
+        slots: scanner.slots,
+    })
+}
+
 /// Scans a JSON document for values, and returns with the findings the dotted path of the
 /// top-level string that holds each slot (`to`, `recipients.0.email`; a value inside an embedded
 /// document gets the path of the string that embeds it). For outbound checks of raw values,
@@ -248,6 +308,15 @@ struct ValueScanner<'d> {
     path: Box<str>,
     /// The session's recalled names, passed to every detector call.
     recall: Option<&'d Recall>,
+    /// Recording this scan's detector calls, or replaying an earlier scan's (`memo.rs`).
+    memo: Option<Memo>,
+    /// Room for [`Detector::recall_adds`].
+    scratch: Vec<Span>,
+}
+
+enum Memo {
+    Record(memo::ScanMemo),
+    Replay(memo::ScanMemo),
 }
 
 impl<'d> ValueScanner<'d> {
@@ -261,6 +330,8 @@ impl<'d> ValueScanner<'d> {
             paths: None,
             path: Box::from(""),
             recall: None,
+            memo: None,
+            scratch: Vec::new(),
         }
     }
 
@@ -518,8 +589,38 @@ impl<'d> ValueScanner<'d> {
             recall: self.recall,
             ..*cx
         };
-        self.detector
-            .detect_classified(text, &cx, classes, facts, &mut self.spans);
+        match &mut self.memo {
+            None => self
+                .detector
+                .detect_classified(text, &cx, classes, facts, &mut self.spans),
+            Some(Memo::Record(memo)) => {
+                let recalled =
+                    self.detector
+                        .detect_recalling(text, &cx, classes, facts, &mut self.spans);
+                memo.record(text, &cx, classes, facts, recalled, &self.spans);
+            }
+            Some(Memo::Replay(memo)) => {
+                // The first scan's spans, where recall found no name then and finds none now but
+                // names those spans hold already.
+                let replayed = match memo.replay(text, &cx, classes, facts) {
+                    Some((false, spans))
+                        if !self.recall.is_some_and(|r| {
+                            self.detector
+                                .recall_adds(r, text, &cx, facts, spans, &mut self.scratch)
+                        }) =>
+                    {
+                        self.spans.clear();
+                        self.spans.extend_from_slice(spans);
+                        true
+                    }
+                    _ => false,
+                };
+                if !replayed {
+                    self.detector
+                        .detect_classified(text, &cx, classes, facts, &mut self.spans);
+                }
+            }
+        }
         let mut out = Vec::with_capacity(self.spans.len());
         self.slots.reserve(self.spans.len());
         for span in self.spans.drain(..) {

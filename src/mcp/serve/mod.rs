@@ -298,6 +298,8 @@ impl Gateway {
         super::launch::check_servers(&config).map_err(ServeError::Config)?;
         let detector =
             Arc::new(Detector::new(&config.detect).map_err(|e| ServeError::Config(e.to_string()))?);
+        // Before the first request: its tool result would pay what is built on first use.
+        crate::walk::warm_up(&detector);
         let metrics = Arc::new(Metrics::default());
         let backend =
             vault::from_config(&config.vault).map_err(|e| ServeError::Config(e.to_string()))?;

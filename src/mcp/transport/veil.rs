@@ -122,6 +122,8 @@ impl VeilBuilder {
                     return Err(BuildError::UnsupportedVault(config.vault.backend));
                 }
                 let detector = Detector::new(&config.detect)?;
+                // Before the first message: its tool result would pay what is built on first use.
+                crate::walk::warm_up(&detector);
                 let vault = MemoryVault::new(
                     Duration::from_secs(config.vault.ttl_seconds),
                     config.vault.max_entries_per_session,

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Throughput of `mcp-veil redact` on the reference corpus, with gzip -1 as the yardstick.
+
+Set-up: generates the corpus with `../shared/bench/gen_corpus.py` (seed 7, 5,000 records, 5 MB
+of prose and of clean text; needs `faker` and `phonenumbers`, both installed into `.venv` by
+`.ci/install-peers.sh`) unless `--corpus DIR` names one already made.
+
+For each file (`mcp_contacts.json`, `prose.txt`, `clean.txt`) it runs, one process per run,
+alternately: `mcp-veil redact < FILE`, `mcp-veil redact < HEAD` (the file's first ~16 KB, cut at a
+line, the same shape: start-up and every one-off set-up the first input pays), and the same two
+through `gzip -1`. Times are the child's on-CPU time (user + system, from `wait4`), medians of
+`--rounds` (default 5). The rate "net of start-up" is `(size(FILE) - size(HEAD)) / (t(FILE) -
+t(HEAD))`: the marginal rate, what a long-lived proxy pays per byte. The ratio to gzip -1 is of
+the net rates measured in the same rounds. The `redact` output is hashed (sha1) on the first
+round so two binaries can be compared for byte-identical output.
+
+With `--proxy` it also runs `target/release/examples/proxy_latency` (10 KB results; build it
+with `cargo build --release --bin mcp-veil --example echo_server --example proxy_latency`)
+and prints its table.
+
+    .venv/bin/python benches/refcorpus/run.py [--veil target/release/mcp-veil] [--corpus DIR]
+        [--rounds 5] [--proxy]
+"""
+import argparse
+import hashlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FILES = ["mcp_contacts.json", "prose.txt", "clean.txt"]
+HEAD_BYTES = 16 * 1024
+
+
+def cpu_time(argv, stdin_path, out=subprocess.DEVNULL):
+    """On-CPU seconds (user + system) of one child run reading `stdin_path`."""
+    with open(stdin_path, "rb") as f:
+        p = subprocess.Popen(argv, stdin=f, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"{argv[0]} exited with {p.returncode} on {stdin_path}")
+    return ru.ru_utime + ru.ru_stime
+
+
+def head_of(path, tmp):
+    """The file's first ~HEAD_BYTES, cut after a line (for JSON: a complete small array)."""
+    data = open(path, "rb").read()
+    if path.endswith(".json"):
+        # The first records of the array, closed: same shape, valid JSON.
+        cut = data.find(b"\n  },\n", HEAD_BYTES)
+        head = data[: cut + 4] + b"\n]\n"
+    else:
+        cut = data.find(b"\n", HEAD_BYTES)
+        head = data[: cut + 1]
+    out = os.path.join(tmp, "head-" + os.path.basename(path))
+    with open(out, "wb") as f:
+        f.write(head)
+    return out
+
+
+def sha1_of_output(argv, stdin_path):
+    with open(stdin_path, "rb") as f:
+        out = subprocess.run(argv, stdin=f, capture_output=True, check=True).stdout
+    return hashlib.sha1(out).hexdigest()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--veil", default=os.path.join(ROOT, "target/release/mcp-veil"))
+    ap.add_argument("--corpus", help="an existing corpus directory (skips generation)")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--proxy", action="store_true", help="also run examples/proxy_latency")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="refcorpus-")
+    corpus = args.corpus
+    if corpus is None:
+        corpus = os.path.join(tmp, "corpus")
+        gen = os.path.join(args.shared, "bench/gen_corpus.py")
+        subprocess.run(
+            [sys.executable, gen, "--out", corpus, "--seed", "7", "--records", "5000",
+             "--prose-mb", "5", "--clean-mb", "5"],
+            check=True, stdout=subprocess.DEVNULL)
+    veil = [args.veil, "redact"]
+    gzip = ["gzip", "-1", "-c"]
+    print(f"corpus {corpus}; {args.rounds} rounds; on-CPU time of each child; medians")
+    print(f"{'file':<18} {'MB':>5} {'veil s':>7} {'head s':>7} {'veil MB/s':>9} "
+          f"{'gross':>7} {'gzip MB/s':>9} {'ratio':>6}  sha1 of redact output")
+    for name in FILES:
+        path = os.path.join(corpus, name)
+        head = head_of(path, tmp)
+        size, hsize = os.path.getsize(path), os.path.getsize(head)
+        t = {k: [] for k in ("veil", "vhead", "gzip", "ghead")}
+        for _ in range(args.rounds):
+            t["veil"].append(cpu_time(veil, path))
+            t["vhead"].append(cpu_time(veil, head))
+            t["gzip"].append(cpu_time(gzip, path))
+            t["ghead"].append(cpu_time(gzip, head))
+        m = {k: statistics.median(v) for k, v in t.items()}
+        mb = (size - hsize) / 1e6
+        net_veil = mb / max(m["veil"] - m["vhead"], 1e-6)
+        net_gzip = mb / max(m["gzip"] - m["ghead"], 1e-6)
+        gross = size / 1e6 / m["veil"]
+        digest = sha1_of_output(veil, path)
+        print(f"{name:<18} {size / 1e6:>5.2f} {m['veil']:>7.3f} {m['vhead']:>7.3f} "
+              f"{net_veil:>9.1f} {gross:>7.1f} {net_gzip:>9.1f} {net_veil / net_gzip:>6.2f}  "
+              f"{digest}")
+    print("veil MB/s and gzip MB/s: net of start-up (FILE minus its first 16 KB); "
+          "gross: the whole run, start-up included; ratio: veil / gzip -1, net")
+    if args.proxy:
+        exe = os.path.join(os.path.dirname(args.veil), "examples/proxy_latency")
+        subprocess.run([exe, "2000"], check=True)
+
+
+if __name__ == "__main__":
+    main()

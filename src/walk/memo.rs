@@ -1,0 +1,215 @@
+//! What one scan of a JSON document found, call by call, so that a second scan of the same
+//! document with more names recalled costs little more than its walk.
+//!
+//! The engine scans a tool result, learns the names it found, and when those names occur in the
+//! document where the scan did not find them it scans the document again with them recalled
+//! (`Engine::recall_again`). The second scan makes the same detector calls as the first, in the
+//! same order (the walk is a function of the document and of what the calls return), and a
+//! detector call's result depends on the session's recall only through the names recall finds in
+//! that text (`Detector::detect_recalling`). So for each call of the second scan whose inputs are
+//! those of the first scan's call at the same position (text, key, parent key, classes, key facts;
+//! compared exactly), where recall found nothing the first time and finds nothing now but names
+//! the first scan found there already (`Detector::recall_adds`: most strings of a document that
+//! holds names, the names' own among them), the first scan's spans are the answer. Every other
+//! call runs the detector; once a call's inputs differ from the recorded one's, the rest of the
+//! scan runs the detector throughout.
+
+use std::ops::Range;
+
+use crate::detect::{FindContext, KeyFacts, Span};
+
+/// A string a recorded call was given: a slice of the document (by offset, compared by address),
+/// or a copy in [`ScanMemo::texts`].
+#[derive(Debug, Clone, Copy)]
+enum Stored {
+    Doc { at: usize, len: usize },
+    Copy { at: usize, len: usize },
+}
+
+#[derive(Debug)]
+struct Call {
+    text: Stored,
+    key: Option<Stored>,
+    parent_key: Option<Stored>,
+    classes: u8,
+    facts: KeyFacts,
+    /// Recall found a name in the text: the spans hold names that recall put there.
+    recalled: bool,
+    spans: Range<usize>,
+}
+
+/// The detector calls of one scan of a document (see the module doc).
+#[derive(Debug, Default)]
+pub(crate) struct ScanMemo {
+    /// The document's address and length.
+    doc: (usize, usize),
+    calls: Vec<Call>,
+    spans: Vec<Span>,
+    /// The strings of calls that are no slice of the document (decoded literals), end to end.
+    texts: String,
+    /// Replaying: the next call to compare.
+    next: usize,
+    /// Replaying stopped: a call's inputs differed from the recorded call's.
+    diverged: bool,
+}
+
+impl ScanMemo {
+    pub(super) fn new(doc: &str) -> ScanMemo {
+        ScanMemo {
+            doc: (doc.as_ptr() as usize, doc.len()),
+            ..ScanMemo::default()
+        }
+    }
+
+    /// Whether this memo was recorded over `doc` (the same string, not an equal one).
+    pub(super) fn is_of(&self, doc: &str) -> bool {
+        self.doc == (doc.as_ptr() as usize, doc.len())
+    }
+
+    /// Starts replaying from the first call.
+    pub(super) fn rewind(&mut self) {
+        self.next = 0;
+        self.diverged = false;
+    }
+
+    fn store(&mut self, s: &str) -> Stored {
+        let at = s.as_ptr() as usize;
+        let (base, len) = self.doc;
+        if at >= base && at + s.len() <= base + len {
+            return Stored::Doc {
+                at: at - base,
+                len: s.len(),
+            };
+        }
+        let start = self.texts.len();
+        self.texts.push_str(s);
+        Stored::Copy {
+            at: start,
+            len: s.len(),
+        }
+    }
+
+    /// Whether `s` is the stored string: the same bytes of the document (a slice of a live
+    /// document is equal to one recorded from it exactly when it sits at the same address), or
+    /// equal to the copy.
+    fn same(&self, stored: Stored, s: &str) -> bool {
+        match stored {
+            Stored::Doc { at, len } => s.len() == len && s.as_ptr() as usize == self.doc.0 + at,
+            Stored::Copy { at, len } => self.texts.get(at..at + len) == Some(s),
+        }
+    }
+
+    fn same_opt(&self, stored: Option<Stored>, s: Option<&str>) -> bool {
+        match (stored, s) {
+            (None, None) => true,
+            (Some(stored), Some(s)) => self.same(stored, s),
+            _ => false,
+        }
+    }
+
+    /// Records a call and what it found.
+    pub(super) fn record(
+        &mut self,
+        text: &str,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+        recalled: bool,
+        spans: &[Span],
+    ) {
+        let text = self.store(text);
+        let key = cx.key.map(|k| self.store(k));
+        let parent_key = cx.parent_key.map(|k| self.store(k));
+        let from = self.spans.len();
+        self.spans.extend_from_slice(spans);
+        self.calls.push(Call {
+            text,
+            key,
+            parent_key,
+            classes,
+            facts: *facts,
+            recalled,
+            spans: from..self.spans.len(),
+        });
+    }
+
+    /// The next recorded call, if its inputs are these: whether recall found a name in it, and
+    /// its spans. `None` (and no more replaying) when they are not.
+    pub(super) fn replay(
+        &mut self,
+        text: &str,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+    ) -> Option<(bool, &[Span])> {
+        if self.diverged {
+            return None;
+        }
+        let same = self.calls.get(self.next).is_some_and(|call| {
+            call.classes == classes
+                && call.facts == *facts
+                && self.same(call.text, text)
+                && self.same_opt(call.key, cx.key)
+                && self.same_opt(call.parent_key, cx.parent_key)
+        });
+        if !same {
+            self.diverged = true;
+            return None;
+        }
+        let call = &self.calls[self.next];
+        self.next += 1;
+        Some((call.recalled, &self.spans[call.spans.clone()]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::Detector;
+    use crate::detect::recall::Recall;
+    use crate::walk::{Findings, FoundValue, rescan_json, scan_json_except, scan_json_recorded};
+
+    /// What a scan found, values included.
+    fn shown(f: &Findings<FoundValue>) -> String {
+        let values: Vec<_> = f
+            .slots
+            .iter()
+            .map(|s| {
+                (
+                    s.kind.clone(),
+                    s.value.expose().clone(),
+                    s.canonical.clone(),
+                )
+            })
+            .collect();
+        format!("{:?} {values:?}", f.pieces)
+    }
+
+    #[test]
+    fn a_rescan_finds_what_a_fresh_scan_finds() {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        let docs = [
+            r#"[{"name":"Ysolde Brackwater","email":"ysolde@example.com"},{"notes":"ask brackwater or Ysolde Brackwater","phone":"+1 415-555-0132"}]"#,
+            r#"{"text":"[{\"name\":\"Omar Haddad\"},{\"note\":\"Haddad said\\nOmar Haddad will call\"}]","n":4155550132,"phone":4155550132}"#,
+            r#"{"rows":"name,email\nMaria Garcia,m@x.io\nOmar Haddad,o@x.io","who":"Maria Garcia","Haddad":"key"}"#,
+            r#"[{"a":"\u00c9mile Zola wrote","b":"Zola"},{"a":"nothing here"}]"#,
+        ];
+        for doc in docs {
+            for names in [
+                &["Ysolde Brackwater", "Omar Haddad"][..],
+                &["Zola", "Émile Zola", "Maria Garcia"][..],
+                &[][..],
+            ] {
+                let recall = Recall::of_names(names.iter().copied());
+                let fresh = scan_json_except(&detector, Some(&recall), doc, &none).unwrap();
+                // A first scan with no recall, and with some of the names.
+                let some = Recall::of_names(names.iter().copied().take(1));
+                for first in [None, Some(&some)] {
+                    let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+                    let again = rescan_json(&detector, Some(&recall), memo, &none).unwrap();
+                    assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
+                }
+            }
+        }
+    }
+}
