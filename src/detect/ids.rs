@@ -521,16 +521,55 @@ const BIRTH_CUES: &[&str] = &[
     "nata il",
 ];
 
+/// How far before the first digit of a date its birth cue can start, less the spaces right
+/// before that digit: the longest cue (19 bytes), 8 separators and the fillers `on am in ` (9)
+/// after it, a month name (10) and its `.` before the day; with room to spare.
+const DOB_REACH: usize = 64;
+
+/// Birth dates in text: a birth cue, then a date. Every date holds a digit within
+/// [`DOB_REACH`] bytes and a run of spaces of where its cue starts, and the first digit of a
+/// date starts a run of digits; the cues are looked for only in the stretches before such
+/// runs (merged where they overlap), which in prose is a small part of the text. The cues are
+/// found and tried in the order a search of the whole text gives.
 fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
+    let mut region: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while let Some(d) = b[i..].iter().position(u8::is_ascii_digit).map(|k| i + k) {
+        let mut s = d;
+        while s > 0 && b[s - 1] == b' ' {
+            s -= 1;
+        }
+        let from = s.saturating_sub(DOB_REACH);
+        region = match region {
+            Some((rs, re)) if from <= re => Some((rs, d)),
+            Some((rs, re)) => {
+                dob_cues_in(cues, b, rs, re, out);
+                Some((from, d))
+            }
+            None => Some((from, d)),
+        };
+        i = d;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if let Some((rs, re)) = region {
+        dob_cues_in(cues, b, rs, re, out);
+    }
+}
+
+/// The birth dates whose cue lies in `b[from..to]` (see [`dob_in_text`]).
+fn dob_cues_in(cues: &AhoCorasick, b: &[u8], from: usize, to: usize, out: &mut Vec<Span>) {
     // Overlapping: `born` and `born on` at one place are both tried, as each cue on its own.
-    for m in cues.find_overlapping_iter(b) {
-        let at = m.start();
+    for m in cues.find_overlapping_iter(&b[from..to]) {
+        let m = m.start() + from..m.end() + from;
+        let at = m.start;
         if at > 0 && b[at - 1].is_ascii_alphanumeric() {
             continue;
         }
         // `:`, `=`, spaces, quotes, `on`, `am`, `le`, `el`, `il` between cue and date.
-        let mut p = m.end();
+        let mut p = m.end;
         let limit = (p + 8).min(b.len());
         while p < limit && matches!(b[p], b' ' | b':' | b'=' | b'"' | b'\'' | b'-' | b'\t') {
             p += 1;
@@ -727,6 +766,68 @@ mod tests {
                 (text[s.start..s.end].to_string(), k.name())
             })
             .collect()
+    }
+
+    /// [`dob_in_text`] as it was: the cues looked for in the whole text.
+    fn dob_in_whole_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
+        dob_cues_in(cues, text.as_bytes(), 0, text.len(), out);
+    }
+
+    #[test]
+    fn birth_cues_before_digits_are_those_of_the_whole_text() {
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let pieces = [
+            "born",
+            "born on",
+            "Born",
+            "DOB",
+            "d.o.b.",
+            "date of birth",
+            "fecha de nacimiento",
+            "né le",
+            "geboren am",
+            ":",
+            " ",
+            "  ",
+            "        ",
+            "on ",
+            "am ",
+            "in ",
+            "-",
+            "\t",
+            "x",
+            "the",
+            ", ",
+            "\n",
+            "March",
+            "septiembre",
+            "Dec.",
+            "décembre",
+            "2",
+            "12",
+            "1985",
+            "02/03/1985",
+            "1985-03-02",
+            "2nd",
+            "of",
+            "7",
+            "é",
+            "1234567890",
+        ];
+        let mut rng = crate::testdata::Rng::new(7);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(24) {
+                text.push_str(pieces[rng.below(pieces.len())]);
+            }
+            let (mut ours, mut whole) = (Vec::new(), Vec::new());
+            dob_in_text(&r.birth_cues, &text, &mut ours);
+            dob_in_whole_text(&r.birth_cues, &text, &mut whole);
+            assert_eq!(ours, whole, "{text:?}");
+        }
+        let mut found = Vec::new();
+        dob_in_text(&r.birth_cues, "born on March        2, 1985", &mut found);
+        assert_eq!(found.len(), 1);
     }
 
     #[test]
