@@ -434,7 +434,9 @@ mod tests {
                 for (sep, tail) in [("_", ""), ("-", "."), ("", ""), (".", "-"), ("", "é")] {
                     let upper = b.to_ascii_uppercase();
                     let mut camel = b.to_string();
-                    camel[..1].make_ascii_uppercase();
+                    if let Some(first) = camel.get_mut(..1) {
+                        first.make_ascii_uppercase();
+                    }
                     for k in [
                         format!("{a}{sep}{b}{tail}"),
                         format!("{}{sep}{upper}{tail}", a.to_ascii_uppercase()),
