@@ -535,7 +535,8 @@ fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut region: Option<(usize, usize)> = None;
     let mut i = 0;
-    while let Some(d) = b[i..].iter().position(u8::is_ascii_digit).map(|k| i + k) {
+    // The next digit eight bytes at a time (`phone::next_digit`).
+    while let Some(d) = super::phone::next_digit(b, i) {
         let mut s = d;
         while s > 0 && b[s - 1] == b' ' {
             s -= 1;
