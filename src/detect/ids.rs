@@ -118,6 +118,11 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
 pub(super) struct IdRecognizer {
     config: IdsConfig,
     candidates: Regex,
+    /// Every kind's cue words in one automaton (ASCII case-insensitive), so the bytes before
+    /// a candidate are read once for all kinds rather than once per cue.
+    cue_words: AhoCorasick,
+    /// Per pattern of `cue_words`: the kinds it vouches for (bit `i`: `IdKind::ALL[i]`).
+    cue_kinds: Vec<u64>,
     /// Every birth cue in one automaton (ASCII case-insensitive), so a text is read once for
     /// all of them rather than once per cue.
     birth_cues: AhoCorasick,
@@ -127,9 +132,28 @@ pub(super) struct IdRecognizer {
 
 impl IdRecognizer {
     pub(super) fn new(config: &IdsConfig) -> IdRecognizer {
+        const { assert!(IdKind::ALL.len() <= 64) };
+        let mut words: Vec<&str> = Vec::new();
+        let mut cue_kinds: Vec<u64> = Vec::new();
+        for (i, &kind) in IdKind::ALL.iter().enumerate() {
+            for &cue in cues(kind) {
+                match words.iter().position(|&w| w == cue) {
+                    Some(p) => cue_kinds[p] |= 1 << i,
+                    None => {
+                        words.push(cue);
+                        cue_kinds.push(1 << i);
+                    }
+                }
+            }
+        }
         IdRecognizer {
             config: config.clone(),
             candidates: Regex::new(CANDIDATES).expect("the identifier shapes compile"),
+            cue_words: AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&words)
+                .expect("the cue words compile"),
+            cue_kinds,
             birth_cues: AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .build(BIRTH_CUES)
@@ -172,7 +196,7 @@ impl IdRecognizer {
                     return;
                 }
             }
-            if value.len() <= 64 && self.accepts(kind, value.as_bytes(), true) {
+            if value.len() <= 64 && accepts(kind, value.as_bytes(), true) {
                 out.push(Span::new(start, start + value.len(), Kind::Id(kind)));
                 return;
             }
@@ -186,11 +210,17 @@ impl IdRecognizer {
             if cand.len() < 9 || embedded(b, m.start(), m.end()) {
                 continue;
             }
+            let mut buf = [0u8; 80];
+            let Some(n) = compact(cand, &mut buf) else {
+                continue;
+            };
+            let groups = Groups::of(cand);
             let before = &b[m.start().saturating_sub(48)..m.start()];
+            let cued_kinds = self.cued_kinds(before);
             // A kind whose cue is present wins over one that accepts the candidate on its
             // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
-            for &kind in IdKind::ALL {
+            for (i, &kind) in IdKind::ALL.iter().enumerate() {
                 if matches!(
                     kind,
                     IdKind::DateOfBirth | IdKind::Username | IdKind::Address
@@ -198,8 +228,8 @@ impl IdRecognizer {
                 {
                     continue;
                 }
-                let cued = keyed == Some(kind) || has_cue(before, kind);
-                if self.accepts(kind, cand, cued) {
+                let cued = keyed == Some(kind) || cued_kinds & (1 << i) != 0;
+                if accepts_compact(kind, cand, n, &groups, cued) {
                     if cued {
                         chosen = Some(kind);
                         break;
@@ -219,57 +249,74 @@ impl IdRecognizer {
         }
     }
 
-    /// Whether `cand` (as written) is a `kind`, with or without a cue.
-    fn accepts(&self, kind: IdKind, cand: &[u8], cued: bool) -> bool {
-        use IdKind::*;
-        let mut buf = [0u8; 80];
-        let Some(n) = compact(cand, &mut buf) else {
-            return false;
-        };
-        let groups = Groups::of(cand);
-        let solid = groups.count == 1;
-        match kind {
-            // Uncued, a phone-shaped number must look like no phone: spaces only (3-3-4 with
-            // dashes is a US phone), and no trunk prefix `0` (or `1`, `2`: no NHS range starts
-            // so; national phone numbers do).
-            UkNhs => check::nhs(n) && (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3'),
-            InAadhaar => check::aadhaar(n) && (cued || groups.is_sep(&[4, 4, 4], b"  ")),
-            // SINs start 1-7 (9: temporary residents); a leading 0 is a national phone number.
-            CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3]) && n[0] != b'0'),
-            BrCpf => check::cpf(n) && (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")),
-            BrCnpj => check::cnpj(n) && (cued || groups.is_sep(&[2, 3, 3, 4, 2], b"../-")),
-            UsItin => check::us_itin(n) && (cued || groups.is_sep(&[3, 2, 4], b"--")),
-            EsNif => check::es_dni(n) && (solid || cued),
-            EsNie => check::es_nie(n) && (solid || cued),
-            ItFiscalCode => check::it_fiscal(n) && solid,
-            CnResidentId => check::cn_resident(n) && solid,
-            SgNricFin => check::sg_nric(n) && solid,
-            UkNino => check::uk_nino(n) && (solid || groups.is(&[2, 2, 2, 2, 1])),
-            UsMbi => check::us_mbi(n) && (solid || groups.is_sep(&[4, 3, 4], b"--")),
-            InPan => check::in_pan(n) && solid,
-            FrNir => check::fr_nir(n) && (cued || groups.is(&[1, 2, 2, 2, 3, 3, 2])),
-            AbaRouting => cued && check::aba(n),
-            UsNpi => cued && check::us_npi(n),
-            AuTfn => cued && check::au_tfn(n),
-            DeTaxId => cued && check::de_tax_id(n),
-            AuMedicare => cued && check::au_medicare(n),
-            UsPassport => {
-                cued && (n.len() == 9 && digits(n)
-                    || n.len() == 9 && n[0].is_ascii_uppercase() && digits(&n[1..]))
+    /// The kinds (bit `i`: `IdKind::ALL[i]`) a cue word vouches for in `before`: a cue
+    /// anywhere in it, at a word start (ASCII case-insensitive).
+    fn cued_kinds(&self, before: &[u8]) -> u64 {
+        let mut kinds = 0;
+        for m in self.cue_words.find_overlapping_iter(before) {
+            let i = m.start();
+            if i == 0 || !before[i - 1].is_ascii_alphanumeric() {
+                kinds |= self.cue_kinds[m.pattern().as_usize()];
             }
-            UsDriverLicense => {
-                let lead = n.iter().take_while(|c| c.is_ascii_uppercase()).count();
-                cued && lead <= 2
-                    && (5..=14).contains(&n.len())
-                    && n.len() - lead >= 5
-                    && digits(&n[lead..])
-            }
-            UsBankNumber => cued && (8..=17).contains(&n.len()) && digits(n),
-            PhTin => cued && matches!(n.len(), 9 | 12) && digits(n) && !solid,
-            MacAddress => wallet::mac(cand),
-            CryptoWallet => wallet::btc(cand) || (cued && wallet::eth(cand)),
-            DateOfBirth | Username | Address => false,
         }
+        kinds
+    }
+}
+
+/// Whether `cand` (as written) is a `kind`, with or without a cue.
+fn accepts(kind: IdKind, cand: &[u8], cued: bool) -> bool {
+    let mut buf = [0u8; 80];
+    let Some(n) = compact(cand, &mut buf) else {
+        return false;
+    };
+    accepts_compact(kind, cand, n, &Groups::of(cand), cued)
+}
+
+/// [`accepts`] for a candidate already compacted (`n`) and split into its `groups`.
+fn accepts_compact(kind: IdKind, cand: &[u8], n: &[u8], groups: &Groups, cued: bool) -> bool {
+    use IdKind::*;
+    let solid = groups.count == 1;
+    match kind {
+        // Uncued, a phone-shaped number must look like no phone: spaces only (3-3-4 with
+        // dashes is a US phone), and no trunk prefix `0` (or `1`, `2`: no NHS range starts
+        // so; national phone numbers do).
+        UkNhs => check::nhs(n) && (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3'),
+        InAadhaar => check::aadhaar(n) && (cued || groups.is_sep(&[4, 4, 4], b"  ")),
+        // SINs start 1-7 (9: temporary residents); a leading 0 is a national phone number.
+        CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3]) && n[0] != b'0'),
+        BrCpf => check::cpf(n) && (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")),
+        BrCnpj => check::cnpj(n) && (cued || groups.is_sep(&[2, 3, 3, 4, 2], b"../-")),
+        UsItin => check::us_itin(n) && (cued || groups.is_sep(&[3, 2, 4], b"--")),
+        EsNif => check::es_dni(n) && (solid || cued),
+        EsNie => check::es_nie(n) && (solid || cued),
+        ItFiscalCode => check::it_fiscal(n) && solid,
+        CnResidentId => check::cn_resident(n) && solid,
+        SgNricFin => check::sg_nric(n) && solid,
+        UkNino => check::uk_nino(n) && (solid || groups.is(&[2, 2, 2, 2, 1])),
+        UsMbi => check::us_mbi(n) && (solid || groups.is_sep(&[4, 3, 4], b"--")),
+        InPan => check::in_pan(n) && solid,
+        FrNir => check::fr_nir(n) && (cued || groups.is(&[1, 2, 2, 2, 3, 3, 2])),
+        AbaRouting => cued && check::aba(n),
+        UsNpi => cued && check::us_npi(n),
+        AuTfn => cued && check::au_tfn(n),
+        DeTaxId => cued && check::de_tax_id(n),
+        AuMedicare => cued && check::au_medicare(n),
+        UsPassport => {
+            cued && (n.len() == 9 && digits(n)
+                || n.len() == 9 && n[0].is_ascii_uppercase() && digits(&n[1..]))
+        }
+        UsDriverLicense => {
+            let lead = n.iter().take_while(|c| c.is_ascii_uppercase()).count();
+            cued && lead <= 2
+                && (5..=14).contains(&n.len())
+                && n.len() - lead >= 5
+                && digits(&n[lead..])
+        }
+        UsBankNumber => cued && (8..=17).contains(&n.len()) && digits(n),
+        PhTin => cued && matches!(n.len(), 9 | 12) && digits(n) && !solid,
+        MacAddress => wallet::mac(cand),
+        CryptoWallet => wallet::btc(cand) || (cued && wallet::eth(cand)),
+        DateOfBirth | Username | Address => false,
     }
 }
 
@@ -346,7 +393,9 @@ impl Groups {
     }
 }
 
-/// Whether a cue word for `kind` ends in `before` (ASCII case-insensitive, at a word start).
+/// Whether a cue word for `kind` is in `before` (ASCII case-insensitive, at a word start): the
+/// per-cue form of [`IdRecognizer::cued_kinds`], kept as its oracle.
+#[cfg(test)]
 fn has_cue(before: &[u8], kind: IdKind) -> bool {
     cues(kind).iter().any(|cue| {
         let c = cue.as_bytes();
@@ -472,16 +521,56 @@ const BIRTH_CUES: &[&str] = &[
     "nata il",
 ];
 
+/// How far before the first digit of a date its birth cue can start, less the spaces right
+/// before that digit: the longest cue (19 bytes), 8 separators and the fillers `on am in ` (9)
+/// after it, a month name (10) and its `.` before the day; with room to spare.
+const DOB_REACH: usize = 64;
+
+/// Birth dates in text: a birth cue, then a date. Every date holds a digit within
+/// [`DOB_REACH`] bytes and a run of spaces of where its cue starts, and the first digit of a
+/// date starts a run of digits; the cues are looked for only in the stretches before such
+/// runs (merged where they overlap), which in prose is a small part of the text. The cues are
+/// found and tried in the order a search of the whole text gives.
 fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
+    let mut region: Option<(usize, usize)> = None;
+    let mut i = 0;
+    // The next digit eight bytes at a time (`phone::next_digit`).
+    while let Some(d) = super::phone::next_digit(b, i) {
+        let mut s = d;
+        while s > 0 && b[s - 1] == b' ' {
+            s -= 1;
+        }
+        let from = s.saturating_sub(DOB_REACH);
+        region = match region {
+            Some((rs, re)) if from <= re => Some((rs, d)),
+            Some((rs, re)) => {
+                dob_cues_in(cues, b, rs, re, out);
+                Some((from, d))
+            }
+            None => Some((from, d)),
+        };
+        i = d;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if let Some((rs, re)) = region {
+        dob_cues_in(cues, b, rs, re, out);
+    }
+}
+
+/// The birth dates whose cue lies in `b[from..to]` (see [`dob_in_text`]).
+fn dob_cues_in(cues: &AhoCorasick, b: &[u8], from: usize, to: usize, out: &mut Vec<Span>) {
     // Overlapping: `born` and `born on` at one place are both tried, as each cue on its own.
-    for m in cues.find_overlapping_iter(b) {
-        let at = m.start();
+    for m in cues.find_overlapping_iter(&b[from..to]) {
+        let m = m.start() + from..m.end() + from;
+        let at = m.start;
         if at > 0 && b[at - 1].is_ascii_alphanumeric() {
             continue;
         }
         // `:`, `=`, spaces, quotes, `on`, `am`, `le`, `el`, `il` between cue and date.
-        let mut p = m.end();
+        let mut p = m.end;
         let limit = (p + 8).min(b.len());
         while p < limit && matches!(b[p], b' ' | b':' | b'=' | b'"' | b'\'' | b'-' | b'\t') {
             p += 1;
@@ -678,6 +767,101 @@ mod tests {
                 (text[s.start..s.end].to_string(), k.name())
             })
             .collect()
+    }
+
+    /// [`dob_in_text`] as it was: the cues looked for in the whole text.
+    fn dob_in_whole_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
+        dob_cues_in(cues, text.as_bytes(), 0, text.len(), out);
+    }
+
+    #[test]
+    fn birth_cues_before_digits_are_those_of_the_whole_text() {
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let pieces = [
+            "born",
+            "born on",
+            "Born",
+            "DOB",
+            "d.o.b.",
+            "date of birth",
+            "fecha de nacimiento",
+            "né le",
+            "geboren am",
+            ":",
+            " ",
+            "  ",
+            "        ",
+            "on ",
+            "am ",
+            "in ",
+            "-",
+            "\t",
+            "x",
+            "the",
+            ", ",
+            "\n",
+            "March",
+            "septiembre",
+            "Dec.",
+            "décembre",
+            "2",
+            "12",
+            "1985",
+            "02/03/1985",
+            "1985-03-02",
+            "2nd",
+            "of",
+            "7",
+            "é",
+            "1234567890",
+        ];
+        let mut rng = crate::testdata::Rng::new(7);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(24) {
+                text.push_str(pieces[rng.below(pieces.len())]);
+            }
+            let (mut ours, mut whole) = (Vec::new(), Vec::new());
+            dob_in_text(&r.birth_cues, &text, &mut ours);
+            dob_in_whole_text(&r.birth_cues, &text, &mut whole);
+            assert_eq!(ours, whole, "{text:?}");
+        }
+        let mut found = Vec::new();
+        dob_in_text(&r.birth_cues, "born on March        2, 1985", &mut found);
+        assert_eq!(found.len(), 1);
+    }
+
+    #[test]
+    fn cue_automaton_matches_the_per_cue_scan() {
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let mut windows: Vec<String> = vec![
+            String::new(),
+            "NHS no".into(),
+            "xnhs no".into(),
+            "my Medicare card".into(),
+            "Sécurité Sociale n°".into(),
+            "身份证号".into(),
+            "a/c 12, DL# and DL: tax file".into(),
+            "the FIN-ish pan. sin; tin".into(),
+        ];
+        for kind in IdKind::ALL {
+            for cue in cues(*kind) {
+                for pre in ["", " ", "x", "1", "é", "-", "ab "] {
+                    windows.push(format!("{pre}{cue}"));
+                    windows.push(format!("{pre}{} 7", cue.to_ascii_uppercase()));
+                }
+            }
+        }
+        for w in &windows {
+            let mask = r.cued_kinds(w.as_bytes());
+            for (i, &kind) in IdKind::ALL.iter().enumerate() {
+                assert_eq!(
+                    mask & (1 << i) != 0,
+                    has_cue(w.as_bytes(), kind),
+                    "{w:?} {kind:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -271,7 +271,7 @@ fn strip_scheme(v: &str) -> Option<&str> {
 fn key_values(text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
     for sep in memchr::memchr2_iter(b'=', b':', b) {
-        if let Some((s, e)) = pair_at(b, sep) {
+        if let Some((s, e)) = pair_at(text, sep) {
             out.push(Span::new(s, e, Kind::Secret));
         }
     }
@@ -310,17 +310,18 @@ fn key_before(b: &[u8], end: usize) -> Option<(usize, usize, bool)> {
 }
 
 /// The secret value of the `key<sep>value` pair whose separator is at `sep`.
-fn pair_at(b: &[u8], sep: usize) -> Option<(usize, usize)> {
+fn pair_at(text: &str, sep: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let next = b.get(sep + 1).copied();
+    // `==`, `::`, `=>`, `:=` with nothing after are code.
+    if matches!(next, Some(b'=') | Some(b':') | Some(b'>')) {
+        return None;
+    }
     let (ks, ke, key_quoted) = key_before(b, sep)?;
     let key = std::str::from_utf8(&b[ks..ke]).ok()?;
     let key_trim = key.trim_start_matches('-');
     let authorization = key_trim.eq_ignore_ascii_case("authorization");
     if !authorization && !is_secret_key(key_trim) {
-        return None;
-    }
-    let next = b.get(sep + 1).copied();
-    // `==`, `::`, `=>`, `:=` with nothing after are code.
-    if matches!(next, Some(b'=') | Some(b':') | Some(b'>')) {
         return None;
     }
     let spaced_before = ke + usize::from(key_quoted) < sep;
@@ -340,8 +341,9 @@ fn pair_at(b: &[u8], sep: usize) -> Option<(usize, usize)> {
         || lead.trim_ascii_start() == b"set ";
     let (mut vs, mut ve, quoted) = value_at(b, v, at_line_start)?;
     if authorization {
-        let value = std::str::from_utf8(&b[vs..]).ok()?;
-        let rest = strip_scheme(value)?;
+        // The rest of the text, not validated again (once per pair it made a text of many
+        // `Authorization:` lines quadratic).
+        let rest = strip_scheme(text.get(vs..)?)?;
         vs = b.len() - rest.len();
         ve = value_at(b, vs, false)?.1;
     }

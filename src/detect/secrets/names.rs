@@ -131,6 +131,11 @@ const VETO_WORDS: &[&str] = &[
 /// Whether `key` names a credential; `upper_env` says the key is an upper-case env name
 /// (`STRIPE_KEY`), where any qualified `*_KEY` counts.
 pub(crate) fn is_secret_key(key: &str) -> bool {
+    may_end_in_secret_word(key.as_bytes()) && secret_key_words(key)
+}
+
+/// [`is_secret_key`] without its first test ([`may_end_in_secret_word`]): the key's words.
+fn secret_key_words(key: &str) -> bool {
     if key.len() > 64 || key.is_empty() {
         return false;
     }
@@ -179,6 +184,30 @@ pub(crate) fn is_secret_key(key: &str) -> bool {
         | "accesskey" | "privatekey" | "authtoken" | "accesstoken" | "refreshtoken"
         | "apitoken" | "clientsecret" | "apisecret" => true,
         "key" => prev.is_some_and(|p| KEY_QUALIFIERS.contains(&p)),
+        _ => false,
+    }
+}
+
+/// Whether `key`'s last word can be one that names a credential: the key, less what follows
+/// its last ASCII letter or digit, ends in one of those words (ASCII case-insensitive). A
+/// word of [`is_secret_key`] is a run of such bytes, so its last word ends there; most keys
+/// of logs and code (`id=`, `level=`, `Result::`) fail this test at their last letter or two.
+fn may_end_in_secret_word(key: &[u8]) -> bool {
+    let end = key
+        .iter()
+        .rposition(u8::is_ascii_alphanumeric)
+        .map_or(0, |i| i + 1);
+    let core = &key[..end];
+    let ends =
+        |w: &[u8]| core.len() >= w.len() && core[core.len() - w.len()..].eq_ignore_ascii_case(w);
+    match core.last().map(u8::to_ascii_lowercase) {
+        Some(b'd') => ends(b"password") || ends(b"passwd") || ends(b"pwd"),
+        Some(b'e') => ends(b"passphrase") || ends(b"passcode"),
+        Some(b's') => ends(b"pass") || ends(b"credentials"),
+        Some(b't') => ends(b"secret"),
+        Some(b'n') => ends(b"token"),
+        Some(b'l') => ends(b"credential"),
+        Some(b'y') => ends(b"key"),
         _ => false,
     }
 }
@@ -371,6 +400,59 @@ fn is_type_name(lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_word_test_never_drops_a_secret_key() {
+        let mut words: Vec<&str> = Vec::new();
+        words.extend(PASSWORD_WORDS);
+        words.extend(KEY_QUALIFIERS);
+        words.extend(VETO_WORDS);
+        words.extend([
+            "secret",
+            "token",
+            "credential",
+            "credentials",
+            "apikey",
+            "secretkey",
+            "accesskey",
+            "privatekey",
+            "authtoken",
+            "accesstoken",
+            "refreshtoken",
+            "apitoken",
+            "clientsecret",
+            "apisecret",
+            "key",
+            "keys",
+            "id",
+            "x",
+            "é",
+        ]);
+        let mut n = 0;
+        for a in &words {
+            for b in &words {
+                for (sep, tail) in [("_", ""), ("-", "."), ("", ""), (".", "-"), ("", "é")] {
+                    let upper = b.to_ascii_uppercase();
+                    let mut camel = b.to_string();
+                    if let Some(first) = camel.get_mut(..1) {
+                        first.make_ascii_uppercase();
+                    }
+                    for k in [
+                        format!("{a}{sep}{b}{tail}"),
+                        format!("{}{sep}{upper}{tail}", a.to_ascii_uppercase()),
+                        format!("{a}{camel}{tail}"),
+                        format!("{b}{tail}"),
+                    ] {
+                        if secret_key_words(&k) {
+                            n += 1;
+                            assert!(may_end_in_secret_word(k.as_bytes()), "{k}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(n > 1000, "{n}");
+    }
 
     #[test]
     fn secret_keys() {
