@@ -368,7 +368,15 @@ impl Engine {
             recall: recall.as_deref(),
             ..FindContext::default()
         };
-        let mut findings = walk::scan_text(&self.detector, text, &cx);
+        if self.recall.is_none() {
+            // No session recall: no second scan.
+            let findings = walk::scan_text(&self.detector, text, &cx);
+            return self
+                .finish_tokenize(session, origin, text, findings, unreachable)
+                .await;
+        }
+        // The first scan is recorded call by call: a second one reuses what it found.
+        let (mut findings, first) = walk::scan_text_recorded(&self.detector, text, &cx);
         let again = self.recall_again(session, text, recall.as_deref(), &findings.slots);
         drop(recall);
         if let Some(recall) = again {
@@ -376,7 +384,10 @@ impl Engine {
                 recall: Some(&recall),
                 ..FindContext::default()
             };
-            findings = walk::scan_text(&self.detector, text, &cx);
+            findings = walk::rescan_text(&self.detector, first, &cx);
+        } else {
+            // Not held across the vault's round trip.
+            drop(first);
         }
         self.finish_tokenize(session, origin, text, findings, unreachable)
             .await

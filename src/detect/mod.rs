@@ -534,21 +534,34 @@ impl Detector {
         self.detect_recalling(text, cx, classes, facts, out);
     }
 
-    /// [`Self::detect_classified`], returning whether `cx.recall` found a name in `text`. When
-    /// it found none, `out` is what the call gives with no recall at all (or any recall that
-    /// finds nothing new there: [`Self::recall_adds`]), which lets a second scan of a document
-    /// with more names recalled reuse the first scan's spans (`walk`).
-    pub(crate) fn detect_recalling(
+    /// [`Self::detect_classified`] in its two halves: [`Self::detect_unrecalled`], then
+    /// [`Self::finish_recalling`].
+    fn detect_recalling(
         &self,
         text: &str,
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
         out: &mut Vec<Span>,
-    ) -> bool {
+    ) {
+        self.detect_unrecalled(text, cx, classes, facts, out);
+        self.finish_recalling(text, cx, facts, out);
+    }
+
+    /// Every recognizer's candidates in `text`, before session recall and overlap resolution:
+    /// none of them reads `cx.recall`, so a second scan of a document with more names recalled
+    /// can reuse them and run only [`Self::finish_recalling`] again (`walk/memo.rs`).
+    pub(crate) fn detect_unrecalled(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+        out: &mut Vec<Span>,
+    ) {
         out.clear();
         if text.is_empty() {
-            return false;
+            return;
         }
         if classes & prefilter::BRACKET != 0 {
             self.literal.find(text, cx, out);
@@ -595,47 +608,30 @@ impl Detector {
         {
             ids.find(text, facts.id, out);
         }
-        let mut recalled = false;
+    }
+
+    /// The names `cx.recall` finds in `text` added to `out` (what [`Self::detect_unrecalled`]
+    /// gave for it), then the overlaps resolved.
+    pub(crate) fn finish_recalling(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        facts: &KeyFacts,
+        out: &mut Vec<Span>,
+    ) {
+        if text.is_empty() {
+            return;
+        }
         if let Some(recall) = cx.recall
             && !Self::names_a_thing(cx, facts)
         {
             let from = out.len();
             recall.find(text, out);
-            recalled = out.len() > from;
             for span in &mut out[from..] {
                 self.extend_recalled(text, span);
             }
         }
         overlap::resolve(out);
-        recalled
-    }
-
-    /// Whether `recall` finds a name in `text`, where [`Self::detect_recalling`] would look for
-    /// one (the context's key names no thing), that is not in `found` as it stands (grown over
-    /// the name words beside it as recall's names are). `found` is what the same call gave
-    /// with a recall that found nothing: a recalled name equal to one of its spans, which won
-    /// over every span it overlaps, loses to it and changes nothing (`overlap::resolve` keeps
-    /// the first of equal candidates). `scratch` is cleared and used as room.
-    pub(crate) fn recall_adds(
-        &self,
-        recall: &recall::Recall,
-        text: &str,
-        cx: &FindContext<'_>,
-        facts: &KeyFacts,
-        found: &[Span],
-        scratch: &mut Vec<Span>,
-    ) -> bool {
-        if text.is_empty() || Self::names_a_thing(cx, facts) {
-            return false;
-        }
-        scratch.clear();
-        recall.find(text, scratch);
-        let adds = scratch.iter_mut().any(|span| {
-            self.extend_recalled(text, span);
-            !found.contains(span)
-        });
-        scratch.clear();
-        adds
     }
 
     /// Whether the key (or, for a bare `name`, the key above it) says the value names an

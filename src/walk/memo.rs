@@ -1,18 +1,18 @@
-//! What one scan of a JSON document found, call by call, so that a second scan of the same
-//! document with more names recalled costs little more than its walk.
+//! What one scan of a JSON document or a text found, call by call, so that a second scan of the
+//! same document with more names recalled costs little more than its walk and recall.
 //!
 //! The engine scans a tool result, learns the names it found, and when those names occur in the
 //! document where the scan did not find them it scans the document again with them recalled
 //! (`Engine::recall_again`). The second scan makes the same detector calls as the first, in the
 //! same order (the walk is a function of the document and of what the calls return), and a
-//! detector call's result depends on the session's recall only through the names recall finds in
-//! that text (`Detector::detect_recalling`). So for each call of the second scan whose inputs are
-//! those of the first scan's call at the same position (text, key, parent key, classes, key facts;
-//! compared exactly), where recall found nothing the first time and finds nothing now but names
-//! the first scan found there already (`Detector::recall_adds`: most strings of a document that
-//! holds names, the names' own among them), the first scan's spans are the answer. Every other
-//! call runs the detector; once a call's inputs differ from the recorded one's, the rest of the
-//! scan runs the detector throughout.
+//! detector call reads the session's recall only at its end: every recognizer's candidates come
+//! first and read no recall (`Detector::detect_unrecalled`), then recall's names are added and the
+//! overlaps resolved (`Detector::finish_recalling`). So the memo keeps each call's candidates;
+//! for each call of the second scan whose inputs are those of the first scan's call at the same
+//! position (text, key, parent key, classes, key facts; compared exactly), the recorded candidates
+//! plus the new recall give exactly what the whole call would. Once a call's inputs differ from
+//! the recorded one's (a span recall added changed what the walk does next), the rest of the scan
+//! runs the detector throughout.
 
 use std::ops::Range;
 
@@ -33,8 +33,7 @@ struct Call {
     parent_key: Option<Stored>,
     classes: u8,
     facts: KeyFacts,
-    /// Recall found a name in the text: the spans hold names that recall put there.
-    recalled: bool,
+    /// The recognizers' candidates, before recall and overlap resolution.
     spans: Range<usize>,
 }
 
@@ -107,14 +106,13 @@ impl ScanMemo {
         }
     }
 
-    /// Records a call and what it found.
+    /// Records a call and its recognizers' candidates.
     pub(super) fn record(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-        recalled: bool,
         spans: &[Span],
     ) {
         let text = self.store(text);
@@ -128,20 +126,19 @@ impl ScanMemo {
             parent_key,
             classes,
             facts: *facts,
-            recalled,
             spans: from..self.spans.len(),
         });
     }
 
-    /// The next recorded call, if its inputs are these: whether recall found a name in it, and
-    /// its spans. `None` (and no more replaying) when they are not.
+    /// The next recorded call's candidates, if its inputs are these; `None` (and no more
+    /// replaying) when they are not.
     pub(super) fn replay(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-    ) -> Option<(bool, &[Span])> {
+    ) -> Option<&[Span]> {
         if self.diverged {
             return None;
         }
@@ -158,15 +155,19 @@ impl ScanMemo {
         }
         let call = &self.calls[self.next];
         self.next += 1;
-        Some((call.recalled, &self.spans[call.spans.clone()]))
+        Some(&self.spans[call.spans.clone()])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::detect::Detector;
+    use crate::detect::FindContext;
     use crate::detect::recall::Recall;
-    use crate::walk::{Findings, FoundValue, rescan_json, scan_json_except, scan_json_recorded};
+    use crate::walk::{
+        Findings, FoundValue, rescan_json, rescan_text, scan_json_except, scan_json_recorded,
+        scan_text, scan_text_recorded,
+    };
 
     /// What a scan found, values included.
     fn shown(f: &Findings<FoundValue>) -> String {
@@ -208,6 +209,41 @@ mod tests {
                     let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
                     let again = rescan_json(&detector, Some(&recall), memo, &none).unwrap();
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_text_rescan_finds_what_a_fresh_scan_finds() {
+        let detector = Detector::with_defaults();
+        let texts = [
+            "Ysolde Brackwater wrote to ysolde@example.com.\nLater brackwater called +1 415-555-0132; Ysolde said no.",
+            "name,email\nMaria Garcia,m@x.io\nOmar Haddad,o@x.io\n\nGarcia and Haddad met.",
+            "{\"who\": \"Omar Haddad\", \"note\": \"Haddad will call\"}",
+            "Émile Zola wrote. Zola, born 2 April 1840, DOB 1840-04-02.\nnothing else",
+        ];
+        for text in texts {
+            for names in [
+                &["Ysolde Brackwater", "Omar Haddad", "Brackwater"][..],
+                &["Zola", "Émile Zola", "Maria Garcia", "Garcia"][..],
+                &[][..],
+            ] {
+                let recall = Recall::of_names(names.iter().copied());
+                let with = FindContext {
+                    recall: Some(&recall),
+                    ..FindContext::default()
+                };
+                let fresh = scan_text(&detector, text, &with);
+                let some = Recall::of_names(["Omar Haddad"]);
+                for first in [None, Some(&some)] {
+                    let cx = FindContext {
+                        recall: first,
+                        ..FindContext::default()
+                    };
+                    let (_, memo) = scan_text_recorded(&detector, text, &cx);
+                    let again = rescan_text(&detector, memo, &with);
+                    assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
                 }
             }
         }

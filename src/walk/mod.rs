@@ -166,9 +166,10 @@ pub(crate) fn scan_json_except<'d>(
     })
 }
 
-/// What [`scan_json_recorded`] found call by call, for [`rescan_json`] of the same document.
+/// What [`scan_json_recorded`] or [`scan_text_recorded`] found call by call, for
+/// [`rescan_json`] or [`rescan_text`] of the same document.
 #[derive(Debug)]
-pub(crate) struct JsonScan<'doc> {
+pub(crate) struct ScanRecord<'doc> {
     doc: &'doc str,
     memo: memo::ScanMemo,
 }
@@ -180,7 +181,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     recall: Option<&'d Recall>,
     doc: &'doc str,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
-) -> Result<(Findings<FoundValue>, JsonScan<'doc>), WalkError> {
+) -> Result<(Findings<FoundValue>, ScanRecord<'doc>), WalkError> {
     let mut scanner = ValueScanner::new(detector);
     scanner.skip = skip;
     scanner.recall = recall;
@@ -197,7 +198,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
             json: true,
             slots: scanner.slots,
         },
-        JsonScan { doc, memo },
+        ScanRecord { doc, memo },
     ))
 }
 
@@ -206,10 +207,10 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
 pub(crate) fn rescan_json<'d>(
     detector: &'d Detector,
     recall: Option<&'d Recall>,
-    earlier: JsonScan<'_>,
+    earlier: ScanRecord<'_>,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 ) -> Result<Findings<FoundValue>, WalkError> {
-    let JsonScan { doc, mut memo } = earlier;
+    let ScanRecord { doc, mut memo } = earlier;
     memo.rewind();
     let mut scanner = ValueScanner::new(detector);
     scanner.skip = skip;
@@ -270,6 +271,50 @@ pub fn scan_text<'d>(
     }
 }
 
+/// [`scan_text`], also recording what each detector call found (`memo.rs`), so that a second
+/// scan of the same text with more names recalled ([`rescan_text`]) reuses it.
+pub(crate) fn scan_text_recorded<'d, 'doc>(
+    detector: &'d Detector,
+    text: &'doc str,
+    cx: &FindContext<'d>,
+) -> (Findings<FoundValue>, ScanRecord<'doc>) {
+    let mut scanner = ValueScanner::new(detector);
+    scanner.recall = cx.recall;
+    scanner.memo = Some(Memo::Record(memo::ScanMemo::new(text)));
+    let pieces = scanner.text_pieces(text, cx, 0);
+    let memo = match scanner.memo.take() {
+        Some(Memo::Record(memo)) => memo,
+        // Not reached: the scanner records until it is done. An empty memo replays nothing.
+        _ => memo::ScanMemo::new(text),
+    };
+    let findings = Findings {
+        pieces,
+        json: false,
+        slots: scanner.slots,
+    };
+    (findings, ScanRecord { doc: text, memo })
+}
+
+/// [`scan_text`] of the text `earlier` scanned, with `cx` (more names recalled): gives what that
+/// function gives, reusing the earlier scan's candidates call by call.
+pub(crate) fn rescan_text<'d>(
+    detector: &'d Detector,
+    earlier: ScanRecord<'_>,
+    cx: &FindContext<'d>,
+) -> Findings<FoundValue> {
+    let ScanRecord { doc, mut memo } = earlier;
+    memo.rewind();
+    let mut scanner = ValueScanner::new(detector);
+    scanner.recall = cx.recall;
+    scanner.memo = memo.is_of(doc).then_some(Memo::Replay(memo));
+    let pieces = scanner.text_pieces(doc, cx, 0);
+    Findings {
+        pieces,
+        json: false,
+        slots: scanner.slots,
+    }
+}
+
 /// What this scan remembers about object keys. An array of records repeats the same few keys
 /// thousands of times, so per distinct key (compared exactly) the scan keeps:
 ///
@@ -310,8 +355,6 @@ struct ValueScanner<'d> {
     recall: Option<&'d Recall>,
     /// Recording this scan's detector calls, or replaying an earlier scan's (`memo.rs`).
     memo: Option<Memo>,
-    /// Room for [`Detector::recall_adds`].
-    scratch: Vec<Span>,
 }
 
 enum Memo {
@@ -331,7 +374,6 @@ impl<'d> ValueScanner<'d> {
             path: Box::from(""),
             recall: None,
             memo: None,
-            scratch: Vec::new(),
         }
     }
 
@@ -594,32 +636,23 @@ impl<'d> ValueScanner<'d> {
                 .detector
                 .detect_classified(text, &cx, classes, facts, &mut self.spans),
             Some(Memo::Record(memo)) => {
-                let recalled =
-                    self.detector
-                        .detect_recalling(text, &cx, classes, facts, &mut self.spans);
-                memo.record(text, &cx, classes, facts, recalled, &self.spans);
+                let d = self.detector;
+                d.detect_unrecalled(text, &cx, classes, facts, &mut self.spans);
+                memo.record(text, &cx, classes, facts, &self.spans);
+                d.finish_recalling(text, &cx, facts, &mut self.spans);
             }
-            Some(Memo::Replay(memo)) => {
-                // The first scan's spans, where recall found no name then and finds none now but
-                // names those spans hold already.
-                let replayed = match memo.replay(text, &cx, classes, facts) {
-                    Some((false, spans))
-                        if !self.recall.is_some_and(|r| {
-                            self.detector
-                                .recall_adds(r, text, &cx, facts, spans, &mut self.scratch)
-                        }) =>
-                    {
-                        self.spans.clear();
-                        self.spans.extend_from_slice(spans);
-                        true
-                    }
-                    _ => false,
-                };
-                if !replayed {
+            Some(Memo::Replay(memo)) => match memo.replay(text, &cx, classes, facts) {
+                // The first scan's candidates, and this scan's recall over them.
+                Some(spans) => {
+                    self.spans.clear();
+                    self.spans.extend_from_slice(spans);
                     self.detector
-                        .detect_classified(text, &cx, classes, facts, &mut self.spans);
+                        .finish_recalling(text, &cx, facts, &mut self.spans);
                 }
-            }
+                None => self
+                    .detector
+                    .detect_classified(text, &cx, classes, facts, &mut self.spans),
+            },
         }
         let mut out = Vec::with_capacity(self.spans.len());
         self.slots.reserve(self.spans.len());
