@@ -1196,6 +1196,345 @@ function isInitializeRequest(body: any): boolean {
   return body?.method === 'initialize';
 }
 
+// ===== TASKS EXTENSION (SEP-2663, io.modelcontextprotocol/tasks) =====
+// Added for mcp-veil (not in the runner's reference server): the fixtures the 0.2 runner's
+// `tasks-*` scenarios call, on the stateless (2026-07-28) path. A task lives in this process
+// (one per HTTP server or stdio child) until its `ttlMs` runs out.
+
+const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+const TASK_TTL_MS = 300000;
+const TASK_POLL_INTERVAL_MS = 200;
+
+type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+interface TaskRecord {
+  taskId: string;
+  status: TaskStatus;
+  createdAt: string;
+  lastUpdatedAt: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  // Outstanding input requests (key -> request) and what each answer does.
+  inputRequests: Record<string, unknown>;
+  answers: Record<string, unknown>;
+  onAllAnswered?: (answers: Record<string, unknown>) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+const tasks = new Map<string, TaskRecord>();
+
+// Whether the request declares the tasks extension (its `_meta` client capabilities are
+// authoritative on the stateless wire, per request).
+function declaresTasks(meta: any): boolean {
+  const caps = meta?.['io.modelcontextprotocol/clientCapabilities'];
+  return !!caps?.extensions?.[TASKS_EXTENSION_ID];
+}
+
+const TASK_TOOLS: Record<string, 'optional' | 'required'> = {
+  slow_compute: 'optional',
+  failing_job: 'required',
+  protocol_error_job: 'optional',
+  confirm_delete: 'required',
+  multi_input: 'required',
+  test_tool_with_task: 'required'
+};
+
+const TASK_TOOL_LIST = [
+  {
+    name: 'greet',
+    description: 'Sync-only: returns Hello, {name}!',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } }
+  },
+  {
+    name: 'slow_compute',
+    description: 'Task-supporting: sleeps `seconds` seconds, then returns a result',
+    inputSchema: {
+      type: 'object',
+      properties: { seconds: { type: 'number' }, label: { type: 'string' } }
+    },
+    execution: { taskSupport: 'optional' }
+  },
+  {
+    name: 'failing_job',
+    description: 'Task-required: reports a tool execution error after about a second',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'required' }
+  },
+  {
+    name: 'protocol_error_job',
+    description: 'Task-supporting: ends in a protocol-level error',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'optional' }
+  },
+  {
+    name: 'confirm_delete',
+    description: 'Task-required: asks for a confirmation (elicitation), then completes',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+    execution: { taskSupport: 'required' }
+  },
+  {
+    name: 'multi_input',
+    description: 'Task-required: asks two questions at once, completes when both are answered',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'required' }
+  },
+  {
+    name: 'test_tool_with_task',
+    description: 'Task-required: asks for user_name (InputRequiredResult), then runs as a task',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'required' }
+  }
+];
+
+function missingTasksCapability(id: unknown) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32021,
+      message: 'MissingRequiredClientCapabilityError',
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } }
+    }
+  };
+}
+
+function newTask(status: TaskStatus = 'working'): TaskRecord {
+  const now = new Date().toISOString();
+  const task: TaskRecord = {
+    taskId: randomUUID(),
+    status,
+    createdAt: now,
+    lastUpdatedAt: now,
+    inputRequests: {},
+    answers: {}
+  };
+  tasks.set(task.taskId, task);
+  setTimeout(() => {
+    const t = tasks.get(task.taskId);
+    if (t?.timer) clearTimeout(t.timer);
+    tasks.delete(task.taskId);
+  }, TASK_TTL_MS).unref?.();
+  return task;
+}
+
+function isTerminal(task: TaskRecord): boolean {
+  return task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
+}
+
+function settle(task: TaskRecord, status: TaskStatus, outcome: { result?: any; error?: any } = {}) {
+  if (isTerminal(task)) return;
+  task.status = status;
+  task.lastUpdatedAt = new Date().toISOString();
+  task.inputRequests = {};
+  if (outcome.result) task.result = outcome.result;
+  if (outcome.error) task.error = outcome.error;
+}
+
+function after(task: TaskRecord, ms: number, then: () => void) {
+  task.timer = setTimeout(() => {
+    task.timer = undefined;
+    if (!isTerminal(task)) then();
+  }, ms);
+}
+
+// Parks the task on `requests` (key -> elicitation/create request); `done` runs once every key
+// has an answer.
+function askInput(
+  task: TaskRecord,
+  requests: Record<string, unknown>,
+  done: (answers: Record<string, unknown>) => void
+) {
+  task.status = 'input_required';
+  task.lastUpdatedAt = new Date().toISOString();
+  task.inputRequests = { ...requests };
+  task.answers = {};
+  task.onAllAnswered = done;
+}
+
+function elicitRequest(message: string, properties: Record<string, unknown>) {
+  return {
+    method: 'elicitation/create',
+    params: {
+      message,
+      requestedSchema: { type: 'object', properties }
+    }
+  };
+}
+
+function textResult(text: string, isError = false) {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}
+
+function createTaskResult(task: TaskRecord) {
+  return {
+    resultType: 'task',
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS
+  };
+}
+
+function detailedTask(task: TaskRecord) {
+  return {
+    resultType: 'complete',
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS,
+    ...(task.status === 'input_required' ? { inputRequests: task.inputRequests } : {}),
+    ...(task.status === 'completed' && task.result ? { result: task.result } : {}),
+    ...(task.status === 'failed' && task.error ? { error: task.error } : {})
+  };
+}
+
+// Starts the task-supporting tool `name` as a task; returns its record.
+function startTaskTool(name: string, args: any, inputResponses?: Record<string, unknown>): TaskRecord {
+  const task = newTask();
+  switch (name) {
+    case 'slow_compute': {
+      const seconds = Math.max(0, Number(args?.seconds ?? 0) || 0);
+      const label = typeof args?.label === 'string' ? args.label : 'compute';
+      after(task, seconds * 1000, () =>
+        settle(task, 'completed', { result: textResult(`Computed ${label} in ${seconds}s`) })
+      );
+      break;
+    }
+    case 'failing_job':
+      after(task, 1000, () =>
+        settle(task, 'completed', { result: textResult('failing_job failed (as designed)', true) })
+      );
+      break;
+    case 'protocol_error_job':
+      after(task, 300, () =>
+        settle(task, 'failed', {
+          error: { code: -32603, message: 'Internal error: protocol_error_job crashed' }
+        })
+      );
+      break;
+    case 'confirm_delete': {
+      const filename = typeof args?.filename === 'string' ? args.filename : 'file';
+      askInput(
+        task,
+        { confirm: elicitRequest(`Delete ${filename}?`, { confirm: { type: 'boolean' } }) },
+        (answers) => {
+          const answer = answers.confirm as any;
+          const yes = answer?.action === 'accept' && answer?.content?.confirm === true;
+          task.status = 'working';
+          after(task, 100, () =>
+            settle(task, 'completed', {
+              result: textResult(yes ? `Deleted ${filename}` : `Kept ${filename}`)
+            })
+          );
+        }
+      );
+      break;
+    }
+    case 'multi_input':
+      askInput(
+        task,
+        {
+          first: elicitRequest('First question: your name?', { name: { type: 'string' } }),
+          second: elicitRequest('Second question: confirm?', { confirm: { type: 'boolean' } })
+        },
+        (answers) => {
+          const a = getMrtInputText(answers.first, 'name');
+          const b = getMrtInputText(answers.second, 'name');
+          task.status = 'working';
+          after(task, 100, () =>
+            settle(task, 'completed', { result: textResult(`Answers: ${a}, ${b}`) })
+          );
+        }
+      );
+      break;
+    case 'test_tool_with_task': {
+      const userName = getMrtInputText(inputResponses?.['user_name'], 'name');
+      after(task, 300, () => settle(task, 'completed', { result: textResult(`Hello, ${userName}!`) }));
+      break;
+    }
+  }
+  return task;
+}
+
+// Answers a stateless request on the tasks surface (`tasks/*`, and `tools/call` of a
+// task-supporting tool); `undefined` when the request is not one.
+async function handleTasksRequest(
+  method: string,
+  params: any,
+  meta: any,
+  id: unknown
+): Promise<{ status: number; payload: Record<string, unknown> } | undefined> {
+  const ok = (result: Record<string, unknown>) => ({ status: 200, payload: { jsonrpc: '2.0', id, result } });
+  const fail = (status: number, code: number, message: string, data?: unknown) => ({
+    status,
+    payload: { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } }
+  });
+  if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel') {
+    if (!declaresTasks(meta)) return { status: 400, payload: missingTasksCapability(id) };
+    const taskId = params?.taskId;
+    const task = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
+    if (!task) return fail(200, -32602, 'Invalid params: unknown taskId');
+    if (method === 'tasks/get') return ok(detailedTask(task));
+    if (method === 'tasks/cancel') {
+      if (task.timer) clearTimeout(task.timer);
+      task.timer = undefined;
+      settle(task, 'cancelled');
+      return ok({ resultType: 'complete' });
+    }
+    const responses = params?.inputResponses;
+    if (responses === null || typeof responses !== 'object' || Array.isArray(responses)) {
+      return fail(200, -32602, 'Invalid params: inputResponses must be an object');
+    }
+    if (task.status === 'input_required') {
+      for (const [key, value] of Object.entries(responses)) {
+        if (!(key in task.inputRequests)) continue; // not asked (or already answered): ignored
+        delete task.inputRequests[key];
+        task.answers[key] = value;
+      }
+      task.lastUpdatedAt = new Date().toISOString();
+      if (Object.keys(task.inputRequests).length === 0 && task.onAllAnswered) {
+        const done = task.onAllAnswered;
+        task.onAllAnswered = undefined;
+        done(task.answers);
+      }
+    }
+    return ok({ resultType: 'complete' });
+  }
+  if (method !== 'tools/call') return undefined;
+  const name = params?.name;
+  if (name === 'greet') {
+    const who = typeof params?.arguments?.name === 'string' ? params.arguments.name : 'World';
+    return ok({ resultType: 'complete', ...textResult(`Hello, ${who}!`) });
+  }
+  const support = TASK_TOOLS[name];
+  if (!support) return undefined;
+  const inputResponses = params?.inputResponses;
+  if (name === 'test_tool_with_task' && !(inputResponses as any)?.user_name) {
+    // Round 1 (SEP-2322): gather the input synchronously; the task starts on round 2.
+    return ok({
+      resultType: 'input_required',
+      inputRequests: {
+        user_name: elicitRequest('What is your name?', { name: { type: 'string' } })
+      },
+      requestState: signMrtState({ tool: 'test_tool_with_task' })
+    });
+  }
+  if (!declaresTasks(meta)) {
+    if (support === 'required') return { status: 400, payload: missingTasksCapability(id) };
+    // Optional task support without the extension: run synchronously.
+    if (name === 'slow_compute') {
+      const seconds = Math.min(5, Math.max(0, Number(params?.arguments?.seconds ?? 0) || 0));
+      const label = typeof params?.arguments?.label === 'string' ? params.arguments.label : 'compute';
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      return ok({ resultType: 'complete', ...textResult(`Computed ${label} in ${seconds}s`) });
+    }
+    return fail(200, -32603, 'Internal error: protocol_error_job crashed');
+  }
+  return ok(createTaskResult(startTaskTool(name, params?.arguments, inputResponses)));
+}
+
 // ===== STATELESS (2026-07-28) AND SESSION HANDLING =====
 
 
@@ -1409,7 +1748,8 @@ const handlePost = async (req: any, res: any) => {
             prompts: { listChanged: true },
             // resources/list, resources/templates/list and resources/read are
             // served on this path, so the capability must be declared too.
-            resources: {}
+            resources: {},
+            extensions: { [TASKS_EXTENSION_ID]: {} }
           },
           // Spec PR #3002: server identity lives in the result `_meta`.
           _meta: {
@@ -1498,6 +1838,8 @@ const handlePost = async (req: any, res: any) => {
                 description: 'Diagnostic logging validator tool',
                 inputSchema: { type: 'object', properties: {} }
               }
+            ,
+              ...TASK_TOOL_LIST
             ],
             // SEP-2549 caching hints are required on cacheable list results.
             ttlMs: 300000,
@@ -1689,6 +2031,10 @@ const handlePost = async (req: any, res: any) => {
       // Other URIs (including unknown ones) fall through to the carry-forward
       // dispatch below, which serves the McpServer-registered resources.
     }
+
+    // The tasks extension (SEP-2663): tasks/*, and tools/call of its fixtures.
+    const tasksAnswer = await handleTasksRequest(method, params, meta, id);
+    if (tasksAnswer) return res.status(tasksAnswer.status).json(tasksAnswer.payload);
 
     if (method === 'tools/call') {
       const name = params.name;
