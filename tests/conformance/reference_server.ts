@@ -1535,6 +1535,50 @@ async function handleTasksRequest(
   return ok(createTaskResult(startTaskTool(name, params?.arguments, inputResponses)));
 }
 
+// ===== STANDARD REQUEST HEADERS (SEP-2243) =====
+// Added for mcp-veil: the runner's reference server does not check them.
+
+// A header value as compared with the body: surrounding whitespace dropped (RFC 9110 OWS),
+// `=?base64?...?=` decoded.
+function decodeHeaderValue(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const value = raw.trim();
+  const encoded = /^=\?base64\?(.*)\?=$/i.exec(value);
+  if (!encoded) return value;
+  try {
+    return Buffer.from(encoded[1], 'base64').toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+// What `Mcp-Name` carries for `method`: the tool or prompt name, the resource URI, the task id.
+function routingName(method: string, params: any): string | undefined {
+  const field =
+    method === 'tools/call' || method === 'prompts/get'
+      ? 'name'
+      : method === 'resources/read'
+        ? 'uri'
+        : method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel'
+          ? 'taskId'
+          : undefined;
+  const value = field ? params?.[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+// Why the request's routing headers are refused, or undefined when they agree with the body.
+function checkRoutingHeaders(headers: any, method: string, params: any): string | undefined {
+  const headerMethod = headers?.['mcp-method'];
+  if (headerMethod === undefined) return 'Missing Mcp-Method header';
+  if (decodeHeaderValue(headerMethod) !== method) return 'Mcp-Method header does not match the body';
+  const name = routingName(method, params);
+  if (name === undefined) return undefined;
+  const headerName = headers?.['mcp-name'];
+  if (headerName === undefined) return 'Missing Mcp-Name header';
+  if (decodeHeaderValue(headerName) !== name) return 'Mcp-Name header does not match the body';
+  return undefined;
+}
+
 // ===== STATELESS (2026-07-28) AND SESSION HANDLING =====
 
 
@@ -1686,6 +1730,17 @@ const handlePost = async (req: any, res: any) => {
             requested: String(metaVersion)
           }
         }
+      });
+    }
+
+    // Standard request headers (SEP-2243): Mcp-Method, and Mcp-Name where the body names
+    // something, must be present and agree with the body (HTTP only: stdio has no headers).
+    const headerMismatch = req.viaStdio ? undefined : checkRoutingHeaders(req.headers, method, params);
+    if (headerMismatch) {
+      return res.status(400).json({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32020, message: headerMismatch }
       });
     }
 
@@ -2791,7 +2846,7 @@ async function serveStdio() {
 }
 
 function stdioRequest(body: any, version: string) {
-  return { headers: { 'mcp-protocol-version': version }, body };
+  return { headers: { 'mcp-protocol-version': version }, body, viaStdio: true };
 }
 
 // Each JSON object or SSE `data:` line written to it goes out as one stdio message.
