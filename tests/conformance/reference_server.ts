@@ -1566,6 +1566,45 @@ function routingName(method: string, params: any): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+// Tools whose arguments are mirrored into `Mcp-Param-{H}` headers (`x-mcp-header`):
+// tool -> argument -> H.
+const PARAM_HEADER_TOOLS: Record<string, Record<string, string>> = {
+  test_param_header: { region: 'Region' }
+};
+const PARAM_HEADER_TOOL_LIST = [
+  {
+    name: 'test_param_header',
+    description: 'Echoes `region`, which clients also send as the Mcp-Param-Region header',
+    inputSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+      required: ['region']
+    }
+  }
+];
+
+// Why the `Mcp-Param-*` headers of a tools/call are refused: each mapped argument present in
+// the body needs its header, equal to it (`=?base64?...?=` must be valid, padded base64).
+function checkParamHeaders(headers: any, method: string, params: any): string | undefined {
+  if (method !== 'tools/call') return undefined;
+  const mapped = PARAM_HEADER_TOOLS[params?.name];
+  if (!mapped) return undefined;
+  for (const [arg, suffix] of Object.entries(mapped)) {
+    const value = params?.arguments?.[arg];
+    if (value === undefined || value === null) continue;
+    const raw = headers?.[`mcp-param-${suffix.toLowerCase()}`];
+    if (typeof raw !== 'string') return `Missing Mcp-Param-${suffix} header`;
+    const trimmed = raw.trim();
+    const encoded = /^=\?base64\?(.*)\?=$/i.exec(trimmed);
+    if (encoded && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(encoded[1])) {
+      return `Mcp-Param-${suffix} header is not valid base64`;
+    }
+    const decoded = encoded ? Buffer.from(encoded[1], 'base64').toString('utf8') : trimmed;
+    if (decoded !== String(value)) return `Mcp-Param-${suffix} header does not match the body`;
+  }
+  return undefined;
+}
+
 // Why the request's routing headers are refused, or undefined when they agree with the body.
 function checkRoutingHeaders(headers: any, method: string, params: any): string | undefined {
   const headerMethod = headers?.['mcp-method'];
@@ -1735,7 +1774,10 @@ const handlePost = async (req: any, res: any) => {
 
     // Standard request headers (SEP-2243): Mcp-Method, and Mcp-Name where the body names
     // something, must be present and agree with the body (HTTP only: stdio has no headers).
-    const headerMismatch = req.viaStdio ? undefined : checkRoutingHeaders(req.headers, method, params);
+    const headerMismatch = req.viaStdio
+      ? undefined
+      : checkRoutingHeaders(req.headers, method, params) ??
+        checkParamHeaders(req.headers, method, params);
     if (headerMismatch) {
       return res.status(400).json({
         jsonrpc: '2.0',
@@ -1894,7 +1936,8 @@ const handlePost = async (req: any, res: any) => {
                 inputSchema: { type: 'object', properties: {} }
               }
             ,
-              ...TASK_TOOL_LIST
+              ...TASK_TOOL_LIST,
+              ...PARAM_HEADER_TOOL_LIST
             ],
             // SEP-2549 caching hints are required on cacheable list results.
             ttlMs: 300000,
@@ -2088,6 +2131,14 @@ const handlePost = async (req: any, res: any) => {
     }
 
     // The tasks extension (SEP-2663): tasks/*, and tools/call of its fixtures.
+    if (method === 'tools/call' && params.name === 'test_param_header') {
+      const region = String(params.arguments?.region ?? '');
+      return sendStatelessJson(res, method, {
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: `Region: ${region}` }] }
+      });
+    }
     const tasksAnswer = await handleTasksRequest(method, params, meta, id);
     if (tasksAnswer) return res.status(tasksAnswer.status).json(tasksAnswer.payload);
 
