@@ -92,13 +92,18 @@ function reverseProxy() {
       let body = Buffer.concat(chunks);
       const headers = { ...req.headers };
       if (body.length > 0 && String(headers['content-type'] ?? '').includes('json')) {
-        body = Buffer.from(mapBody(body.toString('utf8'), toServer));
-        // 2026-07-28 clients name the tool or prompt in `Mcp-Name` too: renamed the same way.
+        const sent = body.toString('utf8');
+        body = Buffer.from(mapBody(sent, toServer));
+        // 2026-07-28 clients name the tool or prompt in `Mcp-Name` too: renamed the same way
+        // (as the value it stands for; one that does not match the body stays a mismatch).
         if (prefix && typeof headers['mcp-name'] === 'string') {
           try {
-            const msg = JSON.parse(body.toString('utf8'));
+            const msg = JSON.parse(sent);
             if ((msg.method === 'tools/call' || msg.method === 'prompts/get') && typeof msg.params?.name === 'string') {
-              headers['mcp-name'] = msg.params.name;
+              const value = headers['mcp-name'].trim();
+              const b64 = /^=\?base64\?(.*)\?=$/i.exec(value);
+              const named = b64 ? Buffer.from(b64[1], 'base64').toString('utf8') : value;
+              headers['mcp-name'] = named === msg.params.name ? prefix + msg.params.name : prefix + named;
             }
           } catch {}
         }
