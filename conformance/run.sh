@@ -94,7 +94,11 @@ wants() { case " $ONLY " in *" $1 "*) return 0;; *) return 1;; esac; }
 # Elicitation forms are shown to the user only; the default (`scan`) tokenizes PII in them, so
 # elicitation-sep1034-defaults sees the default "John Doe" as `[NAME_1]` (the answer restores).
 # The runner checks the defaults verbatim, so the run uses the documented `pass` setting.
-SURFACES='surfaces: {elicitation: pass}'
+# tasks-mrtr-composition checks that the task's result, which echoes the name the client gave
+# ("Hello, Alice!"), names "Alice": the layer tokenizes that name like any name in a server's
+# answer (`[NAME_1]`), so the run lists it in the documented `names_allow`.
+SURFACES='surfaces: {elicitation: pass}
+detect: {names_allow: [Alice]}'
 # A stateless (2026-07-28) client has no session id, and the runner sends no bearer token or
 # session header: `serve` refuses such requests unless one shared session is configured (the
 # documented single-user setting).
