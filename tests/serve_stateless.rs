@@ -57,6 +57,10 @@ fn routing_headers(req: reqwest::RequestBuilder, body: &Value) -> reqwest::Reque
     if let Some(name) = body["params"]["name"].as_str() {
         req = req.header("mcp-name", name);
     }
+    // The echo tool maps its `text` argument to `Mcp-Param-Text` (`x-mcp-header`).
+    if let Some(text) = body["params"]["arguments"]["text"].as_str() {
+        req = req.header("mcp-param-text", text);
+    }
     req
 }
 
@@ -289,10 +293,11 @@ async fn a_session_era_upstream_serves_a_stateless_client() {
         1,
         "only the discovery"
     );
-    // A 2026-07-28 request without its Mcp-Method header, or a tools/call without Mcp-Name, is
-    // refused (SEP-2243): HTTP 400, -32020, its own id; nothing reaches the upstream.
+    // A 2026-07-28 request without its Mcp-Method header, or a tools/call without Mcp-Name (or
+    // Mcp-Param-Text), is refused (SEP-2243): HTTP 400, -32020, its own id; nothing reaches the
+    // upstream.
     let calls = echo.restored.load(Ordering::Relaxed);
-    for (id, drop) in [(4, "mcp-method"), (5, "mcp-name")] {
+    for (id, drop) in [(4, "mcp-method"), (5, "mcp-name"), (6, "mcp-param-text")] {
         let body = call(id, json!({"text": "EMP-00030002"}));
         let mut req = http
             .post(&replica.url)
@@ -300,8 +305,14 @@ async fn a_session_era_upstream_serves_a_stateless_client() {
             .header("accept", "application/json")
             .header("mcp-protocol-version", VERSION)
             .header("x-client", "carol");
-        if drop != "mcp-method" {
-            req = req.header("mcp-method", "tools/call");
+        for (header, value) in [
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "up__echo"),
+            ("mcp-param-text", "EMP-00030002"),
+        ] {
+            if header != drop {
+                req = req.header(header, value);
+            }
         }
         let r = req.body(body.to_string()).send().await.unwrap();
         assert_eq!(r.status().as_u16(), 400, "without {drop}");
