@@ -10,7 +10,11 @@
 // on stateless results sent as SSE (0.2.0-alpha.12 checks it), and to serve stdio with
 // `--stdio` (for `mcp-veil proxy` and stdio upstreams of `serve`; 2026-07-28 requests, those
 // with `io.modelcontextprotocol/protocolVersion` in `_meta`, go through the same stateless
-// handler as over HTTP).
+// handler as over HTTP). Added beyond the runner's server, on the stateless path: the `tasks`
+// extension (SEP-2663) fixtures its `tasks-*` scenarios call (`greet`, `slow_compute`,
+// `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`, `test_tool_with_task`;
+// `tasks/get`, `tasks/update`, `tasks/cancel`), and the SEP-2243 request-header checks
+// (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` with the `test_param_header` tool) over HTTP.
 //
 // usage: PORT=3000 node reference_server.ts        (streamable HTTP at /mcp)
 //        node reference_server.ts --stdio
