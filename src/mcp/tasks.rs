@@ -129,7 +129,9 @@ mod tests {
         assert!(!declared(&json!({})));
         let answer = missing_capability(&json!(7));
         assert_eq!(answer["error"]["code"], -32021);
-        assert!(answer["error"]["data"]["requiredCapabilities"]["extensions"][EXTENSION].is_object());
+        assert!(
+            answer["error"]["data"]["requiredCapabilities"]["extensions"][EXTENSION].is_object()
+        );
     }
 
     #[test]
