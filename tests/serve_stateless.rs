@@ -76,7 +76,7 @@ async fn stateless_clients_through_serve_get_their_own_tokens() {
     let replica = Replica::start(&veil(), &config, &[]);
     let http = reqwest::Client::new();
     let post = |body: Value, client: Option<&str>, version: &str| {
-        let mut req = http
+        let req = http
             .post(&replica.url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
