@@ -203,6 +203,12 @@ async fn a_round_through_serve() {
             .header("accept", "application/json")
             .header("mcp-protocol-version", VERSION)
             .header("x-client", "erin")
+            // The standard request headers of a 2026-07-28 client (SEP-2243).
+            .header("mcp-method", body["method"].as_str().unwrap_or_default())
+            .header(
+                "mcp-name",
+                body["params"]["name"].as_str().unwrap_or_default(),
+            )
             .body(body.to_string());
         async move {
             let r = req.send().await.unwrap();

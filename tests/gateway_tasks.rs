@@ -1,7 +1,10 @@
 //! `tasks/*` through the gateway (`mcp-veil proxy --config` with two `url:` servers that both
 //! number their tasks `task-1`): the host sees `{server}__task-1`, `tasks/get`, `tasks/result`
 //! and `tasks/cancel` reach the server that made the task with its own id, `tasks/list` is
-//! both servers' tasks, and a task's result is tokenized like any other.
+//! both servers' tasks, and a task's result is tokenized like any other. A stateless
+//! (2026-07-28, tasks extension) host: `tasks/update` is routed the same way, the removed
+//! `tasks/result` and `tasks/list` are refused, an id of no server gets -32021 when the host did
+//! not declare the extension.
 
 mod common;
 mod support;
@@ -103,6 +106,82 @@ async fn tasks_are_routed_to_the_server_that_made_them() {
     assert_eq!(ids, ["a__task-1", "b__task-1"], "{list}");
     let unknown = ask("tasks/get", json!({"taskId": "c__task-1"})).await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    drop(stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_host_gets_the_tasks_extension_surface() {
+    let (a, b) = (Arc::new(Echo::default()), Arc::new(Echo::default()));
+    let (url_a, url_b) = (
+        http_echo::start(a.clone()).await,
+        http_echo::start(b.clone()).await,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(
+        dir.path(),
+        &format!("servers:\n  a:\n    url: {url_a}\n  b:\n    url: {url_b}\n"),
+    );
+    let support::stdio_proxy::StdioProxy {
+        mut child,
+        mut stdin,
+        mut lines,
+    } = support::stdio_proxy::spawn(&veil(), &config);
+    let meta = |extension: bool| {
+        let caps = if extension {
+            json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+        } else {
+            json!({})
+        };
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": caps,
+               "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}})
+    };
+    let mut next_id = 0;
+    let mut ask = async |method: &str, mut params: Value, extension: bool| -> Value {
+        next_id += 1;
+        params["_meta"] = meta(extension);
+        let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+                .await
+                .expect("an answer in time")
+                .unwrap()
+                .expect("the proxy goes on");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v.get("id") == Some(&json!(next_id)) {
+                return v;
+            }
+        }
+    };
+    let update = ask(
+        "tasks/update",
+        json!({"taskId": "b__task-1", "inputResponses": {}}),
+        true,
+    )
+    .await;
+    assert!(update.get("result").is_some(), "{update}");
+    assert_eq!(*b.task_requests.lock().unwrap(), vec!["task-1"]);
+    assert!(a.task_requests.lock().unwrap().is_empty());
+    for method in ["tasks/list", "tasks/result"] {
+        let removed = ask(method, json!({"taskId": "b__task-1"}), true).await;
+        assert_eq!(removed["error"]["code"], -32601, "{removed}");
+    }
+    let undeclared = ask("tasks/get", json!({"taskId": "gate-test"}), false).await;
+    assert_eq!(undeclared["error"]["code"], -32021, "{undeclared}");
+    assert!(
+        undeclared["error"]["data"]["requiredCapabilities"]["extensions"]
+            ["io.modelcontextprotocol/tasks"]
+            .is_object(),
+        "{undeclared}"
+    );
+    let unknown = ask("tasks/get", json!({"taskId": "gate-test"}), true).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert_eq!(b.task_requests.lock().unwrap().len(), 1);
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
 }

@@ -22,7 +22,8 @@ fn every_front_end_passes_every_scenario_the_reference_server_passes() {
 }
 
 /// The 2026-07-28 requirement set (stateless lifecycle) on every front end, after the default
-/// run rather than beside it (both load the 2 cores for minutes; about 4.5 min).
+/// run rather than beside it (both load the 2 cores; about 25 s, every scenario passing
+/// directly).
 #[test]
 fn every_front_end_passes_the_2026_07_28_scenarios_the_reference_server_passes() {
     run_sh(&[

@@ -48,6 +48,22 @@ fn yaml(upstream: &str, serve: &str) -> String {
     )
 }
 
+/// `Mcp-Method` and `Mcp-Name` for `body` (a 2026-07-28 client sends them, SEP-2243).
+fn routing_headers(req: reqwest::RequestBuilder, body: &Value) -> reqwest::RequestBuilder {
+    let mut req = req;
+    if let Some(method) = body["method"].as_str() {
+        req = req.header("mcp-method", method);
+    }
+    if let Some(name) = body["params"]["name"].as_str() {
+        req = req.header("mcp-name", name);
+    }
+    // The echo tool maps its `text` argument to `Mcp-Param-Text` (`x-mcp-header`).
+    if let Some(text) = body["params"]["arguments"]["text"].as_str() {
+        req = req.header("mcp-param-text", text);
+    }
+    req
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_clients_through_serve_get_their_own_tokens() {
     let echo = Arc::new(Echo::default());
@@ -60,12 +76,12 @@ async fn stateless_clients_through_serve_get_their_own_tokens() {
     let replica = Replica::start(&veil(), &config, &[]);
     let http = reqwest::Client::new();
     let post = |body: Value, client: Option<&str>, version: &str| {
-        let mut req = http
+        let req = http
             .post(&replica.url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", version)
-            .body(body.to_string());
+            .header("mcp-protocol-version", version);
+        let mut req = routing_headers(req, &body).body(body.to_string());
         if let Some(c) = client {
             req = req.header("x-client", c);
         }
@@ -246,8 +262,8 @@ async fn a_session_era_upstream_serves_a_stateless_client() {
             .header("content-type", "application/json")
             .header("accept", "application/json")
             .header("mcp-protocol-version", VERSION)
-            .header("x-client", "carol")
-            .body(body.to_string());
+            .header("x-client", "carol");
+        let req = routing_headers(req, &body).body(body.to_string());
         async move {
             let r = req.send().await.unwrap();
             (r.status().as_u16(), r.json::<Value>().await.unwrap())
@@ -277,6 +293,34 @@ async fn a_session_era_upstream_serves_a_stateless_client() {
         1,
         "only the discovery"
     );
+    // A 2026-07-28 request without its Mcp-Method header, or a tools/call without Mcp-Name (or
+    // Mcp-Param-Text), is refused (SEP-2243): HTTP 400, -32020, its own id; nothing reaches the
+    // upstream.
+    let calls = echo.restored.load(Ordering::Relaxed);
+    for (id, drop) in [(4, "mcp-method"), (5, "mcp-name"), (6, "mcp-param-text")] {
+        let body = call(id, json!({"text": "EMP-00030002"}));
+        let mut req = http
+            .post(&replica.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .header("mcp-protocol-version", VERSION)
+            .header("x-client", "carol");
+        for (header, value) in [
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "up__echo"),
+            ("mcp-param-text", "EMP-00030002"),
+        ] {
+            if header != drop {
+                req = req.header(header, value);
+            }
+        }
+        let r = req.body(body.to_string()).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 400, "without {drop}");
+        let answer: Value = r.json().await.unwrap();
+        assert_eq!(answer["error"]["code"], -32020, "{answer}");
+        assert_eq!(answer["id"], id, "{answer}");
+    }
+    assert_eq!(echo.restored.load(Ordering::Relaxed), calls);
 }
 
 /// A stateless client's batch through `serve`: every request gets the per-request checks on

@@ -43,9 +43,9 @@
 //! Batches from the host are handled item by item and answered as one batch, once every
 //! request in it is answered (a batch of notifications gets no answer).
 //!
-//! Tasks: task ids are shown as `{server}__{id}` and `tasks/get`, `tasks/result` and
-//! `tasks/cancel` go to the server that made the task (see module `tasks`); `tasks/list` is
-//! every server's list; the `tasks` capability is the servers' merged.
+//! Tasks: task ids are shown as `{server}__{id}` and `tasks/get`, `tasks/result`,
+//! `tasks/cancel` and `tasks/update` go to the server that made the task (see module `tasks`);
+//! `tasks/list` is every server's list; the `tasks` capability is the servers' merged.
 //!
 //! Stateless (2026-07-28) hosts: when the host's first message is a stateless request (see
 //! module `stateless`), each of its requests is checked on its own (`_meta` with the version
@@ -981,7 +981,14 @@ impl Gateway {
             let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
             return self.reply(json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string());
         }
-        if meta.is_some() && matches!(method.as_str(), "initialize" | "ping" | "logging/setLevel") {
+        // `tasks/result` and `tasks/list` are the session-era tasks surface: the 2026-07-28 tasks
+        // extension (SEP-2663) inlines the result in `tasks/get` and has no list.
+        if meta.is_some()
+            && matches!(
+                method.as_str(),
+                "initialize" | "ping" | "logging/setLevel" | "tasks/result" | "tasks/list"
+            )
+        {
             return self.error(
                 &id,
                 -32601,
@@ -1203,13 +1210,21 @@ impl Gateway {
                 }
             }
             // A task's own server, by the id's prefix (see module `tasks`).
-            "tasks/get" | "tasks/result" | "tasks/cancel" => {
+            "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/update" => {
                 let exposed = params_value
                     .get("taskId")
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 let names: Vec<&str> = self.upstreams.iter().map(|u| u.name.as_str()).collect();
                 let Some((idx, own)) = tasks::route(exposed, &names) else {
+                    // A stateless client that did not declare the tasks extension is told so
+                    // first, as a server answers it (SEP-2663), whatever the id.
+                    if let Some(meta) = &meta
+                        && !tasks::declared(meta)
+                    {
+                        let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
+                        return self.reply(tasks::missing_capability(&id).to_string());
+                    }
                     return self.error(&id, -32602, "unknown task id");
                 };
                 if let Some(why) = self.upstreams[idx].unavailable() {

@@ -203,11 +203,7 @@ fn request_headers(state: &State, msg: &str) -> reqwest::header::HeaderMap {
     {
         put("mcp-method", method);
         let params: Option<Value> = env.params.and_then(|p| serde_json::from_str(p.get()).ok());
-        let name = params.as_ref().and_then(|p| {
-            p.get("name")
-                .or_else(|| p.get("uri"))
-                .and_then(Value::as_str)
-        });
+        let name = params.as_ref().and_then(|p| routing_name(method, p));
         if let Some(name) = name {
             put("mcp-name", &header_value(name));
         }
@@ -227,6 +223,16 @@ fn request_headers(state: &State, msg: &str) -> reqwest::header::HeaderMap {
         }
     }
     headers
+}
+
+/// What `Mcp-Name` carries for a request (SEP-2243, SEP-2663): the task id for `tasks/get`,
+/// `tasks/update` and `tasks/cancel`, else the `name` (tool, prompt) or `uri` (resource).
+pub(crate) fn routing_name<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
+    match method {
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+        _ => params.get("name").or_else(|| params.get("uri")),
+    }
+    .and_then(Value::as_str)
 }
 
 /// `value` as a header value: as is when it is visible ASCII without leading or trailing
@@ -674,6 +680,17 @@ mod tests {
         // An event without an id keeps the last one.
         resume.see(&got[2]);
         assert_eq!(resume.last_id.as_deref(), Some("s1::1"));
+    }
+
+    #[test]
+    fn mcp_name_is_the_task_id_on_tasks_methods() {
+        let p = serde_json::json!({"taskId": "ref__t1", "name": "x"});
+        assert_eq!(routing_name("tasks/get", &p), Some("ref__t1"));
+        assert_eq!(routing_name("tasks/cancel", &p), Some("ref__t1"));
+        assert_eq!(routing_name("tools/call", &p), Some("x"));
+        let p = serde_json::json!({"uri": "test://a"});
+        assert_eq!(routing_name("resources/read", &p), Some("test://a"));
+        assert_eq!(routing_name("tasks/update", &p), None);
     }
 
     #[test]

@@ -29,6 +29,7 @@ const KNOWN: &[&str] = &[
     "tasks/list",
     "tasks/result",
     "tasks/cancel",
+    "tasks/update",
     "notifications/initialized",
     "notifications/cancelled",
     "notifications/progress",

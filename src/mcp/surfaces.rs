@@ -209,7 +209,7 @@ impl Surface {
 /// `method` when it is a method the protocol defines (besides the ones with a surface of their
 /// own), to name it in origins and audit lines.
 pub(crate) fn protocol_method(method: &str) -> Option<&'static str> {
-    const METHODS: [&str; 18] = [
+    const METHODS: [&str; 19] = [
         "ping",
         "logging/setLevel",
         "resources/subscribe",
@@ -219,6 +219,7 @@ pub(crate) fn protocol_method(method: &str) -> Option<&'static str> {
         "tasks/list",
         "tasks/cancel",
         "tasks/result",
+        "tasks/update",
         "notifications/cancelled",
         "notifications/resources/updated",
         "notifications/resources/list_changed",

@@ -7,10 +7,38 @@
 //! `io.modelcontextprotocol/related-task` entry of any `_meta`), and routes `tasks/get`,
 //! `tasks/result` and `tasks/cancel` by the prefix, giving the server its own id back. The
 //! route is in the id itself, so nothing is remembered (and any replica can route it).
+//!
+//! The 2026-07-28 tasks extension (SEP-2663) is routed the same way, `tasks/update` included;
+//! its removed `tasks/result` and `tasks/list` get `-32601` from a stateless client, and an id
+//! of no server gets `-32021` when the client did not declare the extension (a server checks
+//! that first), else `-32602`.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::gateway::SEPARATOR;
+use super::stateless::META_CAPABILITIES;
+
+/// The 2026-07-28 tasks extension (SEP-2663): task ids are routed the same way, and
+/// `tasks/update` (input for a task that asked for it) goes to the task's server too.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether a stateless request's `_meta` declares the tasks extension among its client
+/// capabilities.
+pub(crate) fn declared(meta: &Value) -> bool {
+    meta.get(META_CAPABILITIES)
+        .and_then(|c| c.get("extensions"))
+        .and_then(|e| e.get(EXTENSION))
+        .is_some()
+}
+
+/// The answer to a `tasks/*` request of a client that did not declare the extension: `-32021`
+/// (Missing Required Client Capability) naming it.
+pub(crate) fn missing_capability(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {
+        "code": -32021,
+        "message": "mcp-veil gateway: the tasks extension is not declared",
+        "data": {"requiredCapabilities": {"extensions": {EXTENSION: {}}}}}})
+}
 
 /// `_meta` key tying a message to a task.
 const RELATED: &str = "io.modelcontextprotocol/related-task";
@@ -91,6 +119,19 @@ mod tests {
         let v: Value = serde_json::from_str(&expose(&related.to_string(), "a").unwrap()).unwrap();
         assert_eq!(v["result"]["_meta"][RELATED]["taskId"], "a__t1");
         assert_eq!(expose(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, "a"), None);
+    }
+
+    #[test]
+    fn the_extension_is_read_from_the_client_capabilities() {
+        let meta = json!({META_CAPABILITIES: {"extensions": {EXTENSION: {}}}});
+        assert!(declared(&meta));
+        assert!(!declared(&json!({META_CAPABILITIES: {"sampling": {}}})));
+        assert!(!declared(&json!({})));
+        let answer = missing_capability(&json!(7));
+        assert_eq!(answer["error"]["code"], -32021);
+        assert!(
+            answer["error"]["data"]["requiredCapabilities"]["extensions"][EXTENSION].is_object()
+        );
     }
 
     #[test]

@@ -92,13 +92,18 @@ function reverseProxy() {
       let body = Buffer.concat(chunks);
       const headers = { ...req.headers };
       if (body.length > 0 && String(headers['content-type'] ?? '').includes('json')) {
-        body = Buffer.from(mapBody(body.toString('utf8'), toServer));
-        // 2026-07-28 clients name the tool or prompt in `Mcp-Name` too: renamed the same way.
+        const sent = body.toString('utf8');
+        body = Buffer.from(mapBody(sent, toServer));
+        // 2026-07-28 clients name the tool or prompt in `Mcp-Name` too: renamed the same way
+        // (as the value it stands for; one that does not match the body stays a mismatch).
         if (prefix && typeof headers['mcp-name'] === 'string') {
           try {
-            const msg = JSON.parse(body.toString('utf8'));
+            const msg = JSON.parse(sent);
             if ((msg.method === 'tools/call' || msg.method === 'prompts/get') && typeof msg.params?.name === 'string') {
-              headers['mcp-name'] = msg.params.name;
+              const value = headers['mcp-name'].trim();
+              const b64 = /^=\?base64\?(.*)\?=$/i.exec(value);
+              const named = b64 ? Buffer.from(b64[1], 'base64').toString('utf8') : value;
+              headers['mcp-name'] = named === msg.params.name ? prefix + msg.params.name : prefix + named;
             }
           } catch {}
         }
@@ -198,7 +203,8 @@ function stdioRelay() {
 // A request without a session id that carries `MCP-Protocol-Version` or `_meta` (unless it has
 // no `_meta` and names a session-era version: an old client) is stateless, as the reference
 // server decides over HTTP. The HTTP checks are made here (what the reference server's HTTP
-// handler checks: header present, `_meta` complete, header and `_meta` agree); the request then
+// handler checks: header present, `_meta` complete, header and `_meta` agree, the SEP-2243
+// Mcp-Method / Mcp-Name / Mcp-Param-* headers agree with the body); the request then
 // goes, with an id of the bridge's own (clients reuse ids across requests), to one child shared
 // by every stateless request. Its answer comes back as JSON with the status the reference
 // server gives an error (404 unknown method, 400 invalid params, header mismatch, missing client
@@ -223,7 +229,54 @@ function statelessCheck(req) {
     return { refuse: { code: -32602, message: 'Invalid params: missing _meta or required fields' } };
   }
   if (header !== meta[META_VERSION]) return { refuse: { code: -32020, message: 'Mismatched MCP-Protocol-Version header' } };
+  const mismatch = routingHeaderCheck(req.headers, body.method, body.params);
+  if (mismatch) return { refuse: { code: -32020, message: mismatch } };
   return { stateless: true };
+}
+
+// The standard request headers (SEP-2243), checked as the reference server checks them over
+// HTTP: Mcp-Method always, Mcp-Name where the body names a tool, prompt, resource or task,
+// Mcp-Param-{H} for the arguments a listed tool maps to headers (`x-mcp-header`).
+const paramHeaders = new Map(); // tool -> [[argument, H]], from tools/list results
+function learnParamHeaders(msg) {
+  const tools = msg?.result?.tools;
+  if (!Array.isArray(tools)) return;
+  for (const tool of tools) {
+    const props = tool?.inputSchema?.properties ?? {};
+    const mapped = Object.entries(props)
+      .filter(([, def]) => typeof def?.['x-mcp-header'] === 'string')
+      .map(([arg, def]) => [arg, def['x-mcp-header']]);
+    if (mapped.length > 0 && typeof tool.name === 'string') paramHeaders.set(tool.name, mapped);
+  }
+}
+function headerText(raw, strict) {
+  if (typeof raw !== 'string') return undefined;
+  const value = raw.trim();
+  const b64 = /^=\?base64\?(.*)\?=$/i.exec(value);
+  if (!b64) return value;
+  if (strict && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(b64[1])) return null;
+  return Buffer.from(b64[1], 'base64').toString('utf8');
+}
+function routingHeaderCheck(headers, method, params) {
+  if (headers['mcp-method'] === undefined) return 'Missing Mcp-Method header';
+  if (headerText(headers['mcp-method']) !== method) return 'Mcp-Method header does not match the body';
+  const field = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri',
+    'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' }[method];
+  const name = field ? params?.[field] : undefined;
+  if (typeof name === 'string') {
+    if (headers['mcp-name'] === undefined) return 'Missing Mcp-Name header';
+    if (headerText(headers['mcp-name']) !== name) return 'Mcp-Name header does not match the body';
+  }
+  if (method === 'tools/call') {
+    for (const [arg, h] of paramHeaders.get(params?.name) ?? []) {
+      const value = params?.arguments?.[arg];
+      if (value === undefined || value === null) continue;
+      const sent = headers[`mcp-param-${h.toLowerCase()}`];
+      if (sent === undefined) return `Missing Mcp-Param-${h} header`;
+      if (headerText(sent, true) !== String(value)) return `Mcp-Param-${h} header does not match the body`;
+    }
+  }
+  return undefined;
 }
 
 function statusOf(msg) {
@@ -242,6 +295,7 @@ async function statelessChild() {
   sharedChild = shared;
   child.onmessage = (msg) => {
     toClient(msg);
+    learnParamHeaders(msg);
     if (msg.method === undefined) {
       const entry = shared.pending.get(msg.id);
       if (!entry) return;

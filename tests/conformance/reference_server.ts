@@ -10,7 +10,11 @@
 // on stateless results sent as SSE (0.2.0-alpha.12 checks it), and to serve stdio with
 // `--stdio` (for `mcp-veil proxy` and stdio upstreams of `serve`; 2026-07-28 requests, those
 // with `io.modelcontextprotocol/protocolVersion` in `_meta`, go through the same stateless
-// handler as over HTTP).
+// handler as over HTTP). Added beyond the runner's server, on the stateless path: the `tasks`
+// extension (SEP-2663) fixtures its `tasks-*` scenarios call (`greet`, `slow_compute`,
+// `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`, `test_tool_with_task`;
+// `tasks/get`, `tasks/update`, `tasks/cancel`), and the SEP-2243 request-header checks
+// (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` with the `test_param_header` tool) over HTTP.
 //
 // usage: PORT=3000 node reference_server.ts        (streamable HTTP at /mcp)
 //        node reference_server.ts --stdio
@@ -1196,6 +1200,428 @@ function isInitializeRequest(body: any): boolean {
   return body?.method === 'initialize';
 }
 
+// ===== TASKS EXTENSION (SEP-2663, io.modelcontextprotocol/tasks) =====
+// Added for mcp-veil (not in the runner's reference server): the fixtures the 0.2 runner's
+// `tasks-*` scenarios call, on the stateless (2026-07-28) path. A task lives in this process
+// (one per HTTP server or stdio child) until its `ttlMs` runs out.
+
+const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+const TASK_TTL_MS = 300000;
+const TASK_POLL_INTERVAL_MS = 200;
+
+type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+interface TaskRecord {
+  taskId: string;
+  status: TaskStatus;
+  createdAt: string;
+  lastUpdatedAt: string;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  // Outstanding input requests (key -> request) and what each answer does.
+  inputRequests: Record<string, unknown>;
+  answers: Record<string, unknown>;
+  onAllAnswered?: (answers: Record<string, unknown>) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+const tasks = new Map<string, TaskRecord>();
+
+// Whether the request declares the tasks extension (its `_meta` client capabilities are
+// authoritative on the stateless wire, per request).
+function declaresTasks(meta: any): boolean {
+  const caps = meta?.['io.modelcontextprotocol/clientCapabilities'];
+  return !!caps?.extensions?.[TASKS_EXTENSION_ID];
+}
+
+const TASK_TOOLS: Record<string, 'optional' | 'required'> = {
+  slow_compute: 'optional',
+  failing_job: 'required',
+  protocol_error_job: 'optional',
+  confirm_delete: 'required',
+  multi_input: 'required',
+  test_tool_with_task: 'required'
+};
+
+const TASK_TOOL_LIST = [
+  {
+    name: 'greet',
+    description: 'Sync-only: returns Hello, {name}!',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } }
+  },
+  {
+    name: 'slow_compute',
+    description: 'Task-supporting: sleeps `seconds` seconds, then returns a result',
+    inputSchema: {
+      type: 'object',
+      properties: { seconds: { type: 'number' }, label: { type: 'string' } }
+    },
+    execution: { taskSupport: 'optional' }
+  },
+  {
+    name: 'failing_job',
+    description: 'Task-required: reports a tool execution error after about a second',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'required' }
+  },
+  {
+    name: 'protocol_error_job',
+    description: 'Task-supporting: ends in a protocol-level error',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'optional' }
+  },
+  {
+    name: 'confirm_delete',
+    description: 'Task-required: asks for a confirmation (elicitation), then completes',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+    execution: { taskSupport: 'required' }
+  },
+  {
+    name: 'multi_input',
+    description: 'Task-required: asks two questions at once, completes when both are answered',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'required' }
+  },
+  {
+    name: 'test_tool_with_task',
+    description: 'Task-required: asks for user_name (InputRequiredResult), then runs as a task',
+    inputSchema: { type: 'object', properties: {} },
+    execution: { taskSupport: 'required' }
+  }
+];
+
+function missingTasksCapability(id: unknown) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32021,
+      message: 'MissingRequiredClientCapabilityError',
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } }
+    }
+  };
+}
+
+function newTask(status: TaskStatus = 'working'): TaskRecord {
+  const now = new Date().toISOString();
+  const task: TaskRecord = {
+    taskId: randomUUID(),
+    status,
+    createdAt: now,
+    lastUpdatedAt: now,
+    inputRequests: {},
+    answers: {}
+  };
+  tasks.set(task.taskId, task);
+  setTimeout(() => {
+    const t = tasks.get(task.taskId);
+    if (t?.timer) clearTimeout(t.timer);
+    tasks.delete(task.taskId);
+  }, TASK_TTL_MS).unref?.();
+  return task;
+}
+
+function isTerminal(task: TaskRecord): boolean {
+  return task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
+}
+
+function settle(task: TaskRecord, status: TaskStatus, outcome: { result?: any; error?: any } = {}) {
+  if (isTerminal(task)) return;
+  task.status = status;
+  task.lastUpdatedAt = new Date().toISOString();
+  task.inputRequests = {};
+  if (outcome.result) task.result = outcome.result;
+  if (outcome.error) task.error = outcome.error;
+}
+
+function after(task: TaskRecord, ms: number, then: () => void) {
+  task.timer = setTimeout(() => {
+    task.timer = undefined;
+    if (!isTerminal(task)) then();
+  }, ms);
+}
+
+// Parks the task on `requests` (key -> elicitation/create request); `done` runs once every key
+// has an answer.
+function askInput(
+  task: TaskRecord,
+  requests: Record<string, unknown>,
+  done: (answers: Record<string, unknown>) => void
+) {
+  task.status = 'input_required';
+  task.lastUpdatedAt = new Date().toISOString();
+  task.inputRequests = { ...requests };
+  task.answers = {};
+  task.onAllAnswered = done;
+}
+
+function elicitRequest(message: string, properties: Record<string, unknown>) {
+  return {
+    method: 'elicitation/create',
+    params: {
+      message,
+      requestedSchema: { type: 'object', properties }
+    }
+  };
+}
+
+function textResult(text: string, isError = false) {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}
+
+function createTaskResult(task: TaskRecord) {
+  return {
+    resultType: 'task',
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS
+  };
+}
+
+function detailedTask(task: TaskRecord) {
+  return {
+    resultType: 'complete',
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: TASK_TTL_MS,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS,
+    ...(task.status === 'input_required' ? { inputRequests: task.inputRequests } : {}),
+    ...(task.status === 'completed' && task.result ? { result: task.result } : {}),
+    ...(task.status === 'failed' && task.error ? { error: task.error } : {})
+  };
+}
+
+// Starts the task-supporting tool `name` as a task; returns its record.
+function startTaskTool(name: string, args: any, inputResponses?: Record<string, unknown>): TaskRecord {
+  const task = newTask();
+  switch (name) {
+    case 'slow_compute': {
+      const seconds = Math.max(0, Number(args?.seconds ?? 0) || 0);
+      const label = typeof args?.label === 'string' ? args.label : 'compute';
+      after(task, seconds * 1000, () =>
+        settle(task, 'completed', { result: textResult(`Computed ${label} in ${seconds}s`) })
+      );
+      break;
+    }
+    case 'failing_job':
+      after(task, 1000, () =>
+        settle(task, 'completed', { result: textResult('failing_job failed (as designed)', true) })
+      );
+      break;
+    case 'protocol_error_job':
+      after(task, 300, () =>
+        settle(task, 'failed', {
+          error: { code: -32603, message: 'Internal error: protocol_error_job crashed' }
+        })
+      );
+      break;
+    case 'confirm_delete': {
+      const filename = typeof args?.filename === 'string' ? args.filename : 'file';
+      askInput(
+        task,
+        { confirm: elicitRequest(`Delete ${filename}?`, { confirm: { type: 'boolean' } }) },
+        (answers) => {
+          const answer = answers.confirm as any;
+          const yes = answer?.action === 'accept' && answer?.content?.confirm === true;
+          task.status = 'working';
+          after(task, 100, () =>
+            settle(task, 'completed', {
+              result: textResult(yes ? `Deleted ${filename}` : `Kept ${filename}`)
+            })
+          );
+        }
+      );
+      break;
+    }
+    case 'multi_input':
+      askInput(
+        task,
+        {
+          first: elicitRequest('First question: your name?', { name: { type: 'string' } }),
+          second: elicitRequest('Second question: confirm?', { confirm: { type: 'boolean' } })
+        },
+        (answers) => {
+          const a = getMrtInputText(answers.first, 'name');
+          const b = getMrtInputText(answers.second, 'name');
+          task.status = 'working';
+          after(task, 100, () =>
+            settle(task, 'completed', { result: textResult(`Answers: ${a}, ${b}`) })
+          );
+        }
+      );
+      break;
+    case 'test_tool_with_task': {
+      const userName = getMrtInputText(inputResponses?.['user_name'], 'name');
+      after(task, 300, () => settle(task, 'completed', { result: textResult(`Hello, ${userName}!`) }));
+      break;
+    }
+  }
+  return task;
+}
+
+// Answers a stateless request on the tasks surface (`tasks/*`, and `tools/call` of a
+// task-supporting tool); `undefined` when the request is not one.
+async function handleTasksRequest(
+  method: string,
+  params: any,
+  meta: any,
+  id: unknown
+): Promise<{ status: number; payload: Record<string, unknown> } | undefined> {
+  const ok = (result: Record<string, unknown>) => ({ status: 200, payload: { jsonrpc: '2.0', id, result } });
+  const fail = (status: number, code: number, message: string, data?: unknown) => ({
+    status,
+    payload: { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } }
+  });
+  if (method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel') {
+    if (!declaresTasks(meta)) return { status: 400, payload: missingTasksCapability(id) };
+    const taskId = params?.taskId;
+    const task = typeof taskId === 'string' ? tasks.get(taskId) : undefined;
+    if (!task) return fail(200, -32602, 'Invalid params: unknown taskId');
+    if (method === 'tasks/get') return ok(detailedTask(task));
+    if (method === 'tasks/cancel') {
+      if (task.timer) clearTimeout(task.timer);
+      task.timer = undefined;
+      settle(task, 'cancelled');
+      return ok({ resultType: 'complete' });
+    }
+    const responses = params?.inputResponses;
+    if (responses === null || typeof responses !== 'object' || Array.isArray(responses)) {
+      return fail(200, -32602, 'Invalid params: inputResponses must be an object');
+    }
+    if (task.status === 'input_required') {
+      for (const [key, value] of Object.entries(responses)) {
+        if (!(key in task.inputRequests)) continue; // not asked (or already answered): ignored
+        delete task.inputRequests[key];
+        task.answers[key] = value;
+      }
+      task.lastUpdatedAt = new Date().toISOString();
+      if (Object.keys(task.inputRequests).length === 0 && task.onAllAnswered) {
+        const done = task.onAllAnswered;
+        task.onAllAnswered = undefined;
+        done(task.answers);
+      }
+    }
+    return ok({ resultType: 'complete' });
+  }
+  if (method !== 'tools/call') return undefined;
+  const name = params?.name;
+  if (name === 'greet') {
+    const who = typeof params?.arguments?.name === 'string' ? params.arguments.name : 'World';
+    return ok({ resultType: 'complete', ...textResult(`Hello, ${who}!`) });
+  }
+  const support = TASK_TOOLS[name];
+  if (!support) return undefined;
+  const inputResponses = params?.inputResponses;
+  if (name === 'test_tool_with_task' && !(inputResponses as any)?.user_name) {
+    // Round 1 (SEP-2322): gather the input synchronously; the task starts on round 2.
+    return ok({
+      resultType: 'input_required',
+      inputRequests: {
+        user_name: elicitRequest('What is your name?', { name: { type: 'string' } })
+      },
+      requestState: signMrtState({ tool: 'test_tool_with_task' })
+    });
+  }
+  if (!declaresTasks(meta)) {
+    if (support === 'required') return { status: 400, payload: missingTasksCapability(id) };
+    // Optional task support without the extension: run synchronously.
+    if (name === 'slow_compute') {
+      const seconds = Math.min(5, Math.max(0, Number(params?.arguments?.seconds ?? 0) || 0));
+      const label = typeof params?.arguments?.label === 'string' ? params.arguments.label : 'compute';
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      return ok({ resultType: 'complete', ...textResult(`Computed ${label} in ${seconds}s`) });
+    }
+    return fail(200, -32603, 'Internal error: protocol_error_job crashed');
+  }
+  return ok(createTaskResult(startTaskTool(name, params?.arguments, inputResponses)));
+}
+
+// ===== STANDARD REQUEST HEADERS (SEP-2243) =====
+// Added for mcp-veil: the runner's reference server does not check them.
+
+// A header value as compared with the body: surrounding whitespace dropped (RFC 9110 OWS),
+// `=?base64?...?=` decoded.
+function decodeHeaderValue(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const value = raw.trim();
+  const encoded = /^=\?base64\?(.*)\?=$/i.exec(value);
+  if (!encoded) return value;
+  try {
+    return Buffer.from(encoded[1], 'base64').toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+// What `Mcp-Name` carries for `method`: the tool or prompt name, the resource URI, the task id.
+function routingName(method: string, params: any): string | undefined {
+  const field =
+    method === 'tools/call' || method === 'prompts/get'
+      ? 'name'
+      : method === 'resources/read'
+        ? 'uri'
+        : method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel'
+          ? 'taskId'
+          : undefined;
+  const value = field ? params?.[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+// Tools whose arguments are mirrored into `Mcp-Param-{H}` headers (`x-mcp-header`):
+// tool -> argument -> H.
+const PARAM_HEADER_TOOLS: Record<string, Record<string, string>> = {
+  test_param_header: { region: 'Region' }
+};
+const PARAM_HEADER_TOOL_LIST = [
+  {
+    name: 'test_param_header',
+    description: 'Echoes `region`, which clients also send as the Mcp-Param-Region header',
+    inputSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+      required: ['region']
+    }
+  }
+];
+
+// Why the `Mcp-Param-*` headers of a tools/call are refused: each mapped argument present in
+// the body needs its header, equal to it (`=?base64?...?=` must be valid, padded base64).
+function checkParamHeaders(headers: any, method: string, params: any): string | undefined {
+  if (method !== 'tools/call') return undefined;
+  const mapped = PARAM_HEADER_TOOLS[params?.name];
+  if (!mapped) return undefined;
+  for (const [arg, suffix] of Object.entries(mapped)) {
+    const value = params?.arguments?.[arg];
+    if (value === undefined || value === null) continue;
+    const raw = headers?.[`mcp-param-${suffix.toLowerCase()}`];
+    if (typeof raw !== 'string') return `Missing Mcp-Param-${suffix} header`;
+    const trimmed = raw.trim();
+    const encoded = /^=\?base64\?(.*)\?=$/i.exec(trimmed);
+    if (encoded && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(encoded[1])) {
+      return `Mcp-Param-${suffix} header is not valid base64`;
+    }
+    const decoded = encoded ? Buffer.from(encoded[1], 'base64').toString('utf8') : trimmed;
+    if (decoded !== String(value)) return `Mcp-Param-${suffix} header does not match the body`;
+  }
+  return undefined;
+}
+
+// Why the request's routing headers are refused, or undefined when they agree with the body.
+function checkRoutingHeaders(headers: any, method: string, params: any): string | undefined {
+  const headerMethod = headers?.['mcp-method'];
+  if (headerMethod === undefined) return 'Missing Mcp-Method header';
+  if (decodeHeaderValue(headerMethod) !== method) return 'Mcp-Method header does not match the body';
+  const name = routingName(method, params);
+  if (name === undefined) return undefined;
+  const headerName = headers?.['mcp-name'];
+  if (headerName === undefined) return 'Missing Mcp-Name header';
+  if (decodeHeaderValue(headerName) !== name) return 'Mcp-Name header does not match the body';
+  return undefined;
+}
+
 // ===== STATELESS (2026-07-28) AND SESSION HANDLING =====
 
 
@@ -1350,6 +1776,20 @@ const handlePost = async (req: any, res: any) => {
       });
     }
 
+    // Standard request headers (SEP-2243): Mcp-Method, and Mcp-Name where the body names
+    // something, must be present and agree with the body (HTTP only: stdio has no headers).
+    const headerMismatch = req.viaStdio
+      ? undefined
+      : checkRoutingHeaders(req.headers, method, params) ??
+        checkParamHeaders(req.headers, method, params);
+    if (headerMismatch) {
+      return res.status(400).json({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32020, message: headerMismatch }
+      });
+    }
+
     // Subscriptions Listening Endpoint Stream Handler (SSE/Chunked Line)
     if (method === 'subscriptions/listen') {
       res.writeHead(200, {
@@ -1409,7 +1849,8 @@ const handlePost = async (req: any, res: any) => {
             prompts: { listChanged: true },
             // resources/list, resources/templates/list and resources/read are
             // served on this path, so the capability must be declared too.
-            resources: {}
+            resources: {},
+            extensions: { [TASKS_EXTENSION_ID]: {} }
           },
           // Spec PR #3002: server identity lives in the result `_meta`.
           _meta: {
@@ -1498,6 +1939,9 @@ const handlePost = async (req: any, res: any) => {
                 description: 'Diagnostic logging validator tool',
                 inputSchema: { type: 'object', properties: {} }
               }
+            ,
+              ...TASK_TOOL_LIST,
+              ...PARAM_HEADER_TOOL_LIST
             ],
             // SEP-2549 caching hints are required on cacheable list results.
             ttlMs: 300000,
@@ -1689,6 +2133,18 @@ const handlePost = async (req: any, res: any) => {
       // Other URIs (including unknown ones) fall through to the carry-forward
       // dispatch below, which serves the McpServer-registered resources.
     }
+
+    // The tasks extension (SEP-2663): tasks/*, and tools/call of its fixtures.
+    if (method === 'tools/call' && params.name === 'test_param_header') {
+      const region = String(params.arguments?.region ?? '');
+      return sendStatelessJson(res, method, {
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: `Region: ${region}` }] }
+      });
+    }
+    const tasksAnswer = await handleTasksRequest(method, params, meta, id);
+    if (tasksAnswer) return res.status(tasksAnswer.status).json(tasksAnswer.payload);
 
     if (method === 'tools/call') {
       const name = params.name;
@@ -2445,7 +2901,7 @@ async function serveStdio() {
 }
 
 function stdioRequest(body: any, version: string) {
-  return { headers: { 'mcp-protocol-version': version }, body };
+  return { headers: { 'mcp-protocol-version': version }, body, viaStdio: true };
 }
 
 // Each JSON object or SSE `data:` line written to it goes out as one stdio message.

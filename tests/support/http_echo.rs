@@ -281,7 +281,7 @@ async fn handle(
             json!({"task": {"taskId": "task-1", "status": "working", "ttl": 60000,
                             "createdAt": "2026-01-01T00:00:00Z"}}),
         ),
-        "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" => {
+        "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" | "tasks/update" => {
             if let Some(t) = msg.pointer("/params/taskId").and_then(Value::as_str) {
                 echo.task_requests.lock().unwrap().push(t.to_string());
             }

@@ -905,7 +905,7 @@ async fn handle_post(
     if items.len() == 1
         && let Err(why) = check_routing_headers(headers, &items[0])
     {
-        return refuse(StatusCode::BAD_REQUEST, &why);
+        return refuse_header(&items[0], &why);
     }
     // A batch: each request checked on its own; a refused one is answered in the batch (its
     // error, with its id) and not sent, the rest are.
@@ -947,7 +947,7 @@ async fn handle_post(
         && !batch
         && let Err(why) = check_param_headers(headers, &items[0], &session)
     {
-        return refuse(StatusCode::BAD_REQUEST, &why);
+        return refuse_header(&items[0], &why);
     }
     let sse_answer = !ids.is_empty() && accepts_sse(headers);
     for id in &lists {
@@ -1102,10 +1102,40 @@ fn stateless_verdict(headers: &HeaderMap, item: &str) -> Result<bool, stateless:
     stateless::check_http(version, session, params.as_ref())
 }
 
-/// `Mcp-Method` and `Mcp-Name` (2026-07-28), when the client sends them, must agree with the
-/// body (`=?base64?...?=` values decoded); a mismatch is refused rather than guessed at.
+/// A request refused for its `Mcp-*` headers (SEP-2243): HTTP 400, `-32020` (HeaderMismatch),
+/// with the request's id.
+fn refuse_header(item: &str, message: &str) -> Response {
+    let env = Envelope::parse(item).unwrap_or_else(|_| Envelope::none());
+    let body = envelope::error_response(
+        env.id_key(),
+        super::stateless::HEADER_MISMATCH,
+        &format!("mcp-veil: {message}"),
+    );
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+/// Whether the standard `Mcp-*` request headers are required (SEP-2243): on a 2026-07-28
+/// request (a protocol version header that is not a session-era one, no session id). Before,
+/// they are only checked when sent.
+fn headers_required(headers: &HeaderMap) -> bool {
+    !headers.contains_key("mcp-session-id")
+        && headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| !super::stateless::is_session_version(v))
+}
+
+/// `Mcp-Method` and `Mcp-Name` (2026-07-28) must agree with the body (`=?base64?...?=` values
+/// decoded; `Mcp-Name` is the tool or prompt name, the resource URI, the task id); a mismatch
+/// is refused rather than guessed at, and so is a missing one on a 2026-07-28 request.
 /// Upstream, these headers are recomputed from the message actually sent.
 fn check_routing_headers(headers: &HeaderMap, item: &str) -> Result<(), String> {
+    let required = headers_required(headers);
     let header = |name: &str| -> Option<Option<String>> {
         headers.get(name).map(|v| {
             v.to_str()
@@ -1116,29 +1146,51 @@ fn check_routing_headers(headers: &HeaderMap, item: &str) -> Result<(), String> 
     let Ok(env) = Envelope::parse(item) else {
         return Ok(());
     };
-    if let Some(method) = header("mcp-method")
-        && method.as_deref() != env.method.as_deref()
-    {
-        return Err("the Mcp-Method header does not match the body".into());
+    let Some(method) = env.method.as_deref() else {
+        return Ok(());
+    };
+    match header("mcp-method") {
+        Some(sent) if sent.as_deref() != Some(method) => {
+            return Err("the Mcp-Method header does not match the body".into());
+        }
+        None if required && env.id.is_some() => {
+            return Err("the Mcp-Method header is missing".into());
+        }
+        _ => {}
     }
-    if let Some(name) = header("mcp-name") {
-        let params: Option<serde_json::Value> =
-            env.params.and_then(|p| serde_json::from_str(p.get()).ok());
-        let in_body = params.as_ref().and_then(|p| {
-            p.get("name")
-                .or_else(|| p.get("uri"))
-                .and_then(serde_json::Value::as_str)
-        });
-        if name.as_deref() != in_body {
+    let params: Option<serde_json::Value> =
+        env.params.and_then(|p| serde_json::from_str(p.get()).ok());
+    let in_body = params
+        .as_ref()
+        .and_then(|p| super::http_upstream::routing_name(method, p));
+    match header("mcp-name") {
+        Some(sent) if sent.as_deref() != in_body => {
             return Err("the Mcp-Name header does not match the body".into());
         }
+        // Required where SEP-2243 and SEP-2663 name it, not on every method with a `name`.
+        None if required
+            && in_body.is_some()
+            && matches!(
+                method,
+                "tools/call"
+                    | "prompts/get"
+                    | "resources/read"
+                    | "tasks/get"
+                    | "tasks/update"
+                    | "tasks/cancel"
+            ) =>
+        {
+            return Err("the Mcp-Name header is missing".into());
+        }
+        _ => {}
     }
     Ok(())
 }
 
 /// `Mcp-Param-{H}` headers of a `tools/call` must equal the argument the tool's schema maps to
 /// `H` (`x-mcp-header`, learnt from this session's `tools/list`), compared as the client sent
-/// them (tokens, before any restoring). Headers of unknown tools or suffixes are not checked.
+/// them (tokens, before any restoring); on a 2026-07-28 request one that is missing while the
+/// argument is given is refused. Headers of unknown tools or suffixes are not checked.
 fn check_param_headers(headers: &HeaderMap, item: &str, session: &Session) -> Result<(), String> {
     let Ok(env) = Envelope::parse(item) else {
         return Ok(());
@@ -1155,14 +1207,8 @@ fn check_param_headers(headers: &HeaderMap, item: &str, session: &Session) -> Re
     else {
         return Ok(());
     };
+    let required = headers_required(headers);
     for (suffix, arg) in session.param_headers(tool) {
-        let Some(value) = headers.get(format!("mcp-param-{suffix}").as_str()) else {
-            continue;
-        };
-        let sent = value
-            .to_str()
-            .ok()
-            .and_then(super::http_upstream::decode_header_value);
         let expected = match params
             .as_ref()
             .and_then(|p| p.pointer(&format!("/arguments/{arg}")))
@@ -1171,6 +1217,16 @@ fn check_param_headers(headers: &HeaderMap, item: &str, session: &Session) -> Re
             Some(serde_json::Value::Null) | None => None,
             Some(other) => Some(other.to_string()),
         };
+        let Some(value) = headers.get(format!("mcp-param-{suffix}").as_str()) else {
+            if required && expected.is_some() {
+                return Err(format!("the Mcp-Param-{suffix} header is missing"));
+            }
+            continue;
+        };
+        let sent = value
+            .to_str()
+            .ok()
+            .and_then(super::http_upstream::decode_header_value);
         if sent != expected {
             return Err(format!(
                 "the Mcp-Param-{suffix} header does not match the `{arg}` argument"
