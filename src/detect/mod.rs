@@ -531,19 +531,6 @@ impl Detector {
         facts: &KeyFacts,
         out: &mut Vec<Span>,
     ) {
-        self.detect_recalling(text, cx, classes, facts, out);
-    }
-
-    /// [`Self::detect_classified`] in its two halves: [`Self::detect_unrecalled`], then
-    /// [`Self::finish_recalling`].
-    fn detect_recalling(
-        &self,
-        text: &str,
-        cx: &FindContext<'_>,
-        classes: u8,
-        facts: &KeyFacts,
-        out: &mut Vec<Span>,
-    ) {
         self.detect_unrecalled(text, cx, classes, facts, out);
         self.finish_recalling(text, cx, facts, out);
     }
