@@ -54,7 +54,8 @@
 //! Values this interceptor restored to a server are tokenized again wherever they come back in
 //! an inbound member, even where the detector would not find them (see `super::echo`).
 //!
-//! Outbound (host → server), rehydrated: `tools/call` `arguments`; `resources/read`,
+//! Outbound (host → server), rehydrated: `tools/call` `arguments` (and a 2026-07-28 retry's
+//! `inputResponses`, as `tasks/update`'s, restored as replies are); `resources/read`,
 //! `resources/subscribe`/`unsubscribe`, `prompts/get` and `completion/complete` params (a URI
 //! from a tokenized list or resource link, a prompt argument, a completion value); and the
 //! host's replies to `sampling/createMessage` and `elicitation/create`. Each message gets one
@@ -220,6 +221,23 @@ struct CallParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    /// A 2026-07-28 retry's answers to the server's requests (input-required rounds).
+    #[serde(borrow, default, rename = "inputResponses")]
+    input_responses: Option<&'a RawValue>,
+}
+
+/// Params that may carry a 2026-07-28 client's `inputResponses` (`tasks/update`).
+#[derive(Deserialize)]
+struct InputParams<'a> {
+    #[serde(borrow, default, rename = "inputResponses")]
+    input_responses: Option<&'a RawValue>,
+}
+
+/// A `tools/call` message, for finding its arguments again.
+#[derive(Deserialize)]
+struct CallEnvelope<'a> {
+    #[serde(borrow)]
+    params: CallParams<'a>,
 }
 
 #[derive(Deserialize)]
@@ -450,6 +468,13 @@ impl Interceptor {
                     id,
                     shape: Shape::Call(HostRequest::ToolsCall(call.name.as_ref().into())),
                 };
+                if let Some(responses) = call.input_responses
+                    && memchr::memchr(b'[', responses.get().as_bytes()).is_some()
+                {
+                    return self
+                        .call_with_input_responses(out, text, responses.get())
+                        .await;
+                }
                 // No arguments: still checked (the tool policy applies to every call).
                 let part = call.arguments.map_or(outbound::NO_ARGUMENTS, RawValue::get);
                 return self.outbound(out, text, part, false).await;
@@ -480,6 +505,28 @@ impl Interceptor {
                     shape: Shape::Request(pending),
                 };
                 return self.outbound(out, text, p.get(), false).await;
+            }
+            "tasks/update" => {
+                // The tasks extension's answers to a task's requests (`inputResponses`): the
+                // model may have written tokens in them; restored as replies are.
+                let responses = params
+                    .and_then(|p| serde_json::from_str::<InputParams<'_>>(p).ok())
+                    .and_then(|p| p.input_responses)
+                    .filter(|r| memchr::memchr(b'[', r.get().as_bytes()).is_some());
+                let pending = HostRequest::Other(method.into());
+                let Some(responses) = responses else {
+                    self.remember_host_request(server, id, pending);
+                    return Outcome::forward(Cow::Borrowed(text));
+                };
+                let out = Out {
+                    server,
+                    method,
+                    name: method,
+                    subject: None,
+                    id,
+                    shape: Shape::Request(pending),
+                };
+                return self.outbound(out, text, responses.get(), false).await;
             }
             "resources/subscribe"
             | "resources/unsubscribe"

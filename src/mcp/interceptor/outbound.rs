@@ -167,6 +167,63 @@ impl Interceptor {
         }
     }
 
+    /// A `tools/call` retried in a 2026-07-28 input-required round: besides its arguments it
+    /// carries the host's answers to the server's requests (`inputResponses`: sampling results,
+    /// elicitation content), where the model may have written tokens. Those are restored first,
+    /// as the host's replies to a session-era server's sampling and elicitation requests are
+    /// (tokens under the flow rules, for this tool; no raw-value scan: what the user typed for
+    /// the server is theirs to send), then the arguments as for any call. A denial there, or a
+    /// confirmation the round cannot wait for, denies the call.
+    pub(super) async fn call_with_input_responses(
+        &self,
+        out: Out<'_>,
+        whole: &str,
+        responses: &str,
+    ) -> Outcome<'static> {
+        let replies = Out {
+            server: out.server,
+            method: out.method,
+            name: out.name,
+            subject: out.subject,
+            id: out.id,
+            shape: Shape::Reply,
+        };
+        let text = match self
+            .check_and_apply(&replies, whole, responses, false)
+            .await
+        {
+            Ok(Step::Forward(text)) => text.into_owned(),
+            Ok(Step::Deny(reason)) => return deny(&out, &reason),
+            Ok(Step::Ask(confirmation)) => {
+                let reason = format!(
+                    "its input responses for {} need the user's confirmation ({}), which an input-required round cannot wait for",
+                    confirmation.destination,
+                    causes(&confirmation)
+                );
+                return deny(&out, &reason);
+            }
+            Err(e) => {
+                tracing::error!(destination = %Shown(&out.destination()), "cannot restore: {e}");
+                return Outcome::reply(envelope::error_response(
+                    Some(out.id),
+                    INTERNAL_ERROR,
+                    &format!("mcp-veil: cannot restore the values: {e}"),
+                ));
+            }
+        };
+        // The arguments, found again in the message as it now stands.
+        let envelope = serde_json::from_str::<super::CallEnvelope<'_>>(&text).ok();
+        let part = envelope
+            .as_ref()
+            .and_then(|e| e.params.arguments)
+            .map_or(NO_ARGUMENTS, RawValue::get);
+        let outcome = self.outbound(out, &text, part, false).await;
+        Outcome {
+            forward: outcome.forward.map(|f| Cow::Owned(f.into_owned())),
+            reply: outcome.reply,
+        }
+    }
+
     /// Holds the message and asks the host, or denies when the host cannot be asked.
     fn ask<'a>(
         &self,

@@ -616,6 +616,45 @@ fn values_restored_to_a_server_are_tokenized_when_echoed_back() {
 }
 
 #[test]
+fn a_retried_calls_input_responses_are_restored_with_its_arguments() {
+    let i = interceptor();
+    call(&i, "1", "lookup");
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"full_name":"Zebulon Quarrington","staff":"EMP-123456"}}}"#,
+    ));
+    assert_eq!(v["result"]["structuredContent"]["full_name"], "[NAME_1]");
+    // A 2026-07-28 retry: the model's sampling answer and the user's elicitation content name
+    // tokens the server must get as values, like the arguments.
+    let retry = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"confirm","inputResponses":{{"s1":{{"role":"assistant","content":{{"type":"text","text":"write to [NAME_1]"}}}},"e1":{{"action":"accept","content":{{"who":"{}"}}}}}},"arguments":{{"who":"[NAME_1]"}},"requestState":"opaque"}}}}"#,
+        emp(1)
+    );
+    let v = forwarded(&host(&i, &retry));
+    let p = &v["params"];
+    assert_eq!(
+        p["inputResponses"]["s1"]["content"]["text"],
+        "write to Zebulon Quarrington"
+    );
+    assert_eq!(p["inputResponses"]["e1"]["content"]["who"], "EMP-123456");
+    assert_eq!(p["arguments"]["who"], "Zebulon Quarrington");
+    assert_eq!(p["requestState"], "opaque");
+    // A token this session never minted: the call is not forwarded, as for its arguments.
+    let forged = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"confirm","inputResponses":{"s1":{"content":{"type":"text","text":"[NAME_9]"}}},"arguments":{}}}"#;
+    let out = host(&i, forged);
+    assert!(out.forward.is_none(), "{:?}", out.forward);
+    assert!(out.reply.is_some());
+    // The tasks extension's `tasks/update` carries them too.
+    let update = r#"{"jsonrpc":"2.0","id":4,"method":"tasks/update","params":{"taskId":"t1","inputResponses":{"e1":{"action":"accept","content":{"who":"[NAME_1]"}}}}}"#;
+    let v = forwarded(&host(&i, update));
+    assert_eq!(
+        v["params"]["inputResponses"]["e1"]["content"]["who"],
+        "Zebulon Quarrington"
+    );
+    assert_eq!(v["params"]["taskId"], "t1");
+}
+
+#[test]
 fn resource_uris_and_prompt_arguments_are_rehydrated() {
     let i = interceptor();
     call(&i, "1", "list");
