@@ -616,6 +616,27 @@ fn values_restored_to_a_server_are_tokenized_when_echoed_back() {
 }
 
 #[test]
+fn an_input_required_results_requests_are_tokenized() {
+    let i = interceptor();
+    call(&i, "1", "confirm");
+    let v = forwarded(&server(
+        &i,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"e1":{"method":"elicitation/create","params":{"message":"Delete EMP-123456?","requestedSchema":{"type":"object","properties":{}}}},"s1":{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Summarise EMP-654321"}}],"maxTokens":9}}},"requestState":"opaque-state"}}"#,
+    ));
+    let r = &v["result"];
+    assert_eq!(
+        r["inputRequests"]["e1"]["params"]["message"],
+        format!("Delete {}?", emp(1))
+    );
+    assert_eq!(
+        r["inputRequests"]["s1"]["params"]["messages"][0]["content"]["text"],
+        format!("Summarise {}", emp(2))
+    );
+    assert_eq!(r["requestState"], "opaque-state");
+    assert_eq!(r["resultType"], "input_required");
+}
+
+#[test]
 fn a_retried_calls_input_responses_are_restored_with_its_arguments() {
     let i = interceptor();
     call(&i, "1", "lookup");
