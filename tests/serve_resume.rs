@@ -77,6 +77,24 @@ async fn next_event(
     }
 }
 
+/// Two replicas of `serve` sharing one Redis vault and session secret, in front of one HTTP
+/// echo upstream; the Redis server and the folder live as long as the returned values.
+async fn two_replicas() -> (RedisServer, tempfile::TempDir, Arc<Echo>, Replica, Replica) {
+    let redis = RedisServer::start();
+    let echo = Arc::new(Echo::default());
+    let upstream = http_echo::start(echo.clone()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let vault = format!("vault:\n  backend: redis\n  url: {}\n", redis.url());
+    let config = serve_config(dir.path(), &upstream, &vault);
+    let env = [
+        ("MCP_VEIL_VAULT_KEY", KEY),
+        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
+    ];
+    let a = Replica::start(&veil(), &config, &env);
+    let b = Replica::start(&veil(), &config, &env);
+    (redis, dir, echo, a, b)
+}
+
 fn serve_config(dir: &std::path::Path, upstream: &str, vault: &str) -> std::path::PathBuf {
     let yaml = format!("{DETECT}{vault}servers:\n  up:\n    url: {upstream}\n");
     write_config(dir, &yaml)
@@ -214,18 +232,7 @@ async fn a_client_resumes_its_stream_with_last_event_id() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deleted_session_is_refused_on_every_replica() {
-    let redis = RedisServer::start();
-    let echo = Arc::new(Echo::default());
-    let upstream = http_echo::start(echo.clone()).await;
-    let dir = tempfile::tempdir().unwrap();
-    let vault = format!("vault:\n  backend: redis\n  url: {}\n", redis.url());
-    let config = serve_config(dir.path(), &upstream, &vault);
-    let env = [
-        ("MCP_VEIL_VAULT_KEY", KEY),
-        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
-    ];
-    let a = Replica::start(&veil(), &config, &env);
-    let b = Replica::start(&veil(), &config, &env);
+    let (_redis, _dir, _echo, a, b) = two_replicas().await;
     let http = reqwest::Client::new();
     let mut client = Client::new(http.clone());
     client.request(&a.url, "initialize", init()).await.unwrap();
@@ -285,18 +292,7 @@ async fn a_deleted_session_is_refused_on_every_replica() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_resumes_on_another_replica_from_the_shared_vault() {
-    let redis = RedisServer::start();
-    let echo = Arc::new(Echo::default());
-    let upstream = http_echo::start(echo.clone()).await;
-    let dir = tempfile::tempdir().unwrap();
-    let vault = format!("vault:\n  backend: redis\n  url: {}\n", redis.url());
-    let config = serve_config(dir.path(), &upstream, &vault);
-    let env = [
-        ("MCP_VEIL_VAULT_KEY", KEY),
-        ("MCP_VEIL_SESSION_SECRET", "replicas-share-this-secret"),
-    ];
-    let a = Replica::start(&veil(), &config, &env);
-    let b = Replica::start(&veil(), &config, &env);
+    let (_redis, _dir, echo, a, b) = two_replicas().await;
     let http = reqwest::Client::new();
     let mut client = Client::new(http.clone());
     client.request(&a.url, "initialize", init()).await.unwrap();
