@@ -17,7 +17,6 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 use support::http_echo::{self, Echo};
-use tokio::io::AsyncWriteExt;
 
 const VERSION: &str = "2026-07-28";
 const SUB: &str = "io.modelcontextprotocol/subscriptionId";
@@ -45,51 +44,31 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
              servers:\n  a:\n    url: {url_a}\n  b:\n    url: {url_b}\n"
         ),
     );
-    let support::stdio_proxy::StdioProxy {
-        mut child,
-        mut stdin,
-        mut lines,
-    } = support::stdio_proxy::spawn(&veil(), &config);
+    let mut proxy = support::stdio_proxy::spawn(&veil(), &config);
     let mut seen: Vec<Value> = Vec::new();
-    macro_rules! send {
-        ($msg:expr) => {
-            stdin
-                .write_all(format!("{}\n", $msg).as_bytes())
-                .await
-                .unwrap()
-        };
-    }
-    // Reads until `done` holds for what was seen, or 30 s pass.
-    macro_rules! read_until {
-        ($done:expr) => {{
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-            while !$done(&seen) {
-                let line = tokio::time::timeout_at(deadline, lines.next_line())
-                    .await
-                    .unwrap_or_else(|_| panic!("in time; seen so far: {seen:?}"))
-                    .unwrap()
-                    .expect("a line");
-                seen.push(serde_json::from_str(&line).unwrap());
-            }
-        }};
-    }
     let answered = |id: Value| {
         move |s: &Vec<Value>| s.iter().any(|m| m["id"] == id && m.get("method").is_none())
     };
     let count = |method: &'static str| {
         move |s: &Vec<Value>| s.iter().filter(|m| m["method"] == method).count()
     };
-    send!(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
-                 "params": {"_meta": meta()}}));
-    read_until!(answered(json!(1)));
-    send!(
-        json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen",
+    proxy
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                 "params": {"_meta": meta()}}))
+        .await;
+    proxy.read_until(&mut seen, answered(json!(1))).await;
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "id": "sub-1", "method": "subscriptions/listen",
                  "params": {"_meta": meta(), "notifications": {
                      "toolsListChanged": true, "promptsListChanged": true,
-                     "resourceSubscriptions": ["file:///staff/EMP-00990007"]}}})
-    );
+                     "resourceSubscriptions": ["file:///staff/EMP-00990007"]}}}),
+        )
+        .await;
     let acks = count("notifications/subscriptions/acknowledged");
-    read_until!(|s: &Vec<Value>| acks(s) >= 1);
+    proxy
+        .read_until(&mut seen, |s: &Vec<Value>| acks(s) >= 1)
+        .await;
     // Each server's listen, narrowed to it (no prompts anywhere; the URI to `b`).
     assert_eq!(
         *a.listens.lock().unwrap(),
@@ -117,15 +96,21 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
     assert!(honored_uri.contains("[EMPLOYEE_ID"), "tokenized: {ack}");
     // Both servers' notifications, on the host's subscription.
     for (id, server) in [(2, "a"), (3, "b")] {
-        send!(
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": format!("{server}__change"), "arguments": {}, "_meta": meta()}})
-        );
-        read_until!(answered(json!(id)));
+        proxy
+            .send(
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": format!("{server}__change"), "arguments": {}, "_meta": meta()}}),
+            )
+            .await;
+        proxy.read_until(&mut seen, answered(json!(id))).await;
     }
     let changed = count("notifications/tools/list_changed");
     let updated = count("notifications/resources/updated");
-    read_until!(|s: &Vec<Value>| changed(s) >= 2 && updated(s) >= 1);
+    proxy
+        .read_until(&mut seen, |s: &Vec<Value>| {
+            changed(s) >= 2 && updated(s) >= 1
+        })
+        .await;
     assert_eq!(acks(&seen), 1, "one acknowledgement: {seen:?}");
     for m in &seen {
         if m["method"] == "notifications/tools/list_changed"
@@ -138,28 +123,36 @@ async fn one_listen_reaches_every_server_and_merges_their_notifications() {
         }
     }
     // Cancelled: nothing more from the servers' listens.
-    send!(
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                 "params": {"requestId": "sub-1"}})
-    );
-    send!(
-        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-        "name": "a__change", "arguments": {}, "_meta": meta()}})
-    );
-    read_until!(answered(json!(4)));
-    send!(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
-                 "params": {"_meta": meta()}}));
-    read_until!(answered(json!(5)));
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": "sub-1"}}),
+        )
+        .await;
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "a__change", "arguments": {}, "_meta": meta()}}),
+        )
+        .await;
+    proxy.read_until(&mut seen, answered(json!(4))).await;
+    proxy
+        .send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list",
+                 "params": {"_meta": meta()}}))
+        .await;
+    proxy.read_until(&mut seen, answered(json!(5))).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    send!(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list",
-                 "params": {"_meta": meta()}}));
-    read_until!(answered(json!(6)));
+    proxy
+        .send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list",
+                 "params": {"_meta": meta()}}))
+        .await;
+    proxy.read_until(&mut seen, answered(json!(6))).await;
     assert_eq!(changed(&seen), 2, "nothing after the cancel: {seen:?}");
     assert!(a.cancelled.load(Ordering::Relaxed) >= 1);
     assert!(b.cancelled.load(Ordering::Relaxed) >= 1);
     // The servers' listen responses stay open until the gateway ends (a known limit).
-    drop(stdin);
-    let _ = child.kill().await;
+    drop(proxy.stdin);
+    let _ = proxy.child.kill().await;
 }
 
 /// A session-era server (`mcp-server-everything`, stdio) behind a stateless host's listen: the
@@ -176,58 +169,41 @@ async fn a_session_era_servers_resource_updates_reach_the_listen() {
             npm_bin("mcp-server-everything").display()
         ),
     );
-    let support::stdio_proxy::StdioProxy {
-        mut child,
-        mut stdin,
-        mut lines,
-    } = support::stdio_proxy::spawn(&veil(), &config);
+    let mut proxy = support::stdio_proxy::spawn(&veil(), &config);
     let mut seen: Vec<Value> = Vec::new();
-    macro_rules! send {
-        ($msg:expr) => {
-            stdin
-                .write_all(format!("{}\n", $msg).as_bytes())
-                .await
-                .unwrap()
-        };
-    }
-    macro_rules! read_until {
-        ($done:expr) => {{
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-            while !$done(&seen) {
-                let line = tokio::time::timeout_at(deadline, lines.next_line())
-                    .await
-                    .unwrap_or_else(|_| panic!("in time; seen so far: {seen:?}"))
-                    .unwrap()
-                    .expect("a line");
-                seen.push(serde_json::from_str(&line).unwrap());
-            }
-        }};
-    }
     let answer = |id: Value, s: &Vec<Value>| {
         s.iter()
             .find(|m| m["id"] == id && m.get("method").is_none())
             .cloned()
     };
-    send!(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
-                 "params": {"_meta": meta()}})
-    );
-    read_until!(|s: &Vec<Value>| answer(json!(1), s).is_some());
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
+                 "params": {"_meta": meta()}}),
+        )
+        .await;
+    proxy
+        .read_until(&mut seen, |s: &Vec<Value>| answer(json!(1), s).is_some())
+        .await;
     let list = answer(json!(1), &seen).unwrap();
     let uri = list["result"]["resources"][0]["uri"]
         .as_str()
         .unwrap_or_else(|| panic!("a resource: {list}"))
         .to_string();
-    send!(
-        json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
-                 "params": {"_meta": meta(), "notifications": {"resourceSubscriptions": [uri]}}})
-    );
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+                 "params": {"_meta": meta(), "notifications": {"resourceSubscriptions": [uri]}}}),
+        )
+        .await;
     let ack_of = |s: &Vec<Value>| {
         s.iter()
             .find(|m| m["method"] == "notifications/subscriptions/acknowledged")
             .cloned()
     };
-    read_until!(|s: &Vec<Value>| ack_of(s).is_some());
+    proxy
+        .read_until(&mut seen, |s: &Vec<Value>| ack_of(s).is_some())
+        .await;
     let ack = ack_of(&seen).unwrap();
     assert_eq!(ack["params"]["_meta"][SUB], "9", "{ack}");
     assert_eq!(
@@ -235,30 +211,42 @@ async fn a_session_era_servers_resource_updates_reach_the_listen() {
         json!({"resourceSubscriptions": [uri]}),
         "{ack}"
     );
-    send!(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "ev__toggle-subscriber-updates", "arguments": {}, "_meta": meta()}})
-    );
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "ev__toggle-subscriber-updates", "arguments": {}, "_meta": meta()}}),
+        )
+        .await;
     let updated = |s: &Vec<Value>| {
         s.iter()
             .filter(|m| m["method"] == "notifications/resources/updated")
             .cloned()
             .collect::<Vec<Value>>()
     };
-    read_until!(|s: &Vec<Value>| !updated(s).is_empty() && answer(json!(2), s).is_some());
+    proxy
+        .read_until(&mut seen, |s: &Vec<Value>| {
+            !updated(s).is_empty() && answer(json!(2), s).is_some()
+        })
+        .await;
     let first = &updated(&seen)[0];
     assert_eq!(first["params"]["uri"], uri.as_str(), "{first}");
     assert_eq!(first["params"]["_meta"][SUB], "9", "tagged: {first}");
     // Cancelled: unsubscribed upstream (the server's updates stop; its timer is switched off).
-    send!(
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                 "params": {"requestId": 9}})
-    );
-    send!(
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "ev__toggle-subscriber-updates", "arguments": {}, "_meta": meta()}})
-    );
-    read_until!(|s: &Vec<Value>| answer(json!(3), s).is_some());
-    drop(stdin);
-    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                 "params": {"requestId": 9}}),
+        )
+        .await;
+    proxy
+        .send(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "ev__toggle-subscriber-updates", "arguments": {}, "_meta": meta()}}),
+        )
+        .await;
+    proxy
+        .read_until(&mut seen, |s: &Vec<Value>| answer(json!(3), s).is_some())
+        .await;
+    drop(proxy.stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), proxy.child.wait()).await;
 }
