@@ -15,7 +15,6 @@ use std::time::Duration;
 use common::*;
 use serde_json::{Value, json};
 use support::http_echo::{self, Echo};
-use tokio::io::AsyncWriteExt;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_are_routed_to_the_server_that_made_them() {
@@ -32,30 +31,11 @@ async fn tasks_are_routed_to_the_server_that_made_them() {
              servers:\n  a:\n    url: {url_a}\n  b:\n    url: {url_b}\n"
         ),
     );
-    let support::stdio_proxy::StdioProxy {
-        mut child,
-        mut stdin,
-        mut lines,
-    } = support::stdio_proxy::spawn(&veil(), &config);
-    let mut next_id = 0;
+    let mut proxy = support::stdio_proxy::spawn(&veil(), &config);
+    let mut next_id: u64 = 0;
     let mut ask = async |method: &str, params: Value| -> Value {
         next_id += 1;
-        let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
-        stdin
-            .write_all(format!("{msg}\n").as_bytes())
-            .await
-            .unwrap();
-        loop {
-            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-                .await
-                .expect("an answer in time")
-                .unwrap()
-                .expect("the proxy goes on");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v.get("id") == Some(&json!(next_id)) {
-                return v;
-            }
-        }
+        proxy.request(next_id, method, params).await
     };
     let init = ask(
         "initialize",
@@ -106,8 +86,8 @@ async fn tasks_are_routed_to_the_server_that_made_them() {
     assert_eq!(ids, ["a__task-1", "b__task-1"], "{list}");
     let unknown = ask("tasks/get", json!({"taskId": "c__task-1"})).await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
-    drop(stdin);
-    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    drop(proxy.stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), proxy.child.wait()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,11 +102,7 @@ async fn a_stateless_host_gets_the_tasks_extension_surface() {
         dir.path(),
         &format!("servers:\n  a:\n    url: {url_a}\n  b:\n    url: {url_b}\n"),
     );
-    let support::stdio_proxy::StdioProxy {
-        mut child,
-        mut stdin,
-        mut lines,
-    } = support::stdio_proxy::spawn(&veil(), &config);
+    let mut proxy = support::stdio_proxy::spawn(&veil(), &config);
     let meta = |extension: bool| {
         let caps = if extension {
             json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
@@ -137,26 +113,11 @@ async fn a_stateless_host_gets_the_tasks_extension_surface() {
                "io.modelcontextprotocol/clientCapabilities": caps,
                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}})
     };
-    let mut next_id = 0;
+    let mut next_id: u64 = 0;
     let mut ask = async |method: &str, mut params: Value, extension: bool| -> Value {
         next_id += 1;
         params["_meta"] = meta(extension);
-        let msg = json!({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params});
-        stdin
-            .write_all(format!("{msg}\n").as_bytes())
-            .await
-            .unwrap();
-        loop {
-            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-                .await
-                .expect("an answer in time")
-                .unwrap()
-                .expect("the proxy goes on");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v.get("id") == Some(&json!(next_id)) {
-                return v;
-            }
-        }
+        proxy.request(next_id, method, params).await
     };
     let update = ask(
         "tasks/update",
@@ -182,6 +143,6 @@ async fn a_stateless_host_gets_the_tasks_extension_surface() {
     let unknown = ask("tasks/get", json!({"taskId": "gate-test"}), true).await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
     assert_eq!(b.task_requests.lock().unwrap().len(), 1);
-    drop(stdin);
-    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    drop(proxy.stdin);
+    let _ = tokio::time::timeout(Duration::from_secs(10), proxy.child.wait()).await;
 }

@@ -44,6 +44,25 @@ impl StdioProxy {
             .unwrap();
     }
 
+    /// Sends request `id` and reads lines until its answer, which it returns (other messages
+    /// are skipped); panics when 30 s pass between lines.
+    pub(crate) async fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let msg =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send(msg).await;
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(30), self.lines.next_line())
+                .await
+                .expect("an answer in time")
+                .unwrap()
+                .expect("the proxy goes on");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v.get("id") == Some(&serde_json::json!(id)) {
+                return v;
+            }
+        }
+    }
+
     /// Reads messages into `seen` until `done` holds for them; panics, showing what was seen,
     /// when 30 s pass first.
     pub(crate) async fn read_until(
