@@ -14,15 +14,24 @@ t(HEAD))`: the marginal rate, what a long-lived proxy pays per byte. The ratio t
 the net rates measured in the same rounds. The `redact` output is hashed (sha1) on the first
 round so two binaries can be compared for byte-identical output.
 
+With `--through-proxy` it also times each file as a tool result through `mcp-veil proxy`: the
+proxy runs `file_server.py` (one tool, `read`, whose result is the file as one text block), and
+the figure is the proxy process's own on-CPU time for the call (all its threads, from
+`/proc/PID/task/*/schedstat`, in nanoseconds), FILE minus HEAD as above, each call in a fresh
+proxy (a fresh session), medians of `--rounds`. It also says whether the tokenized text equals
+`redact`'s output (one text pipeline: it should).
+
 With `--proxy` it also runs `target/release/examples/proxy_latency` (10 KB results; build it
 with `cargo build --release --bin mcp-veil --example echo_server --example proxy_latency`)
 and prints its table.
 
     .venv/bin/python benches/refcorpus/run.py [--veil target/release/mcp-veil] [--corpus DIR]
-        [--rounds 5] [--proxy]
+        [--rounds 5] [--proxy] [--through-proxy]
 """
 import argparse
+import glob
 import hashlib
+import json
 import os
 import statistics
 import subprocess
@@ -61,6 +70,48 @@ def head_of(path, tmp):
     return out
 
 
+def proxy_cpu_ns(pid):
+    """On-CPU nanoseconds of every thread of process `pid` so far."""
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        try:
+            with open(path) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that ended between the listing and the read
+    return total
+
+
+def through_proxy(veil, path):
+    """(on-CPU seconds of the proxy for one `read` of `path`, the result's text) in a fresh proxy."""
+    server = os.path.join(os.path.dirname(os.path.abspath(__file__)), "file_server.py")
+    p = subprocess.Popen([veil, "proxy", "--name", "files", "--", sys.executable, server],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL)
+
+    def request(i, method, params):
+        p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": method,
+                                   "params": params}) + "\n").encode())
+        p.stdin.flush()
+        while True:
+            msg = json.loads(p.stdout.readline())
+            if msg.get("id") == i:
+                return msg
+
+    request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                              "clientInfo": {"name": "run.py", "version": "1"}})
+    p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    request(2, "tools/list", {})
+    before = proxy_cpu_ns(p.pid)
+    reply = request(3, "tools/call", {"name": "read", "arguments": {"path": path}})
+    spent = (proxy_cpu_ns(p.pid) - before) / 1e9
+    p.stdin.close()
+    p.wait()
+    if "result" not in reply:
+        sys.exit(f"the proxy refused the read of {path}: {reply.get('error')}")
+    return spent, reply["result"]["content"][0]["text"]
+
+
 def sha1_of_output(argv, stdin_path):
     with open(stdin_path, "rb") as f:
         out = subprocess.run(argv, stdin=f, capture_output=True, check=True).stdout
@@ -74,6 +125,8 @@ def main():
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--proxy", action="store_true", help="also run examples/proxy_latency")
+    ap.add_argument("--through-proxy", action="store_true",
+                    help="also time each file as a tool result through `mcp-veil proxy`")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="refcorpus-")
@@ -111,6 +164,31 @@ def main():
               f"{digest}")
     print("veil MB/s and gzip MB/s: net of start-up (FILE minus its first 16 KB); "
           "gross: the whole run, start-up included; ratio: veil / gzip -1, net")
+    if args.through_proxy:
+        print(f"through `mcp-veil proxy` (file_server.py, one read per fresh proxy); "
+              f"the proxy's on-CPU time; medians")
+        print(f"{'file':<18} {'MB':>5} {'call s':>7} {'head s':>7} {'MB/s':>9} {'gross':>7} "
+              f"{'× gzip':>7}  text equals redact's output")
+        for name in FILES:
+            path = os.path.join(corpus, name)
+            head = head_of(path, tmp)
+            size, hsize = os.path.getsize(path), os.path.getsize(head)
+            calls, heads, gz = [], [], []
+            text = None
+            for _ in range(args.rounds):
+                spent, text = through_proxy(args.veil, path)
+                calls.append(spent)
+                heads.append(through_proxy(args.veil, head)[0])
+                gz.append(cpu_time(gzip, path) - cpu_time(gzip, head))
+            mc, mh, mg = (statistics.median(v) for v in (calls, heads, gz))
+            mb = (size - hsize) / 1e6
+            net = mb / max(mc - mh, 1e-6)
+            with open(path, "rb") as f:
+                redacted = subprocess.run(veil, stdin=f, capture_output=True,
+                                          check=True).stdout.decode()
+            same = "yes" if text == redacted else "NO"
+            print(f"{name:<18} {size / 1e6:>5.2f} {mc:>7.3f} {mh:>7.3f} {net:>9.1f} "
+                  f"{size / 1e6 / mc:>7.1f} {net / (mb / max(mg, 1e-6)):>7.2f}  {same}")
     if args.proxy:
         exe = os.path.join(os.path.dirname(args.veil), "examples/proxy_latency")
         subprocess.run([exe, "2000"], check=True)
