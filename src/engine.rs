@@ -200,11 +200,19 @@ impl Engine {
     pub fn recall_names<'v>(&self, session: &SessionId, names: impl IntoIterator<Item = &'v str>) {
         let Some(book) = &self.recall else { return };
         let names: Vec<&str> = names.into_iter().collect();
-        let forms: Vec<std::borrow::Cow<'_, str>> = names
-            .iter()
-            .map(|v| crate::vault::normalize(&Kind::Name, v, None))
-            .collect();
-        book.learn_known(session, forms.iter().map(|f| &**f));
+        // The normal forms one after another in one buffer, not a `String` each.
+        let mut forms = String::new();
+        let mut scratch = String::new();
+        let mut ranges: Vec<Range> = Vec::with_capacity(names.len());
+        for v in &names {
+            let start = forms.len();
+            match crate::vault::normalize_into(&Kind::Name, v, None, &mut scratch) {
+                Some(form) => forms.push_str(form),
+                None => forms.push_str(&scratch),
+            }
+            ranges.push(start..forms.len());
+        }
+        book.learn_known(session, ranges.into_iter().map(|r| &forms[r]));
         book.learn(
             session,
             names
@@ -224,13 +232,24 @@ impl Engine {
         found: &[FoundValue],
     ) -> Option<Arc<Recall>> {
         let book = self.recall.as_ref()?;
-        let new: Vec<&str> = found
-            .iter()
-            .filter(|f| f.kind == Kind::Name)
-            .map(|f| f.value.expose().as_str())
-            .filter(|v| !before.is_some_and(|r| r.contains(v)))
-            .filter(|v| self.detector.is_distinctive_name(v))
-            .collect();
+        // A message repeats its names (a record's name in other records' notes): each
+        // distinct value is judged and counted once, and weighs as often as it was found.
+        // (SipHash: the values are the server's to choose.)
+        let mut seen: std::collections::HashMap<&str, (bool, usize)> =
+            std::collections::HashMap::new();
+        let mut new: Vec<&str> = Vec::new();
+        for f in found.iter().filter(|f| f.kind == Kind::Name) {
+            let v = f.value.expose().as_str();
+            let entry = seen.entry(v).or_insert_with(|| {
+                let fresh =
+                    !before.is_some_and(|r| r.contains(v)) && self.detector.is_distinctive_name(v);
+                (fresh, 0)
+            });
+            if entry.0 {
+                entry.1 += 1;
+                new.push(v);
+            }
+        }
         if new.is_empty() {
             return None;
         }
@@ -238,7 +257,11 @@ impl Engine {
         // The same matcher over the found values themselves: a doc with more matches holds an
         // occurrence the scan missed. (Counting found values instead would let a found name
         // the matcher reads differently, a CJK name say, hide a missed one.)
-        let in_found: usize = new.iter().map(|v| table.count(v)).sum();
+        let in_found: usize = seen
+            .iter()
+            .filter(|(_, (fresh, _))| *fresh)
+            .map(|(v, (_, times))| table.count(v) * times)
+            .sum();
         if table.count(doc) <= in_found {
             return None;
         }
@@ -265,9 +288,20 @@ impl Engine {
         let Some(book) = &self.recall else {
             return plan;
         };
-        let norm = |v: &str| crate::vault::normalize(&Kind::Name, v, None).into_owned();
+        // Every normal form one after another in one buffer (a message mints many names: one
+        // allocation for all of them, not one each).
+        let mut scratch = String::new();
+        let mut push_form = |v: &str, buf: &mut String| -> Range {
+            let start = buf.len();
+            match crate::vault::normalize_into(&Kind::Name, v, None, &mut scratch) {
+                Some(form) => buf.push_str(form),
+                None => buf.push_str(&scratch),
+            }
+            start..buf.len()
+        };
         let mut candidates: Vec<(usize, Vec<Range>)> = Vec::new();
-        let mut forms: Vec<String> = Vec::new();
+        let mut buf = String::new();
+        let mut form_ranges: Vec<Range> = Vec::new();
         for (i, f) in slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
@@ -277,22 +311,27 @@ impl Engine {
             if !(2..=4).contains(&words.len()) {
                 continue;
             }
-            forms.push(norm(value));
-            forms.extend(words.iter().map(|r| norm(&value[r.clone()])));
+            form_ranges.push(push_form(value, &mut buf));
+            for r in &words {
+                form_ranges.push(push_form(&value[r.clone()], &mut buf));
+            }
             candidates.push((i, words));
         }
         if candidates.is_empty() {
             return plan;
         }
         // Single words this message mints as names.
-        let singles: std::collections::HashSet<String> = slots
+        let mut singles_buf = String::new();
+        let single_ranges: Vec<Range> = slots
             .iter()
             .filter(|f| f.kind == Kind::Name)
             .map(|f| f.value.expose().as_str())
             .filter(|v| crate::detect::words(v).nth(1).is_none())
-            .map(norm)
+            .map(|v| push_form(v, &mut singles_buf))
             .collect();
-        let refs: Vec<&str> = forms.iter().map(String::as_str).collect();
+        let singles: std::collections::HashSet<&str> =
+            single_ranges.into_iter().map(|r| &singles_buf[r]).collect();
+        let refs: Vec<&str> = form_ranges.into_iter().map(|r| &buf[r]).collect();
         let known = book.known(session, &refs);
         let mut at = 0;
         for (i, words) in candidates {

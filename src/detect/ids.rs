@@ -17,15 +17,16 @@
 //! - **under a key** that names the kind (`nhs_number`, `passport_no`, `routing_number`, `dob`):
 //!   the key is the cue ([`kind_of_key`]).
 //!
-//! Candidates come from one precompiled regex run only on text that holds a digit; each is
-//! checked against the enabled kinds in turn.
+//! Candidates are the matches of one regex's shapes, found only near the digits and MAC
+//! separators of a text that holds a digit (`ids/scan.rs`); each is checked against the
+//! enabled kinds in turn.
 
 mod address;
 mod check;
+mod scan;
 mod wallet;
 
 use aho_corasick::AhoCorasick;
-use regex::bytes::Regex;
 use serde::Deserialize;
 
 use super::{IdKind, Kind, Span};
@@ -57,21 +58,6 @@ macro_rules! ids_config {
 }
 
 crate::kind::with_id_kinds!(ids_config);
-
-/// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
-/// alphanumeric words with a digit after at most six letters. ASCII word
-/// boundaries keep the regex on its DFA.
-const CANDIDATES: &str = r"(?x-u)
-    \b(?:
-        [0-9A-Fa-f]{1,2}(?::[0-9A-Fa-f]{1,2}){5}
-      | [0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}
-      | [0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}
-      | 0x[0-9a-fA-F]{40}
-      | (?:bc1|BC1)[0-9A-Za-z]{11,71}
-      | [A-Z]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[A-D]
-      | [0-9]{1,6}(?:[\x20./-][0-9]{1,6}){1,6}(?:[-/][0-9A-Za-z]{1,2})?
-      | [A-Za-z]{0,6}[0-9][A-Za-z0-9]{3,61}
-    )\b";
 
 /// Cue words (lower case) that vouch for a kind in the 48 bytes before a candidate.
 fn cues(kind: IdKind) -> &'static [&'static str] {
@@ -117,7 +103,6 @@ fn cues(kind: IdKind) -> &'static [&'static str] {
 #[derive(Debug)]
 pub(super) struct IdRecognizer {
     config: IdsConfig,
-    candidates: Regex,
     /// Every kind's cue words in one automaton (ASCII case-insensitive), so the bytes before
     /// a candidate are read once for all kinds rather than once per cue.
     cue_words: AhoCorasick,
@@ -128,6 +113,9 @@ pub(super) struct IdRecognizer {
     birth_cues: AhoCorasick,
     /// Street lines in text, when addresses are on.
     addresses: Option<address::AddressFinder>,
+    /// The kinds (bit `i`: `IdKind::ALL[i]`) looked for in candidates: those on, but for
+    /// dates of birth, user names and addresses, which have finders of their own.
+    text_kinds: u64,
 }
 
 impl IdRecognizer {
@@ -148,7 +136,6 @@ impl IdRecognizer {
         }
         IdRecognizer {
             config: config.clone(),
-            candidates: Regex::new(CANDIDATES).expect("the identifier shapes compile"),
             cue_words: AhoCorasick::builder()
                 .ascii_case_insensitive(true)
                 .build(&words)
@@ -159,6 +146,14 @@ impl IdRecognizer {
                 .build(BIRTH_CUES)
                 .expect("the birth cues compile"),
             addresses: config.address.then(address::AddressFinder::new),
+            text_kinds: IdKind::ALL
+                .iter()
+                .enumerate()
+                .filter(|&(_, &k)| {
+                    config.is_on(k)
+                        && !matches!(k, IdKind::DateOfBirth | IdKind::Username | IdKind::Address)
+                })
+                .fold(0, |m, (i, _)| m | 1 << i),
         }
     }
 
@@ -205,9 +200,9 @@ impl IdRecognizer {
             return;
         }
         let b = text.as_bytes();
-        for m in self.candidates.find_iter(b) {
-            let cand = m.as_bytes();
-            if cand.len() < 9 || embedded(b, m.start(), m.end()) {
+        for (start, end) in scan::Candidates::new(b) {
+            let cand = &b[start..end];
+            if cand.len() < 9 || embedded(b, start, end) {
                 continue;
             }
             let mut buf = [0u8; 80];
@@ -215,30 +210,38 @@ impl IdRecognizer {
                 continue;
             };
             let groups = Groups::of(cand);
-            let before = &b[m.start().saturating_sub(48)..m.start()];
+            // The kinds that take the candidate with a cue (a cue only widens what a kind
+            // takes): most candidates are none, and need no look at the bytes before them.
+            let mut open = 0u64;
+            for (i, &kind) in IdKind::ALL.iter().enumerate() {
+                if self.text_kinds & (1 << i) != 0 && accepts_compact(kind, cand, n, &groups, true)
+                {
+                    open |= 1 << i;
+                }
+            }
+            if open == 0 {
+                continue;
+            }
+            let before = &b[start.saturating_sub(48)..start];
             let cued_kinds = self.cued_kinds(before);
             // A kind whose cue is present wins over one that accepts the candidate on its
             // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
             for (i, &kind) in IdKind::ALL.iter().enumerate() {
-                if matches!(
-                    kind,
-                    IdKind::DateOfBirth | IdKind::Username | IdKind::Address
-                ) || !self.config.is_on(kind)
-                {
+                if open & (1 << i) == 0 {
                     continue;
                 }
                 let cued = keyed == Some(kind) || cued_kinds & (1 << i) != 0;
-                if accepts_compact(kind, cand, n, &groups, cued) {
-                    if cued {
-                        chosen = Some(kind);
-                        break;
-                    }
+                if cued {
+                    chosen = Some(kind);
+                    break;
+                }
+                if accepts_compact(kind, cand, n, &groups, false) {
                     chosen = chosen.or(Some(kind));
                 }
             }
             if let Some(kind) = chosen {
-                out.push(Span::new(m.start(), m.end(), Kind::Id(kind)));
+                out.push(Span::new(start, end, Kind::Id(kind)));
             }
         }
         if self.config.date_of_birth {
@@ -528,8 +531,9 @@ const DOB_REACH: usize = 64;
 
 /// Birth dates in text: a birth cue, then a date. Every date holds a digit within
 /// [`DOB_REACH`] bytes and a run of spaces of where its cue starts, and the first digit of a
-/// date starts a run of digits; the cues are looked for only in the stretches before such
-/// runs (merged where they overlap), which in prose is a small part of the text. The cues are
+/// date starts a run of digits; the cues are looked for only in the stretches before the runs
+/// that can be a date's first ([`may_date`]; merged where they overlap), which in prose and
+/// in logs is a small part of the text. The cues are
 /// found and tried in the order a search of the whole text gives.
 fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
@@ -541,6 +545,13 @@ fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
         while s > 0 && b[s - 1] == b' ' {
             s -= 1;
         }
+        i = d;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if !may_date(b, s, d, i - d) {
+            continue;
+        }
         let from = s.saturating_sub(DOB_REACH);
         region = match region {
             Some((rs, re)) if from <= re => Some((rs, d)),
@@ -550,14 +561,23 @@ fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
             }
             None => Some((from, d)),
         };
-        i = d;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
     }
     if let Some((rs, re)) = region {
         dob_cues_in(cues, b, rs, re, out);
     }
+}
+
+/// Whether the run of `len` digits at `d` (`s` where the spaces before it start) can be the first
+/// digit of a date: a date starts there ([`date_at`]), or a month name may end at `s` and the
+/// day and year of `March 2, 1985` start at `d`. A cue whose date starts with a digit is
+/// followed by that date's first digit run (cues end in a letter or `.`, fillers in a space).
+fn may_date(b: &[u8], s: usize, d: usize, len: usize) -> bool {
+    // A date's first run of digits has one, two or four.
+    matches!(len, 1 | 2 | 4)
+        && (date_at(b, d).is_some()
+            || s > 0
+                && (b[s - 1].is_ascii_alphabetic() || b[s - 1] == b'.')
+                && day_year_at(b, d).is_some())
 }
 
 /// The birth dates whose cue lies in `b[from..to]` (see [`dob_in_text`]).
@@ -646,24 +666,25 @@ const MONTHS: &[&str] = &[
     "diciembre",
 ];
 
+/// The first letters of [`MONTHS`] (bit 0: `a`); each is a lower-case ASCII letter.
+const MONTH_INITIALS: u32 = {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < MONTHS.len() {
+        let first = MONTHS[i].as_bytes()[0];
+        assert!(first.is_ascii_lowercase());
+        mask |= 1 << (first - b'a');
+        i += 1;
+    }
+    mask
+};
+
 /// The end of a date starting at `p`: `1985-03-02`, `02/03/1985`, `2.3.85`, `March 2, 1985`,
 /// `2 March 1985`, `2nd of March 1985`.
 fn date_at(b: &[u8], p: usize) -> Option<usize> {
-    let num = |i: usize, min: usize, max: usize| -> Option<(u32, usize)> {
-        let mut e = i;
-        while e < b.len() && b[e].is_ascii_digit() && e - i < max {
-            e += 1;
-        }
-        if e - i < min || (e < b.len() && b[e].is_ascii_digit()) {
-            return None;
-        }
-        let v = b[i..e]
-            .iter()
-            .fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
-        Some((v, e))
-    };
+    let num = |i: usize, min: usize, max: usize| number(b, i, min, max);
     let year_ok = |y: u32, len: usize| len == 2 || (1900..=2100).contains(&y);
-    let boundary = |e: usize| e >= b.len() || !b[e].is_ascii_alphanumeric();
+    let boundary = |e: usize| date_ends(b, e);
     if p < b.len() && b[p].is_ascii_digit() {
         // ISO: YYYY-MM-DD (or /, .).
         if let Some((y, e)) = num(p, 4, 4)
@@ -713,8 +734,13 @@ fn date_at(b: &[u8], p: usize) -> Option<usize> {
     }
     // `March 2, 1985`.
     let m_end = month_at(b, p)?;
-    let q = skip_spaces(b, m_end);
-    let (d, mut e) = num(q, 1, 2)?;
+    day_year_at(b, skip_spaces(b, m_end))
+}
+
+/// The end of the day and year after a month name (`2, 1985` in `March 2, 1985`), the day at
+/// `q`.
+fn day_year_at(b: &[u8], q: usize) -> Option<usize> {
+    let (d, mut e) = number(b, q, 1, 2)?;
     for suffix in [&b"st"[..], b"nd", b"rd", b"th"] {
         if b[e..].starts_with(suffix) {
             e += suffix.len();
@@ -725,8 +751,28 @@ fn date_at(b: &[u8], p: usize) -> Option<usize> {
         e += 1;
     }
     let q = skip_spaces(b, e);
-    let (y, e) = num(q, 4, 4)?;
-    ((1..=31).contains(&d) && year_ok(y, 4) && boundary(e)).then_some(e)
+    let (y, e) = number(b, q, 4, 4)?;
+    ((1..=31).contains(&d) && (1900..=2100).contains(&y) && date_ends(b, e)).then_some(e)
+}
+
+/// The value and end of the `min` to `max` digits at `i` that no digit follows.
+fn number(b: &[u8], i: usize, min: usize, max: usize) -> Option<(u32, usize)> {
+    let mut e = i;
+    while e < b.len() && b[e].is_ascii_digit() && e - i < max {
+        e += 1;
+    }
+    if e - i < min || (e < b.len() && b[e].is_ascii_digit()) {
+        return None;
+    }
+    let v = b[i..e]
+        .iter()
+        .fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
+    Some((v, e))
+}
+
+/// Whether a date may end at `e`: no letter or digit follows.
+fn date_ends(b: &[u8], e: usize) -> bool {
+    e >= b.len() || !b[e].is_ascii_alphanumeric()
 }
 
 fn skip_spaces(b: &[u8], mut i: usize) -> usize {
@@ -738,11 +784,17 @@ fn skip_spaces(b: &[u8], mut i: usize) -> usize {
 
 /// The end of a month name at `p` (longest first, case-insensitive, then an optional `.`).
 fn month_at(b: &[u8], p: usize) -> Option<usize> {
+    // Most words start with a letter no month name starts with.
+    let first = b.get(p)?.to_ascii_lowercase();
+    if !first.is_ascii_lowercase() || MONTH_INITIALS & (1 << (first - b'a')) == 0 {
+        return None;
+    }
     let mut best = None;
     for m in MONTHS {
         let mb = m.as_bytes();
         let end = p + mb.len();
-        if end <= b.len()
+        if mb[0] == first
+            && end <= b.len()
             && b[p..end].eq_ignore_ascii_case(mb)
             && (end == b.len() || !b[end].is_ascii_alphabetic())
             && best.is_none_or(|e| end > e)
@@ -772,6 +824,133 @@ mod tests {
     /// [`dob_in_text`] as it was: the cues looked for in the whole text.
     fn dob_in_whole_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
         dob_cues_in(cues, text.as_bytes(), 0, text.len(), out);
+    }
+
+    /// [`IdRecognizer::find`] on text as it was: the candidates from the regex's `find_iter`,
+    /// the cue words looked for before each, the birth cues in the whole text.
+    fn find_as_it_was(r: &IdRecognizer, re: &regex::bytes::Regex, text: &str) -> Vec<Span> {
+        let mut out = Vec::new();
+        if !text.bytes().any(|b| b.is_ascii_digit()) {
+            return out;
+        }
+        let b = text.as_bytes();
+        for m in re.find_iter(b) {
+            let cand = m.as_bytes();
+            if cand.len() < 9 || embedded(b, m.start(), m.end()) {
+                continue;
+            }
+            let mut buf = [0u8; 80];
+            let Some(n) = compact(cand, &mut buf) else {
+                continue;
+            };
+            let groups = Groups::of(cand);
+            let cued_kinds = r.cued_kinds(&b[m.start().saturating_sub(48)..m.start()]);
+            let mut chosen = None;
+            for (i, &kind) in IdKind::ALL.iter().enumerate() {
+                if matches!(
+                    kind,
+                    IdKind::DateOfBirth | IdKind::Username | IdKind::Address
+                ) || !r.config.is_on(kind)
+                {
+                    continue;
+                }
+                let cued = cued_kinds & (1 << i) != 0;
+                if accepts_compact(kind, cand, n, &groups, cued) {
+                    if cued {
+                        chosen = Some(kind);
+                        break;
+                    }
+                    chosen = chosen.or(Some(kind));
+                }
+            }
+            if let Some(kind) = chosen {
+                out.push(Span::new(m.start(), m.end(), Kind::Id(kind)));
+            }
+        }
+        dob_in_whole_text(&r.birth_cues, text, &mut out);
+        out
+    }
+
+    #[test]
+    fn text_finds_are_those_of_the_regex_and_whole_text_scans() {
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let re = regex::bytes::Regex::new(scan::CANDIDATES).unwrap();
+        let pieces = [
+            "943 476 5919",
+            "9434765919",
+            "2341 2341 2346",
+            "046 454 286",
+            "529.982.247-25",
+            "11.222.333/0001-81",
+            "912-70-1234",
+            "12345678Z",
+            "X1234567L",
+            "RSSMRA85T10A562S",
+            "S1234567D",
+            "AB 12 34 56 C",
+            "QQ123456C",
+            "1EG4-TE5-MK73",
+            "ABCPE1234F",
+            "011000015",
+            "1234567893",
+            "123 456 782",
+            "65929970489",
+            "2 55 08 75 123 456 78",
+            "00:1A:2B:3C:4D:5E",
+            "de:ad:be:ef:ca:fe",
+            "00-1a-2b-3c-4d-5e",
+            "001a.2b3c.4d5e",
+            "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa",
+            "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+            "0x52908400098527886E0F7030069857D2E4169EE7",
+            "79ccca03-52d2-4b96-bf49-4cd9377a6035",
+            "2026-02-26T10:33:34.084Z",
+            "ts_ms=1723667683641",
+            "1723667683641",
+            "123456789",
+            "A12345678",
+            "D1234567",
+            "NHS ",
+            "nhs no ",
+            "routing ",
+            "TFN ",
+            "passport ",
+            "account ",
+            "DL# ",
+            "wallet ",
+            "tin ",
+            "medicare ",
+            "born on ",
+            "DOB: ",
+            "March 2, 1985",
+            "02/03/1985",
+            "1985-03-02",
+            "2nd of March 1985",
+            " ",
+            "  ",
+            ", ",
+            "\n",
+            "-",
+            ".",
+            "/",
+            ":",
+            "_",
+            "x",
+            "the ",
+            "é",
+            "7",
+            "42",
+        ];
+        let mut rng = crate::testdata::Rng::new(11);
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..rng.below(16) {
+                text.push_str(pieces[rng.below(pieces.len())]);
+            }
+            let mut ours = Vec::new();
+            r.find(&text, None, &mut ours);
+            assert_eq!(ours, find_as_it_was(&r, &re, &text), "{text:?}");
+        }
     }
 
     #[test]
@@ -814,6 +993,14 @@ mod tests {
             "7",
             "é",
             "1234567890",
+            "2026-02-26T10:33:34",
+            "Jan",
+            "mai",
+            "1st",
+            "th",
+            ".",
+            "a",
+            "20",
         ];
         let mut rng = crate::testdata::Rng::new(7);
         for _ in 0..20_000 {

@@ -45,8 +45,9 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 ///
 /// A scan with thousands of names over every byte would cost as much as the rest of the
 /// detector, so the text is walked eight bytes per load, and names are compared only where one
-/// may begin. Each load gives the word starts in it; a word start's first three bytes (folded
-/// to lower case, zero past the word) are tested against a table of the names' first three,
+/// may begin. Each load gives the word starts in it; a word start's first four bytes (folded
+/// to lower case, zero from the end of its word) are tested against a table of the names' own
+/// (so "the" and "and" are not taken for the start of "theo" or "andrew"),
 /// and only then is the word hashed and looked up in a hash table of the names' first ASCII
 /// words, whose entry lists the names that begin with that word, longest first. Names that
 /// begin with another character are tried at each non-ASCII character start whose first two
@@ -238,13 +239,27 @@ fn lead_lanes(v: u64) -> u64 {
     v & (v << 1) & HIGH
 }
 
-/// The first three bytes of `v`, each folded to lower case when its lane is set in `word` (an
-/// ASCII letter or digit, see [`alnum_lanes`]) and zero otherwise. A text that matches a name
-/// (ASCII case folded) has the name's key where the match starts: past a name's end the text
-/// holds no word byte, or the match would not stand as whole words.
+/// The key of the prefix table for the word bytes `v` (each folded to lower case where its
+/// lane is set in `word`, zero otherwise; see [`word_bytes`]): the first four bytes of the
+/// first ASCII word, zero from its end ([`first_word_key`]). A text that matches a name (ASCII
+/// case folded) has the name's key where the match starts: the text's first word there is the
+/// name's first word, as long, since the byte after it is no word byte in the name (or the name
+/// ends there and, standing as whole words, the text has no word byte there either).
 #[inline(always)]
 fn prefix_key(v: u64, word: u64) -> u64 {
-    word_bytes(v, word) & 0x00FF_FFFF
+    first_word_key(word_bytes(v, word) as u32)
+}
+
+/// The bytes of `k` (word bytes, each non-zero; zero where no word byte is) before its first
+/// zero byte: "the" keeps its length ("the\0" is not "theo"), "al smith" keeps "al" alone.
+#[inline(always)]
+fn first_word_key(k: u32) -> u64 {
+    const ONES4: u32 = 0x0101_0101;
+    // The high bit of each zero byte of `k`, exact (no borrow between bytes).
+    let zero = !(((k & !(ONES4 * 0x80)).wrapping_add(ONES4 * 0x7f)) | k) & (ONES4 * 0x80);
+    // The bytes below the lowest zero byte (all four when none is).
+    let keep = ((zero & zero.wrapping_neg()) >> 7).wrapping_sub(1);
+    u64::from(k & keep)
 }
 
 /// The bytes of `v`, each folded to lower case when its lane is set in `word` and zero
@@ -475,7 +490,7 @@ impl Recall {
                 while next != 0 {
                     let bit = next.trailing_zeros();
                     next &= next - 1;
-                    let key = (folded >> (bit & !7)) as u64 & 0x00FF_FFFF;
+                    let key = first_word_key((folded >> (bit & !7)) as u32);
                     let k = prefix_bit(key);
                     if prefixes[k >> 6] & (1 << (k & 63)) != 0 {
                         let start = i + (bit / 8) as usize;
@@ -532,7 +547,7 @@ impl Recall {
             next &= next - 1;
             let start = i + (bit / 8) as usize;
             let found = if starts & (1 << bit) != 0 {
-                let key = (folded >> (bit & !7)) as u64 & 0x00FF_FFFF;
+                let key = first_word_key((folded >> (bit & !7)) as u32);
                 let k = prefix_bit(key);
                 self.prefixes[k >> 6] & (1 << (k & 63)) != 0
             } else {
@@ -933,6 +948,26 @@ mod tests {
                     assert_eq!(lanes & !HIGH, 0);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn first_word_key_keeps_the_bytes_before_the_first_zero() {
+        let mut rng = crate::testdata::Rng::new(3);
+        for _ in 0..200_000 {
+            // Bytes of a word (non-zero, below 0x80) or zero, with zeros common.
+            let bytes: [u8; 4] = std::array::from_fn(|_| match rng.below(4) {
+                0 => 0,
+                _ => 1 + rng.below(127) as u8,
+            });
+            let len = bytes.iter().position(|&c| c == 0).unwrap_or(4);
+            let mut kept = [0u8; 4];
+            kept[..len].copy_from_slice(&bytes[..len]);
+            assert_eq!(
+                first_word_key(u32::from_le_bytes(bytes)),
+                u64::from(u32::from_le_bytes(kept)),
+                "{bytes:?}"
+            );
         }
     }
 

@@ -217,14 +217,8 @@ pub async fn run(
     servers: &BTreeMap<String, ServerCommand>,
     tool_search: &ToolSearchConfig,
 ) -> Result<(), ProxyError> {
-    relay(
-        interceptor,
-        servers,
-        tool_search,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    )
-    .await
+    let (host_in, host_out) = super::host_io::stdio();
+    relay(interceptor, servers, tool_search, host_in, host_out).await
 }
 
 /// Runs the gateway between `host_in`/`host_out` and the configured servers (each its own

@@ -32,6 +32,7 @@ mod echo;
 mod envelope;
 pub mod flow;
 pub mod gateway;
+mod host_io;
 pub mod http_upstream;
 pub mod interceptor;
 pub mod launch;

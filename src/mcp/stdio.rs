@@ -327,14 +327,8 @@ pub async fn run(
     name: &str,
     server: &ServerCommand,
 ) -> Result<(), ProxyError> {
-    relay(
-        interceptor,
-        name,
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    )
-    .await
+    let (host_in, host_out) = super::host_io::stdio();
+    relay(interceptor, name, server, host_in, host_out).await
 }
 
 /// Runs the proxy between `host_in`/`host_out` and a child started from `server`.

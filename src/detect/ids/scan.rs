@@ -1,0 +1,409 @@
+//! The identifier candidates of a text, found without running a regex over all of it.
+//!
+//! [`CANDIDATES`] is the specification: the matches of [`Candidates`] are those of its
+//! `find_iter` (leftmost-first, non-overlapping), one after the other. Reading every byte with
+//! the regex's lazy DFA (and its reverse pass per match) cost a third of the time of a whole
+//! log file; here only the bytes near a *trigger* are looked at. Every shape of the regex has,
+//! within its first seven bytes, a digit or the separator of a MAC address (`:` at offset 1
+//! or 2, `-` at 2, `.` at 4), and it starts a word, so a match can start only at a word start
+//! at most six bytes before a digit or four before a separator (found eight bytes at a time,
+//! as the bytes `-./0123456789:`); the other starts are never looked at. At each
+//! such word start [`match_at`] follows the regex's shapes in their order, with its greedy
+//! choices, by hand; the unit tests check it against the regex on many generated texts.
+
+/// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
+/// alphanumeric words with a digit after at most six letters. ASCII word boundaries keep the
+/// regex on its DFA. Kept as the specification of [`Candidates`] (its oracle in the tests).
+#[cfg(test)]
+pub(super) const CANDIDATES: &str = r"(?x-u)
+    \b(?:
+        [0-9A-Fa-f]{1,2}(?::[0-9A-Fa-f]{1,2}){5}
+      | [0-9A-Fa-f]{2}(?:-[0-9A-Fa-f]{2}){5}
+      | [0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}
+      | 0x[0-9a-fA-F]{40}
+      | (?:bc1|BC1)[0-9A-Za-z]{11,71}
+      | [A-Z]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[0-9]{2}\x20[A-D]
+      | [0-9]{1,6}(?:[\x20./-][0-9]{1,6}){1,6}(?:[-/][0-9A-Za-z]{1,2})?
+      | [A-Za-z]{0,6}[0-9][A-Za-z0-9]{3,61}
+    )\b";
+
+/// The matches (`start..end`) of [`CANDIDATES`] in a text, in order.
+pub(super) struct Candidates<'a> {
+    b: &'a [u8],
+    /// Every start before this has been tried (or lies inside a match given).
+    pos: usize,
+}
+
+impl<'a> Candidates<'a> {
+    pub(super) fn new(b: &'a [u8]) -> Candidates<'a> {
+        Candidates { b, pos: 0 }
+    }
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let b = self.b;
+        loop {
+            // The starts before `pos` are done, and a start `p` has a trigger in
+            // `p..=p + 6`, with no `:`, `-` or `.` before its digit unless it is a MAC; so the
+            // first trigger from `pos` on can open the starts up to six bytes before it if it
+            // is a digit, four if a separator. `/` is in the byte range but no trigger.
+            let t = next_trigger(b, self.pos)?;
+            let c = b[t];
+            if c == b'/' {
+                self.pos = t + 1;
+                continue;
+            }
+            let digit = c.is_ascii_digit();
+            let (lo, end) = if digit {
+                (t.saturating_sub(6), t + 1)
+            } else {
+                (t.saturating_sub(4), t)
+            };
+            let mut p = self.pos.max(lo);
+            while p < end {
+                if starts_word(b, p) {
+                    if let Some(e) = match_at(b, p) {
+                        self.pos = e;
+                        return Some((p, e));
+                    }
+                    // No other start inside this word.
+                    p += 1;
+                    while p < end && word(b[p]) {
+                        p += 1;
+                    }
+                } else {
+                    p += 1;
+                }
+            }
+            // Nor inside the rest of the trigger's word.
+            let mut q = t + 1;
+            if digit {
+                while q < b.len() && word(b[q]) {
+                    q += 1;
+                }
+            }
+            self.pos = q;
+        }
+    }
+}
+
+/// Whether an ASCII word (`\b` then a letter or digit) starts at `p`.
+#[inline]
+fn starts_word(b: &[u8], p: usize) -> bool {
+    b.get(p).is_some_and(u8::is_ascii_alphanumeric) && (p == 0 || !word(b[p - 1]))
+}
+
+/// A byte of `\w` in ASCII.
+#[inline]
+fn word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// `\b` at `e` right after a letter or digit: no word byte follows.
+#[inline]
+fn ends_word(b: &[u8], e: usize) -> bool {
+    b.get(e).is_none_or(|&c| !word(c))
+}
+
+/// How many bytes from `i` on pass `f`, counting up to `cap`.
+#[inline]
+fn run(b: &[u8], i: usize, cap: usize, f: impl Fn(&u8) -> bool) -> usize {
+    b.get(i..)
+        .map_or(0, |s| s.iter().take(cap).take_while(|c| f(c)).count())
+}
+
+/// The next byte of `-./0123456789:` at or after `i`, eight bytes at a time.
+fn next_trigger(b: &[u8], mut i: usize) -> Option<usize> {
+    // Bytes 0x2d..=0x3a, exactly per byte (no carry crosses a byte): "between m and n" of
+    // the bit-twiddling hacks, with m = 0x2c, n = 0x3b.
+    #[inline(always)]
+    fn mask(chunk: &[u8]) -> u64 {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const LOW7: u64 = ONES * 0x7f;
+        const HIGH: u64 = ONES * 0x80;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w);
+        let low = x & LOW7;
+        (ONES * (0x7f + 0x3b) - low) & !x & (low + ONES * (0x7f - 0x2c)) & HIGH
+    }
+    while i + 8 <= b.len() {
+        let m = mask(&b[i..i + 8]);
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    (i..b.len()).find(|&j| (b'-'..=b':').contains(&b[j]))
+}
+
+/// The end of the match of [`CANDIDATES`] that starts at the word start `p`, if any: its
+/// shapes in order, each taken as the regex's greedy choices take it.
+fn match_at(b: &[u8], p: usize) -> Option<usize> {
+    let at = |i: usize| b.get(p + i).copied().unwrap_or(0);
+    let hex = |c: &u8| c.is_ascii_hexdigit();
+    let digit = |c: &u8| c.is_ascii_digit();
+    let alnum = |c: &u8| c.is_ascii_alphanumeric();
+    // Six groups of one or two hex digits joined by `:`. A group takes its whole hex run (a
+    // shorter take leaves a hex digit where `:` or `\b` must be).
+    if at(1) == b':' || at(2) == b':' {
+        let mut q = p;
+        let mut ok = true;
+        for g in 0..6 {
+            let k = run(b, q, 3, hex);
+            if !(1..=2).contains(&k) {
+                ok = false;
+                break;
+            }
+            q += k;
+            if g < 5 {
+                if b.get(q) != Some(&b':') {
+                    ok = false;
+                    break;
+                }
+                q += 1;
+            }
+        }
+        if ok && ends_word(b, q) {
+            return Some(q);
+        }
+    }
+    // Six hex pairs joined by `-`; three hex quads joined by `.`.
+    if at(2) == b'-'
+        && (0..17).all(|i| {
+            if i % 3 == 2 {
+                at(i) == b'-'
+            } else {
+                hex(&at(i))
+            }
+        })
+        && ends_word(b, p + 17)
+    {
+        return Some(p + 17);
+    }
+    if at(4) == b'.'
+        && (0..14).all(|i| {
+            if i % 5 == 4 {
+                at(i) == b'.'
+            } else {
+                hex(&at(i))
+            }
+        })
+        && ends_word(b, p + 14)
+    {
+        return Some(p + 14);
+    }
+    // `0x` + 40 hex.
+    if at(0) == b'0' && at(1) == b'x' && run(b, p + 2, 40, hex) == 40 && ends_word(b, p + 42) {
+        return Some(p + 42);
+    }
+    // `bc1` / `BC1` + 11 to 71 letters and digits: the whole run, which must end the word.
+    if matches!(
+        (at(0), at(1), at(2)),
+        (b'b', b'c', b'1') | (b'B', b'C', b'1')
+    ) {
+        let k = run(b, p + 3, 72, alnum);
+        if (11..=71).contains(&k) && ends_word(b, p + 3 + k) {
+            return Some(p + 3 + k);
+        }
+    }
+    // `AB 12 34 56 C`.
+    if at(0).is_ascii_uppercase()
+        && at(1).is_ascii_uppercase()
+        && (2..13).all(|i| match i % 3 {
+            2 => at(i) == b' ',
+            _ if i == 12 => (b'A'..=b'D').contains(&at(i)),
+            _ => digit(&at(i)),
+        })
+        && ends_word(b, p + 13)
+    {
+        return Some(p + 13);
+    }
+    if digit(&at(0))
+        && let Some(e) = digit_groups(b, p)
+    {
+        return Some(e);
+    }
+    // Up to six letters, a digit, then 3 to 61 letters and digits: the whole run.
+    let letters = run(b, p, 7, u8::is_ascii_alphabetic);
+    if letters <= 6 && digit(&at(letters)) {
+        let from = p + letters + 1;
+        let k = run(b, from, 62, alnum);
+        if (3..=61).contains(&k) && ends_word(b, from + k) {
+            return Some(from + k);
+        }
+    }
+    None
+}
+
+/// `[0-9]{1,6}(?:[\x20./-][0-9]{1,6}){1,6}(?:[-/][0-9A-Za-z]{1,2})?\b` at `p`. Each digit group
+/// takes its whole run of digits (a shorter take leaves a digit where a separator, `-`/`/` or
+/// `\b` must be), so the groups are read once; then, as the greedy repetition backtracks, the
+/// most groups first, each with the suffix tried before none.
+fn digit_groups(b: &[u8], p: usize) -> Option<usize> {
+    let digit = |c: &u8| c.is_ascii_digit();
+    let first = run(b, p, 7, digit);
+    if !(1..=6).contains(&first) {
+        return None;
+    }
+    let mut ends = [0usize; 7];
+    ends[0] = p + first;
+    let mut reps = 0;
+    while reps < 6 {
+        let q = ends[reps];
+        if !b
+            .get(q)
+            .is_some_and(|c| matches!(c, b' ' | b'.' | b'/' | b'-'))
+        {
+            break;
+        }
+        let k = run(b, q + 1, 7, digit);
+        if !(1..=6).contains(&k) {
+            break;
+        }
+        reps += 1;
+        ends[reps] = q + 1 + k;
+    }
+    for &q in ends[1..=reps].iter().rev() {
+        if b.get(q).is_some_and(|c| matches!(c, b'-' | b'/')) {
+            let k = run(b, q + 1, 3, u8::is_ascii_alphanumeric);
+            if (1..=2).contains(&k) && ends_word(b, q + 1 + k) {
+                return Some(q + 1 + k);
+            }
+        }
+        if ends_word(b, q) {
+            return Some(q);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The regex's matches and ours on `text`.
+    fn both(re: &regex::bytes::Regex, text: &[u8]) {
+        let want: Vec<(usize, usize)> = re.find_iter(text).map(|m| (m.start(), m.end())).collect();
+        let got: Vec<(usize, usize)> = Candidates::new(text).collect();
+        assert_eq!(got, want, "{:?}", String::from_utf8_lossy(text));
+    }
+
+    #[test]
+    fn triggers_are_the_bytes_of_the_range() {
+        let b: Vec<u8> = (0..=255u8).collect();
+        let mut i = 0;
+        let mut got = Vec::new();
+        while let Some(t) = next_trigger(&b, i) {
+            got.push(t);
+            i = t + 1;
+        }
+        let want: Vec<usize> = (0x2d..=0x3a).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn candidates_are_those_of_the_regex() {
+        let re = regex::bytes::Regex::new(CANDIDATES).unwrap();
+        let pieces: &[&[u8]] = &[
+            b"0",
+            b"1",
+            b"7",
+            b"12",
+            b"123",
+            b"2024",
+            b"123456",
+            b"1234567",
+            b"a",
+            b"f",
+            b"A",
+            b"F",
+            b"ab",
+            b"AB",
+            b"x",
+            b"0x",
+            b"bc1",
+            b"BC1",
+            b"bc",
+            b"g",
+            b"Z",
+            b"Q",
+            b"_",
+            b":",
+            b"-",
+            b".",
+            b"/",
+            b" ",
+            b"  ",
+            b"\n",
+            b"=",
+            b"\xc3\xa9",
+            b"abcd",
+            b"dead",
+            b"beef",
+            b"C",
+            b"D",
+            b"E",
+            b"T",
+            b"Z",
+            b"q1w2e3",
+            b"deadbeefcafe",
+        ];
+        let mut rng = crate::testdata::Rng::new(23);
+        for round in 0..60_000 {
+            let mut text = Vec::new();
+            let n = rng.below(30);
+            for _ in 0..n {
+                // Now and then a long run of one class, to reach the shapes' length limits.
+                if rng.below(12) == 0 {
+                    let class: &[u8] = match rng.below(4) {
+                        0 => b"0123456789",
+                        1 => b"0123456789abcdefABCDEF",
+                        2 => b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                        _ => b"abcdefghijklmnopqrstuvwxyz",
+                    };
+                    let len = rng.below(if round % 2 == 0 { 80 } else { 14 });
+                    for _ in 0..len {
+                        text.push(class[rng.below(class.len())]);
+                    }
+                } else {
+                    text.extend_from_slice(pieces[rng.below(pieces.len())]);
+                }
+            }
+            both(&re, &text);
+        }
+        // Each shape at and around its limits.
+        let mut fixed: Vec<Vec<u8>> = vec![
+            b"00:1A:2B:3C:4D:5E".to_vec(),
+            b"0:1:2:3:4:5".to_vec(),
+            b"de:ad:be:ef:ca:fe".to_vec(),
+            b"de:ad:be:ef:ca:feg".to_vec(),
+            b"00-1a-2b-3c-4d-5e".to_vec(),
+            b"face.beef.cafe".to_vec(),
+            b"AB 12 34 56 C".to_vec(),
+            b"AB 12 34 56 E".to_vec(),
+            b"2026-02-26T10:33:34.084Z".to_vec(),
+            b"12-34-5a6".to_vec(),
+            b"1.2.3.4.5.6.7.8".to_vec(),
+            b"529.982.247-25".to_vec(),
+            b"11.222.333/0001-81".to_vec(),
+            b"12/34-ab_".to_vec(),
+        ];
+        for len in [10, 11, 12, 39, 40, 41, 60, 61, 62, 63, 70, 71, 72] {
+            let run: Vec<u8> = (0..len).map(|i| b"a1B2c3"[i % 6]).collect();
+            for pre in [&b"0x"[..], b"bc1", b"BC1", b"ab", b"abcdef1", b"1", b""] {
+                for post in [&b""[..], b" ", b"_", b"-x", b"."] {
+                    fixed.push([pre, &run, post].concat());
+                }
+            }
+            fixed.push([&b"0x"[..], &vec![b'a'; len]].concat());
+        }
+        for text in &fixed {
+            both(&re, text);
+            both(&re, &[b"x ", &text[..], b" y"].concat());
+        }
+    }
+}
