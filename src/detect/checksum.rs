@@ -178,6 +178,24 @@ impl NumberRecognizer {
                     && len == 4
                     && (matches!(b[d], b'2'..=b'6' | b'9') || has_card_cue(b, d))));
         let ssn_shape = self.ssn && (len == 9 || (sep_next && len == 3));
+        if d > 0 && is_glue(b[d - 1]) {
+            // Glued: no card or SSN starts here (`confirm`), and no number at all at the
+            // token's later digit runs (hex ids, hashes): each is glued too, and an IBAN's
+            // country code would have the token's byte before it (`iban_at`). Skip the token.
+            let next = if iban_shape {
+                self.confirm(text, d, run_end, true, false, false, ssn_key, out)
+            } else {
+                run_end
+            };
+            if next > run_end {
+                return next;
+            }
+            return run_end
+                + b[run_end..]
+                    .iter()
+                    .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'_')
+                    .count();
+        }
         if !iban_shape && !card_shape && !ssn_shape {
             return run_end;
         }
@@ -387,18 +405,21 @@ fn has_card_cue(b: &[u8], d: usize) -> bool {
         *w = c.to_ascii_lowercase();
     }
     let window = &*window;
+    // At most 64 bytes: a plain scan, not a `memmem` searcher built per call.
     if CARD_CUES
         .iter()
-        .any(|cue| memchr::memmem::find(window, cue).is_some())
+        .any(|cue| window.windows(cue.len()).any(|w| w == *cue))
     {
         return true;
     }
-    memchr::memmem::find_iter(window, b"cc").any(|i| {
-        let before = i.checked_sub(1).map(|j| window[j]);
-        let after = window.get(i + 2).copied();
-        !before.is_some_and(|c| c.is_ascii_alphanumeric())
-            && !after.is_some_and(|c| c.is_ascii_alphanumeric())
-    })
+    (0..window.len().saturating_sub(1))
+        .filter(|&i| &window[i..i + 2] == b"cc")
+        .any(|i| {
+            let before = i.checked_sub(1).map(|j| window[j]);
+            let after = window.get(i + 2).copied();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric())
+                && !after.is_some_and(|c| c.is_ascii_alphanumeric())
+        })
 }
 
 /// Whether the digits start with a known issuer identification number and have a length that

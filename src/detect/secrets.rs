@@ -26,8 +26,9 @@
 
 mod names;
 mod rules;
+mod windows;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
 use base64::Engine;
 
 pub(super) use self::names::is_secret_key;
@@ -46,6 +47,8 @@ const EXTRA: [&str; 3] = ["eyJ", "-----BEGIN ", "://"];
 #[derive(Debug)]
 pub(super) struct SecretRecognizer {
     prefixes: AhoCorasick,
+    /// Where `prefixes` has to run (`secrets/windows.rs`).
+    windows: windows::Windows,
 }
 
 impl SecretRecognizer {
@@ -55,7 +58,10 @@ impl SecretRecognizer {
             .match_kind(MatchKind::LeftmostLongest)
             .build(patterns)
             .expect("the credential prefixes compile");
-        SecretRecognizer { prefixes }
+        SecretRecognizer {
+            prefixes,
+            windows: windows::Windows::new(&EXTRA),
+        }
     }
 
     /// Appends the credentials in `text`; `keyed` says the context's key names a credential.
@@ -64,19 +70,43 @@ impl SecretRecognizer {
             whole_value(text, cx.key.unwrap_or(""), out);
         }
         let b = text.as_bytes();
-        for m in self.prefixes.find_iter(b) {
-            let (start, end) = (m.start(), m.end());
-            let found = match m.pattern().as_usize() {
-                i if i < RULES.len() => prefixed(b, i, start, end),
-                i if i == RULES.len() => jwt(b, start),
-                i if i == RULES.len() + 1 => pem(b, start),
-                _ => url_password(b, start),
-            };
-            if let Some((s, e)) = found {
-                out.push(Span::new(s, e, Kind::Secret));
+        let mut windows = Vec::new();
+        self.windows.find(b, &mut windows);
+        for &(ws, we) in &windows {
+            for m in self.prefixes.find_iter(Input::new(b).range(ws..we)) {
+                Self::matched(b, &m, out);
             }
         }
         key_values(text, out);
+    }
+
+    /// The credential, if any, of the automaton's match `m`.
+    fn matched(b: &[u8], m: &aho_corasick::Match, out: &mut Vec<Span>) {
+        let (start, end) = (m.start(), m.end());
+        let found = match m.pattern().as_usize() {
+            i if i < RULES.len() => prefixed(b, i, start, end),
+            i if i == RULES.len() => jwt(b, start),
+            i if i == RULES.len() + 1 => pem(b, start),
+            _ => url_password(b, start),
+        };
+        if let Some((s, e)) = found {
+            out.push(Span::new(s, e, Kind::Secret));
+        }
+    }
+
+    /// [`SecretRecognizer::find`] as it was before `secrets/windows.rs` and
+    /// [`may_end_secret_key`] (the automaton over the whole text, every pair's key read): the
+    /// test oracle for them.
+    #[cfg(test)]
+    fn find_reference(&self, text: &str, cx: &FindContext<'_>, keyed: bool, out: &mut Vec<Span>) {
+        if keyed {
+            whole_value(text, cx.key.unwrap_or(""), out);
+        }
+        let b = text.as_bytes();
+        for m in self.prefixes.find_iter(b) {
+            Self::matched(b, &m, out);
+        }
+        key_values_with(text, pair_reading_key, out);
     }
 }
 
@@ -269,9 +299,18 @@ fn strip_scheme(v: &str) -> Option<&str> {
 /// Values of secret-named keys in text: each `=` or `:` whose left side is a secret-named key,
 /// and each `--flag value`.
 fn key_values(text: &str, out: &mut Vec<Span>) {
+    key_values_with(text, pair_at, out);
+}
+
+/// [`key_values`] with `pair` reading each pair.
+fn key_values_with(
+    text: &str,
+    pair: fn(&str, usize) -> Option<(usize, usize)>,
+    out: &mut Vec<Span>,
+) {
     let b = text.as_bytes();
     for sep in memchr::memchr2_iter(b'=', b':', b) {
-        if let Some((s, e)) = pair_at(text, sep) {
+        if let Some((s, e)) = pair(text, sep) {
             out.push(Span::new(s, e, Kind::Secret));
         }
     }
@@ -309,8 +348,38 @@ fn key_before(b: &[u8], end: usize) -> Option<(usize, usize, bool)> {
     Some((s, e, quoted))
 }
 
+/// Whether the key [`key_before`] `sep` would read can name a credential, from its last byte
+/// alone: a key ending in a letter or digit other than those `is_secret_key` words and
+/// `authorization` end in (`d e s t n l y`) names none, and most separators of code and logs
+/// (`id=7`, `level=info`, `ts_ms=…`) are settled here without reading the key.
+fn may_end_secret_key(b: &[u8], sep: usize) -> bool {
+    let mut e = sep;
+    while e > 0 && b[e - 1] == b' ' {
+        e -= 1;
+    }
+    if e > 0 && matches!(b[e - 1], b'"' | b'\'') {
+        e -= 1;
+    }
+    let Some(&c) = e.checked_sub(1).map(|i| &b[i]) else {
+        return false;
+    };
+    !c.is_ascii_alphanumeric()
+        || matches!(
+            c.to_ascii_lowercase(),
+            b'd' | b'e' | b's' | b't' | b'n' | b'l' | b'y'
+        )
+}
+
 /// The secret value of the `key<sep>value` pair whose separator is at `sep`.
 fn pair_at(text: &str, sep: usize) -> Option<(usize, usize)> {
+    if !may_end_secret_key(text.as_bytes(), sep) {
+        return None;
+    }
+    pair_reading_key(text, sep)
+}
+
+/// [`pair_at`] without its test of the key's last byte (the test oracle for it).
+fn pair_reading_key(text: &str, sep: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let next = b.get(sep + 1).copied();
     // `==`, `::`, `=>`, `:=` with nothing after are code.
@@ -439,6 +508,7 @@ fn flag_at(b: &[u8], dash: usize) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn found(text: &str) -> Vec<&str> {
         let r = SecretRecognizer::new();
@@ -500,6 +570,66 @@ mod tests {
         let pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----";
         assert_eq!(found(&format!("key:\n{pem}\nafter")), vec![pem]);
         assert!(found("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----").is_empty());
+    }
+
+    /// The spans of `find` and of `find_reference`, unresolved (order and duplicates too).
+    fn both(text: &str) -> (Vec<Span>, Vec<Span>) {
+        static R: std::sync::LazyLock<SecretRecognizer> =
+            std::sync::LazyLock::new(SecretRecognizer::new);
+        let (mut new, mut old) = (Vec::new(), Vec::new());
+        R.find(text, &FindContext::default(), false, &mut new);
+        R.find_reference(text, &FindContext::default(), false, &mut old);
+        (new, old)
+    }
+
+    #[test]
+    fn windows_find_what_the_whole_text_finds_on_generated_text() {
+        let texts = [
+            crate::testdata::prose(7, 256 * 1024).text,
+            crate::testdata::clean_text(8, 256 * 1024).text,
+            crate::testdata::crm_json(9, 128 * 1024).text,
+        ];
+        for text in &texts {
+            let (new, old) = both(text);
+            assert_eq!(new, old);
+            for line in text.split_inclusive('\n').take(2000) {
+                let (new, old) = both(line);
+                assert_eq!(new, old, "{line:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// Strings dense in prefixes, tails, word glue and the bytes that bound windows, where
+        /// overlapping and glued prefixes decide most often.
+        #[test]
+        fn windows_find_what_the_whole_text_finds(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(
+                        RULES.iter().map(|r| r.prefix).chain(EXTRA).collect::<Vec<_>>()
+                    ).prop_map(String::from),
+                    "[A-Za-z0-9]{1,40}",
+                    "[a-f0-9]{30,70}",
+                    "[A-Za-z0-9_.=/+-]{1,24}",
+                    "[ \n:@=._/\"'+é-]{1,3}",
+                    proptest::sample::select(vec![
+                        "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiIxIn0.", "PRIVATE KEY-----\n",
+                        "https://", "postgres://u:", "@db/", "twilio ", "-----END ", "x",
+                        "password=", "api_key: ", "\"token\": \"", "Authorization: Bearer ",
+                        "--password ", "export DB_PASSWORD=", "secret = '", "pwd", "Key",
+                        "s3cr3tPw9", "hunter2x", "\"", "'", "==", "::", "1:", "n=", "y ",
+
+                    ]).prop_map(String::from),
+                ],
+                0..20,
+            ),
+        ) {
+            let text = parts.concat();
+            let (new, old) = both(&text);
+            proptest::prop_assert_eq!(new, old, "{:?}", text);
+        }
     }
 
     #[test]

@@ -51,12 +51,21 @@ pub struct ProxyArgs {
 
 /// Runs `mcp-veil proxy` to completion on a new Tokio runtime. SIGINT and SIGTERM stop it
 /// (and its servers) with success.
+///
+/// One server (a command) runs on a single-threaded runtime: its results are tokenized one after
+/// another by one task anyway, and with every task and the reactor on one thread a message is
+/// never handed from one thread to another on its way through (a wake-up of the other worker
+/// cost tens of microseconds per message). The gateway keeps two workers for its several
+/// servers' tasks.
 pub fn run(args: ProxyArgs, config: Config) -> Result<(), ProxyError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(ProxyError::Host)?;
+    let mut builder = if args.command.is_empty() {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(2);
+        b
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let runtime = builder.enable_all().build().map_err(ProxyError::Host)?;
     let result = runtime.block_on(async {
         let stop = termination();
         tokio::select! {

@@ -346,6 +346,8 @@ struct ValueScanner<'d> {
     slots: Vec<FoundValue>,
     spans: Vec<Span>,
     keys: KeyMemos,
+    /// The last key [`Self::key_facts`] answered for, and its facts.
+    last_key: Option<(String, KeyFacts)>,
     /// Top-level string values to leave alone.
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
     /// When asked for: the path of each slot's top-level string, and the current one.
@@ -369,6 +371,7 @@ impl<'d> ValueScanner<'d> {
             slots: Vec::new(),
             spans: Vec::with_capacity(8),
             keys: KeyMemos::default(),
+            last_key: None,
             skip: &|_| false,
             paths: None,
             path: Box::from(""),
@@ -397,6 +400,30 @@ impl<'d> ValueScanner<'d> {
         let Some(key) = key else {
             return KeyFacts::default();
         };
+        // A value's key is asked for twice in a row (reading the value, then for column
+        // evidence): the last answer is kept, compared by content (a short key's bytes cost
+        // less than hashing it).
+        if let Some((last, facts)) = &self.last_key
+            && **last == *key
+        {
+            return *facts;
+        }
+        let facts = self.key_facts_uncached(key);
+        if key.len() <= KEY_MEMO_MAX_LEN {
+            match &mut self.last_key {
+                Some((last, cached)) => {
+                    last.clear();
+                    last.push_str(key);
+                    *cached = facts;
+                }
+                None => self.last_key = Some((key.to_string(), facts)),
+            }
+        }
+        facts
+    }
+
+    /// [`Self::key_facts`] of a key, from the memo or worked out.
+    fn key_facts_uncached(&mut self, key: &str) -> KeyFacts {
         if let Some(memo) = self.keys.get_mut(key) {
             return *memo.facts.get_or_insert_with(|| KeyFacts::of(Some(key)));
         }
