@@ -223,11 +223,12 @@ impl Engine {
 
     /// When a distinctive name found in `doc` (a scan's `found`) recurs in it more often than
     /// it was found, teaches the session the message's names now and returns the session's
-    /// recall for a second scan of `doc` (see the module doc).
-    fn recall_again(
+    /// recall for a second scan of `doc` (see the module doc). `doc` is read only when a
+    /// fresh name was found (decoding a JSON document's escapes costs a copy of it).
+    fn recall_again<'d>(
         &self,
         session: &SessionId,
-        doc: &str,
+        doc: impl FnOnce() -> Cow<'d, str>,
         before: Option<&Recall>,
         found: &[FoundValue],
     ) -> Option<Arc<Recall>> {
@@ -262,7 +263,7 @@ impl Engine {
             .filter(|(_, (fresh, _))| *fresh)
             .map(|(v, (_, times))| table.count(v) * times)
             .sum();
-        if table.count(doc) <= in_found {
+        if table.count(&doc()) <= in_found {
             return None;
         }
         // Only recall learns them now: the session's known names are what it minted.
@@ -382,7 +383,12 @@ impl Engine {
             walk::scan_json_recorded(&self.detector, recall.as_deref(), doc, skip)?;
         // Counted over the document's text with its string escapes read: a name that opens a
         // line follows `\n` in the raw JSON, where the matcher sees a word going on.
-        let again = self.recall_again(session, &json_text(doc), recall.as_deref(), &findings.slots);
+        let again = self.recall_again(
+            session,
+            || json_text(doc),
+            recall.as_deref(),
+            &findings.slots,
+        );
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
         if let Some(recall) = again {
@@ -416,7 +422,12 @@ impl Engine {
         }
         // The first scan is recorded call by call: a second one reuses what it found.
         let (mut findings, first) = walk::scan_text_recorded(&self.detector, text, &cx);
-        let again = self.recall_again(session, text, recall.as_deref(), &findings.slots);
+        let again = self.recall_again(
+            session,
+            || Cow::Borrowed(text),
+            recall.as_deref(),
+            &findings.slots,
+        );
         drop(recall);
         if let Some(recall) = again {
             let cx = FindContext {
@@ -665,50 +676,50 @@ pub fn restore_all<'a>(doc: &'a str, resolved: &Resolved) -> Result<Cow<'a, str>
 /// `doc` (JSON) with its string escapes decoded (`\n` as a line break, `\u00e9` as `é`), for
 /// counting names: not JSON any more, and only read. Borrowed when `doc` has no escape.
 fn json_text(doc: &str) -> std::borrow::Cow<'_, str> {
-    if memchr::memchr(b'\\', doc.as_bytes()).is_none() {
+    let Some(first) = memchr::memchr(b'\\', doc.as_bytes()) else {
         return std::borrow::Cow::Borrowed(doc);
-    }
+    };
     let mut out = String::with_capacity(doc.len());
-    let mut chars = doc.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
+    out.push_str(&doc[..first]);
+    // `rest` starts at a backslash on every turn: the run before it is copied whole.
+    let mut rest = &doc[first..];
+    while let Some(escaped) = rest.strip_prefix('\\') {
+        let mut chars = escaped.chars();
         match chars.next() {
             Some('n') => out.push('\n'),
             Some('r') => out.push('\r'),
             Some('t') => out.push('\t'),
             Some('b' | 'f') => out.push(' '),
-            Some('u') => {
-                let hex: String = chars.by_ref().take(4).collect();
-                let unit = u32::from_str_radix(&hex, 16).ok();
-                let c = match unit {
-                    // A surrogate pair: the low half follows as `\uXXXX`.
-                    Some(hi @ 0xD800..=0xDBFF) => {
-                        let rest = chars.as_str();
-                        let lo = rest
-                            .strip_prefix("\\u")
-                            .and_then(|r| r.get(..4))
-                            .and_then(|h| u32::from_str_radix(h, 16).ok())
-                            .filter(|lo| (0xDC00..=0xDFFF).contains(lo));
-                        if let Some(lo) = lo {
-                            chars = rest[6..].chars();
-                            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
-                        } else {
-                            None
-                        }
-                    }
-                    Some(u) => char::from_u32(u),
-                    None => None,
-                };
-                out.push(c.unwrap_or(' '));
-            }
+            Some('u') => out.push(unicode_escape(&mut chars).unwrap_or(' ')),
             Some(other) => out.push(other),
             None => {}
         }
+        let after = chars.as_str();
+        let next = memchr::memchr(b'\\', after.as_bytes()).unwrap_or(after.len());
+        out.push_str(&after[..next]);
+        rest = &after[next..];
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// The character of a `\uXXXX` escape whose `u` was just read (a surrogate pair's low half read
+/// too); `None` for a lone surrogate or bad hex, whose digits are consumed all the same.
+fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
+    let hex: String = chars.by_ref().take(4).collect();
+    match u32::from_str_radix(&hex, 16).ok()? {
+        // A surrogate pair: the low half follows as `\uXXXX`.
+        hi @ 0xD800..=0xDBFF => {
+            let rest = chars.as_str();
+            let lo = rest
+                .strip_prefix("\\u")
+                .and_then(|r| r.get(..4))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .filter(|lo| (0xDC00..=0xDFFF).contains(lo))?;
+            *chars = rest[6..].chars();
+            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+        }
+        u => char::from_u32(u),
+    }
 }
 
 #[cfg(test)]
@@ -725,6 +736,16 @@ mod tests {
         );
         // A lone surrogate and a cut escape read as spaces (the cut one takes the quote).
         assert_eq!(super::json_text(r#""\ud83d \u12""#), "\"   ");
+    }
+
+    proptest::proptest! {
+        /// Any string serde_json writes reads back as itself (`\b` and `\f` as spaces).
+        #[test]
+        fn json_text_reads_what_serde_writes(s in "\\PC*|[a-z\\\\\"\n\t\u{1}\u{e9}\u{1F600}]{0,40}") {
+            let written = serde_json::to_string(&s).unwrap();
+            let expected = format!("\"{}\"", s.replace(['\u{8}', '\u{c}'], " "));
+            proptest::prop_assert_eq!(super::json_text(&written), expected);
+        }
     }
 
     use super::*;
