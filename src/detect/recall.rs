@@ -45,9 +45,10 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 ///
 /// A scan with thousands of names over every byte would cost as much as the rest of the
 /// detector, so the text is walked eight bytes per load, and names are compared only where one
-/// may begin. Each load gives the word starts in it; a word start's first four bytes (folded
+/// may begin. Each load gives the word starts in it; a word start's first eight bytes (folded
 /// to lower case, zero from the end of its word) are tested against a table of the names' own
-/// (so "the" and "and" are not taken for the start of "theo" or "andrew"),
+/// (so "the" and "and" are not taken for the start of "theo" or "andrew", nor "michael" for
+/// "michaela"),
 /// and only then is the word hashed and looked up in a hash table of the names' first ASCII
 /// words, whose entry lists the names that begin with that word, longest first. Names that
 /// begin with another character are tried at each non-ASCII character start whose first two
@@ -240,26 +241,25 @@ fn lead_lanes(v: u64) -> u64 {
 }
 
 /// The key of the prefix table for the word bytes `v` (each folded to lower case where its
-/// lane is set in `word`, zero otherwise; see [`word_bytes`]): the first four bytes of the
+/// lane is set in `word`, zero otherwise; see [`word_bytes`]): the first eight bytes of the
 /// first ASCII word, zero from its end ([`first_word_key`]). A text that matches a name (ASCII
 /// case folded) has the name's key where the match starts: the text's first word there is the
 /// name's first word, as long, since the byte after it is no word byte in the name (or the name
 /// ends there and, standing as whole words, the text has no word byte there either).
 #[inline(always)]
 fn prefix_key(v: u64, word: u64) -> u64 {
-    first_word_key(word_bytes(v, word) as u32)
+    first_word_key(word_bytes(v, word))
 }
 
 /// The bytes of `k` (word bytes, each non-zero; zero where no word byte is) before its first
 /// zero byte: "the" keeps its length ("the\0" is not "theo"), "al smith" keeps "al" alone.
 #[inline(always)]
-fn first_word_key(k: u32) -> u64 {
-    const ONES4: u32 = 0x0101_0101;
-    // The high bit of each zero byte of `k`, exact (no borrow between bytes).
-    let zero = !(((k & !(ONES4 * 0x80)).wrapping_add(ONES4 * 0x7f)) | k) & (ONES4 * 0x80);
-    // The bytes below the lowest zero byte (all four when none is).
+fn first_word_key(k: u64) -> u64 {
+    // The high bit of each zero byte of `k`, exact (no carry between bytes).
+    let zero = !(((k & !HIGH).wrapping_add(ONES * 0x7f)) | k) & HIGH;
+    // The bytes below the lowest zero byte (all eight when none is).
     let keep = ((zero & zero.wrapping_neg()) >> 7).wrapping_sub(1);
-    u64::from(k & keep)
+    k & keep
 }
 
 /// The bytes of `v`, each folded to lower case when its lane is set in `word` and zero
@@ -478,19 +478,19 @@ impl Recall {
             let word2 = alnum_lanes(v2);
             let folded_v2 = word_bytes(v2, word2);
             let starts = word & !((word << 8) | before);
-            // Sixteen bytes folded (zero where no word byte is), for the first three of a word
+            // Sixteen bytes folded (zero where no word byte is), for the first eight of a word
             // that starts late in the eight.
             let folded = u128::from(folded_v2) << 64 | u128::from(folded_v);
             let leads = lead_lanes(v);
             let resume = if leads == 0 {
-                // Word starts only (most of the text): the first three bytes of each, then
+                // Word starts only (most of the text): the first eight bytes of each, then
                 // its first word's entry in the table, say whether a name may begin there.
                 let mut next = starts;
                 let mut resume = None;
                 while next != 0 {
                     let bit = next.trailing_zeros();
                     next &= next - 1;
-                    let key = first_word_key((folded >> (bit & !7)) as u32);
+                    let key = first_word_key((folded >> (bit & !7)) as u64);
                     let k = prefix_bit(key);
                     if prefixes[k >> 6] & (1 << (k & 63)) != 0 {
                         let start = i + (bit / 8) as usize;
@@ -547,7 +547,7 @@ impl Recall {
             next &= next - 1;
             let start = i + (bit / 8) as usize;
             let found = if starts & (1 << bit) != 0 {
-                let key = first_word_key((folded >> (bit & !7)) as u32);
+                let key = first_word_key((folded >> (bit & !7)) as u64);
                 let k = prefix_bit(key);
                 self.prefixes[k >> 6] & (1 << (k & 63)) != 0
             } else {
@@ -955,18 +955,32 @@ mod tests {
     fn first_word_key_keeps_the_bytes_before_the_first_zero() {
         let mut rng = crate::testdata::Rng::new(3);
         for _ in 0..200_000 {
-            // Bytes of a word (non-zero, below 0x80) or zero, with zeros common.
-            let bytes: [u8; 4] = std::array::from_fn(|_| match rng.below(4) {
+            // Bytes of a word (non-zero, below 0x80) or zero, with zeros common (each of the
+            // eight lanes is the first zero often enough).
+            let bytes: [u8; 8] = std::array::from_fn(|_| match rng.below(6) {
                 0 => 0,
                 _ => 1 + rng.below(127) as u8,
             });
-            let len = bytes.iter().position(|&c| c == 0).unwrap_or(4);
-            let mut kept = [0u8; 4];
+            let len = bytes.iter().position(|&c| c == 0).unwrap_or(8);
+            let mut kept = [0u8; 8];
             kept[..len].copy_from_slice(&bytes[..len]);
             assert_eq!(
-                first_word_key(u32::from_le_bytes(bytes)),
-                u64::from(u32::from_le_bytes(kept)),
+                first_word_key(u64::from_le_bytes(bytes)),
+                u64::from_le_bytes(kept),
                 "{bytes:?}"
+            );
+        }
+        // Every word length up to eight and beyond, from a real load.
+        for len in 0..=12 {
+            let text = format!("{} x", &"abcdefghijkl"[..len]);
+            let v = load(text.as_bytes(), 0);
+            let want = &"abcdefgh"[..len.min(8)];
+            let mut kept = [0u8; 8];
+            kept[..want.len()].copy_from_slice(want.as_bytes());
+            assert_eq!(
+                prefix_key(v, alnum_lanes(v)),
+                u64::from_le_bytes(kept),
+                "{len}"
             );
         }
     }
