@@ -164,7 +164,9 @@ impl Iterator for CandidatesReference<'_> {
     }
 }
 
-/// Whether an ASCII word (`\b` then a letter or digit) starts at `p`.
+/// Whether an ASCII word (`\b` then a letter or digit) starts at `p` (as [`Candidates`] tests
+/// it inline).
+#[cfg(test)]
 #[inline]
 fn starts_word(b: &[u8], p: usize) -> bool {
     b.get(p).is_some_and(u8::is_ascii_alphanumeric) && (p == 0 || !word(b[p - 1]))
