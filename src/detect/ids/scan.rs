@@ -45,80 +45,6 @@ impl Iterator for Candidates<'_> {
 
     fn next(&mut self) -> Option<(usize, usize)> {
         let b = self.b;
-        let mut i = self.pos;
-        loop {
-            // A start `p` has a trigger in `p..=p + 6` (see [`may_match_at`]), so the starts
-            // from `i` up to six bytes before the next trigger open none; those from there to
-            // the trigger are each looked at once, a word at a time.
-            let t = next_trigger(b, i)?;
-            let mut p = i.max(t.saturating_sub(6));
-            while p <= t {
-                if !is_alnum(b[p]) || (p > 0 && word(b[p - 1])) {
-                    p += 1;
-                    continue;
-                }
-                if may_match_at(b, p)
-                    && let Some(e) = match_at(b, p)
-                {
-                    self.pos = e;
-                    return Some((p, e));
-                }
-                // No other start inside this word.
-                p += 1;
-                while p < b.len() && word(b[p]) {
-                    p += 1;
-                }
-            }
-            i = p;
-        }
-    }
-}
-
-/// Whether a match of [`CANDIDATES`] can start at the word start `p`, from its first bytes: a
-/// few instructions that settle most words of code and logs, before [`match_at`] tries the
-/// shapes one by one. Each shape starts with up to six letters and then a digit (the digit
-/// groups, `0x`, `bc1`, letters and digits, a MAC address with a digit in its first group),
-/// or is a MAC address whose first group is letters (`ab:`, `a:`, `ab-`, `abcd.`), or two
-/// capitals and a space (`AB 12 34 56 C`).
-#[inline]
-fn may_match_at(b: &[u8], p: usize) -> bool {
-    let letters = run(b, p, 7, u8::is_ascii_alphabetic);
-    let Some(&c) = b.get(p + letters) else {
-        return false;
-    };
-    (letters <= 6 && c.is_ascii_digit())
-        || (c == b':' && matches!(letters, 1 | 2))
-        || (letters == 2 && matches!(c, b'-' | b' '))
-        || (letters == 4 && c == b'.')
-}
-
-/// An ASCII letter or digit.
-#[inline]
-fn is_alnum(c: u8) -> bool {
-    c.is_ascii_alphanumeric()
-}
-
-/// [`Candidates`] as it was (each trigger's six bytes before it looked at again, every word
-/// start tried with every shape): the test oracle of [`Iterator::next`] above.
-#[cfg(test)]
-pub(super) struct CandidatesReference<'a> {
-    b: &'a [u8],
-    pos: usize,
-}
-
-#[cfg(test)]
-impl<'a> CandidatesReference<'a> {
-    pub(super) fn new(b: &'a [u8]) -> CandidatesReference<'a> {
-        CandidatesReference { b, pos: 0 }
-    }
-}
-
-#[cfg(test)]
-impl Iterator for CandidatesReference<'_> {
-    type Item = (usize, usize);
-
-    fn next(&mut self) -> Option<(usize, usize)> {
-        let b = self.b;
         loop {
             // The starts before `pos` are done, and a start `p` has a trigger in
             // `p..=p + 6`, with no `:`, `-` or `.` before its digit unless it is a MAC; so the
@@ -164,9 +90,7 @@ impl Iterator for CandidatesReference<'_> {
     }
 }
 
-/// Whether an ASCII word (`\b` then a letter or digit) starts at `p` (as [`Candidates`] tests
-/// it inline).
-#[cfg(test)]
+/// Whether an ASCII word (`\b` then a letter or digit) starts at `p`.
 #[inline]
 fn starts_word(b: &[u8], p: usize) -> bool {
     b.get(p).is_some_and(u8::is_ascii_alphanumeric) && (p == 0 || !word(b[p - 1]))
@@ -366,22 +290,6 @@ mod tests {
         let want: Vec<(usize, usize)> = re.find_iter(text).map(|m| (m.start(), m.end())).collect();
         let got: Vec<(usize, usize)> = Candidates::new(text).collect();
         assert_eq!(got, want, "{:?}", String::from_utf8_lossy(text));
-        let old: Vec<(usize, usize)> = CandidatesReference::new(text).collect();
-        assert_eq!(old, want, "{:?}", String::from_utf8_lossy(text));
-    }
-
-    #[test]
-    fn candidates_are_those_of_the_reference_on_generated_text() {
-        for text in [
-            crate::testdata::clean_text(8, 512 * 1024).text,
-            crate::testdata::prose(7, 512 * 1024).text,
-            crate::testdata::crm_json(9, 256 * 1024).text,
-        ] {
-            let b = text.as_bytes();
-            let got: Vec<(usize, usize)> = Candidates::new(b).collect();
-            let want: Vec<(usize, usize)> = CandidatesReference::new(b).collect();
-            assert_eq!(got, want);
-        }
     }
 
     #[test]
