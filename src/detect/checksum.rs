@@ -395,9 +395,56 @@ const CARD_CUES: &[&[u8]] = &[
     b"jcb",
 ];
 
+/// The first bytes of [`CARD_CUES`] (bit `c - b'a'`); each is a lower-case ASCII letter, and
+/// `c` (of `cc`) is one of them.
+const CARD_CUE_INITIALS: u32 = {
+    let mut mask = 0;
+    let mut i = 0;
+    while i < CARD_CUES.len() {
+        let first = CARD_CUES[i][0];
+        assert!(first.is_ascii_lowercase());
+        mask |= 1 << (first - b'a');
+        i += 1;
+    }
+    assert!(mask & (1 << (b'c' - b'a')) != 0);
+    mask
+};
+
 /// Whether card context stands in the [`CARD_CUE_WINDOW`] bytes before the digit at `d`: a
-/// word of [`CARD_CUES`], or `cc` as a word of its own (`CC: 6759...`, `cc#`).
+/// word of [`CARD_CUES`], or `cc` as a word of its own (`CC: 6759...`, `cc#`). One pass over
+/// the window: only a byte that starts a cue (most bytes start none) is compared further,
+/// ASCII case-insensitively in place (no lower-cased copy, no scan per cue).
 fn has_card_cue(b: &[u8], d: usize) -> bool {
+    let w = &b[d.saturating_sub(CARD_CUE_WINDOW)..d];
+    for (i, &c) in w.iter().enumerate() {
+        let c = c.to_ascii_lowercase();
+        if !c.is_ascii_lowercase() || CARD_CUE_INITIALS & (1 << (c - b'a')) == 0 {
+            continue;
+        }
+        let rest = &w[i..];
+        if CARD_CUES.iter().any(|cue| {
+            cue[0] == c
+                && rest
+                    .get(..cue.len())
+                    .is_some_and(|r| r.eq_ignore_ascii_case(cue))
+        }) {
+            return true;
+        }
+        if c == b'c'
+            && rest.get(1).is_some_and(|n| n.eq_ignore_ascii_case(&b'c'))
+            && !(i > 0 && w[i - 1].is_ascii_alphanumeric())
+            && !w.get(i + 2).is_some_and(u8::is_ascii_alphanumeric)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// [`has_card_cue`] as it was (a lower-cased copy of the window, one scan per cue): its test
+/// oracle.
+#[cfg(test)]
+fn has_card_cue_reference(b: &[u8], d: usize) -> bool {
     let from = d.saturating_sub(CARD_CUE_WINDOW);
     let mut window = [0u8; CARD_CUE_WINDOW];
     let window = &mut window[..d - from];
@@ -625,6 +672,63 @@ pub(super) fn mod97_valid(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn card_cues_are_found_as_the_reference_finds_them() {
+        let pieces: &[&[u8]] = &[
+            b"card",
+            b"CARD",
+            b"Karte",
+            b"kartennummer",
+            b"carte",
+            b"tarjeta",
+            b"carta",
+            b"cart\xc3\xa3o",
+            b"CART\xc3\x83O",
+            b"visa",
+            b"MasterCard",
+            b"maestro",
+            b"amex",
+            b"jcb",
+            b"cc",
+            b"CC",
+            b"c",
+            b"a",
+            b"ca",
+            b"x",
+            b"7",
+            b" ",
+            b"#",
+            b":",
+            b"_",
+            b"-",
+            b"\xc3\xa9",
+        ];
+        let mut rng = crate::testdata::Rng::new(7);
+        for _ in 0..40_000 {
+            let mut text = Vec::new();
+            for _ in 0..rng.below(24) {
+                text.extend_from_slice(pieces[rng.below(pieces.len())]);
+            }
+            for d in 0..=text.len() {
+                assert_eq!(
+                    has_card_cue(&text, d),
+                    has_card_cue_reference(&text, d),
+                    "{:?} {d}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        }
+        for text in [
+            crate::testdata::prose(7, 64 * 1024).text,
+            crate::testdata::clean_text(8, 64 * 1024).text,
+        ] {
+            let b = text.as_bytes();
+            for d in 0..=b.len() {
+                assert_eq!(has_card_cue(b, d), has_card_cue_reference(b, d), "{d}");
+            }
+        }
+    }
 
     fn find(text: &str) -> Vec<(&str, Kind)> {
         find_keyed(text, None)

@@ -667,6 +667,7 @@ const MONTHS: &[&str] = &[
 ];
 
 /// The first letters of [`MONTHS`] (bit 0: `a`); each is a lower-case ASCII letter.
+#[cfg(test)]
 const MONTH_INITIALS: u32 = {
     let mut mask = 0;
     let mut i = 0;
@@ -782,8 +783,46 @@ fn skip_spaces(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Per first letter (index `c - b'a'`), the [`MONTHS`] that start with it (bit `i`:
+/// `MONTHS[i]`), so a word is compared with the few month names of its initial only.
+const MONTHS_BY_INITIAL: [u64; 26] = {
+    assert!(MONTHS.len() <= 64);
+    let mut t = [0u64; 26];
+    let mut i = 0;
+    while i < MONTHS.len() {
+        t[(MONTHS[i].as_bytes()[0] - b'a') as usize] |= 1 << i;
+        i += 1;
+    }
+    t
+};
+
 /// The end of a month name at `p` (longest first, case-insensitive, then an optional `.`).
 fn month_at(b: &[u8], p: usize) -> Option<usize> {
+    // Most words start with a letter no month name starts with.
+    let first = b.get(p)?.to_ascii_lowercase();
+    if !first.is_ascii_lowercase() {
+        return None;
+    }
+    let mut months = MONTHS_BY_INITIAL[usize::from(first - b'a')];
+    let mut best = None;
+    while months != 0 {
+        let mb = MONTHS[months.trailing_zeros() as usize].as_bytes();
+        months &= months - 1;
+        let end = p + mb.len();
+        if end <= b.len()
+            && b[p..end].eq_ignore_ascii_case(mb)
+            && (end == b.len() || !b[end].is_ascii_alphabetic())
+            && best.is_none_or(|e| end > e)
+        {
+            best = Some(end);
+        }
+    }
+    best.map(|e| if b.get(e) == Some(&b'.') { e + 1 } else { e })
+}
+
+/// [`month_at`] as it was (every month name compared): its test oracle.
+#[cfg(test)]
+fn month_at_reference(b: &[u8], p: usize) -> Option<usize> {
     // Most words start with a letter no month name starts with.
     let first = b.get(p)?.to_ascii_lowercase();
     if !first.is_ascii_lowercase() || MONTH_INITIALS & (1 << (first - b'a')) == 0 {
@@ -808,6 +847,39 @@ fn month_at(b: &[u8], p: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn month_names_are_found_as_the_reference_finds_them() {
+        let mut pieces: Vec<Vec<u8>> = MONTHS.iter().map(|m| m.as_bytes().to_vec()).collect();
+        pieces.extend(MONTHS.iter().map(|m| m.to_ascii_uppercase().into_bytes()));
+        for p in [
+            "m", "a", "j", "x", "é", "ä", ".", " ", "1", "s", "e", "r", "Z",
+        ] {
+            pieces.push(p.as_bytes().to_vec());
+        }
+        let mut rng = crate::testdata::Rng::new(11);
+        for _ in 0..30_000 {
+            let mut text = Vec::new();
+            for _ in 0..rng.below(6) {
+                text.extend_from_slice(&pieces[rng.below(pieces.len())]);
+            }
+            for p in 0..=text.len() {
+                assert_eq!(
+                    month_at(&text, p),
+                    month_at_reference(&text, p),
+                    "{:?} {p}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        }
+        let prose = crate::testdata::prose(7, 64 * 1024).text;
+        for p in 0..=prose.len() {
+            assert_eq!(
+                month_at(prose.as_bytes(), p),
+                month_at_reference(prose.as_bytes(), p)
+            );
+        }
+    }
 
     fn find(text: &str, key: Option<&str>) -> Vec<(String, &'static str)> {
         let r = IdRecognizer::new(&IdsConfig::default());

@@ -18,7 +18,7 @@
 //! on the line (timestamps) or at the line start. `git blame` lines are found from `(` only
 //! when the text has a digit.
 
-use memchr::{memchr, memchr_iter, memmem};
+use memchr::{memchr, memchr_iter, memmem, memrchr, memrchr3};
 
 /// The longest line prefix before a colon that is read as a label (with vCard/iCalendar
 /// parameters: `ATTENDEE;CN="Haddad, Omar";ROLE=REQ-PARTICIPANT:`).
@@ -195,7 +195,23 @@ fn is_mark(c: char) -> bool {
 
 /// The start of the line of the colon at `colon`, if no colon comes before it on the line and
 /// the line starts at most [`MAX_PREFIX`] bytes before it.
+/// The nearest line break or colon before it is found with one vectorised backward search
+/// (code and logs hold many colons on long lines: `::`, timestamps).
 fn line_start(b: &[u8], colon: usize) -> Option<usize> {
+    let floor = colon.saturating_sub(MAX_PREFIX);
+    if colon > floor && b[colon - 1] == b':' {
+        return None;
+    }
+    match memrchr3(b'\n', b'\r', b':', &b[floor..colon]) {
+        Some(j) if b[floor + j] == b':' => None,
+        Some(j) => Some(floor + j + 1),
+        None => (floor == 0).then_some(0),
+    }
+}
+
+/// [`line_start`] as it was (a byte-at-a-time backward look): its test oracle.
+#[cfg(test)]
+fn line_start_reference(b: &[u8], colon: usize) -> Option<usize> {
     let floor = colon.saturating_sub(MAX_PREFIX);
     let mut i = colon;
     while i > floor {
@@ -320,7 +336,71 @@ fn dn(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize
 
 /// `git blame` lines: `^3f2a9c1 (Maria Garcia 2024-01-01 12:00:00 +0000  1) code`, with an
 /// optional file name after the hash; and `--porcelain` `author`/`committer` lines.
+///
+/// Only the first `(` of a line can open its author, so the later ones on the line are
+/// skipped with the line (code has many), and the line start is found with one vectorised
+/// backward search.
 fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(k) = memchr(b'(', &b[from..]) {
+        let open = from + k;
+        let line_end = memchr(b'\n', &b[open..]).map_or(b.len(), |n| open + n);
+        from = (line_end + 1).min(b.len());
+        blame_at(text, open, line_end, f);
+    }
+    blame_porcelain(text, f);
+}
+
+/// The author of the `git blame` line whose first `(` is at `open` (the line ends at
+/// `line_end`), if it is one.
+fn blame_at(text: &str, open: usize, line_end: usize, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    // The line starts with a commit hash.
+    let floor = open.saturating_sub(MAX_PREFIX);
+    let Some(line) = memrchr(b'\n', &b[floor..open])
+        .map(|i| floor + i + 1)
+        .or((floor == 0).then_some(0))
+    else {
+        return;
+    };
+    let mut i = line + usize::from(b.get(line) == Some(&b'^'));
+    let hex_start = i;
+    while i < open && b[i].is_ascii_hexdigit() {
+        i += 1;
+    }
+    // A line that starts with a hash and a space.
+    if i - hex_start < 7 || b.get(i) != Some(&b' ') {
+        return;
+    }
+    // The author runs to the date (`2024-01-01`) within the next bytes of the line.
+    let limit = line_end.min(open + 1 + MAX_PERSON);
+    let Some(date) = (open + 2..limit.saturating_sub(4)).find(|&j| {
+        b[j..j + 4].iter().all(u8::is_ascii_digit) && b[j + 4] == b'-' && b[j - 1] == b' '
+    }) else {
+        return;
+    };
+    whole(text, open + 1..date, f);
+}
+
+/// `git blame --porcelain` output: its `author` and `committer` lines.
+fn blame_porcelain(text: &str, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    if memmem::find(b, b"\nauthor-mail ").is_some() {
+        for key in [&b"\nauthor "[..], b"\ncommitter "] {
+            for at in memmem::find_iter(b, key) {
+                let start = at + key.len();
+                let end = memchr(b'\n', &b[start..]).map_or(b.len(), |n| start + n);
+                whole(text, start..end, f);
+            }
+        }
+    }
+}
+
+/// [`blame`] as it was (every `(` of a line looked at, its line start found byte by byte):
+/// its test oracle.
+#[cfg(test)]
+fn blame_reference(text: &str, f: &mut impl FnMut(usize, usize)) {
     let b = text.as_bytes();
     for open in memchr_iter(b'(', b) {
         // The line starts with a commit hash.
@@ -371,6 +451,69 @@ mod tests {
         let mut out = Vec::new();
         for_each_person(text, true, |s, e| out.push(&text[s..e]));
         out
+    }
+
+    /// Texts dense in what the line and `git blame` scans stop at, and generated logs and prose.
+    fn scan_texts() -> Vec<String> {
+        let pieces = [
+            "(",
+            ")",
+            ":",
+            "::",
+            "\n",
+            "\r",
+            " ",
+            "^",
+            "3f2a9c1",
+            "3f2a9c1d ",
+            "src/a.rs ",
+            "Jane Doe ",
+            "李伟 ",
+            "2024-01-01 ",
+            "12:00:00 ",
+            "x",
+            "Author: ",
+            "cn: ",
+            "\nauthor ",
+            "\nauthor-mail ",
+            "\ncommitter ",
+            "From: ",
+        ];
+        let mut rng = crate::testdata::Rng::new(5);
+        let mut texts: Vec<String> = (0..20_000)
+            .map(|_| {
+                let n = rng.below(30);
+                (0..n).map(|_| pieces[rng.below(pieces.len())]).collect()
+            })
+            .collect();
+        texts.push("x".repeat(250) + ":" + &"y(".repeat(150) + "\n3f2a9c1 (A B 2024-01-01 x");
+        texts.push(crate::testdata::clean_text(8, 128 * 1024).text);
+        texts.push(crate::testdata::prose(7, 128 * 1024).text);
+        texts
+    }
+
+    #[test]
+    fn line_starts_are_those_of_the_reference() {
+        for text in scan_texts() {
+            let b = text.as_bytes();
+            for colon in 0..b.len() {
+                assert_eq!(
+                    line_start(b, colon),
+                    line_start_reference(b, colon),
+                    "{text:?} {colon}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn blame_finds_what_the_reference_finds() {
+        for text in scan_texts() {
+            let (mut new, mut old) = (Vec::new(), Vec::new());
+            blame(&text, &mut |s, e| new.push((s, e)));
+            blame_reference(&text, &mut |s, e| old.push((s, e)));
+            assert_eq!(new, old, "{text:?}");
+        }
     }
 
     #[test]
