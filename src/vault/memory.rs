@@ -84,6 +84,26 @@ impl KindTables {
     }
 }
 
+impl Table {
+    /// Makes room in each kind's table for the values `requests` may add, at once: a message
+    /// mints thousands of values, and growing the index as they go in rehashes it again and
+    /// again. (At most one table per kind the requests name is added, empty until a value is.)
+    fn reserve(&mut self, requests: &[MintRequest<'_>]) {
+        let mut counts: Vec<(&Kind, usize)> = Vec::new();
+        for req in requests {
+            match counts.iter_mut().find(|(k, _)| *k == req.kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((req.kind, 1)),
+            }
+        }
+        for (kind, n) in counts {
+            let kind_table = self.by_kind.get_or_default(kind);
+            kind_table.by_value.reserve(n);
+            kind_table.entries.reserve(n);
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct KindTable {
     /// Normal form → n.
@@ -159,6 +179,7 @@ impl MemoryVault {
         // Each value's normal form, when it is not a slice of the value (names, spaced card
         // numbers), is written into this one buffer.
         let mut buf = String::new();
+        table.reserve(requests);
         for req in requests {
             let key = match normalize_into(req.kind, req.value, req.canonical, &mut buf) {
                 Some(form) => form,

@@ -6,11 +6,13 @@
 //! national prefix, then the leading-digits pattern and the whole pattern of each format until
 //! one applies). Most of those patterns are trivial: every format pattern in the metadata is a
 //! run of digit groups (`(\d{3})(\d{4})`), which an all-ASCII-digit string matches exactly when
-//! its length is in a range; two thirds of the leading-digits patterns are a plain sequence of
-//! digits and digit classes (`[2-9]`, `310`, `8[1-4]`); most national prefixes are a literal
-//! (`0`, `1`). Each of those is read here once, when its format or region is first used, into
-//! a form that is tested without a regex; any other pattern keeps its regex. The tests compare
-//! every stand-in with its regex over the whole metadata.
+//! its length is in a range; every leading-digits pattern is digits, digit classes, `\d`,
+//! groups and alternation, with no quantifier (`[2-9]`, `8[1-4]`, `1(?:[2-69][02-9]|[78])`),
+//! which a small tree of digit sets matches exactly; most national prefixes are a literal
+//! (`0`, `1`). Each of those is read here once, when the recognizer is built, into a form that
+//! is tested without a regex, so no regex is compiled on the first numbers a process sees
+//! (compiling one costs far more than a whole small tool result); any other pattern keeps its
+//! regex. The tests compare every stand-in with its regex over the whole metadata.
 
 /// The lengths an all-ASCII-digit string matched by the anchored `pattern` can have, when the
 /// pattern is a run of digit groups `(\d)`, `(\d{n})` or `(\d{n,m})`: such a string matches
@@ -93,15 +95,123 @@ pub(super) fn leading_digit_sets(pattern: &str) -> Option<Box<[u16]>> {
     (!sets.is_empty()).then(|| sets.into_boxed_slice())
 }
 
-/// Whether `text` starts with digits in `sets` (what `^(?:pattern)` matching says for the
-/// pattern [`leading_digit_sets`] read).
-pub(super) fn leads_with(sets: &[u16], text: &str) -> bool {
-    let t = text.as_bytes();
-    t.len() >= sets.len()
-        && sets
-            .iter()
-            .zip(t)
-            .all(|(&set, &c)| c.is_ascii_digit() && set & (1 << (c - b'0')) != 0)
+/// A leading-digits pattern read as a tree of digit sets, alternations and groups: every
+/// leading-digits pattern of the metadata is one (digits, classes, `\d`, `(?:..)` and `|`;
+/// no quantifier). Read when the recognizer is built, so that no format's regex is compiled
+/// on the first numbers a process sees; [`Leading::matches`] says what `^(?:pattern)` says.
+#[derive(Debug)]
+pub(super) struct Leading {
+    /// The alternatives of the whole pattern.
+    alts: Vec<Vec<Atom>>,
+    /// Whether the pattern holds `\d`, which the regex reads as any Unicode digit.
+    any_digit: bool,
+}
+
+#[derive(Debug)]
+enum Atom {
+    /// One ASCII digit in the set (bit `d` for digit `d`).
+    Set(u16),
+    /// A group: one of its alternatives.
+    Group(Vec<Vec<Atom>>),
+}
+
+/// Groups nest no deeper than this in a pattern [`Leading::parse`] reads.
+const MAX_NESTING: usize = 16;
+
+impl Leading {
+    /// The tree of `pattern`; `None` for a pattern outside that grammar.
+    pub(super) fn parse(pattern: &str) -> Option<Leading> {
+        let b = pattern.as_bytes();
+        let mut i = 0;
+        let mut any_digit = false;
+        let alts = parse_alts(b, &mut i, 0, &mut any_digit)?;
+        (i == b.len()).then_some(Leading { alts, any_digit })
+    }
+
+    /// Whether `text` starts with a string the pattern matches (what `^(?:pattern)` matching
+    /// says); `None` when this cannot tell without the regex (a text with other characters
+    /// than ASCII digits under a pattern with `\d`, or a text longer than 63 bytes).
+    pub(super) fn matches(&self, text: &str) -> Option<bool> {
+        let t = text.as_bytes();
+        if t.len() > 63 || (self.any_digit && !t.iter().all(u8::is_ascii_digit)) {
+            return None;
+        }
+        Some(ends_of_alts(&self.alts, t, 1) != 0)
+    }
+}
+
+fn parse_alts(b: &[u8], i: &mut usize, depth: usize, any: &mut bool) -> Option<Vec<Vec<Atom>>> {
+    if depth > MAX_NESTING {
+        return None;
+    }
+    let mut alts = vec![Vec::new()];
+    while let Some(&c) = b.get(*i) {
+        match c {
+            b'|' => {
+                alts.push(Vec::new());
+                *i += 1;
+            }
+            b')' => break,
+            b'(' => {
+                if b.get(*i + 1..*i + 3) != Some(&b"?:"[..]) {
+                    return None;
+                }
+                *i += 3;
+                let group = parse_alts(b, i, depth + 1, any)?;
+                if b.get(*i) != Some(&b')') {
+                    return None;
+                }
+                *i += 1;
+                alts.last_mut()?.push(Atom::Group(group));
+            }
+            b'\\' => {
+                if b.get(*i + 1) != Some(&b'd') {
+                    return None;
+                }
+                *i += 2;
+                *any = true;
+                alts.last_mut()?.push(Atom::Set(0x3ff));
+            }
+            b'0'..=b'9' | b'[' => {
+                let end = if c == b'[' {
+                    *i + b[*i..].iter().position(|&x| x == b']')? + 1
+                } else {
+                    *i + 1
+                };
+                let sets = leading_digit_sets(std::str::from_utf8(&b[*i..end]).ok()?)?;
+                alts.last_mut()?.push(Atom::Set(*sets.first()?));
+                *i = end;
+            }
+            _ => return None,
+        }
+    }
+    // An empty alternative would match anywhere: the metadata has none; leave it to the regex.
+    alts.iter().all(|a| !a.is_empty()).then_some(alts)
+}
+
+/// The positions (bit `p`: `text[..p]` matched) the alternatives `alts` can end at, from the
+/// start positions `starts`.
+fn ends_of_alts(alts: &[Vec<Atom>], t: &[u8], starts: u64) -> u64 {
+    alts.iter().fold(0, |ends, seq| {
+        ends | seq.iter().fold(starts, |at, atom| match atom {
+            Atom::Set(set) => {
+                let mut next = 0;
+                let mut rest = at;
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if let Some(&c) = t.get(p)
+                        && c.is_ascii_digit()
+                        && set & (1 << (c - b'0')) != 0
+                    {
+                        next |= 1 << (p + 1);
+                    }
+                }
+                next
+            }
+            Atom::Group(group) => ends_of_alts(group, t, at),
+        })
+    })
 }
 
 /// A national-prefix pattern that is a literal run of digits (`0`, `1`, `8`): the prefix regex
@@ -189,11 +299,23 @@ mod tests {
         assert_eq!(read, formats);
     }
 
-    /// Every leading-digits pattern that reads as digit sets matches what its regex matches:
-    /// every digit string of up to four digits, random longer ones, and strings with other
-    /// characters.
+    /// A string the tree matches: the first digit of each set, the first alternative of each
+    /// group or of the whole, another one chosen by `pick`.
+    fn sample(alts: &[Vec<Atom>], pick: &mut Rng, out: &mut String) {
+        let seq = &alts[pick.below(alts.len() as u64) as usize];
+        for atom in seq {
+            match atom {
+                Atom::Set(set) => out.push(char::from(b'0' + set.trailing_zeros() as u8)),
+                Atom::Group(group) => sample(group, pick, out),
+            }
+        }
+    }
+
+    /// Every leading-digits pattern of the metadata reads as a tree, and the tree matches what
+    /// its regex matches: every digit string of up to four digits, random longer ones, strings
+    /// the pattern itself spells, and strings with other characters.
     #[test]
-    fn leading_sets_agree_with_the_regex_over_the_metadata() {
+    fn leading_trees_agree_with_the_regex_over_the_metadata() {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
         let mut short = Vec::new();
         for len in 0..=4u32 {
@@ -201,13 +323,14 @@ mod tests {
                 short.push(format!("{n:0width$}", width = len as usize));
             }
         }
-        let (mut read, mut matched) = (0, 0);
+        let (mut read, mut all, mut matched) = (0, 0, 0);
         for leading in ENTRIES
             .iter()
             .flat_map(|e| e.formats)
             .filter_map(|f| f.leading)
         {
-            let Some(sets) = leading_digit_sets(leading) else {
+            all += 1;
+            let Some(tree) = Leading::parse(leading) else {
                 continue;
             };
             read += 1;
@@ -217,24 +340,33 @@ mod tests {
                 let len = 5 + rng.below(8) as usize;
                 texts.push(rng.digits(len));
             }
-            // Strings that follow the pattern's own digits, then random ones.
-            let own: String = sets
-                .iter()
-                .map(|s| char::from(b'0' + s.trailing_zeros() as u8))
-                .collect();
-            texts.push(format!("{own}{}", rng.digits(6)));
-            texts.push(format!("{own}x"));
-            texts.push(format!("a{own}"));
-            texts.push(format!("{own}\u{661}"));
-            texts.push(format!("\u{661}{own}"));
+            for _ in 0..20 {
+                let mut own = String::new();
+                sample(&tree.alts, &mut rng, &mut own);
+                texts.push(format!("{own}{}", rng.digits(6)));
+                texts.push(own[..own.len() - 1].to_string());
+                texts.push(format!("{own}x"));
+                texts.push(format!("a{own}"));
+                texts.push(format!("{own}\u{661}"));
+                texts.push(format!("\u{661}{own}"));
+                texts.push(own);
+            }
             for t in &texts {
-                let fast = leads_with(&sets, t);
-                assert_eq!(fast, re.is_match(t), "{leading} {t:?}");
-                matched += usize::from(fast);
+                match tree.matches(t) {
+                    Some(fast) => {
+                        assert_eq!(fast, re.is_match(t), "{leading} {t:?}");
+                        matched += usize::from(fast);
+                    }
+                    None => assert!(tree.any_digit && !t.bytes().all(|b| b.is_ascii_digit())),
+                }
             }
         }
-        assert!(read > 400, "{read}");
+        assert_eq!(read, all);
+        assert!(read > 700, "{read}");
         assert!(matched > 10_000, "{matched}");
+        for bad in ["", "1|", "(?:1", "1)", "(1)", "1?", "[^1]", "\\w", "(?:)"] {
+            assert!(Leading::parse(bad).is_none(), "{bad}");
+        }
     }
 
     /// A literal national prefix matches, as a regex anchored at the start, exactly the strings
