@@ -432,15 +432,7 @@ fn blame_reference(text: &str, f: &mut impl FnMut(usize, usize)) {
         };
         whole(text, open + 1..date, f);
     }
-    if memmem::find(b, b"\nauthor-mail ").is_some() {
-        for key in [&b"\nauthor "[..], b"\ncommitter "] {
-            for at in memmem::find_iter(b, key) {
-                let start = at + key.len();
-                let end = memchr(b'\n', &b[start..]).map_or(b.len(), |n| start + n);
-                whole(text, start..end, f);
-            }
-        }
-    }
+    blame_porcelain(text, f);
 }
 
 #[cfg(test)]
