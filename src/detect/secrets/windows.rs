@@ -21,11 +21,17 @@
 //!   through an aligned 8-byte block of word bytes, which every word of 15 or more bytes holds;
 //!
 //! and for the patterns that may start anywhere (`AccountKey=`, `SharedAccessKey=`,
-//! `-----BEGIN `, `://`), an occurrence of one, found by `memmem`.
+//! `-----BEGIN `, `://`), an occurrence of one. Those holding a `-`, `.` or `=` are found in the
+//! same `memchr3` pass as the words before those bytes: each is checked where its first such
+//! byte (its *anchor*) is, so the text is read once for all of them; the others (`://`) by
+//! `memmem`.
 
 use memchr::memmem;
 
 use super::rules::{Check, RULES};
+
+/// The bytes the `memchr3` pass of [`Windows::find`] stops at.
+const ANCHORS: [u8; 3] = [b'-', b'.', b'='];
 
 /// Whether `c` is a word byte (`[A-Za-z0-9_]`, as `secrets.rs` bounds tokens).
 fn is_word(c: u8) -> bool {
@@ -42,7 +48,10 @@ fn in_pattern(c: u8) -> bool {
 pub(super) struct Windows {
     /// `by_first[c]`: the word-starting patterns whose first byte is `c`.
     by_first: Vec<Vec<&'static [u8]>>,
-    /// Finders of the patterns that may start anywhere.
+    /// The patterns that may start anywhere and hold a [`ANCHORS`] byte: the pattern and the
+    /// offset of its first such byte, by that byte's index in [`ANCHORS`].
+    anchored: [Vec<(&'static [u8], usize)>; 3],
+    /// Finders of the other patterns that may start anywhere.
     anywhere: Vec<memmem::Finder<'static>>,
     /// The shortest credential of a rule whose prefix is all word bytes: prefix and shortest
     /// tail (at least 15, see the module docs).
@@ -53,12 +62,23 @@ impl Windows {
     /// `extra` are the automaton's patterns that are not rule prefixes.
     pub(super) fn new(extra: &[&'static str]) -> Windows {
         let mut by_first: Vec<Vec<&'static [u8]>> = vec![Vec::new(); 256];
+        let mut anchored: [Vec<(&'static [u8], usize)>; 3] = Default::default();
         let mut anywhere = Vec::new();
+        let mut anywhere_at = |p: &'static str| {
+            let p = p.as_bytes();
+            match p.iter().position(|c| ANCHORS.contains(c)) {
+                Some(k) => {
+                    let a = ANCHORS.iter().position(|&c| c == p[k]).unwrap_or_default();
+                    anchored[a].push((p, k));
+                }
+                None => anywhere.push(memmem::Finder::new(p)),
+            }
+        };
         let mut long = usize::MAX;
         let starts_anywhere = |p: &str| !p.as_bytes().first().copied().is_some_and(is_word);
         for rule in RULES {
             if rule.check == Check::TailOnly || starts_anywhere(rule.prefix) {
-                anywhere.push(memmem::Finder::new(rule.prefix.as_bytes()));
+                anywhere_at(rule.prefix);
                 continue;
             }
             by_first[usize::from(rule.prefix.as_bytes()[0])].push(rule.prefix.as_bytes());
@@ -68,13 +88,14 @@ impl Windows {
         }
         for p in extra {
             if starts_anywhere(p) {
-                anywhere.push(memmem::Finder::new(p.as_bytes()));
+                anywhere_at(p);
             } else {
                 by_first[usize::from(p.as_bytes()[0])].push(p.as_bytes());
             }
         }
         Windows {
             by_first,
+            anchored,
             anywhere,
             long,
         }
@@ -90,7 +111,8 @@ impl Windows {
     /// The windows of `b` where the automaton must run, sorted and disjoint.
     pub(super) fn find(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
         out.clear();
-        let mut seeds: Vec<usize> = Vec::new();
+        // Each seed (where a pattern may start) is pushed as its window at once.
+        let mut seed = |s: usize| out.push(window(b, s));
         // Long words, through their aligned blocks of eight word bytes.
         let mut i = 0;
         while i + 8 <= b.len() {
@@ -107,13 +129,22 @@ impl Windows {
                 e += 1;
             }
             if e - s >= self.long && self.pattern_at(b, s) {
-                seeds.push(s);
+                seed(s);
             }
             // The next block that can hold a word byte after this word's end.
             i = (e + 1).next_multiple_of(8).max(i + 8);
         }
-        // Words followed by `-`, `.` or `=` (shorter than `long`: longer ones are seeded above).
-        for r in memchr::memchr3_iter(b'-', b'.', b'=', b) {
+        let [a0, a1, a2] = ANCHORS;
+        for r in memchr::memchr3_iter(a0, a1, a2, b) {
+            // Patterns that may start anywhere, by their anchor.
+            let a = ANCHORS.iter().position(|&c| c == b[r]).unwrap_or_default();
+            for &(p, k) in &self.anchored[a] {
+                if r >= k && b[r - k..].starts_with(p) {
+                    seed(r - k);
+                }
+            }
+            // Words followed by `-`, `.` or `=` (shorter than `long`: longer ones are seeded
+            // above).
             if r == 0 || !is_word(b[r - 1]) {
                 continue;
             }
@@ -122,26 +153,31 @@ impl Windows {
                 s -= 1;
             }
             if (s == 0 || !is_word(b[s - 1])) && self.pattern_at(b, s) {
-                seeds.push(s);
+                seed(s);
             }
         }
         for f in &self.anywhere {
-            seeds.extend(f.find_iter(b));
-        }
-        for s in seeds {
-            let mut ws = s;
-            while ws > 0 && in_pattern(b[ws - 1]) {
-                ws -= 1;
+            for s in f.find_iter(b) {
+                seed(s);
             }
-            let mut we = s;
-            while we < b.len() && in_pattern(b[we]) {
-                we += 1;
-            }
-            out.push((ws, (we + 1).min(b.len())));
         }
         out.sort_unstable();
         out.dedup();
     }
+}
+
+/// The window around a seed at `s`: the maximal run of pattern bytes holding it, and the byte
+/// after.
+fn window(b: &[u8], s: usize) -> (usize, usize) {
+    let mut ws = s;
+    while ws > 0 && in_pattern(b[ws - 1]) {
+        ws -= 1;
+    }
+    let mut we = s;
+    while we < b.len() && in_pattern(b[we]) {
+        we += 1;
+    }
+    (ws, (we + 1).min(b.len()))
 }
 
 /// Whether all eight bytes of `block` are word bytes, eight at a time.
@@ -209,5 +245,34 @@ mod tests {
         }
         let w = Windows::new(&super::super::EXTRA);
         assert!(w.long >= 15, "{}", w.long);
+    }
+
+    #[test]
+    fn patterns_that_start_anywhere_are_found_by_their_anchor() {
+        let w = Windows::new(&super::super::EXTRA);
+        let anchored: Vec<(&[u8], usize)> = w.anchored.iter().flatten().copied().collect();
+        assert_eq!(
+            anchored,
+            [
+                (&b"-----BEGIN "[..], 0),
+                (&b"AccountKey="[..], 10),
+                (&b"SharedAccessKey="[..], 15),
+            ]
+        );
+        assert_eq!(w.anywhere.len(), 1);
+        // Each occurrence, wherever it sits, lies in a window.
+        for p in ["-----BEGIN ", "AccountKey=", "SharedAccessKey=", "://"] {
+            for before in ["", "x", "a=", " -", "é"] {
+                let text = format!("{before}{p}abc");
+                let b = text.as_bytes();
+                let mut out = Vec::new();
+                w.find(b, &mut out);
+                let s = before.len();
+                assert!(
+                    out.iter().any(|&(ws, we)| ws <= s && s + p.len() <= we),
+                    "{text:?} {out:?}"
+                );
+            }
+        }
     }
 }
