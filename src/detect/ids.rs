@@ -18,11 +18,13 @@
 //!   the key is the cue ([`kind_of_key`]).
 //!
 //! Candidates are the matches of one regex's shapes, found only near the digits and MAC
-//! separators of a text that holds a digit (`ids/scan.rs`); each is checked against the
-//! enabled kinds in turn.
+//! separators of a text that holds a digit (`ids/scan.rs`); each is asked of the enabled kinds
+//! whose length it fits, and the bytes before it are read for cue words only when they may
+//! hold one. Dates of birth have their own finder (`ids/dob.rs`).
 
 mod address;
 mod check;
+mod dob;
 mod scan;
 mod wallet;
 
@@ -30,6 +32,7 @@ use aho_corasick::AhoCorasick;
 use serde::Deserialize;
 
 use super::{IdKind, Kind, Span};
+use dob::{BIRTH_CUES, dob_in_text, dob_value};
 
 macro_rules! ids_config {
     ($($variant:ident $name:literal $field:ident $on:literal $doc:literal;)*) => {
@@ -209,13 +212,19 @@ impl IdRecognizer {
             let Some(n) = compact(cand, &mut buf) else {
                 continue;
             };
+            // Only the kinds whose lengths fit are asked (most candidates fit none).
+            let mut fit = self.text_kinds & may_accept(cand, n.len());
+            if fit == 0 {
+                continue;
+            }
             let groups = Groups::of(cand);
             // The kinds that take the candidate with a cue (a cue only widens what a kind
             // takes): most candidates are none, and need no look at the bytes before them.
             let mut open = 0u64;
-            for (i, &kind) in IdKind::ALL.iter().enumerate() {
-                if self.text_kinds & (1 << i) != 0 && accepts_compact(kind, cand, n, &groups, true)
-                {
+            while fit != 0 {
+                let i = fit.trailing_zeros() as usize;
+                fit &= fit - 1;
+                if accepts_compact(IdKind::ALL[i], cand, n, &groups, true) {
                     open |= 1 << i;
                 }
             }
@@ -223,21 +232,25 @@ impl IdRecognizer {
                 continue;
             }
             let before = &b[start.saturating_sub(48)..start];
-            let cued_kinds = self.cued_kinds(before);
+            let cued_kinds = if may_hold_cue(before) {
+                self.cued_kinds(before)
+            } else {
+                0
+            };
             // A kind whose cue is present wins over one that accepts the candidate on its
             // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
-            for (i, &kind) in IdKind::ALL.iter().enumerate() {
-                if open & (1 << i) == 0 {
-                    continue;
-                }
+            while open != 0 {
+                let i = open.trailing_zeros() as usize;
+                open &= open - 1;
+                let kind = IdKind::ALL[i];
                 let cued = keyed == Some(kind) || cued_kinds & (1 << i) != 0;
                 if cued {
                     chosen = Some(kind);
                     break;
                 }
-                if accepts_compact(kind, cand, n, &groups, false) {
-                    chosen = chosen.or(Some(kind));
+                if chosen.is_none() && accepts_compact(kind, cand, n, &groups, false) {
+                    chosen = Some(kind);
                 }
             }
             if let Some(kind) = chosen {
@@ -264,6 +277,96 @@ impl IdRecognizer {
         }
         kinds
     }
+}
+
+/// The bit of `kind` in a mask over [`IdKind::ALL`].
+const fn kind_bit(kind: IdKind) -> u64 {
+    let mut i = 0;
+    while i < IdKind::ALL.len() {
+        if IdKind::ALL[i] as u8 == kind as u8 {
+            return 1 << i;
+        }
+        i += 1;
+    }
+    panic!("every kind is in IdKind::ALL")
+}
+
+/// Whether [`accepts_compact`] can take a `kind` whose compacted form is `len` bytes long (for
+/// the kinds its checks read compacted; MAC addresses and wallets are read as written): each
+/// check's length rule, from `check.rs` and the arms of `accepts_compact`.
+const fn compact_len_fits(kind: IdKind, len: usize) -> bool {
+    use IdKind::*;
+    match kind {
+        CaSin | UsItin | EsNif | EsNie | SgNricFin | UkNino | AbaRouting | AuTfn | UsPassport => {
+            len == 9
+        }
+        UkNhs | InPan | UsNpi => len == 10,
+        BrCpf | UsMbi | DeTaxId => len == 11,
+        InAadhaar => len == 12,
+        BrCnpj => len == 14,
+        FrNir => len == 15,
+        ItFiscalCode => len == 16,
+        CnResidentId => len == 18,
+        AuMedicare => len == 10 || len == 11,
+        PhTin => len == 9 || len == 12,
+        UsDriverLicense => 5 <= len && len <= 14,
+        UsBankNumber => 8 <= len && len <= 17,
+        MacAddress | CryptoWallet | DateOfBirth | Username | Address => false,
+    }
+}
+
+/// Per compacted length (at most 80, the size of [`compact`]'s buffer): the kinds whose length
+/// rule it fits ([`compact_len_fits`]).
+const FITS_COMPACT_LEN: [u64; 81] = {
+    let mut t = [0u64; 81];
+    let mut len = 0;
+    while len < t.len() {
+        let mut i = 0;
+        while i < IdKind::ALL.len() {
+            if compact_len_fits(IdKind::ALL[i], len) {
+                t[len] |= 1 << i;
+            }
+            i += 1;
+        }
+        len += 1;
+    }
+    t
+};
+
+/// The kinds (bit `i`: `IdKind::ALL[i]`) [`accepts_compact`] may take `cand` as, with or without
+/// a cue, `n_len` its compacted length: those whose length rule it fits. A MAC address
+/// ([`wallet::mac`]) is 11 to 17 bytes with a `-` or `:` after its first group, or a `.` after
+/// its first quad; a wallet ([`wallet::btc`], [`wallet::eth`]) is 26 to 35 bytes (base58), 42
+/// (bech32, ETH) or 62 (bech32). A kind left out would refuse the candidate anyway.
+fn may_accept(cand: &[u8], n_len: usize) -> u64 {
+    let mut kinds = FITS_COMPACT_LEN.get(n_len).copied().unwrap_or(0);
+    let at = |i: usize| cand.get(i).copied();
+    if (11..=17).contains(&cand.len())
+        && (at(1) == Some(b':')
+            || at(2) == Some(b':')
+            || at(2) == Some(b'-')
+            || at(4) == Some(b'.'))
+    {
+        kinds |= kind_bit(IdKind::MacAddress);
+    }
+    if matches!(cand.len(), 26..=35 | 42 | 62) {
+        kinds |= kind_bit(IdKind::CryptoWallet);
+    }
+    kinds
+}
+
+/// Whether a cue word may lie in `before`: each holds two ASCII letters in a row, a byte beyond
+/// ASCII or a `/` (`a/c`), so bytes with none of them (`1999-07-21T01:04:`) hold no cue and
+/// need no look by [`IdRecognizer::cued_kinds`].
+fn may_hold_cue(before: &[u8]) -> bool {
+    let mut letter = false;
+    for &c in before {
+        if c >= 0x80 || c == b'/' || letter && c.is_ascii_alphabetic() {
+            return true;
+        }
+        letter = c.is_ascii_alphabetic();
+    }
+    false
 }
 
 /// Whether `cand` (as written) is a `kind`, with or without a cue.
@@ -490,396 +593,9 @@ pub(super) fn username_value(v: &str) -> bool {
         && !matches!(v, "true" | "false" | "null" | "None" | "undefined")
 }
 
-/// A whole value that is a date (a birth date under a birth-date key).
-fn dob_value(v: &str) -> bool {
-    date_at(v.as_bytes(), 0).is_some_and(|e| {
-        let rest = &v[e..];
-        rest.is_empty()
-            || rest.starts_with('T')
-            || rest.starts_with(' ') && rest.trim().starts_with(|c: char| c.is_ascii_digit())
-    })
-}
-
-/// Birth cues in text, each followed (within a few bytes) by a date.
-const BIRTH_CUES: &[&str] = &[
-    "born on",
-    "born",
-    "dob",
-    "d.o.b.",
-    "date of birth",
-    "birth date",
-    "birthdate",
-    "birthday",
-    "geboren am",
-    "geboren",
-    "geburtsdatum",
-    "né le",
-    "née le",
-    "date de naissance",
-    "fecha de nacimiento",
-    "nacido el",
-    "nacida el",
-    "data di nascita",
-    "nato il",
-    "nata il",
-];
-
-/// How far before the first digit of a date its birth cue can start, less the spaces right
-/// before that digit: the longest cue (19 bytes), 8 separators and the fillers `on am in ` (9)
-/// after it, a month name (10) and its `.` before the day; with room to spare.
-const DOB_REACH: usize = 64;
-
-/// Birth dates in text: a birth cue, then a date. Every date holds a digit within
-/// [`DOB_REACH`] bytes and a run of spaces of where its cue starts, and the first digit of a
-/// date starts a run of digits; the cues are looked for only in the stretches before the runs
-/// that can be a date's first ([`may_date`]; merged where they overlap), which in prose and
-/// in logs is a small part of the text. The cues are
-/// found and tried in the order a search of the whole text gives.
-fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
-    let b = text.as_bytes();
-    let mut region: Option<(usize, usize)> = None;
-    let mut i = 0;
-    // The next digit eight bytes at a time (`phone::next_digit`).
-    while let Some(d) = super::phone::next_digit(b, i) {
-        let mut s = d;
-        while s > 0 && b[s - 1] == b' ' {
-            s -= 1;
-        }
-        i = d;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if !may_date(b, s, d, i - d) {
-            continue;
-        }
-        let from = s.saturating_sub(DOB_REACH);
-        region = match region {
-            Some((rs, re)) if from <= re => Some((rs, d)),
-            Some((rs, re)) => {
-                dob_cues_in(cues, b, rs, re, out);
-                Some((from, d))
-            }
-            None => Some((from, d)),
-        };
-    }
-    if let Some((rs, re)) = region {
-        dob_cues_in(cues, b, rs, re, out);
-    }
-}
-
-/// Whether the run of `len` digits at `d` (`s` where the spaces before it start) can be the first
-/// digit of a date: a date starts there ([`date_at`]), or a month name may end at `s` and the
-/// day and year of `March 2, 1985` start at `d`. A cue whose date starts with a digit is
-/// followed by that date's first digit run (cues end in a letter or `.`, fillers in a space).
-fn may_date(b: &[u8], s: usize, d: usize, len: usize) -> bool {
-    // A date's first run of digits has one, two or four.
-    matches!(len, 1 | 2 | 4)
-        && (date_at(b, d).is_some()
-            || s > 0
-                && (b[s - 1].is_ascii_alphabetic() || b[s - 1] == b'.')
-                && day_year_at(b, d).is_some())
-}
-
-/// The birth dates whose cue lies in `b[from..to]` (see [`dob_in_text`]).
-fn dob_cues_in(cues: &AhoCorasick, b: &[u8], from: usize, to: usize, out: &mut Vec<Span>) {
-    // Overlapping: `born` and `born on` at one place are both tried, as each cue on its own.
-    for m in cues.find_overlapping_iter(&b[from..to]) {
-        let m = m.start() + from..m.end() + from;
-        let at = m.start;
-        if at > 0 && b[at - 1].is_ascii_alphanumeric() {
-            continue;
-        }
-        // `:`, `=`, spaces, quotes, `on`, `am`, `le`, `el`, `il` between cue and date.
-        let mut p = m.end;
-        let limit = (p + 8).min(b.len());
-        while p < limit && matches!(b[p], b' ' | b':' | b'=' | b'"' | b'\'' | b'-' | b'\t') {
-            p += 1;
-        }
-        for filler in [&b"on "[..], b"am ", b"in "] {
-            if b[p..].starts_with(filler) {
-                p += filler.len();
-            }
-        }
-        if let Some(e) = date_at(b, p)
-            && !out.iter().any(|s| s.start == p)
-        {
-            out.push(Span::new(p, e, Kind::Id(IdKind::DateOfBirth)));
-        }
-    }
-}
-
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sept",
-    "sep",
-    "oct",
-    "nov",
-    "dec",
-    "januar",
-    "februar",
-    "märz",
-    "mai",
-    "juni",
-    "juli",
-    "oktober",
-    "dezember",
-    "janvier",
-    "février",
-    "mars",
-    "avril",
-    "juin",
-    "juillet",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-];
-
-/// The first letters of [`MONTHS`] (bit 0: `a`); each is a lower-case ASCII letter.
-#[cfg(test)]
-const MONTH_INITIALS: u32 = {
-    let mut mask = 0;
-    let mut i = 0;
-    while i < MONTHS.len() {
-        let first = MONTHS[i].as_bytes()[0];
-        assert!(first.is_ascii_lowercase());
-        mask |= 1 << (first - b'a');
-        i += 1;
-    }
-    mask
-};
-
-/// The end of a date starting at `p`: `1985-03-02`, `02/03/1985`, `2.3.85`, `March 2, 1985`,
-/// `2 March 1985`, `2nd of March 1985`.
-fn date_at(b: &[u8], p: usize) -> Option<usize> {
-    let num = |i: usize, min: usize, max: usize| number(b, i, min, max);
-    let year_ok = |y: u32, len: usize| len == 2 || (1900..=2100).contains(&y);
-    let boundary = |e: usize| date_ends(b, e);
-    if p < b.len() && b[p].is_ascii_digit() {
-        // ISO: YYYY-MM-DD (or /, .).
-        if let Some((y, e)) = num(p, 4, 4)
-            && e < b.len()
-            && matches!(b[e], b'-' | b'/' | b'.')
-        {
-            let sep = b[e];
-            let (m, e2) = num(e + 1, 1, 2)?;
-            if b.get(e2) != Some(&sep) {
-                return None;
-            }
-            let (d, e3) = num(e2 + 1, 1, 2)?;
-            return (year_ok(y, 4)
-                && (1..=12).contains(&m)
-                && (1..=31).contains(&d)
-                && boundary(e3))
-            .then_some(e3);
-        }
-        let (a, e) = num(p, 1, 2)?;
-        if e < b.len() && matches!(b[e], b'/' | b'.' | b'-') {
-            let sep = b[e];
-            let (m, e2) = num(e + 1, 1, 2)?;
-            if b.get(e2) != Some(&sep) {
-                return None;
-            }
-            let (y, e3) = num(e2 + 1, 2, 4)?;
-            let ok = (1..=31).contains(&a) && (1..=31).contains(&m) && (a <= 12 || m <= 12);
-            return (ok && e3 - e2 - 1 != 3 && year_ok(y, e3 - e2 - 1) && boundary(e3))
-                .then_some(e3);
-        }
-        // `2 March 1985`, `2nd of March 1985`, `2. März 1985`.
-        let mut q = e;
-        for suffix in [&b"st"[..], b"nd", b"rd", b"th", b"."] {
-            if b[q..].starts_with(suffix) {
-                q += suffix.len();
-                break;
-            }
-        }
-        q = skip_spaces(b, q);
-        if b[q..].starts_with(b"of ") {
-            q += 3;
-        }
-        let m_end = month_at(b, q)?;
-        let q = skip_spaces(b, m_end);
-        let (y, e) = num(q, 4, 4)?;
-        return ((1..=31).contains(&a) && year_ok(y, 4) && boundary(e)).then_some(e);
-    }
-    // `March 2, 1985`.
-    let m_end = month_at(b, p)?;
-    day_year_at(b, skip_spaces(b, m_end))
-}
-
-/// The end of the day and year after a month name (`2, 1985` in `March 2, 1985`), the day at
-/// `q`.
-fn day_year_at(b: &[u8], q: usize) -> Option<usize> {
-    let (d, mut e) = number(b, q, 1, 2)?;
-    for suffix in [&b"st"[..], b"nd", b"rd", b"th"] {
-        if b[e..].starts_with(suffix) {
-            e += suffix.len();
-            break;
-        }
-    }
-    if b.get(e) == Some(&b',') {
-        e += 1;
-    }
-    let q = skip_spaces(b, e);
-    let (y, e) = number(b, q, 4, 4)?;
-    ((1..=31).contains(&d) && (1900..=2100).contains(&y) && date_ends(b, e)).then_some(e)
-}
-
-/// The value and end of the `min` to `max` digits at `i` that no digit follows.
-fn number(b: &[u8], i: usize, min: usize, max: usize) -> Option<(u32, usize)> {
-    let mut e = i;
-    while e < b.len() && b[e].is_ascii_digit() && e - i < max {
-        e += 1;
-    }
-    if e - i < min || (e < b.len() && b[e].is_ascii_digit()) {
-        return None;
-    }
-    let v = b[i..e]
-        .iter()
-        .fold(0u32, |v, &c| v * 10 + u32::from(c - b'0'));
-    Some((v, e))
-}
-
-/// Whether a date may end at `e`: no letter or digit follows.
-fn date_ends(b: &[u8], e: usize) -> bool {
-    e >= b.len() || !b[e].is_ascii_alphanumeric()
-}
-
-fn skip_spaces(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && b[i] == b' ' {
-        i += 1;
-    }
-    i
-}
-
-/// Per first letter (index `c - b'a'`), the [`MONTHS`] that start with it (bit `i`:
-/// `MONTHS[i]`), so a word is compared with the few month names of its initial only.
-const MONTHS_BY_INITIAL: [u64; 26] = {
-    assert!(MONTHS.len() <= 64);
-    let mut t = [0u64; 26];
-    let mut i = 0;
-    while i < MONTHS.len() {
-        t[(MONTHS[i].as_bytes()[0] - b'a') as usize] |= 1 << i;
-        i += 1;
-    }
-    t
-};
-
-/// The end of a month name at `p` (longest first, case-insensitive, then an optional `.`).
-fn month_at(b: &[u8], p: usize) -> Option<usize> {
-    // Most words start with a letter no month name starts with.
-    let first = b.get(p)?.to_ascii_lowercase();
-    if !first.is_ascii_lowercase() {
-        return None;
-    }
-    let mut months = MONTHS_BY_INITIAL[usize::from(first - b'a')];
-    let mut best = None;
-    while months != 0 {
-        let mb = MONTHS[months.trailing_zeros() as usize].as_bytes();
-        months &= months - 1;
-        let end = p + mb.len();
-        if end <= b.len()
-            && b[p..end].eq_ignore_ascii_case(mb)
-            && (end == b.len() || !b[end].is_ascii_alphabetic())
-            && best.is_none_or(|e| end > e)
-        {
-            best = Some(end);
-        }
-    }
-    best.map(|e| if b.get(e) == Some(&b'.') { e + 1 } else { e })
-}
-
-/// [`month_at`] as it was (every month name compared): its test oracle.
-#[cfg(test)]
-fn month_at_reference(b: &[u8], p: usize) -> Option<usize> {
-    // Most words start with a letter no month name starts with.
-    let first = b.get(p)?.to_ascii_lowercase();
-    if !first.is_ascii_lowercase() || MONTH_INITIALS & (1 << (first - b'a')) == 0 {
-        return None;
-    }
-    let mut best = None;
-    for m in MONTHS {
-        let mb = m.as_bytes();
-        let end = p + mb.len();
-        if mb[0] == first
-            && end <= b.len()
-            && b[p..end].eq_ignore_ascii_case(mb)
-            && (end == b.len() || !b[end].is_ascii_alphabetic())
-            && best.is_none_or(|e| end > e)
-        {
-            best = Some(end);
-        }
-    }
-    best.map(|e| if b.get(e) == Some(&b'.') { e + 1 } else { e })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn month_names_are_found_as_the_reference_finds_them() {
-        let mut pieces: Vec<Vec<u8>> = MONTHS.iter().map(|m| m.as_bytes().to_vec()).collect();
-        pieces.extend(MONTHS.iter().map(|m| m.to_ascii_uppercase().into_bytes()));
-        for p in [
-            "m", "a", "j", "x", "é", "ä", ".", " ", "1", "s", "e", "r", "Z",
-        ] {
-            pieces.push(p.as_bytes().to_vec());
-        }
-        let mut rng = crate::testdata::Rng::new(11);
-        for _ in 0..30_000 {
-            let mut text = Vec::new();
-            for _ in 0..rng.below(6) {
-                text.extend_from_slice(&pieces[rng.below(pieces.len())]);
-            }
-            for p in 0..=text.len() {
-                assert_eq!(
-                    month_at(&text, p),
-                    month_at_reference(&text, p),
-                    "{:?} {p}",
-                    String::from_utf8_lossy(&text)
-                );
-            }
-        }
-        let prose = crate::testdata::prose(7, 64 * 1024).text;
-        for p in 0..=prose.len() {
-            assert_eq!(
-                month_at(prose.as_bytes(), p),
-                month_at_reference(prose.as_bytes(), p)
-            );
-        }
-    }
 
     fn find(text: &str, key: Option<&str>) -> Vec<(String, &'static str)> {
         let r = IdRecognizer::new(&IdsConfig::default());
@@ -891,11 +607,6 @@ mod tests {
                 (text[s.start..s.end].to_string(), k.name())
             })
             .collect()
-    }
-
-    /// [`dob_in_text`] as it was: the cues looked for in the whole text.
-    fn dob_in_whole_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
-        dob_cues_in(cues, text.as_bytes(), 0, text.len(), out);
     }
 
     /// [`IdRecognizer::find`] on text as it was: the candidates from the regex's `find_iter`,
@@ -939,7 +650,7 @@ mod tests {
                 out.push(Span::new(m.start(), m.end(), Kind::Id(kind)));
             }
         }
-        dob_in_whole_text(&r.birth_cues, text, &mut out);
+        dob::dob_in_whole_text(&r.birth_cues, text, &mut out);
         out
     }
 
@@ -1012,8 +723,37 @@ mod tests {
             "é",
             "7",
             "42",
+            "2123456701",
+            "21234567011",
+            "86095742719",
+            "255081416802538",
+            "2 55 08 14 168 025 38",
+            "11010519491231002X",
+            "123-456-789",
+            "123-456-789-000",
+            "A1234567",
+            "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
+            "0:1:2:3:4:f",
+            "00:00:00:00:00:00",
+            "Steuer ",
+            "aadhaar ",
+            "id card ",
+            "身份证 ",
+            "cpf ",
+            "sin ",
+            "a/c ",
+            "tax id ",
+            "DL: ",
+            "npi ",
+            "pan ",
+            "bitcoin ",
+            "eth ",
+            "fiscal ",
+            "nie ",
+            "nir ",
         ];
         let mut rng = crate::testdata::Rng::new(11);
+        let mut found = 0;
         for _ in 0..20_000 {
             let mut text = String::new();
             for _ in 0..rng.below(16) {
@@ -1022,72 +762,233 @@ mod tests {
             let mut ours = Vec::new();
             r.find(&text, None, &mut ours);
             assert_eq!(ours, find_as_it_was(&r, &re, &text), "{text:?}");
+            found += ours.len();
         }
+        // Values shaped like UUIDs, timestamps, phone numbers, hashes, code and prose, alone and
+        // around identifiers.
+        for _ in 0..20_000 {
+            let mut text = shaped(&mut rng);
+            if rng.below(2) == 0 {
+                text.push_str(pieces[rng.below(pieces.len())]);
+                text.push_str(&shaped(&mut rng));
+            }
+            let mut ours = Vec::new();
+            r.find(&text, None, &mut ours);
+            assert_eq!(ours, find_as_it_was(&r, &re, &text), "{text:?}");
+            found += ours.len();
+        }
+        assert!(found > 2_000, "{found}");
     }
 
     #[test]
-    fn birth_cues_before_digits_are_those_of_the_whole_text() {
-        let r = IdRecognizer::new(&IdsConfig::default());
-        let pieces = [
-            "born",
-            "born on",
-            "Born",
-            "DOB",
-            "d.o.b.",
-            "date of birth",
-            "fecha de nacimiento",
-            "né le",
-            "geboren am",
-            ":",
-            " ",
-            "  ",
-            "        ",
-            "on ",
-            "am ",
-            "in ",
-            "-",
-            "\t",
-            "x",
-            "the",
-            ", ",
-            "\n",
-            "March",
-            "septiembre",
-            "Dec.",
-            "décembre",
-            "2",
-            "12",
-            "1985",
-            "02/03/1985",
-            "1985-03-02",
-            "2nd",
-            "of",
-            "7",
-            "é",
-            "1234567890",
-            "2026-02-26T10:33:34",
-            "Jan",
-            "mai",
-            "1st",
-            "th",
-            ".",
-            "a",
-            "20",
-        ];
-        let mut rng = crate::testdata::Rng::new(7);
-        for _ in 0..20_000 {
-            let mut text = String::new();
-            for _ in 0..rng.below(24) {
-                text.push_str(pieces[rng.below(pieces.len())]);
-            }
-            let (mut ours, mut whole) = (Vec::new(), Vec::new());
-            dob_in_text(&r.birth_cues, &text, &mut ours);
-            dob_in_whole_text(&r.birth_cues, &text, &mut whole);
-            assert_eq!(ours, whole, "{text:?}");
+    fn kinds_left_out_by_length_accept_nothing() {
+        // Candidates from identifiers, from values shaped like them and from random bytes of
+        // their alphabets, each against every kind, with and without a cue.
+        let mut cands: Vec<Vec<u8>> = [
+            "943 476 5919",
+            "234123412346",
+            "2341 2341 2346",
+            "046 454 286",
+            "529.982.247-25",
+            "11.222.333/0001-81",
+            "912-70-1234",
+            "12345678Z",
+            "X1234567L",
+            "RSSMRA85T10A562S",
+            "S1234567D",
+            "AB 12 34 56 C",
+            "QQ123456C",
+            "1EG4-TE5-MK73",
+            "1EG4TE5MK73",
+            "ABCPE1234F",
+            "011000015",
+            "1234567893",
+            "123456782",
+            "86095742719",
+            "2 55 08 14 168 025 38",
+            "11010519491231002X",
+            "2123456701",
+            "21234567011",
+            "123-456-789-000",
+            "A12345678",
+            "D1234567",
+            "AB123456789012",
+            "00:1A:2B:3C:4D:5E",
+            "0:1:2:3:4:f",
+            "00-1a-2b-3c-4d-5e",
+            "001a.2b3c.4d5e",
+            "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa",
+            "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
+            "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+            "bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297",
+            "0x52908400098527886E0F7030069857D2E4169EE7",
+        ]
+        .iter()
+        .map(|c| c.as_bytes().to_vec())
+        .collect();
+        let mut rng = crate::testdata::Rng::new(5);
+        for _ in 0..3_000 {
+            let text = shaped(&mut rng);
+            let b = text.as_bytes();
+            cands.extend(scan::Candidates::new(b).map(|(s, e)| b[s..e].to_vec()));
         }
-        let mut found = Vec::new();
-        dob_in_text(&r.birth_cues, "born on March        2, 1985", &mut found);
-        assert_eq!(found.len(), 1);
+        let alphabets: [&[u8]; 4] = [
+            b"0123456789",
+            b"0123456789 -./",
+            b"0123456789ABXZ",
+            b"0123456789abcdefABCDEF:-.",
+        ];
+        for _ in 0..20_000 {
+            let alphabet = alphabets[rng.below(alphabets.len())];
+            let len = 1 + rng.below(70);
+            cands.push((0..len).map(|_| *rng.pick(alphabet)).collect());
+        }
+        let mut taken = 0;
+        for cand in &cands {
+            let mut buf = [0u8; 80];
+            let Some(n) = compact(cand, &mut buf) else {
+                continue;
+            };
+            let groups = Groups::of(cand);
+            let may = may_accept(cand, n.len());
+            for (i, &kind) in IdKind::ALL.iter().enumerate() {
+                for cued in [false, true] {
+                    if accepts_compact(kind, cand, n, &groups, cued) {
+                        taken += 1;
+                        assert!(
+                            may & (1 << i) != 0,
+                            "{kind:?} {:?}",
+                            String::from_utf8_lossy(cand)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(taken > 1_000, "{taken}");
+    }
+
+    #[test]
+    fn bytes_that_may_hold_no_cue_hold_none() {
+        let r = IdRecognizer::new(&IdsConfig::default());
+        for kind in IdKind::ALL {
+            for cue in cues(*kind) {
+                assert!(may_hold_cue(cue.as_bytes()), "{cue}");
+                assert!(may_hold_cue(cue.to_ascii_uppercase().as_bytes()), "{cue}");
+            }
+        }
+        let mut rng = crate::testdata::Rng::new(9);
+        let alphabet = b"0123456789aAcCnNsSxX/:-. \xc3";
+        for _ in 0..50_000 {
+            let len = rng.below(48);
+            let before: Vec<u8> = (0..len).map(|_| *rng.pick(alphabet)).collect();
+            if !may_hold_cue(&before) {
+                assert_eq!(
+                    r.cued_kinds(&before),
+                    0,
+                    "{:?}",
+                    String::from_utf8_lossy(&before)
+                );
+            }
+        }
+        for _ in 0..5_000 {
+            let text = shaped(&mut rng);
+            let b = text.as_bytes();
+            for start in 0..b.len() {
+                let before = &b[start.saturating_sub(48)..start];
+                if !may_hold_cue(before) {
+                    assert_eq!(r.cued_kinds(before), 0, "{text:?}");
+                }
+            }
+        }
+    }
+
+    /// A random value shaped like those that hold digits but rarely an identifier: a UUID, an
+    /// ISO timestamp, a phone number, a hex hash, a version, a line of code or log, a sentence;
+    /// now and then with a birth cue or a cue word before it.
+    pub(super) fn shaped(rng: &mut crate::testdata::Rng) -> String {
+        let hex = |rng: &mut crate::testdata::Rng, n: usize, upper: bool| -> String {
+            let digits: &[u8] = if upper {
+                b"0123456789ABCDEF"
+            } else {
+                b"0123456789abcdef"
+            };
+            (0..n).map(|_| char::from(*rng.pick(digits))).collect()
+        };
+        let upper = rng.below(8) == 0;
+        let mut v = match rng.below(9) {
+            0 => {
+                let g: Vec<String> = [8, 4, 4, 4, 12]
+                    .iter()
+                    .map(|&n| hex(rng, n, upper))
+                    .collect();
+                g.join("-")
+            }
+            1 => format!(
+                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}",
+                1900 + rng.below(200),
+                1 + rng.below(12),
+                1 + rng.below(31),
+                rng.below(24),
+                rng.below(60),
+                rng.below(60),
+                rng.below(1_000_000)
+            ),
+            2 => crate::testdata::phone(rng),
+            3 => {
+                let n = *rng.pick(&[32, 40, 42, 64]);
+                hex(rng, n, upper)
+            }
+            4 => format!("v{}.{}.{}", rng.below(20), rng.below(100), rng.below(1000)),
+            5 => {
+                static LINES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+                let lines = LINES.get_or_init(|| crate::testdata::code_log_lines(64 * 1024));
+                lines[rng.below(lines.len())].clone()
+            }
+            6 => {
+                let prose = crate::testdata::prose(rng.next_u64(), 600).text;
+                let from = rng.below(prose.len() / 2);
+                let from = (from..prose.len())
+                    .find(|&i| prose.is_char_boundary(i))
+                    .unwrap_or(0);
+                prose[from..].to_string()
+            }
+            7 => format!(
+                "{}{} {}",
+                rng.below(100_000),
+                *rng.pick(&["", "-", "/", ".", " "]),
+                rng.below(100_000_000)
+            ),
+            _ => {
+                let mut w = String::new();
+                for _ in 0..1 + rng.below(4) {
+                    w.push_str(*rng.pick(&["da", "fe", "D", "b", "0x", "bc1", "DOB", "ne", "1"]));
+                    let n = rng.below(10);
+                    w.push_str(&hex(rng, n, upper));
+                    w.push_str(*rng.pick(&["-", ".", ":", " ", "_", "/"]));
+                }
+                w
+            }
+        };
+        if rng.below(4) == 0 {
+            let cue = rng.pick(&[
+                "born ",
+                "DOB: ",
+                "Born on ",
+                "date of birth ",
+                "nhs ",
+                "routing ",
+                "TFN ",
+                "account ",
+                "mac ",
+                "wallet ",
+                "née le ",
+                "geboren am ",
+                "March ",
+                "2nd of ",
+            ]);
+            v.insert_str(0, cue);
+        }
+        v
     }
 
     #[test]

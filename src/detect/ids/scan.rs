@@ -43,63 +43,131 @@ impl<'a> Candidates<'a> {
 impl Iterator for Candidates<'_> {
     type Item = (usize, usize);
 
+    /// The starts before `pos` are done, and `t`, the first trigger from `pos` on, is the first
+    /// byte from `pos` on that can be part of a shape's opening: so a start `p` from `pos` on
+    /// can match only if its digit (or MAC separator) is `t` or one after it. Going through the
+    /// shapes of [`match_at`] with that in mind leaves few starts to try at `t`:
+    ///
+    /// - at a digit: the start of the word that holds `t` (a word start at most six bytes
+    ///   before it), whose letters and hex digits run up to `t`, for every shape but one;
+    ///   and for `AB 12 34 56 C`, whose first digit comes after a space, the byte three before
+    ///   `t`. Any other start in reach has a digit or separator before `t` in its opening,
+    ///   which `t` being the first rules out, or is cut from `t` by a byte no shape takes there;
+    /// - at a MAC separator: the starts of a MAC whose first separator it is (`:` one or two
+    ///   bytes after the start, `-` two, `.` four); no other shape opens with a separator
+    ///   before its first digit. `/` opens no shape.
+    ///
+    /// The starts tried are the ones [`match_at`] would take, in order; the others at `t` are
+    /// starts it refuses, so `pos` moves past them as before.
     fn next(&mut self) -> Option<(usize, usize)> {
         let b = self.b;
         loop {
-            // The starts before `pos` are done, and a start `p` has a trigger in
-            // `p..=p + 6`, with no `:`, `-` or `.` before its digit unless it is a MAC; so the
-            // first trigger from `pos` on can open the starts up to six bytes before it if it
-            // is a digit, four if a separator. `/` is in the byte range but no trigger.
             let t = next_trigger(b, self.pos)?;
             let c = b[t];
-            if c == b'/' {
-                self.pos = t + 1;
-                continue;
-            }
-            let digit = c.is_ascii_digit();
-            let (lo, end) = if digit {
-                (t.saturating_sub(6), t + 1)
-            } else {
-                (t.saturating_sub(4), t)
-            };
-            let mut p = self.pos.max(lo);
-            while p < end {
-                if starts_word(b, p) {
-                    if let Some(e) = match_at(b, p) {
-                        self.pos = e;
-                        return Some((p, e));
-                    }
-                    // No other start inside this word.
-                    p += 1;
-                    while p < end && word(b[p]) {
-                        p += 1;
-                    }
-                } else {
-                    p += 1;
+            if c.is_ascii_digit() {
+                if t >= 3
+                    && b[t - 1] == b' '
+                    && let Some(e) = self.try_start(t - 3)
+                {
+                    return Some((t - 3, e));
                 }
-            }
-            // Nor inside the rest of the trigger's word.
-            let mut q = t + 1;
-            if digit {
+                let mut w = t;
+                while w > self.pos && t - w < 6 && word(b[w - 1]) {
+                    w -= 1;
+                }
+                if let Some(e) = self.try_start(w) {
+                    return Some((w, e));
+                }
+                // No start inside the rest of the trigger's word.
+                let mut q = t + 1;
                 while q < b.len() && word(b[q]) {
                     q += 1;
                 }
+                self.pos = q;
+            } else {
+                let (first, second) = match c {
+                    b':' => (t.checked_sub(2), t.checked_sub(1)),
+                    b'-' => (t.checked_sub(2), None),
+                    b'.' => (t.checked_sub(4), None),
+                    _ => (None, None),
+                };
+                for p in [first, second].into_iter().flatten() {
+                    if let Some(e) = self.try_start(p) {
+                        return Some((p, e));
+                    }
+                }
+                self.pos = t + 1;
             }
-            self.pos = q;
         }
     }
+}
+
+impl Candidates<'_> {
+    /// The end of the match at `p` if `p` is a word start not before `pos`; on a match, `pos`
+    /// moves to its end.
+    #[inline]
+    fn try_start(&mut self, p: usize) -> Option<usize> {
+        if p < self.pos || !starts_word(self.b, p) {
+            return None;
+        }
+        let e = match_at(self.b, p)?;
+        self.pos = e;
+        Some(e)
+    }
+}
+
+/// Byte classes ([`CLASS`] bits).
+const DIGIT: u8 = 1;
+const HEX: u8 = 2;
+const ALPHA: u8 = 4;
+const ALNUM: u8 = 8;
+const WORD: u8 = 16;
+
+/// Per byte, its classes: `0-9` are digits and hex, `a-f`/`A-F` hex, ASCII letters alphabetic,
+/// letters and digits alphanumeric, those and `_` word bytes (`\w` in ASCII).
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let mut k = 0;
+        if b.is_ascii_digit() {
+            k |= DIGIT;
+        }
+        if b.is_ascii_hexdigit() {
+            k |= HEX;
+        }
+        if b.is_ascii_alphabetic() {
+            k |= ALPHA;
+        }
+        if b.is_ascii_alphanumeric() {
+            k |= ALNUM;
+        }
+        if b.is_ascii_alphanumeric() || b == b'_' {
+            k |= WORD;
+        }
+        t[c] = k;
+        c += 1;
+    }
+    t
+};
+
+/// Whether `c` is in one of the classes `class`.
+#[inline(always)]
+fn is(c: u8, class: u8) -> bool {
+    CLASS[usize::from(c)] & class != 0
 }
 
 /// Whether an ASCII word (`\b` then a letter or digit) starts at `p`.
 #[inline]
 fn starts_word(b: &[u8], p: usize) -> bool {
-    b.get(p).is_some_and(u8::is_ascii_alphanumeric) && (p == 0 || !word(b[p - 1]))
+    b.get(p).is_some_and(|&c| is(c, ALNUM)) && (p == 0 || !word(b[p - 1]))
 }
 
 /// A byte of `\w` in ASCII.
 #[inline]
 fn word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
+    is(c, WORD)
 }
 
 /// `\b` at `e` right after a letter or digit: no word byte follows.
@@ -108,11 +176,15 @@ fn ends_word(b: &[u8], e: usize) -> bool {
     b.get(e).is_none_or(|&c| !word(c))
 }
 
-/// How many bytes from `i` on pass `f`, counting up to `cap`.
+/// How many bytes from `i` on are in `class`, counting up to `cap`.
 #[inline]
-fn run(b: &[u8], i: usize, cap: usize, f: impl Fn(&u8) -> bool) -> usize {
-    b.get(i..)
-        .map_or(0, |s| s.iter().take(cap).take_while(|c| f(c)).count())
+fn run(b: &[u8], i: usize, cap: usize, class: u8) -> usize {
+    let end = b.len().min(i.saturating_add(cap));
+    let mut j = i;
+    while j < end && is(b[j], class) {
+        j += 1;
+    }
+    j - i
 }
 
 /// The next byte of `-./0123456789:` at or after `i`, eight bytes at a time.
@@ -144,16 +216,13 @@ fn next_trigger(b: &[u8], mut i: usize) -> Option<usize> {
 /// shapes in order, each taken as the regex's greedy choices take it.
 fn match_at(b: &[u8], p: usize) -> Option<usize> {
     let at = |i: usize| b.get(p + i).copied().unwrap_or(0);
-    let hex = |c: &u8| c.is_ascii_hexdigit();
-    let digit = |c: &u8| c.is_ascii_digit();
-    let alnum = |c: &u8| c.is_ascii_alphanumeric();
     // Six groups of one or two hex digits joined by `:`. A group takes its whole hex run (a
     // shorter take leaves a hex digit where `:` or `\b` must be).
     if at(1) == b':' || at(2) == b':' {
         let mut q = p;
         let mut ok = true;
         for g in 0..6 {
-            let k = run(b, q, 3, hex);
+            let k = run(b, q, 3, HEX);
             if !(1..=2).contains(&k) {
                 ok = false;
                 break;
@@ -177,7 +246,7 @@ fn match_at(b: &[u8], p: usize) -> Option<usize> {
             if i % 3 == 2 {
                 at(i) == b'-'
             } else {
-                hex(&at(i))
+                is(at(i), HEX)
             }
         })
         && ends_word(b, p + 17)
@@ -189,7 +258,7 @@ fn match_at(b: &[u8], p: usize) -> Option<usize> {
             if i % 5 == 4 {
                 at(i) == b'.'
             } else {
-                hex(&at(i))
+                is(at(i), HEX)
             }
         })
         && ends_word(b, p + 14)
@@ -197,7 +266,7 @@ fn match_at(b: &[u8], p: usize) -> Option<usize> {
         return Some(p + 14);
     }
     // `0x` + 40 hex.
-    if at(0) == b'0' && at(1) == b'x' && run(b, p + 2, 40, hex) == 40 && ends_word(b, p + 42) {
+    if at(0) == b'0' && at(1) == b'x' && run(b, p + 2, 40, HEX) == 40 && ends_word(b, p + 42) {
         return Some(p + 42);
     }
     // `bc1` / `BC1` + 11 to 71 letters and digits: the whole run, which must end the word.
@@ -205,7 +274,7 @@ fn match_at(b: &[u8], p: usize) -> Option<usize> {
         (at(0), at(1), at(2)),
         (b'b', b'c', b'1') | (b'B', b'C', b'1')
     ) {
-        let k = run(b, p + 3, 72, alnum);
+        let k = run(b, p + 3, 72, ALNUM);
         if (11..=71).contains(&k) && ends_word(b, p + 3 + k) {
             return Some(p + 3 + k);
         }
@@ -216,22 +285,22 @@ fn match_at(b: &[u8], p: usize) -> Option<usize> {
         && (2..13).all(|i| match i % 3 {
             2 => at(i) == b' ',
             _ if i == 12 => (b'A'..=b'D').contains(&at(i)),
-            _ => digit(&at(i)),
+            _ => is(at(i), DIGIT),
         })
         && ends_word(b, p + 13)
     {
         return Some(p + 13);
     }
-    if digit(&at(0))
+    if is(at(0), DIGIT)
         && let Some(e) = digit_groups(b, p)
     {
         return Some(e);
     }
     // Up to six letters, a digit, then 3 to 61 letters and digits: the whole run.
-    let letters = run(b, p, 7, u8::is_ascii_alphabetic);
-    if letters <= 6 && digit(&at(letters)) {
+    let letters = run(b, p, 7, ALPHA);
+    if letters <= 6 && is(at(letters), DIGIT) {
         let from = p + letters + 1;
-        let k = run(b, from, 62, alnum);
+        let k = run(b, from, 62, ALNUM);
         if (3..=61).contains(&k) && ends_word(b, from + k) {
             return Some(from + k);
         }
@@ -244,8 +313,7 @@ fn match_at(b: &[u8], p: usize) -> Option<usize> {
 /// `\b` must be), so the groups are read once; then, as the greedy repetition backtracks, the
 /// most groups first, each with the suffix tried before none.
 fn digit_groups(b: &[u8], p: usize) -> Option<usize> {
-    let digit = |c: &u8| c.is_ascii_digit();
-    let first = run(b, p, 7, digit);
+    let first = run(b, p, 7, DIGIT);
     if !(1..=6).contains(&first) {
         return None;
     }
@@ -260,7 +328,7 @@ fn digit_groups(b: &[u8], p: usize) -> Option<usize> {
         {
             break;
         }
-        let k = run(b, q + 1, 7, digit);
+        let k = run(b, q + 1, 7, DIGIT);
         if !(1..=6).contains(&k) {
             break;
         }
@@ -269,7 +337,7 @@ fn digit_groups(b: &[u8], p: usize) -> Option<usize> {
     }
     for &q in ends[1..=reps].iter().rev() {
         if b.get(q).is_some_and(|c| matches!(c, b'-' | b'/')) {
-            let k = run(b, q + 1, 3, u8::is_ascii_alphanumeric);
+            let k = run(b, q + 1, 3, ALNUM);
             if (1..=2).contains(&k) && ends_word(b, q + 1 + k) {
                 return Some(q + 1 + k);
             }
@@ -405,5 +473,19 @@ mod tests {
             both(&re, text);
             both(&re, &[b"x ", &text[..], b" y"].concat());
         }
+        // Values shaped like UUIDs, timestamps, phone numbers, hashes, code and prose, one
+        // after the other.
+        for _ in 0..20_000 {
+            let mut text = super::super::tests::shaped(&mut rng).into_bytes();
+            for _ in 0..rng.below(3) {
+                text.extend_from_slice(pieces[rng.below(pieces.len())]);
+                text.extend_from_slice(super::super::tests::shaped(&mut rng).as_bytes());
+            }
+            both(&re, &text);
+        }
+        let clean = crate::testdata::clean_text(3, 256 * 1024).text;
+        both(&re, clean.as_bytes());
+        let prose = crate::testdata::prose(3, 256 * 1024).text;
+        both(&re, prose.as_bytes());
     }
 }
