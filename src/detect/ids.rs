@@ -202,7 +202,20 @@ impl IdRecognizer {
         if !text.bytes().any(|b| b.is_ascii_digit()) {
             return;
         }
-        let b = text.as_bytes();
+        // A whole UUID holds nothing the candidates and dates below take (see `is_uuid`).
+        if !is_uuid(text.as_bytes()) {
+            self.candidates_in(text.as_bytes(), keyed, out);
+            if self.config.date_of_birth {
+                dob_in_text(&self.birth_cues, text, out);
+            }
+        }
+        if let Some(addresses) = &self.addresses {
+            addresses.find(text, out);
+        }
+    }
+
+    /// Appends the identifiers among the candidates of `b` ([`scan::Candidates`]).
+    fn candidates_in(&self, b: &[u8], keyed: Option<IdKind>, out: &mut Vec<Span>) {
         for (start, end) in scan::Candidates::new(b) {
             let cand = &b[start..end];
             if cand.len() < 9 || embedded(b, start, end) {
@@ -256,12 +269,6 @@ impl IdRecognizer {
             if let Some(kind) = chosen {
                 out.push(Span::new(start, end, Kind::Id(kind)));
             }
-        }
-        if self.config.date_of_birth {
-            dob_in_text(&self.birth_cues, text, out);
-        }
-        if let Some(addresses) = &self.addresses {
-            addresses.find(text, out);
         }
     }
 
@@ -367,6 +374,23 @@ fn may_hold_cue(before: &[u8]) -> bool {
         letter = c.is_ascii_alphabetic();
     }
     false
+}
+
+/// Whether `b` is a UUID and nothing else: 32 hex digits grouped 8-4-4-4-12 by `-`. Such a
+/// value holds no candidate that [`IdRecognizer::candidates_in`] keeps: one starting after a
+/// `-` is joined to the group before it and one ending before a `-` to the group after it
+/// ([`embedded`]), so only one spanning the whole value could be kept, and no shape of
+/// [`scan::CANDIDATES`] takes four `-` and groups of eight and twelve (digit groups have at most
+/// six digits, MACs seventeen bytes). Nor does it hold a birth cue: each has a letter past `f`.
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
 }
 
 /// Whether `cand` (as written) is a `kind`, with or without a cue.
@@ -778,6 +802,53 @@ mod tests {
             found += ours.len();
         }
         assert!(found > 2_000, "{found}");
+    }
+
+    #[test]
+    fn whole_uuids_hold_nothing_the_candidates_and_dates_take() {
+        for cue in BIRTH_CUES {
+            assert!(
+                cue.bytes().any(|c| !c.is_ascii_hexdigit() && c != b'-'),
+                "{cue}"
+            );
+        }
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let re = regex::bytes::Regex::new(scan::CANDIDATES).unwrap();
+        let alphabets: [&[u8]; 5] = [
+            b"0123456789",
+            b"0123456789abcdef",
+            b"0123456789ABCDEF",
+            b"01",
+            b"9aA",
+        ];
+        let mut rng = crate::testdata::Rng::new(17);
+        for _ in 0..20_000 {
+            let alphabet = alphabets[rng.below(alphabets.len())];
+            let groups: Vec<String> = [8, 4, 4, 4, 12]
+                .iter()
+                .map(|&n| (0..n).map(|_| char::from(*rng.pick(alphabet))).collect())
+                .collect();
+            let u = groups.join("-");
+            assert!(is_uuid(u.as_bytes()));
+            assert_eq!(find_as_it_was(&r, &re, &u), vec![], "{u}");
+            for &kind in IdKind::ALL {
+                let mut out = Vec::new();
+                r.candidates_in(u.as_bytes(), Some(kind), &mut out);
+                assert_eq!(out, vec![], "{u} {kind:?}");
+            }
+            let mut out = Vec::new();
+            r.find(&u, None, &mut out);
+            assert_eq!(out, vec![], "{u}");
+        }
+        for not in [
+            "",
+            "79ccca03-52d2-4b96-bf49-4cd9377a603",
+            "79ccca03-52d2-4b96-bf49_4cd9377a6035",
+            "79ccca03-52d2-4b96-bf49-4cd9377a603g",
+            " 79ccca03-52d2-4b96-bf49-4cd9377a6035",
+        ] {
+            assert!(!is_uuid(not.as_bytes()), "{not}");
+        }
     }
 
     #[test]

@@ -62,8 +62,8 @@ const DOB_REACH: usize = 64;
 /// code): [`may_open_date`] turns them away with a few byte tests, and a cue that is followed by
 /// a date lies in the stretch of that date's first run, so a run whose stretch holds no cue
 /// start ([`birth_cue_at`]) is no such date's either; leaving its stretch out of the regions
-/// loses none. Only the runs that pass both are read as dates. The bytes are read for cue
-/// starts once, in order, as the stretches only move on.
+/// loses none. Only the runs that pass both are read as dates ([`may_date`]). The bytes are
+/// read for cue starts once, in order, as the stretches only move on.
 pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut region: Option<(usize, usize)> = None;

@@ -85,16 +85,28 @@ impl Iterator for Candidates<'_> {
                 }
                 self.pos = q;
             } else {
+                // The group before a MAC's first separator is hex (and holds no digit, which
+                // would be a trigger before `t`): a start whose bytes up to `t` are not all hex
+                // is no MAC's and needs no try.
+                let pos = self.pos;
+                let hex_from = |p: usize| p >= pos && b[p..t].iter().all(|&c| is(c, HEX));
                 let (first, second) = match c {
                     b':' => (t.checked_sub(2), t.checked_sub(1)),
                     b'-' => (t.checked_sub(2), None),
                     b'.' => (t.checked_sub(4), None),
                     _ => (None, None),
                 };
-                for p in [first, second].into_iter().flatten() {
-                    if let Some(e) = self.try_start(p) {
-                        return Some((p, e));
-                    }
+                if let Some(p) = first
+                    && hex_from(p)
+                    && let Some(e) = self.try_start(p)
+                {
+                    return Some((p, e));
+                }
+                if let Some(p) = second
+                    && hex_from(p)
+                    && let Some(e) = self.try_start(p)
+                {
+                    return Some((p, e));
                 }
                 self.pos = t + 1;
             }
