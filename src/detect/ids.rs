@@ -1032,10 +1032,12 @@ mod tests {
             _ => {
                 let mut w = String::new();
                 for _ in 0..1 + rng.below(4) {
-                    w.push_str(*rng.pick(&["da", "fe", "D", "b", "0x", "bc1", "DOB", "ne", "1"]));
+                    let pick = ["da", "fe", "D", "b", "0x", "bc1", "DOB", "ne", "1"];
+                    w.push_str(pick[rng.below(pick.len())]);
                     let n = rng.below(10);
                     w.push_str(&hex(rng, n, upper));
-                    w.push_str(*rng.pick(&["-", ".", ":", " ", "_", "/"]));
+                    let pick = ["-", ".", ":", " ", "_", "/"];
+                    w.push_str(pick[rng.below(pick.len())]);
                 }
                 w
             }
