@@ -11,6 +11,8 @@
 //! sparse DFAs ([`Automaton`]): what the recognizer runs to check a number, so no metadata
 //! regex is parsed or compiled at start or on a first input.
 
+use std::sync::OnceLock;
+
 use regex_automata::dfa::{Automaton as _, sparse};
 use regex_automata::{Anchored, Input};
 
@@ -68,8 +70,92 @@ include!(concat!(env!("OUT_DIR"), "/phone_metadata.rs"));
 static DFAS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/phone_dfa.bin"));
 
 /// A compiled set of anchored digit patterns: it says which of them match a whole input.
-#[derive(Clone, Debug)]
-pub(super) struct Automaton(sparse::DFA<&'static [u8]>);
+///
+/// The inputs are digit strings, and a sparse DFA finds each transition by a search through
+/// the state's byte ranges (some thirty instructions a byte). The first check builds a table
+/// of the states the start state reaches on digits, ten entries each ([`DigitTable`]), from the
+/// DFA's own transitions; every later check of a digit string walks the table, a load a digit.
+#[derive(Debug)]
+pub(super) struct Automaton {
+    dfa: sparse::DFA<&'static [u8]>,
+    /// Built on the first check: a pattern set that is never run costs nothing more.
+    digits: OnceLock<Option<DigitTable>>,
+}
+
+impl Clone for Automaton {
+    fn clone(&self) -> Automaton {
+        Automaton {
+            dfa: self.dfa.clone(),
+            digits: OnceLock::new(),
+        }
+    }
+}
+
+/// No state: the DFA's dead state (it matches nothing from there on).
+const DEAD: u16 = u16::MAX;
+
+/// An [`Automaton`]'s transitions on the ten ASCII digits, over the states reachable from its
+/// anchored start state on digits (state 0 is the start state).
+#[derive(Debug)]
+struct DigitTable {
+    /// `next[10 * s + d]`: the state after state `s` reads digit `d`, or [`DEAD`].
+    next: Vec<u16>,
+    /// Per state, the range of `patterns` that match when the input ends there.
+    ends: Vec<(u32, u32)>,
+    patterns: Vec<u32>,
+}
+
+impl DigitTable {
+    /// The table of `dfa`, built with the calls [`Automaton::whole_matches_sparse`] makes:
+    /// `start_state_forward` (the same for every input: it depends only on the input starting
+    /// at 0 and being anchored), `next_state` on digits, `is_dead_state`, `next_eoi_state` and
+    /// its match patterns. `None` when the start state is an error (no input matches then) or
+    /// the states do not fit the table; the sparse search is used then.
+    fn build(dfa: &sparse::DFA<&'static [u8]>) -> Option<DigitTable> {
+        let start = dfa
+            .start_state_forward(&Input::new("").anchored(Anchored::Yes))
+            .ok()?;
+        // State ids are offsets into the DFA's bytes, which its memory usage counts.
+        let mut index = vec![DEAD; dfa.memory_usage() + 1];
+        let mut states = vec![start];
+        *index.get_mut(start.as_usize())? = 0;
+        let mut next = Vec::new();
+        let mut i = 0;
+        while let Some(&sid) = states.get(i) {
+            for digit in b'0'..=b'9' {
+                let to = dfa.next_state(sid, digit);
+                if dfa.is_dead_state(to) {
+                    next.push(DEAD);
+                    continue;
+                }
+                let slot = index.get_mut(to.as_usize())?;
+                if *slot == DEAD {
+                    *slot = u16::try_from(states.len()).ok().filter(|&k| k != DEAD)?;
+                    states.push(to);
+                }
+                next.push(*slot);
+            }
+            i += 1;
+        }
+        let mut ends = Vec::with_capacity(states.len());
+        let mut patterns = Vec::new();
+        for &sid in &states {
+            let from = patterns.len() as u32;
+            let eoi = dfa.next_eoi_state(sid);
+            if dfa.is_match_state(eoi) {
+                for k in 0..dfa.match_len(eoi) {
+                    patterns.push(dfa.match_pattern(eoi, k).as_u32());
+                }
+            }
+            ends.push((from, patterns.len() as u32));
+        }
+        Some(DigitTable {
+            next,
+            ends,
+            patterns,
+        })
+    }
+}
 
 impl Automaton {
     /// The automaton at `range` of [`DFAS`]; `None` for an entry with no patterns (or bytes
@@ -79,7 +165,10 @@ impl Automaton {
         let bytes = DFAS.get(start..end).filter(|b| !b.is_empty())?;
         sparse::DFA::from_bytes(bytes)
             .ok()
-            .map(|(dfa, _)| Automaton(dfa))
+            .map(|(dfa, _)| Automaton {
+                dfa,
+                digits: OnceLock::new(),
+            })
     }
 
     /// Whether some pattern matches all of `input`.
@@ -87,9 +176,39 @@ impl Automaton {
         self.whole_matches(input, |_| true)
     }
 
-    /// Whether a pattern `i` for which `accept(i)` holds matches all of `input`.
+    /// Whether a pattern `i` for which `accept(i)` holds matches all of `input`: through the
+    /// [`DigitTable`] for a digit string, else [`Automaton::whole_matches_sparse`].
     pub(super) fn whole_matches(&self, input: &str, mut accept: impl FnMut(usize) -> bool) -> bool {
-        let dfa = &self.0;
+        let Some(table) = self.digits.get_or_init(|| DigitTable::build(&self.dfa)) else {
+            return self.whole_matches_sparse(input, accept);
+        };
+        let mut state = 0usize;
+        for &b in input.as_bytes() {
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return self.whole_matches_sparse(input, accept);
+            }
+            match table.next.get(10 * state + usize::from(digit)) {
+                Some(&to) if to != DEAD => state = usize::from(to),
+                _ => return false,
+            }
+        }
+        let Some(&(from, to)) = table.ends.get(state) else {
+            return false;
+        };
+        table
+            .patterns
+            .get(from as usize..to as usize)
+            .is_some_and(|ps| ps.iter().any(|&p| accept(p as usize)))
+    }
+
+    /// [`Automaton::whole_matches`] by the sparse DFA itself, for any input.
+    pub(super) fn whole_matches_sparse(
+        &self,
+        input: &str,
+        mut accept: impl FnMut(usize) -> bool,
+    ) -> bool {
+        let dfa = &self.dfa;
         let Ok(mut sid) = dfa.start_state_forward(&Input::new(input).anchored(Anchored::Yes))
         else {
             return false;
