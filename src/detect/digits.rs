@@ -16,7 +16,9 @@
 
 use super::checksum::NumberRecognizer;
 use super::ip::IpRecognizer;
-use super::phone::{DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, may_separate, next_digit};
+use super::phone::{
+    DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, is_word, may_separate, next_digit,
+};
 use super::{FindContext, Recognizer, Span, prefilter};
 
 /// Phone, number and IP recognizers (each optional) run in one pass over the digits.
@@ -125,7 +127,12 @@ impl DigitRuns {
     ///   and after it a byte no phone separator run starts with ([`may_separate`]): the phone
     ///   step's shortcut ends it (too short, no group after); the number step sees no letter
     ///   before (no IBAN), fewer than 9 digits and no ` ` or `-` after (no card, no SSN); the IP
-    ///   step sees no `.` after. Each returns the run's end.
+    ///   step sees no `.` after. Each returns the run's end. When a letter or `_` follows (the
+    ///   `128b` of a UUID), each later digit of that word is glued, with a digit three bytes or
+    ///   less before it or a word byte before its two letters (no IBAN): every member asked
+    ///   there skips to the word's end, and a member asked here would be asked there next, so
+    ///   it resumes at the word's end at once. With no digit left in the word, the two resume
+    ///   points have no digit between them and lead the pass to the same next stop.
     #[inline(always)]
     fn settled(&self, b: &[u8], run: &DigitRun) -> Option<usize> {
         if run.is_glued() {
@@ -140,8 +147,16 @@ impl DigitRuns {
         }
         let d = run.start;
         let ascii_before = d == 0 || b[d - 1] < 0x80;
-        let group_after = b.get(run.end).is_some_and(|&x| may_separate(x));
-        (ascii_before && run.len() < MIN_CONTEXT_DIGITS && !group_after).then_some(run.end)
+        if !ascii_before || run.len() >= MIN_CONTEXT_DIGITS {
+            return None;
+        }
+        match b.get(run.end) {
+            None => Some(run.end),
+            Some(&x) if may_separate(x) => None,
+            // A letter or `_` (the run ends at a non-digit).
+            Some(&x) if is_word(x) => Some(run.token_end(b)),
+            Some(_) => Some(run.end),
+        }
     }
 }
 

@@ -238,6 +238,11 @@ impl Validity {
                 entries.push((dfa, meta));
             }
         }
+        // Largest rules first: a shared calling code's main region (the US of +1, GB of +44)
+        // has the most, and most of its numbers are that region's. `valid` asks whether any
+        // entry takes a number, which the order does not change.
+        entries
+            .sort_by_key(|(_, meta)| std::cmp::Reverse(meta.validity_dfa.1 - meta.validity_dfa.0));
         Validity {
             entries,
             min_len,
@@ -711,7 +716,7 @@ impl DigitRun {
         while end < b.len() && b[end].is_ascii_digit() {
             end += 1;
         }
-        let glued = d > 0 && (b[d - 1].is_ascii_alphanumeric() || b[d - 1] == b'_');
+        let glued = d > 0 && is_word(b[d - 1]);
         DigitRun {
             start: d,
             end,
@@ -733,8 +738,11 @@ impl DigitRun {
     /// glued run, what [`DigitRun::glued_end`] gives.
     #[inline]
     pub(super) fn token_end(&self, b: &[u8]) -> usize {
-        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-        self.end + b[self.end..].iter().take_while(|&&c| word(c)).count()
+        let mut i = self.end;
+        while i < b.len() && is_word(b[i]) {
+            i += 1;
+        }
+        i
     }
 
     /// [`glued_token_end`] of the run's first digit, from the run's end on (the digits
@@ -745,6 +753,25 @@ impl DigitRun {
         self.glued
             .then(|| self.end + b[self.end..].iter().take_while(|&&c| word(c)).count())
     }
+}
+
+/// The word bytes (ASCII letters, digits and `_`), as [`DigitRun`] and the recognizers that
+/// skip glued tokens count them.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || b == b'_';
+        c += 1;
+    }
+    table
+};
+
+/// Whether `c` is an ASCII letter, digit or `_`.
+#[inline(always)]
+pub(super) fn is_word(c: u8) -> bool {
+    WORD_BYTES[usize::from(c)]
 }
 
 /// When the digit at `d` is glued to a word before it (hex ids, hashes, `v2`, `user_42`), the
