@@ -18,6 +18,7 @@ use super::checksum::NumberRecognizer;
 use super::ip::IpRecognizer;
 use super::phone::{
     DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, is_word, may_separate, next_digit,
+    separates_group,
 };
 use super::{FindContext, Recognizer, Span, prefilter};
 
@@ -77,7 +78,7 @@ impl DigitRuns {
         }
         loop {
             let run = DigitRun::at(b, d);
-            if let Some(to) = self.settled(b, &run) {
+            if let Some(to) = self.settled(b, &run, p <= d) {
                 // What each member asked here would return (see `settled`).
                 if p <= d {
                     p = to;
@@ -124,7 +125,8 @@ impl DigitRuns {
     ///   IBAN may start there ([`NumberRecognizer::iban_may_start`]: its country code is the
     ///   two letters right before and stands alone), since a glued run starts no card or SSN.
     /// - A run of fewer than [`MIN_CONTEXT_DIGITS`] with an ASCII byte (or nothing) before it
-    ///   and after it a byte no phone separator run starts with ([`may_separate`]): the phone
+    ///   and after it a byte no phone separator run starts with ([`may_separate`]), or one that
+    ///   leads to no group (below): the phone
     ///   step's shortcut ends it (too short, no group after); the number step sees no letter
     ///   before (no IBAN), fewer than 9 digits and no ` ` or `-` after (no card, no SSN); the IP
     ///   step sees no `.` after. Each returns the run's end. When a letter or `_` follows (the
@@ -134,7 +136,7 @@ impl DigitRuns {
     ///   it resumes at the word's end at once. With no digit left in the word, the two resume
     ///   points have no digit between them and lead the pass to the same next stop.
     #[inline(always)]
-    fn settled(&self, b: &[u8], run: &DigitRun) -> Option<usize> {
+    fn settled(&self, b: &[u8], run: &DigitRun, phone_asked: bool) -> Option<usize> {
         if run.is_glued() {
             if self
                 .numbers
@@ -152,7 +154,16 @@ impl DigitRuns {
         }
         match b.get(run.end) {
             None => Some(run.end),
-            Some(&x) if may_separate(x) => None,
+            // A `.` may start an IPv4 address; a group of three or four before ` ` or `-` an
+            // SSN or a card; a group after the separators a phone number (asked only when the
+            // phone step is). Otherwise (`4 people`, `646 - `, `12/`, the `07` of a date the
+            // phone step has passed) each member asked returns the run's end as above.
+            Some(&x) if may_separate(x) => {
+                let grouped = matches!(x, b' ' | b'-') && matches!(run.len(), 3 | 4);
+                let settled =
+                    x != b'.' && !grouped && !(phone_asked && separates_group(b, run.end));
+                settled.then_some(run.end)
+            }
             // A letter or `_` (the run ends at a non-digit).
             Some(&x) if is_word(x) => Some(run.token_end(b)),
             Some(_) => Some(run.end),

@@ -1019,6 +1019,12 @@ pub(super) fn may_separate(x: u8) -> bool {
     matches!(x, b' ' | b'(' | b')' | b'-' | b'.' | b'/' | 0xC2 | 0xE2)
 }
 
+/// Whether a separator run at `s` leads to another group of digits (what the phone step's
+/// shortcut asks of the byte after a short run).
+pub(super) fn separates_group(b: &[u8], s: usize) -> bool {
+    separator_run(b, s).is_some()
+}
+
 /// The byte length of the Unicode space that groups digits at `i` (U+00A0 no-break, U+202F
 /// narrow no-break, U+2009 thin, U+2007 figure space), if one is there.
 #[inline]
@@ -1133,7 +1139,53 @@ fn has_cue(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
     let from = start.saturating_sub(CUE_WINDOW);
     let to = (end + CUE_AFTER).min(b.len());
+    let (before, after) = (&b[from..start], &b[end..to]);
+    (may_hold_cue(before) && cues.is_match(before)) || (may_hold_cue(after) && cues.is_match(after))
+}
+
+/// [`has_cue`] without [`may_hold_cue`]: its test oracle.
+#[cfg(test)]
+fn has_cue_reference(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
+    let b = text.as_bytes();
+    let from = start.saturating_sub(CUE_WINDOW);
+    let to = (end + CUE_AFTER).min(b.len());
     cues.is_match(&b[from..start]) || cues.is_match(&b[end..to])
+}
+
+/// The low five bits of three bytes, as one 15-bit number: equal for the ASCII upper and
+/// lower case of a letter, so a word's first three bytes and any case of them give one value.
+const fn trigram(a: u8, b: u8, c: u8) -> usize {
+    (((a & 31) as usize) << 10) | (((b & 31) as usize) << 5) | ((c & 31) as usize)
+}
+
+/// Bit [`trigram`] of the first three bytes of each word of [`CUES`] (every cue has three
+/// bytes or more).
+static CUE_TRIGRAMS: [u64; 512] = {
+    let mut set = [0u64; 512];
+    let mut i = 0;
+    while i < CUES.len() {
+        let w = CUES[i].as_bytes();
+        assert!(w.len() >= 3);
+        let t = trigram(w[0], w[1], w[2]);
+        set[t / 64] |= 1 << (t % 64);
+        i += 1;
+    }
+    set
+};
+
+/// Whether a cue word may stand in `w`: some three bytes of it have the [`trigram`] of a cue's
+/// first three. A cue the cue automaton finds (ASCII case-insensitively) starts with three
+/// bytes of that trigram, so where this is false the automaton finds nothing and need not run
+/// (most windows in logs and code hold none).
+fn may_hold_cue(w: &[u8]) -> bool {
+    let mut t = 0usize;
+    for (i, &c) in w.iter().enumerate() {
+        t = ((t << 5) | usize::from(c & 31)) & 0x7fff;
+        if i >= 2 && CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether one of the two words right before `start` names something else (`order`,

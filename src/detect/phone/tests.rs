@@ -483,3 +483,93 @@ fn national_e164_finds_what_its_reference_finds() {
     }
     assert!(found > 300, "{found}");
 }
+
+/// The trigram test before the cue automaton changes nothing it finds, on windows dense in
+/// cue words, their prefixes, cases and neighbours.
+#[test]
+fn cue_windows_are_found_as_the_automaton_alone_finds_them() {
+    let r = rec();
+    let pieces: &[&str] = &[
+        "phone",
+        "PHONE",
+        "Tel",
+        "tel",
+        "te",
+        "mob.",
+        "mob",
+        "CELL",
+        "fax",
+        "fa",
+        "call",
+        "dial",
+        "reach",
+        "contact",
+        "whatsapp",
+        "sms",
+        "text me",
+        "text",
+        "ring",
+        "desk",
+        "office",
+        "hotline",
+        "answering",
+        "landline",
+        "handy",
+        "t\u{e9}l\u{e9}phone",
+        "tel\u{e9}fono",
+        "telefon",
+        "T\u{c9}L",
+        "x",
+        "1234567",
+        " ",
+        ":",
+        "-",
+        "=",
+        "\u{e9}",
+        "p",
+        "h",
+        "o",
+        "n",
+        "e",
+        "c",
+        "a",
+        "l",
+    ];
+    let mut rng = crate::testdata::Rng::new(43);
+    for _ in 0..20_000 {
+        let mut text = String::new();
+        for _ in 0..rng.below(16) {
+            text.push_str(*rng.pick(pieces));
+        }
+        let mid = text.len();
+        text.push_str("4155550100");
+        let end = text.len();
+        for _ in 0..rng.below(6) {
+            text.push_str(*rng.pick(pieces));
+        }
+        assert_eq!(
+            has_cue(&r.cues, &text, mid, end),
+            has_cue_reference(&r.cues, &text, mid, end),
+            "{text:?}"
+        );
+    }
+    for text in [
+        crate::testdata::clean_text(8, 64 * 1024).text,
+        crate::testdata::prose(7, 64 * 1024).text,
+    ] {
+        let b = text.as_bytes();
+        for start in (0..b.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .step_by(7)
+        {
+            let end = (start..b.len())
+                .find(|&i| text.is_char_boundary(i) && i >= start + 5)
+                .unwrap_or(b.len());
+            assert_eq!(
+                has_cue(&r.cues, &text, start, end),
+                has_cue_reference(&r.cues, &text, start, end),
+                "{start}"
+            );
+        }
+    }
+}
