@@ -344,11 +344,13 @@ mod tests {
                     String::from(*rng.pick(&["", "+", "+1 ", "00", "(", "tel:+", "call "]));
                 for (i, c) in d.chars().enumerate() {
                     if i > 0 && rng.below(4) == 0 {
-                        out.push_str(*rng.pick(&[" ", "-", ".", ") ", "/", "\u{a0}", " - "]));
+                        out.push_str(
+                            rng.pick::<&str>(&[" ", "-", ".", ") ", "/", "\u{a0}", " - "]),
+                        );
                     }
                     out.push(c);
                 }
-                out.push_str(*rng.pick(&["", " ext. 12", "x818", ",", "."]));
+                out.push_str(rng.pick::<&str>(&["", " ext. 12", "x818", ",", "."]));
                 out
             }
             4 => format!(

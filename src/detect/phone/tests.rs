@@ -539,13 +539,13 @@ fn cue_windows_are_found_as_the_automaton_alone_finds_them() {
     for _ in 0..20_000 {
         let mut text = String::new();
         for _ in 0..rng.below(16) {
-            text.push_str(*rng.pick(pieces));
+            text.push_str(rng.pick::<&str>(pieces));
         }
         let mid = text.len();
         text.push_str("4155550100");
         let end = text.len();
         for _ in 0..rng.below(6) {
-            text.push_str(*rng.pick(pieces));
+            text.push_str(rng.pick::<&str>(pieces));
         }
         assert_eq!(
             has_cue(&r.cues, &text, mid, end),
