@@ -176,6 +176,7 @@ impl NumberRecognizer {
             && (len >= 12
                 || (sep_next
                     && len == 4
+                    && second_card_group(b, run_end)
                     && (matches!(b[d], b'2'..=b'6' | b'9') || has_card_cue(b, d))));
         let ssn_shape = self.ssn && (len == 9 || (sep_next && len == 3));
         if d > 0 && is_glue(b[d - 1]) {
@@ -202,6 +203,21 @@ impl NumberRecognizer {
         self.confirm(
             text, d, run_end, iban_shape, card_shape, ssn_shape, ssn_key, out,
         )
+    }
+
+    /// Whether an IBAN may have its check digits at the glued run `run`: IBANs are on, the
+    /// run has two digits or more, and the two bytes before it are ASCII letters with no glue
+    /// byte before them. Where this is false, [`iban_at`] finds nothing at the run, so
+    /// [`NumberRecognizer::step`] skips the glued token as it does with no IBAN shape.
+    #[inline]
+    pub(super) fn iban_may_start(&self, b: &[u8], run: &DigitRun) -> bool {
+        let d = run.start;
+        self.iban
+            && run.len() >= 2
+            && d >= 2
+            && b[d - 1].is_ascii_alphabetic()
+            && b[d - 2].is_ascii_alphabetic()
+            && !(d >= 3 && is_glue(b[d - 3]))
     }
 
     /// [`NumberRecognizer::step`] past its shape test.
@@ -373,6 +389,24 @@ fn card_at(b: &[u8], d: usize) -> Option<usize> {
     }
     // The issuer table, or card context before the number.
     ((n >= 13 && known_issuer(digits)) || has_card_cue(b, d)).then_some(end)
+}
+
+/// Whether a grouped card may go on after its first group of four, which ends at `e` (a space
+/// or `-` there): [`card_at`] takes 12 to 19 digits grouped 4-4-4[-4][-1..4], 4-6-5 or 4-6-4,
+/// one separator throughout, so a third group must follow a second of four or six digits and
+/// the same separator. Where it does not (`2024-01-15`, `1999 10 12`, `port 8080 and`),
+/// `card_at` finds nothing and neither issuer nor card context is looked at.
+#[inline]
+fn second_card_group(b: &[u8], e: usize) -> bool {
+    let sep = b.get(e).copied();
+    let start = e + 1;
+    let mut j = start;
+    while j < b.len() && b[j].is_ascii_digit() && j - start < 7 {
+        j += 1;
+    }
+    matches!(j - start, 4 | 6)
+        && b.get(j).copied() == sep
+        && b.get(j + 1).is_some_and(u8::is_ascii_digit)
 }
 
 /// How far before a number card context is looked for, in bytes.

@@ -16,7 +16,10 @@
 
 use super::checksum::NumberRecognizer;
 use super::ip::IpRecognizer;
-use super::phone::{DigitRun, PhoneRecognizer, next_digit};
+use super::phone::{
+    DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, is_word, may_separate, next_digit,
+    separates_group,
+};
 use super::{FindContext, Recognizer, Span, prefilter};
 
 /// Phone, number and IP recognizers (each optional) run in one pass over the digits.
@@ -75,26 +78,95 @@ impl DigitRuns {
         }
         loop {
             let run = DigitRun::at(b, d);
-            if p <= d
-                && let Some(phone) = &self.phone
-            {
-                p = phone.step(text, &run, keyed, out);
-            }
-            if n <= d
-                && let Some(numbers) = &self.numbers
-            {
-                n = numbers.step(text, &run, ssn_key, out);
-            }
-            if v <= d
-                && let Some(ip) = &self.ip
-            {
-                v = ip.step(text, &run, &v6, out);
+            if let Some(to) = self.settled(b, &run, p <= d) {
+                // What each member asked here would return (see `settled`).
+                if p <= d {
+                    p = to;
+                }
+                if n <= d {
+                    n = to;
+                }
+                if v <= d {
+                    v = to;
+                }
+            } else {
+                if p <= d
+                    && let Some(phone) = &self.phone
+                {
+                    p = phone.step(text, &run, keyed, out);
+                }
+                if n <= d
+                    && let Some(numbers) = &self.numbers
+                {
+                    n = numbers.step(text, &run, ssn_key, out);
+                }
+                if v <= d
+                    && let Some(ip) = &self.ip
+                {
+                    v = ip.step(text, &run, &v6, out);
+                }
             }
             // Every member asked here moved past `d`, so the pass always advances.
             match next_digit(b, p.min(n).min(v)) {
                 Some(next) => d = next,
                 None => return,
             }
+        }
+    }
+}
+
+impl DigitRuns {
+    /// Where every member resumes after `run` when that is the same for all of them and
+    /// settled by the run's ends alone, with nothing found: most runs in ids, hashes, dates,
+    /// code and prose. `None` sends the run to the members' own steps.
+    ///
+    /// - A run glued to a word byte before it (`d23f0824`, `v2`, `user_42`): the phone and IP
+    ///   steps skip the token ([`DigitRun::glued_end`]); the number step does too unless an
+    ///   IBAN may start there ([`NumberRecognizer::iban_may_start`]: its country code is the
+    ///   two letters right before and stands alone), since a glued run starts no card or SSN.
+    /// - A run of fewer than [`MIN_CONTEXT_DIGITS`] with an ASCII byte (or nothing) before it
+    ///   and after it a byte no phone separator run starts with ([`may_separate`]), or one that
+    ///   leads to no group (below): the phone
+    ///   step's shortcut ends it (too short, no group after); the number step sees no letter
+    ///   before (no IBAN), fewer than 9 digits and no ` ` or `-` after (no card, no SSN); the IP
+    ///   step sees no `.` after. Each returns the run's end. When a letter or `_` follows (the
+    ///   `128b` of a UUID), each later digit of that word is glued, with a digit three bytes or
+    ///   less before it or a word byte before its two letters (no IBAN): every member asked
+    ///   there skips to the word's end, and a member asked here would be asked there next, so
+    ///   it resumes at the word's end at once. With no digit left in the word, the two resume
+    ///   points have no digit between them and lead the pass to the same next stop.
+    #[inline(always)]
+    fn settled(&self, b: &[u8], run: &DigitRun, phone_asked: bool) -> Option<usize> {
+        if run.is_glued() {
+            if self
+                .numbers
+                .as_ref()
+                .is_some_and(|numbers| numbers.iban_may_start(b, run))
+            {
+                return None;
+            }
+            return Some(run.token_end(b));
+        }
+        let d = run.start;
+        let ascii_before = d == 0 || b[d - 1] < 0x80;
+        if !ascii_before || run.len() >= MIN_CONTEXT_DIGITS {
+            return None;
+        }
+        match b.get(run.end) {
+            None => Some(run.end),
+            // A `.` may start an IPv4 address; a group of three or four before ` ` or `-` an
+            // SSN or a card; a group after the separators a phone number (asked only when the
+            // phone step is). Otherwise (`4 people`, `646 - `, `12/`, the `07` of a date the
+            // phone step has passed) each member asked returns the run's end as above.
+            Some(&x) if may_separate(x) => {
+                let grouped = matches!(x, b' ' | b'-') && matches!(run.len(), 3 | 4);
+                let settled =
+                    x != b'.' && !grouped && !(phone_asked && separates_group(b, run.end));
+                settled.then_some(run.end)
+            }
+            // A letter or `_` (the run ends at a non-digit).
+            Some(&x) if is_word(x) => Some(run.token_end(b)),
+            Some(_) => Some(run.end),
         }
     }
 }
@@ -224,6 +296,174 @@ mod tests {
                     let (new, old) = both(group, line, keyed, ssn);
                     assert_eq!(new, old, "{line:?}");
                 }
+            }
+        }
+    }
+
+    /// One value shaped like what JSON fields and logs hold: UUIDs, timestamps, phone numbers
+    /// in many formats, IPs, cards, IBANs, SSNs, hex hashes, versions, code and prose bits.
+    fn shaped_value(rng: &mut crate::testdata::Rng) -> String {
+        let digits = |rng: &mut crate::testdata::Rng, n: usize| -> String {
+            (0..n)
+                .map(|_| char::from(b'0' + rng.below(10) as u8))
+                .collect()
+        };
+        let hex = |rng: &mut crate::testdata::Rng, n: usize, upper: bool| -> String {
+            let set: &[u8] = if upper {
+                b"0123456789ABCDEF"
+            } else {
+                b"0123456789abcdef"
+            };
+            (0..n).map(|_| char::from(set[rng.below(16)])).collect()
+        };
+        match rng.below(16) {
+            0 => {
+                let upper = rng.below(4) == 0;
+                let groups = [8, 4, 4, 4, 12].map(|n| hex(rng, n, upper));
+                groups.join("-")
+            }
+            1 => format!(
+                "{}-{:02}-{:02}{}{:02}:{:02}:{:02}{}",
+                1970 + rng.below(60),
+                1 + rng.below(12),
+                1 + rng.below(28),
+                *rng.pick(&["T", " ", "t"]),
+                rng.below(24),
+                rng.below(60),
+                rng.below(60),
+                *rng.pick(&["", ".123", ".561913", "Z", "+02:00", ".5Z"])
+            ),
+            2 => crate::testdata::phone(rng),
+            3 => {
+                // A phone number in a random format.
+                let d = {
+                    let n = 7 + rng.below(9);
+                    digits(rng, n)
+                };
+                let mut out =
+                    String::from(*rng.pick(&["", "+", "+1 ", "00", "(", "tel:+", "call "]));
+                for (i, c) in d.chars().enumerate() {
+                    if i > 0 && rng.below(4) == 0 {
+                        out.push_str(
+                            rng.pick::<&str>(&[" ", "-", ".", ") ", "/", "\u{a0}", " - "]),
+                        );
+                    }
+                    out.push(c);
+                }
+                out.push_str(rng.pick::<&str>(&["", " ext. 12", "x818", ",", "."]));
+                out
+            }
+            4 => format!(
+                "{}.{}.{}.{}{}",
+                rng.below(300),
+                rng.below(256),
+                rng.below(256),
+                rng.below(256),
+                *rng.pick(&["", ":8080", ".", "/24", ".5"])
+            ),
+            5 => crate::testdata::card(rng),
+            6 => {
+                let card = crate::testdata::card(rng);
+                format!("{} {card}", rng.pick(&["card", "CC:", "visa", "order"]))
+            }
+            7 => {
+                let n = *rng.pick(&[7, 32, 40, 64]);
+                let upper = rng.below(3) == 0;
+                hex(rng, n, upper)
+            }
+            8 => format!(
+                "{}{:02} {} {} {}",
+                rng.pick(&["DE", "GB", "fr", "NO", "XX"]),
+                rng.below(100),
+                hex(rng, 4, true),
+                digits(rng, 4),
+                {
+                    let n = 2 + rng.below(4);
+                    digits(rng, n)
+                }
+            ),
+            9 => format!(
+                "{}{}{}{}{}",
+                digits(rng, 3),
+                rng.pick(&["-", " ", ""]),
+                digits(rng, 2),
+                rng.pick(&["-", " ", ""]),
+                digits(rng, 4)
+            ),
+            10 => format!(
+                "v{}.{}.{} build {} port {}",
+                rng.below(20),
+                rng.below(100),
+                rng.below(1000),
+                {
+                    let n = 1 + rng.below(8);
+                    digits(rng, n)
+                },
+                rng.below(70000)
+            ),
+            11 => format!(
+                "fn f_{}(x: u{}) -> [u8; {}] {{ let a{} = 0x{}; std::io::{}; }}",
+                rng.below(100),
+                *rng.pick(&[8, 16, 32, 64]),
+                rng.below(64),
+                rng.below(10),
+                hex(rng, 8, false),
+                hex(rng, 2, false)
+            ),
+            12 => format!(
+                "{} fe80::{}:{} and 2a00:{}::{} at {:02}:{:02}",
+                rng.pick(&["host", "addr", "ip"]),
+                hex(rng, 4, false),
+                hex(rng, 3, false),
+                hex(rng, 4, false),
+                hex(rng, 2, false),
+                rng.below(24),
+                rng.below(60)
+            ),
+            13 => format!(
+                "Room {}, {} people paid ${}.{:02} on {}/{}/{} (ref {})",
+                rng.below(1000),
+                rng.below(20),
+                rng.below(10000),
+                rng.below(100),
+                1 + rng.below(12),
+                1 + rng.below(28),
+                2000 + rng.below(30),
+                {
+                    let n = 5 + rng.below(8);
+                    digits(rng, n)
+                }
+            ),
+            14 => (0..1 + rng.below(40))
+                .map(|_| {
+                    let set = b"0123456789 -./()+:_abcXYZ\xc3\xa9";
+                    char::from(set[rng.below(set.len())])
+                })
+                .collect(),
+            _ => {
+                let n = 1 + rng.below(20);
+                digits(rng, n)
+            }
+        }
+    }
+
+    #[test]
+    fn shared_runs_find_what_the_reference_finds_on_shaped_values() {
+        let group = default_group();
+        let mut rng = crate::testdata::Rng::new(23);
+        for _ in 0..60_000 {
+            let mut text = shaped_value(&mut rng);
+            if rng.below(3) == 0 {
+                text = format!(
+                    "{}{}{}",
+                    rng.pick(&["", "id ", "phone: ", "x", "é", "ssn ", "_"]),
+                    text,
+                    rng.pick(&["", " ", "x", "é", ".", "-1"])
+                );
+            }
+            for (keyed, ssn) in [(false, false), (true, true)] {
+                let (new, old) = both(group, &text, keyed, ssn);
+                assert_eq!(new, old, "{text:?}");
             }
         }
     }

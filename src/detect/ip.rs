@@ -46,6 +46,34 @@ impl IpRecognizer {
             if colon < v6_end {
                 continue;
             }
+            // A colon with no address byte on either side (`key: value`, `http://`) is no
+            // address and reaches no further: `v6_at` would scan nothing either way, and its
+            // token is the colon alone, which `v6_token` drops (a single trailing `:` is
+            // punctuation; alone at the start it is one colon, too few).
+            let lone = (colon == 0 || !is_v6_byte(b[colon - 1]))
+                && !b.get(colon + 1).is_some_and(|&c| is_v6_byte(c));
+            if lone {
+                v6_end = colon + 1;
+                continue;
+            }
+            let (found, scanned_to) = v6_at(b, colon);
+            v6_end = scanned_to;
+            if let Some((start, end)) = found {
+                out.push(Span::new(start, end, Kind::IpAddress));
+            }
+        }
+        v6_from..out.len()
+    }
+
+    /// [`IpRecognizer::find_v6`] without its shortcut for lone colons: its test oracle.
+    #[cfg(test)]
+    fn find_v6_reference(&self, b: &[u8], out: &mut Vec<Span>) -> Range<usize> {
+        let mut v6_end = 0;
+        let v6_from = out.len();
+        for colon in memchr_iter(b':', b) {
+            if colon < v6_end {
+                continue;
+            }
             let (found, scanned_to) = v6_at(b, colon);
             v6_end = scanned_to;
             if let Some((start, end)) = found {
@@ -318,6 +346,29 @@ mod tests {
             "link 169.254.10.10 multicast 224.0.0.251 broadcast 255.255.255.255",
         ] {
             assert_eq!(find(text), Vec::<&str>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn lone_colons_are_settled_as_the_reference_settles_them() {
+        let pieces: &[&str] = &[
+            ":", "::", "a", "f", "0", "9", "z", " ", ".", "-", "_", "fe80", "1", "ffff", "db8",
+            "key: ", "http://", "10:30", "é", "\n",
+        ];
+        let mut rng = crate::testdata::Rng::new(41);
+        let ip = IpRecognizer::new();
+        let mut texts: Vec<String> = (0..50_000)
+            .map(|_| (0..rng.below(30)).map(|_| *rng.pick(pieces)).collect())
+            .collect();
+        texts.push(crate::testdata::clean_text(8, 64 * 1024).text);
+        texts.push(crate::testdata::prose(7, 64 * 1024).text);
+        for text in &texts {
+            let (mut new, mut old) = (Vec::new(), Vec::new());
+            let (a, b) = (
+                ip.find_v6(text.as_bytes(), &mut new),
+                ip.find_v6_reference(text.as_bytes(), &mut old),
+            );
+            assert_eq!((a, new), (b, old), "{text:?}");
         }
     }
 

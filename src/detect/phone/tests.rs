@@ -318,8 +318,9 @@ fn validity_automata_agree_with_the_regexes() {
     assert!(valid > 1_000 && invalid > 1_000, "{valid} {invalid}");
 }
 
-/// What lets `national_e164` ask the first region before `national_any`: every number a
-/// region's national rules take matches that region's shape.
+/// What lets `national_e164` ask the first region before its shape and pass over the others
+/// whose shape the digits miss: every number a region's national rules take matches that
+/// region's shape.
 #[test]
 fn national_numbers_match_their_region_shape() {
     let mut rng = crate::testdata::Rng::new(11);
@@ -403,5 +404,172 @@ fn next_digit_matches_naive() {
             next_digit(s, i),
             (i..s.len()).find(|&j| s[j].is_ascii_digit())
         );
+    }
+}
+
+/// Digit strings of every length a number has, random and from real numbers, with some
+/// non-digit strings: what the automata are asked about, and more.
+fn automaton_inputs(seed: u64) -> Vec<String> {
+    let mut rng = crate::testdata::Rng::new(seed);
+    let mut texts: Vec<String> = (0..600)
+        .map(|i| {
+            (0..i % 19)
+                .map(|_| char::from(b'0' + rng.below(10) as u8))
+                .collect()
+        })
+        .collect();
+    for _ in 0..200 {
+        let phone = crate::testdata::phone(&mut rng);
+        let digits: String = phone.chars().filter(char::is_ascii_digit).collect();
+        for cut in [0, 1, 2, 3] {
+            texts.push(digits.get(cut..).unwrap_or("").to_string());
+        }
+        texts.push(phone);
+    }
+    texts.extend(["", "0", "1 2", "12a", "+44", "\u{a0}1"].map(String::from));
+    texts
+}
+
+/// The digit table finds, pattern for pattern, what the sparse DFA finds, for every
+/// automaton of the metadata (validity and shape) on digit strings and others.
+#[test]
+fn digit_tables_match_what_the_sparse_dfas_match() {
+    let texts = automaton_inputs(29);
+    let mut matched = 0;
+    for entry in metadata::ENTRIES {
+        for range in [entry.validity_dfa, entry.shape_dfa] {
+            let Some(a) = Automaton::load(range) else {
+                continue;
+            };
+            for text in &texts {
+                let (mut fast, mut slow) = (Vec::new(), Vec::new());
+                let f = a.whole_matches(text, |p| {
+                    fast.push(p);
+                    false
+                });
+                let s = a.whole_matches_sparse(text, |p| {
+                    slow.push(p);
+                    false
+                });
+                assert_eq!((f, &fast), (s, &slow), "{} {text:?}", entry.id);
+                assert_eq!(a.is_match(text), !slow.is_empty(), "{} {text:?}", entry.id);
+                matched += usize::from(!slow.is_empty());
+            }
+        }
+    }
+    assert!(matched > 5_000, "{matched}");
+}
+
+/// Passing over the regions whose shape the digits miss finds what asking every region after
+/// the union of the shapes found, for every order of the regions tried.
+#[test]
+fn national_e164_finds_what_its_reference_finds() {
+    let texts = automaton_inputs(31);
+    let orders: [&[&str]; 4] = [
+        &["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"],
+        &["GB", "IN", "US", "JP"],
+        &["DE", "CN", "AU", "BR", "FR"],
+        &["JP"],
+    ];
+    let mut found = 0;
+    for order in orders {
+        let regions: Vec<String> = order.iter().map(|s| s.to_string()).collect();
+        let r = PhoneRecognizer::new(&regions).unwrap();
+        for text in &texts {
+            let fast = r.national_e164(text);
+            assert_eq!(fast, r.national_e164_reference(text), "{order:?} {text:?}");
+            found += usize::from(fast.is_some());
+        }
+    }
+    assert!(found > 300, "{found}");
+}
+
+/// The trigram test before the cue automaton changes nothing it finds, on windows dense in
+/// cue words, their prefixes, cases and neighbours.
+#[test]
+fn cue_windows_are_found_as_the_automaton_alone_finds_them() {
+    let r = rec();
+    let pieces: &[&str] = &[
+        "phone",
+        "PHONE",
+        "Tel",
+        "tel",
+        "te",
+        "mob.",
+        "mob",
+        "CELL",
+        "fax",
+        "fa",
+        "call",
+        "dial",
+        "reach",
+        "contact",
+        "whatsapp",
+        "sms",
+        "text me",
+        "text",
+        "ring",
+        "desk",
+        "office",
+        "hotline",
+        "answering",
+        "landline",
+        "handy",
+        "t\u{e9}l\u{e9}phone",
+        "tel\u{e9}fono",
+        "telefon",
+        "T\u{c9}L",
+        "x",
+        "1234567",
+        " ",
+        ":",
+        "-",
+        "=",
+        "\u{e9}",
+        "p",
+        "h",
+        "o",
+        "n",
+        "e",
+        "c",
+        "a",
+        "l",
+    ];
+    let mut rng = crate::testdata::Rng::new(43);
+    for _ in 0..20_000 {
+        let mut text = String::new();
+        for _ in 0..rng.below(16) {
+            text.push_str(rng.pick::<&str>(pieces));
+        }
+        let mid = text.len();
+        text.push_str("4155550100");
+        let end = text.len();
+        for _ in 0..rng.below(6) {
+            text.push_str(rng.pick::<&str>(pieces));
+        }
+        assert_eq!(
+            has_cue(&r.cues, &text, mid, end),
+            has_cue_reference(&r.cues, &text, mid, end),
+            "{text:?}"
+        );
+    }
+    for text in [
+        crate::testdata::clean_text(8, 64 * 1024).text,
+        crate::testdata::prose(7, 64 * 1024).text,
+    ] {
+        let b = text.as_bytes();
+        for start in (0..b.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .step_by(7)
+        {
+            let end = (start..b.len())
+                .find(|&i| text.is_char_boundary(i) && i >= start + 5)
+                .unwrap_or(b.len());
+            assert_eq!(
+                has_cue(&r.cues, &text, start, end),
+                has_cue_reference(&r.cues, &text, start, end),
+                "{start}"
+            );
+        }
     }
 }
