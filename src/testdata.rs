@@ -165,6 +165,37 @@ pub fn phone(rng: &mut Rng) -> String {
     }
 }
 
+/// `n` random hex digits, in upper or lower case.
+pub fn hex(rng: &mut Rng, n: usize, upper: bool) -> String {
+    let set: &[u8] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    (0..n).map(|_| char::from(set[rng.below(16)])).collect()
+}
+
+/// A UUID, now and then in upper case.
+pub fn uuid(rng: &mut Rng) -> String {
+    let upper = rng.below(4) == 0;
+    [8, 4, 4, 4, 12].map(|n| hex(rng, n, upper)).join("-")
+}
+
+/// An ISO 8601 timestamp with one of several separators, fractions and zones.
+pub fn iso_timestamp(rng: &mut Rng) -> String {
+    format!(
+        "{}-{:02}-{:02}{}{:02}:{:02}:{:02}{}",
+        1900 + rng.below(200),
+        1 + rng.below(12),
+        1 + rng.below(31),
+        *rng.pick(&["T", " ", "t"]),
+        rng.below(24),
+        rng.below(60),
+        rng.below(60),
+        *rng.pick(&["", ".123", ".561913", "Z", "+02:00", ".5Z"])
+    )
+}
+
 /// A Luhn-valid 16-digit card number, grouped in fours or not.
 pub fn card(rng: &mut Rng) -> String {
     let mut digits: Vec<u32> = vec![4];

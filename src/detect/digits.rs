@@ -308,31 +308,10 @@ mod tests {
                 .map(|_| char::from(b'0' + rng.below(10) as u8))
                 .collect()
         };
-        let hex = |rng: &mut crate::testdata::Rng, n: usize, upper: bool| -> String {
-            let set: &[u8] = if upper {
-                b"0123456789ABCDEF"
-            } else {
-                b"0123456789abcdef"
-            };
-            (0..n).map(|_| char::from(set[rng.below(16)])).collect()
-        };
+        let hex = crate::testdata::hex;
         match rng.below(16) {
-            0 => {
-                let upper = rng.below(4) == 0;
-                let groups = [8, 4, 4, 4, 12].map(|n| hex(rng, n, upper));
-                groups.join("-")
-            }
-            1 => format!(
-                "{}-{:02}-{:02}{}{:02}:{:02}:{:02}{}",
-                1970 + rng.below(60),
-                1 + rng.below(12),
-                1 + rng.below(28),
-                *rng.pick(&["T", " ", "t"]),
-                rng.below(24),
-                rng.below(60),
-                rng.below(60),
-                *rng.pick(&["", ".123", ".561913", "Z", "+02:00", ".5Z"])
-            ),
+            0 => crate::testdata::uuid(rng),
+            1 => crate::testdata::iso_timestamp(rng),
             2 => crate::testdata::phone(rng),
             3 => {
                 // A phone number in a random format.

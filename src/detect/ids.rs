@@ -977,33 +977,11 @@ mod tests {
     /// ISO timestamp, a phone number, a hex hash, a version, a line of code or log, a sentence;
     /// now and then with a birth cue or a cue word before it.
     pub(super) fn shaped(rng: &mut crate::testdata::Rng) -> String {
-        let hex = |rng: &mut crate::testdata::Rng, n: usize, upper: bool| -> String {
-            let digits: &[u8] = if upper {
-                b"0123456789ABCDEF"
-            } else {
-                b"0123456789abcdef"
-            };
-            (0..n).map(|_| char::from(*rng.pick(digits))).collect()
-        };
+        let hex = crate::testdata::hex;
         let upper = rng.below(8) == 0;
         let mut v = match rng.below(9) {
-            0 => {
-                let g: Vec<String> = [8, 4, 4, 4, 12]
-                    .iter()
-                    .map(|&n| hex(rng, n, upper))
-                    .collect();
-                g.join("-")
-            }
-            1 => format!(
-                "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}",
-                1900 + rng.below(200),
-                1 + rng.below(12),
-                1 + rng.below(31),
-                rng.below(24),
-                rng.below(60),
-                rng.below(60),
-                rng.below(1_000_000)
-            ),
+            0 => crate::testdata::uuid(rng),
+            1 => crate::testdata::iso_timestamp(rng),
             2 => crate::testdata::phone(rng),
             3 => {
                 let n = *rng.pick(&[32, 40, 42, 64]);
