@@ -8,14 +8,12 @@
 //! time a number in international form names it; for that it needs only these strings.
 //!
 //! The number-type patterns and national-form shapes are compiled by `build.rs` too, into
-//! sparse DFAs ([`Automaton`]): what the recognizer runs to check a number, so no metadata
-//! regex is parsed or compiled at start or on a first input.
+//! sparse DFAs, and those into tables of their transitions on digits ([`Automaton`]): what the
+//! recognizer runs to check a number, so no metadata regex is parsed or compiled, and no table
+//! built, at start or on a first input.
 
-use std::sync::Mutex;
-
-use regex_automata::dfa::{Automaton as _, sparse};
-use regex_automata::util::primitives::StateID;
-use regex_automata::{Anchored, Input};
+#[cfg(test)]
+use regex_automata::dfa::sparse;
 
 /// One region's entry (or, under id `001`, one non-geographic calling code's).
 #[derive(Debug)]
@@ -36,11 +34,17 @@ pub(super) struct MetaEntry {
     pub(super) transform: Option<&'static str>,
     /// The national formats, in metadata order.
     pub(super) formats: &'static [FormatEntry],
-    /// The byte range in [`DFAS`] of the DFA of `types` (pattern `i` is `types[i]`, anchored).
+    /// The byte range in `DFAS` of the DFA of `types` (pattern `i` is `types[i]`, anchored);
+    /// read by the tests only.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(super) validity_dfa: (u32, u32),
-    /// The byte range in [`DFAS`] of the DFA of the national-form shape
-    /// (`patterns::shape`).
+    /// The byte range in `DFAS` of the DFA of the national-form shape (`patterns::shape`).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(super) shape_dfa: (u32, u32),
+    /// The byte range in [`TABLES`] of the digit table of `validity_dfa`.
+    pub(super) validity_digits: (u32, u32),
+    /// The byte range in [`TABLES`] of the digit table of `shape_dfa`.
+    pub(super) shape_digits: (u32, u32),
 }
 
 /// One number type: its national-number pattern and possible lengths.
@@ -67,154 +71,56 @@ pub(super) struct FormatEntry {
 
 include!(concat!(env!("OUT_DIR"), "/phone_metadata.rs"));
 
-/// Every entry's automata, serialized little-endian (a sparse DFA needs no alignment).
+/// Every entry's automata, serialized little-endian (a sparse DFA needs no alignment): the
+/// source of the digit tables, kept for the tests that check the tables against them.
+#[cfg(test)]
 static DFAS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/phone_dfa.bin"));
+
+/// Every entry's digit tables ([`Automaton`]), written by `build.rs` from those automata.
+static TABLES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/phone_digits.bin"));
+
+/// The table's mark for a transition into the dead state (`build.rs` writes the same value).
+const DEAD: u16 = u16::MAX;
 
 /// A compiled set of anchored digit patterns: it says which of them match a whole input.
 ///
-/// The inputs are digit strings, and a sparse DFA finds each transition by a search through
-/// the state's byte ranges (some forty instructions a byte). Each transition on a digit is
-/// looked up there once and kept in a [`DigitTable`]; later checks walk the table, a load a
-/// digit. The table grows with the transitions checks take, so a pattern set most numbers
-/// leave after three digits (a small region of a shared calling code) costs no more to
-/// prepare than those three digits.
-#[derive(Debug)]
+/// The patterns match ASCII digits only (the test `digit_tables_match_what_the_sparse_dfas_match`
+/// checks it on every automaton), so `build.rs` walks each sparse DFA on the ten digits from its
+/// anchored start and writes every state the digits reach as a row of ten next states: a check
+/// is a two-byte load per digit, with no lock, nothing deserialized and nothing built on a
+/// first input (a sparse DFA finds each transition by a search through the state's byte
+/// ranges, some forty instructions a byte, and validating one on load cost a first input about
+/// 4.4 M instructions). The tables of all 490 automata are 0.5 MB.
+///
+/// A table is `n` (little-endian `u16`, the number of states; state 0 is the start), then per
+/// state ten `u16` next states ([`DEAD`] for the dead state), then per state the `u16` end of its
+/// run of patterns, then the runs: one byte a pattern, those that match when the input ends in
+/// that state.
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Automaton {
-    dfa: sparse::DFA<&'static [u8]>,
-    digits: Mutex<DigitTable>,
+    table: &'static [u8],
+    states: usize,
 }
 
-impl Clone for Automaton {
-    fn clone(&self) -> Automaton {
-        Automaton {
-            dfa: self.dfa.clone(),
-            digits: Mutex::default(),
-        }
-    }
-}
-
-/// A transition or state not looked up yet.
-const UNKNOWN: u16 = u16::MAX;
-/// The DFA's dead state (it matches nothing from there on).
-const DEAD: u16 = u16::MAX - 1;
-
-/// The transitions of an [`Automaton`] on the ten ASCII digits that checks have taken, over
-/// the states they reached from the anchored start state (state 0), each looked up in the
-/// sparse DFA with the calls [`Automaton::whole_matches_sparse`] makes.
-#[derive(Debug, Default)]
-struct DigitTable {
-    /// Whether the start state is known (`sids[0]`) or an error (`failed`).
-    started: bool,
-    /// `start_state_forward` failed: no input matches.
-    failed: bool,
-    /// The table's index of each sparse state id (an offset into the DFA's bytes), or
-    /// [`UNKNOWN`].
-    index: Vec<u16>,
-    /// The sparse state id of each state of the table.
-    sids: Vec<StateID>,
-    /// `next[10 * s + d]`: the state after state `s` reads digit `d`, [`DEAD`] or [`UNKNOWN`].
-    next: Vec<u16>,
-    /// Per state, the range of `patterns` that match when the input ends there, once known.
-    ends: Vec<Option<(u32, u32)>>,
-    patterns: Vec<u32>,
-}
-
-/// Most states a table holds; a DFA with more is walked sparse past them.
-const MAX_STATES: usize = 60_000;
-
-impl DigitTable {
-    /// Looks up the start state: the same for every input, as it depends only on the input
-    /// starting at 0 and being anchored. `false` when it is an error.
-    fn start(&mut self, dfa: &sparse::DFA<&'static [u8]>) -> bool {
-        if !self.started {
-            self.started = true;
-            match dfa.start_state_forward(&Input::new("").anchored(Anchored::Yes)) {
-                Ok(sid) => {
-                    // State ids are offsets into the DFA's bytes, which its memory usage counts.
-                    self.index = vec![UNKNOWN; dfa.memory_usage() + 1];
-                    self.failed = self.add(sid).is_none();
-                }
-                Err(_) => self.failed = true,
-            }
-        }
-        !self.failed
-    }
-
-    /// The table's index of the sparse state `sid`, added if new; `None` when it does not
-    /// fit (the caller then walks the sparse DFA).
-    fn add(&mut self, sid: StateID) -> Option<u16> {
-        let known = *self.index.get(sid.as_usize())?;
-        if known != UNKNOWN {
-            return Some(known);
-        }
-        if self.sids.len() >= MAX_STATES {
-            return None;
-        }
-        let k = self.sids.len() as u16;
-        self.sids.push(sid);
-        self.next.extend([UNKNOWN; 10]);
-        self.ends.push(None);
-        *self.index.get_mut(sid.as_usize())? = k;
-        Some(k)
-    }
-
-    /// The state after state `s` reads `digit` (an ASCII digit): [`DEAD`], a state, or `None`
-    /// when the table is full.
-    fn step(&mut self, dfa: &sparse::DFA<&'static [u8]>, s: usize, digit: u8) -> Option<u16> {
-        let slot = 10 * s + usize::from(digit - b'0');
-        let known = *self.next.get(slot)?;
-        if known != UNKNOWN {
-            return Some(known);
-        }
-        let to = dfa.next_state(*self.sids.get(s)?, digit);
-        let to = if dfa.is_dead_state(to) {
-            DEAD
-        } else {
-            self.add(to)?
-        };
-        *self.next.get_mut(slot)? = to;
-        Some(to)
-    }
-
-    /// The patterns that match when the input ends in state `s`.
-    fn ends(&mut self, dfa: &sparse::DFA<&'static [u8]>, s: usize) -> &[u32] {
-        let (from, to) = match self.ends.get(s).copied().flatten() {
-            Some(range) => range,
-            None => {
-                let from = self.patterns.len() as u32;
-                if let Some(&sid) = self.sids.get(s) {
-                    let eoi = dfa.next_eoi_state(sid);
-                    if dfa.is_match_state(eoi) {
-                        for k in 0..dfa.match_len(eoi) {
-                            self.patterns.push(dfa.match_pattern(eoi, k).as_u32());
-                        }
-                    }
-                }
-                let range = (from, self.patterns.len() as u32);
-                if let Some(slot) = self.ends.get_mut(s) {
-                    *slot = Some(range);
-                }
-                range
-            }
-        };
-        self.patterns
-            .get(from as usize..to as usize)
-            .unwrap_or_default()
-    }
+/// The little-endian `u16` at `at` of `table` (zero past its end, which a table from
+/// `build.rs` never reaches).
+fn u16_at(table: &[u8], at: usize) -> u16 {
+    table
+        .get(at..at + 2)
+        .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
 }
 
 impl Automaton {
-    /// The automaton at `range` of [`DFAS`]; `None` for an entry with no patterns (or bytes
-    /// that do not validate, which the build rules out: nothing then matches).
+    /// The automaton whose digit table is at `range` of [`TABLES`]; `None` for an entry with
+    /// no patterns.
     pub(super) fn load(range: (u32, u32)) -> Option<Automaton> {
-        let (start, end) = (range.0 as usize, range.1 as usize);
-        let bytes = DFAS.get(start..end).filter(|b| !b.is_empty())?;
-        sparse::DFA::from_bytes(bytes)
-            .ok()
-            .map(|(dfa, _)| Automaton {
-                dfa,
-                digits: Mutex::default(),
-            })
+        let table = TABLES
+            .get(range.0 as usize..range.1 as usize)
+            .filter(|t| t.len() >= 2)?;
+        Some(Automaton {
+            table,
+            states: usize::from(u16_at(table, 0)),
+        })
     }
 
     /// Whether some pattern matches all of `input`.
@@ -222,61 +128,66 @@ impl Automaton {
         self.whole_matches(input, |_| true)
     }
 
-    /// Whether a pattern `i` for which `accept(i)` holds matches all of `input`: through the
-    /// [`DigitTable`] for a digit string, else [`Automaton::whole_matches_sparse`].
+    /// Whether a pattern `i` for which `accept(i)` holds matches all of `input`.
     pub(super) fn whole_matches(&self, input: &str, mut accept: impl FnMut(usize) -> bool) -> bool {
-        let bytes = input.as_bytes();
-        if !bytes.iter().all(u8::is_ascii_digit) {
-            return self.whole_matches_sparse(input, accept);
-        }
-        // Nothing below panics while the lock is held, bar `accept`; a table a panic left
-        // behind holds only finished entries, so it is taken as it is.
-        let mut table = self
-            .digits
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !table.start(&self.dfa) {
-            return false;
-        }
         let mut state = 0usize;
-        for &b in bytes {
-            match table.step(&self.dfa, state, b) {
-                Some(DEAD) => return false,
-                Some(to) => state = usize::from(to),
-                None => {
-                    drop(table);
-                    return self.whole_matches_sparse(input, accept);
-                }
-            }
-        }
-        table
-            .ends(&self.dfa, state)
-            .iter()
-            .any(|&p| accept(p as usize))
-    }
-
-    /// [`Automaton::whole_matches`] by the sparse DFA itself, for any input.
-    pub(super) fn whole_matches_sparse(
-        &self,
-        input: &str,
-        mut accept: impl FnMut(usize) -> bool,
-    ) -> bool {
-        let dfa = &self.dfa;
-        let Ok(mut sid) = dfa.start_state_forward(&Input::new(input).anchored(Anchored::Yes))
-        else {
-            return false;
-        };
         for &b in input.as_bytes() {
-            sid = dfa.next_state(sid, b);
-            if dfa.is_dead_state(sid) {
+            let digit = usize::from(b.wrapping_sub(b'0'));
+            if digit > 9 {
                 return false;
             }
+            match u16_at(self.table, 2 + 2 * (10 * state + digit)) {
+                DEAD => return false,
+                to => state = usize::from(to),
+            }
         }
-        // Matches are reported one transition late: the end of input settles them.
-        sid = dfa.next_eoi_state(sid);
-        dfa.is_match_state(sid)
-            && (0..dfa.match_len(sid)).any(|i| accept(dfa.match_pattern(sid, i).as_usize()))
+        let ends = 2 + 20 * self.states;
+        let from = match state {
+            0 => 0,
+            s => usize::from(u16_at(self.table, ends + 2 * (s - 1))),
+        };
+        let to = usize::from(u16_at(self.table, ends + 2 * state));
+        let runs = ends + 2 * self.states;
+        self.table
+            .get(runs + from..runs + to)
+            .unwrap_or_default()
+            .iter()
+            .any(|&p| accept(usize::from(p)))
     }
+}
+
+/// The sparse DFA at `range` of [`DFAS`], which the digit tables were written from.
+#[cfg(test)]
+pub(super) fn sparse_dfa(range: (u32, u32)) -> Option<sparse::DFA<&'static [u8]>> {
+    let bytes = DFAS
+        .get(range.0 as usize..range.1 as usize)
+        .filter(|b| !b.is_empty())?;
+    sparse::DFA::from_bytes(bytes).ok().map(|(dfa, _)| dfa)
+}
+
+/// Whether a pattern `i` of `dfa` for which `accept(i)` holds matches all of `input`, by the
+/// sparse DFA itself: the oracle of [`Automaton::whole_matches`].
+#[cfg(test)]
+pub(super) fn whole_matches_sparse(
+    dfa: &sparse::DFA<&'static [u8]>,
+    input: &str,
+    mut accept: impl FnMut(usize) -> bool,
+) -> bool {
+    use regex_automata::dfa::Automaton as _;
+    use regex_automata::{Anchored, Input};
+    let Ok(mut sid) = dfa.start_state_forward(&Input::new(input).anchored(Anchored::Yes)) else {
+        return false;
+    };
+    for &b in input.as_bytes() {
+        sid = dfa.next_state(sid, b);
+        if dfa.is_dead_state(sid) {
+            return false;
+        }
+    }
+    // Matches are reported one transition late: the end of input settles them.
+    sid = dfa.next_eoi_state(sid);
+    dfa.is_match_state(sid)
+        && (0..dfa.match_len(sid)).any(|i| accept(dfa.match_pattern(sid, i).as_usize()))
 }
 
 /// The entries of calling code `code`, sorted by region id.

@@ -234,7 +234,7 @@ impl Validity {
                     max_len = max_len.max(usize::from(l));
                 }
             }
-            if let Some(dfa) = Automaton::load(meta.validity_dfa) {
+            if let Some(dfa) = Automaton::load(meta.validity_digits) {
                 entries.push((dfa, meta));
             }
         }
@@ -242,7 +242,9 @@ impl Validity {
         // has the most, and most of its numbers are that region's. `valid` asks whether any
         // entry takes a number, which the order does not change.
         entries
-            .sort_by_key(|(_, meta)| std::cmp::Reverse(meta.validity_dfa.1 - meta.validity_dfa.0));
+            .sort_by_key(|(_, meta)| {
+                std::cmp::Reverse(meta.validity_digits.1 - meta.validity_digits.0)
+            });
         Validity {
             entries,
             min_len,
@@ -401,7 +403,7 @@ impl Region {
         };
         Region {
             code: meta.code,
-            shape: Automaton::load(meta.shape_dfa),
+            shape: Automaton::load(meta.shape_digits),
             prefix,
             prefix_literal,
             transform,
