@@ -22,9 +22,9 @@
 use std::path::PathBuf;
 
 use regex_automata::dfa::{StartKind, dense, sparse};
-use regex_automata::{Anchored, Input};
 use regex_automata::nfa::thompson;
 use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input};
 
 #[allow(dead_code)]
 #[path = "src/detect/phone/patterns.rs"]

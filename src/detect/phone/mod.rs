@@ -241,10 +241,9 @@ impl Validity {
         // Largest rules first: a shared calling code's main region (the US of +1, GB of +44)
         // has the most, and most of its numbers are that region's. `valid` asks whether any
         // entry takes a number, which the order does not change.
-        entries
-            .sort_by_key(|(_, meta)| {
-                std::cmp::Reverse(meta.validity_digits.1 - meta.validity_digits.0)
-            });
+        entries.sort_by_key(|(_, meta)| {
+            std::cmp::Reverse(meta.validity_digits.1 - meta.validity_digits.0)
+        });
         Validity {
             entries,
             min_len,
