@@ -387,7 +387,9 @@ fn pair_reading_key(text: &str, sep: usize) -> Option<(usize, usize)> {
         return None;
     }
     let (ks, ke, key_quoted) = key_before(b, sep)?;
-    let key = std::str::from_utf8(&b[ks..ke]).ok()?;
+    // A part of a `&str` is valid UTF-8 exactly when it starts and ends on character
+    // boundaries: `get` tests those two bytes instead of validating the bytes between.
+    let key = text.get(ks..ke)?;
     let key_trim = key.trim_start_matches('-');
     let authorization = key_trim.eq_ignore_ascii_case("authorization");
     if !authorization && !is_secret_key(key_trim) {
@@ -427,7 +429,7 @@ fn pair_reading_key(text: &str, sep: usize) -> Option<(usize, usize)> {
     } else {
         Strength::Weak
     };
-    let value = std::str::from_utf8(&b[vs..ve]).ok()?;
+    let value = text.get(vs..ve)?;
     // A key with a JSON key's quotes wants a quoted value (`"token": 3` is a count).
     if key_quoted && !quoted && b[sep] == b':' && !looks_like_word_value(value) {
         return None;
