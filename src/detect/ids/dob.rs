@@ -797,7 +797,7 @@ mod tests {
             assert_eq!(last_cue_in(b, from, to), want, "{t:?} {from}..{to}");
             found += usize::from(want.is_some());
         }
-        assert!(found > 2_000, "{found}");
+        assert!(found > 1_500, "{found}");
     }
 
     #[test]
