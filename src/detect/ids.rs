@@ -595,13 +595,52 @@ pub(super) fn kind_of_key(key: &str) -> Option<IdKind> {
         | "geburtsdatum" | "geburtstag" | "datenaissance" | "datedenaissance"
         | "fechanacimiento" | "fechadenacimiento" | "datanascita" | "datadinascita"
         | "datanascimento" | "datadenascimento" | "birthdateutc" => DateOfBirth,
-        "username" | "user" | "login" | "loginname" | "loginid" | "handle" | "nickname"
-        | "nick" | "screenname" | "accountname" | "samaccountname" | "gitlogin"
-        | "githubusername" | "githubhandle" | "twitterhandle" | "slackhandle" | "userlogin" => {
-            Username
-        }
+        _ if USERNAME_KEYS.contains(&f) => Username,
         _ => return None,
     })
+}
+
+/// The keys (folded as [`kind_of_key`] folds them) that name a user name.
+const USERNAME_KEYS: [&str; 17] = [
+    "username",
+    "user",
+    "login",
+    "loginname",
+    "loginid",
+    "handle",
+    "nickname",
+    "nick",
+    "screenname",
+    "accountname",
+    "samaccountname",
+    "gitlogin",
+    "githubusername",
+    "githubhandle",
+    "twitterhandle",
+    "slackhandle",
+    "userlogin",
+];
+
+/// Whether [`kind_of_key`] gives `Username` for `key`, without its other lists (no other list
+/// holds a user-name key): the key of every `key=value` pair of a log is asked, and most
+/// are turned away by their last letter or digit (every user-name key ends in `d e k n r`).
+pub(super) fn names_username(key: &str) -> bool {
+    let Some(last) = key.bytes().rev().find(u8::is_ascii_alphanumeric) else {
+        return false;
+    };
+    if !matches!(last.to_ascii_lowercase(), b'd' | b'e' | b'k' | b'n' | b'r') {
+        return false;
+    }
+    let mut buf = [0u8; 40];
+    let mut n = 0;
+    for b in key.bytes().filter(u8::is_ascii_alphanumeric) {
+        let Some(slot) = buf.get_mut(n) else {
+            return false;
+        };
+        *slot = b.to_ascii_lowercase();
+        n += 1;
+    }
+    USERNAME_KEYS.iter().any(|k| k.as_bytes() == &buf[..n])
 }
 
 /// Whether a whole value under a user-name key is one: a single word of letters, digits and
@@ -620,6 +659,43 @@ pub(super) fn username_value(v: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_username_is_kind_of_key_s_username() {
+        for k in USERNAME_KEYS {
+            assert!(
+                k.bytes().last().is_some_and(|c| b"deknr".contains(&c)),
+                "{k}"
+            );
+        }
+        let mut keys: Vec<String> = Vec::new();
+        for k in USERNAME_KEYS
+            .iter()
+            .chain(&["address", "dob", "nhs", "userx", "usr", "", "-"])
+        {
+            keys.push(k.to_string());
+            keys.push(k.to_ascii_uppercase());
+            keys.push(format!("{k}_"));
+            keys.push(format!("x{k}"));
+            keys.push(format!("{}-{}", &k[..k.len() / 2], &k[k.len() / 2..]));
+            keys.push(format!("{k}{}", "e".repeat(40)));
+        }
+        let mut rng = crate::testdata::Rng::new(5);
+        let letters = b"userloginhandkc_-. 1";
+        for _ in 0..50_000 {
+            let k: Vec<u8> = (0..rng.below(12))
+                .map(|_| letters[rng.below(letters.len())])
+                .collect();
+            keys.push(String::from_utf8(k).unwrap());
+        }
+        let mut hits = 0;
+        for k in &keys {
+            let want = kind_of_key(k) == Some(IdKind::Username);
+            assert_eq!(names_username(k), want, "{k:?}");
+            hits += usize::from(want);
+        }
+        assert!(hits > 50, "{hits}");
+    }
 
     fn find(text: &str, key: Option<&str>) -> Vec<(String, &'static str)> {
         let r = IdRecognizer::new(&IdsConfig::default());

@@ -48,7 +48,7 @@ pub(crate) use phone::calling_code;
 /// Whether a label or pair key names a login (`handle`, `user`). `login` counts only as a JSON
 /// key: as a label or a pair key it mostly says how a login went (`login=ok`, `Login: failed`).
 fn names_login(label: &str) -> bool {
-    ids::kind_of_key(label) == Some(IdKind::Username) && !label.eq_ignore_ascii_case("login")
+    ids::names_username(label) && !label.eq_ignore_ascii_case("login")
 }
 
 /// One finding: the byte range `start..end` of the searched text holds a value of `kind`.

@@ -348,10 +348,16 @@ fn key_before(b: &[u8], end: usize) -> Option<(usize, usize, bool)> {
     Some((s, e, quoted))
 }
 
-/// Whether the key [`key_before`] `sep` would read can name a credential, from its last byte
-/// alone: a key ending in a letter or digit other than those `is_secret_key` words and
-/// `authorization` end in (`d e s t n l y`) names none, and most separators of code and logs
-/// (`id=7`, `level=info`, `ts_ms=…`) are settled here without reading the key.
+/// Whether the key [`key_before`] `sep` would read can name a credential, from the bytes
+/// right before its end: a key that `is_secret_key` takes ends (less what follows its last
+/// letter or digit) in one of its words (`may_end_in_secret_word`), or is `authorization`.
+/// Most separators of code and logs (`id=7`, `level=info`, `ts_ms=…`, `name=`) are settled
+/// here without reading the key.
+///
+/// Exact: the key lies within the 65 bytes before its end `e`, and so does the word it ends
+/// in; the bytes between that word and `e` are key bytes that are no letter or digit, so the
+/// last letter or digit of the 80 bytes before `e` is the key's, and the test of those bytes
+/// is the test of the key.
 fn may_end_secret_key(b: &[u8], sep: usize) -> bool {
     let mut e = sep;
     while e > 0 && b[e - 1] == b' ' {
@@ -360,14 +366,9 @@ fn may_end_secret_key(b: &[u8], sep: usize) -> bool {
     if e > 0 && matches!(b[e - 1], b'"' | b'\'') {
         e -= 1;
     }
-    let Some(&c) = e.checked_sub(1).map(|i| &b[i]) else {
-        return false;
-    };
-    !c.is_ascii_alphanumeric()
-        || matches!(
-            c.to_ascii_lowercase(),
-            b'd' | b'e' | b's' | b't' | b'n' | b'l' | b'y'
-        )
+    let before = &b[e.saturating_sub(80)..e];
+    names::may_end_in_secret_word(before)
+        || before.len() >= 13 && before[before.len() - 13..].eq_ignore_ascii_case(b"authorization")
 }
 
 /// The secret value of the `key<sep>value` pair whose separator is at `sep`.
@@ -387,7 +388,9 @@ fn pair_reading_key(text: &str, sep: usize) -> Option<(usize, usize)> {
         return None;
     }
     let (ks, ke, key_quoted) = key_before(b, sep)?;
-    let key = std::str::from_utf8(&b[ks..ke]).ok()?;
+    // A part of a `&str` is valid UTF-8 exactly when it starts and ends on character
+    // boundaries: `get` tests those two bytes instead of validating the bytes between.
+    let key = text.get(ks..ke)?;
     let key_trim = key.trim_start_matches('-');
     let authorization = key_trim.eq_ignore_ascii_case("authorization");
     if !authorization && !is_secret_key(key_trim) {
@@ -427,7 +430,7 @@ fn pair_reading_key(text: &str, sep: usize) -> Option<(usize, usize)> {
     } else {
         Strength::Weak
     };
-    let value = std::str::from_utf8(&b[vs..ve]).ok()?;
+    let value = text.get(vs..ve)?;
     // A key with a JSON key's quotes wants a quoted value (`"token": 3` is a count).
     if key_quoted && !quoted && b[sep] == b':' && !looks_like_word_value(value) {
         return None;
@@ -620,6 +623,8 @@ mod tests {
                         "password=", "api_key: ", "\"token\": \"", "Authorization: Bearer ",
                         "--password ", "export DB_PASSWORD=", "secret = '", "pwd", "Key",
                         "s3cr3tPw9", "hunter2x", "\"", "'", "==", "::", "1:", "n=", "y ",
+                        "authorization: ", "AUTHORIZATION=", "-token=", "credentials.=",
+                        "PASS=", "my_pwd_=", "key-:", "passcode.", "_", "-", ".",
 
                     ]).prop_map(String::from),
                 ],

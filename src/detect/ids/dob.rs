@@ -83,10 +83,8 @@ pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
         let s = spaces_before(b, d);
         // The stretch `from..d` is this run's; `from` and `d` only grow from run to run.
         let from = s.saturating_sub(DOB_REACH);
-        for j in read.max(from)..d {
-            if birth_cue_at(b, j) {
-                last_cue = Some(j);
-            }
+        if let Some(j) = last_cue_in(b, read.max(from), d) {
+            last_cue = Some(j);
         }
         read = d;
         if last_cue.is_none_or(|c| c < from) || !may_date(b, s, d, i - d) {
@@ -162,6 +160,49 @@ fn birth_cue_at(b: &[u8], j: usize) -> bool {
             b.get(j..j + c.len())
                 .is_some_and(|w| w.eq_ignore_ascii_case(c.as_bytes()))
         })
+}
+
+/// The last `j` in `from..to` where [`birth_cue_at`] holds. Eight bytes at a time: only the
+/// bytes that may be a cue's first ([`may_open_cue`]) are asked.
+fn last_cue_in(b: &[u8], from: usize, to: usize) -> Option<usize> {
+    let mut last = None;
+    let mut j = from;
+    while let Some(block) = b.get(j..j + 8).filter(|_| j + 8 <= to) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(block);
+        let mut m = may_open_cue(u64::from_le_bytes(w));
+        while m != 0 {
+            let k = j + (m.trailing_zeros() / 8) as usize;
+            m &= m - 1;
+            if birth_cue_at(b, k) {
+                last = Some(k);
+            }
+        }
+        j += 8;
+    }
+    (j..to).rev().find(|&k| birth_cue_at(b, k)).or(last)
+}
+
+/// [`last_cue_in`] byte by byte: its test oracle.
+#[cfg(test)]
+fn last_cue_in_reference(b: &[u8], from: usize, to: usize) -> Option<usize> {
+    (from..to).rev().find(|&k| birth_cue_at(b, k))
+}
+
+/// The high bit of each byte of `x` that may be a [`BIRTH_CUE_INITIALS`] byte (`b d f g n`
+/// in either case), and maybe of some others: a byte whose `| 0x20` is one of `b..=g` or is
+/// `n` (no byte from 0x80 up). The `has-between` and `has-zero` tests of the bit-twiddling
+/// hacks: a flagged byte may be none (a borrow), a byte in the set is always flagged.
+#[inline(always)]
+fn may_open_cue(x: u64) -> u64 {
+    const L: u64 = 0x0101_0101_0101_0101;
+    const H: u64 = 0x8080_8080_8080_8080;
+    let y = x | (L * 0x20);
+    let low = y & !H;
+    let b_to_g = (L * (127 + 0x68) - low) & !y & (low + L * (127 - 0x61)) & H;
+    let z = y ^ (L * u64::from(b'n'));
+    let n = z.wrapping_sub(L) & !z & H;
+    b_to_g | n
 }
 
 /// Whether the run of `len` digits at `d` (`s` where the spaces before it start) can be the first
@@ -705,6 +746,58 @@ mod tests {
             check(&shaped(&mut rng));
         }
         assert!(dates > 2_000, "{dates}");
+    }
+
+    #[test]
+    fn last_cue_in_is_the_byte_scan() {
+        // Every initial byte is flagged wherever it sits among any others.
+        for c in (0..=255u8).filter(|&c| BIRTH_CUE_INITIALS[usize::from(c)]) {
+            for pos in 0..8 {
+                for other in 0..=255u8 {
+                    let mut w = [other; 8];
+                    w[pos] = c;
+                    assert_ne!(may_open_cue(u64::from_le_bytes(w)) & (0x80 << (8 * pos)), 0);
+                }
+            }
+        }
+        let mut rng = crate::testdata::Rng::new(17);
+        let pieces = [
+            "born",
+            "Born ",
+            "dob",
+            "DOB:",
+            "d.o.b.",
+            "née le",
+            "xborn",
+            "1985-03-02",
+            " ",
+            "-",
+            "on ",
+            "é",
+            "b",
+            "n",
+            "N",
+            "fecha",
+            "geboren",
+            "data",
+            "bd",
+            "nn",
+        ];
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut t = shaped(&mut rng);
+            for _ in 0..rng.below(6) {
+                t.push_str(pieces[rng.below(pieces.len())]);
+                t.push_str(&shaped(&mut rng));
+            }
+            let b = t.as_bytes();
+            let from = rng.below(b.len() + 1);
+            let to = from + rng.below(b.len() - from + 1);
+            let want = last_cue_in_reference(b, from, to);
+            assert_eq!(last_cue_in(b, from, to), want, "{t:?} {from}..{to}");
+            found += usize::from(want.is_some());
+        }
+        assert!(found > 1_500, "{found}");
     }
 
     #[test]

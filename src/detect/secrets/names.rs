@@ -192,7 +192,7 @@ fn secret_key_words(key: &str) -> bool {
 /// its last ASCII letter or digit, ends in one of those words (ASCII case-insensitive). A
 /// word of [`is_secret_key`] is a run of such bytes, so its last word ends there; most keys
 /// of logs and code (`id=`, `level=`, `Result::`) fail this test at their last letter or two.
-fn may_end_in_secret_word(key: &[u8]) -> bool {
+pub(super) fn may_end_in_secret_word(key: &[u8]) -> bool {
     let end = key
         .iter()
         .rposition(u8::is_ascii_alphanumeric)

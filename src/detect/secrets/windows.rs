@@ -56,6 +56,36 @@ pub(super) struct Windows {
     /// The shortest credential of a rule whose prefix is all word bytes: prefix and shortest
     /// tail (at least 15, see the module docs).
     long: usize,
+    /// The first two bytes of the word-starting patterns, and the [`trigram`]s of their first
+    /// three ([`Windows::pattern_at`] turns most words away with these, without comparing).
+    heads: Box<Heads>,
+}
+
+/// Bit sets over the starts of the word-starting patterns (see [`Windows::pattern_at`]).
+#[derive(Debug)]
+struct Heads {
+    /// Bit `a << 8 | b` for each pattern starting with the bytes `a`, `b`.
+    pairs: [u64; 1024],
+    /// The same bit for each pattern of two bytes, `a`, `b` (no third byte to test).
+    short: [u64; 1024],
+    /// Bit [`trigram`] of the first three bytes of each longer pattern.
+    trigrams: [u64; 512],
+}
+
+/// Bit `i` of the bit set `set`.
+fn has_bit(set: &[u64], i: usize) -> bool {
+    set[i / 64] & (1 << (i % 64)) != 0
+}
+
+/// Sets bit `i` of the bit set `set`.
+fn set_bit(set: &mut [u64], i: usize) {
+    set[i / 64] |= 1 << (i % 64);
+}
+
+/// The low five bits of three bytes as one 15-bit number (a superset test: bytes that differ
+/// only above their low five bits share it).
+fn trigram(a: u8, b: u8, c: u8) -> usize {
+    (usize::from(a & 31) << 10) | (usize::from(b & 31) << 5) | usize::from(c & 31)
 }
 
 impl Windows {
@@ -93,16 +123,54 @@ impl Windows {
                 by_first[usize::from(p.as_bytes()[0])].push(p.as_bytes());
             }
         }
+        let mut heads = Box::new(Heads {
+            pairs: [0; 1024],
+            short: [0; 1024],
+            trigrams: [0; 512],
+        });
+        for p in by_first.iter().flatten() {
+            // Every pattern has two bytes or more (`the_windows_hold_every_pattern_byte`).
+            let pair = usize::from(p[0]) << 8 | usize::from(p[1]);
+            set_bit(&mut heads.pairs, pair);
+            match p.get(2) {
+                Some(&c) => set_bit(&mut heads.trigrams, trigram(p[0], p[1], c)),
+                None => set_bit(&mut heads.short, pair),
+            }
+        }
         Windows {
             by_first,
             anchored,
             anywhere,
             long,
+            heads,
         }
     }
 
-    /// Whether a word-starting pattern starts at `s`.
+    /// Whether a word-starting pattern starts at `s`. A pattern that starts there has the
+    /// first two bytes there, and either two bytes only or the trigram of the first three
+    /// there: most words fail one of these two loads and are never compared.
     fn pattern_at(&self, b: &[u8], s: usize) -> bool {
+        let (Some(&c0), Some(&c1)) = (b.get(s), b.get(s + 1)) else {
+            return false;
+        };
+        let pair = usize::from(c0) << 8 | usize::from(c1);
+        if !has_bit(&self.heads.pairs, pair) {
+            return false;
+        }
+        let short = has_bit(&self.heads.short, pair);
+        if !short
+            && !b
+                .get(s + 2)
+                .is_some_and(|&c2| has_bit(&self.heads.trigrams, trigram(c0, c1, c2)))
+        {
+            return false;
+        }
+        self.pattern_at_reference(b, s)
+    }
+
+    /// Whether a word-starting pattern starts at `s`, compared one by one: the last step of
+    /// [`Windows::pattern_at`] and its test oracle.
+    fn pattern_at_reference(&self, b: &[u8], s: usize) -> bool {
         self.by_first[usize::from(b[s])]
             .iter()
             .any(|p| b[s..].starts_with(p))
@@ -115,8 +183,8 @@ impl Windows {
         let mut seed = |s: usize| out.push(window(b, s));
         // Long words, through their aligned blocks of eight word bytes.
         let mut i = 0;
-        while i + 8 <= b.len() {
-            if !all_word(&b[i..i + 8]) {
+        while let Some(block) = b.get(i..i + 8) {
+            if !all_word(block) {
                 i += 8;
                 continue;
             }
@@ -139,7 +207,11 @@ impl Windows {
             // Patterns that may start anywhere, by their anchor.
             let a = ANCHORS.iter().position(|&c| c == b[r]).unwrap_or_default();
             for &(p, k) in &self.anchored[a] {
-                if r >= k && b[r - k..].starts_with(p) {
+                // The bytes right before and after the anchor first (`y=`, `--`): most
+                // anchors fail them, without a comparison.
+                let around = (k == 0 || r >= k && b[r - 1] == p[k - 1])
+                    && p.get(k + 1).is_none_or(|&c| b.get(r + 1) == Some(&c));
+                if around && r >= k && b[r - k..].starts_with(p) {
                     seed(r - k);
                 }
             }
@@ -187,6 +259,12 @@ fn all_word(block: &[u8]) -> bool {
     let mut w = [0u8; 8];
     w.copy_from_slice(block);
     let x = u64::from_le_bytes(w);
+    // A byte below `0` or from 0x80 up (a space, most punctuation) is no word byte: most
+    // blocks of text hold one, and this test of it is cheaper than the three below (`x - 0x30`
+    // per byte sets the high bit of the lowest byte below 0x30, if any, as in has-less).
+    if (x.wrapping_sub(L * 0x30) | x) & H != 0 {
+        return false;
+    }
     // Per byte below 0x80: strictly between `m` and `n` (the classic has-between, exact per
     // byte as no lane carries); bytes from 0x80 up are never word bytes.
     let low = x & !H;
@@ -225,6 +303,42 @@ mod tests {
     }
 
     #[test]
+    fn pattern_at_is_the_comparison_of_every_pattern() {
+        let w = Windows::new(&super::super::EXTRA);
+        let patterns: Vec<&[u8]> = w.by_first.iter().flatten().copied().collect();
+        let mut rng = crate::testdata::Rng::new(41);
+        let bytes = b"aAsSkK_-.=:/0189xXyYghpdoltTcC \n\xc3";
+        let mut compared = 0;
+        for _ in 0..30_000 {
+            let mut t = Vec::new();
+            while t.len() < 24 {
+                match rng.below(4) {
+                    // A pattern, whole or cut short, in any case now and then.
+                    0 => {
+                        let p = rng.pick(&patterns);
+                        let mut p = p[..1 + rng.below(p.len())].to_vec();
+                        if rng.below(4) == 0 {
+                            p.make_ascii_uppercase();
+                        }
+                        t.extend_from_slice(&p);
+                    }
+                    _ => t.push(bytes[rng.below(bytes.len())]),
+                }
+            }
+            for s in 0..t.len() {
+                assert_eq!(
+                    w.pattern_at(&t, s),
+                    w.pattern_at_reference(&t, s),
+                    "{:?} at {s}",
+                    String::from_utf8_lossy(&t)
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 500_000, "{compared}");
+    }
+
+    #[test]
     fn the_windows_hold_every_pattern_byte() {
         for p in RULES.iter().map(|r| r.prefix).chain(super::super::EXTRA) {
             let b = p.as_bytes();
@@ -245,6 +359,8 @@ mod tests {
         }
         let w = Windows::new(&super::super::EXTRA);
         assert!(w.long >= 15, "{}", w.long);
+        // `pattern_at` reads the first two bytes of every word-starting pattern.
+        assert!(w.by_first.iter().flatten().all(|p| p.len() >= 2));
     }
 
     #[test]
