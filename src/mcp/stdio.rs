@@ -281,6 +281,15 @@ impl Lines<tokio::io::Empty> {
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
+    /// Lets go of `buf` once its message is handled, when it is that message's own allocation
+    /// (channel lines), so an idle relay holds no copy of the last message it read. A stream's
+    /// line buffer is kept for the next read.
+    pub(crate) fn release(&self, buf: &mut Vec<u8>) {
+        if matches!(self, Lines::Channel(_)) {
+            *buf = Vec::new();
+        }
+    }
+
     /// The next message into `buf` (see [`read_message`]); `None` at the end.
     pub(crate) async fn next(&mut self, buf: &mut Vec<u8>) -> std::io::Result<Option<()>> {
         match self {

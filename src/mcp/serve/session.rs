@@ -35,6 +35,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::gateway;
 use crate::mcp::interceptor::Interceptor;
 use crate::mcp::stdio::{self, ServerCommand};
+use crate::mcp::take_pending;
 use crate::mcp::tool_search::ToolSearchConfig;
 
 /// Where the front end's messages for one POST answered as JSON go.
@@ -478,7 +479,7 @@ impl Session {
     /// Forgets the waiter of `id` (answered, timed out or the client went away).
     pub(crate) fn forget(&self, id: &str) -> bool {
         lock(&self.progress).retain(|_, request| request != id);
-        lock(&self.waiters).remove(id).is_some()
+        take_pending(&mut *lock(&self.waiters), id).is_some()
     }
 
     /// Marks `id` as a `tools/list` request: its answer teaches the `Mcp-Param-*` headers.
@@ -540,7 +541,7 @@ impl Session {
                 self.learn_tools(line);
             }
             // An answer goes to its own POST or nowhere (that POST timed out or went away).
-            match lock(&self.waiters).remove(&id) {
+            match take_pending(&mut *lock(&self.waiters), &id) {
                 Some(Waiter::Json(sink)) => {
                     let _ = sink.send(line.to_string());
                 }
