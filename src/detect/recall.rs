@@ -68,8 +68,9 @@ pub struct Recall {
     /// How many names (not counting their extra case forms).
     names: usize,
     /// Bit `pair_key(a, b)` is set when some name that starts with a non-ASCII character
-    /// starts with the bytes `a b`.
-    starts: Box<[u64; PAIR_WORDS]>,
+    /// starts with the bytes `a b`; `None` until the session learns such a name (8 KiB that
+    /// most sessions never need).
+    starts: Option<Box<[u64; PAIR_WORDS]>>,
     /// Bit [`prefix_bit`] of [`prefix_key`] is set for each name that starts with an ASCII
     /// letter or digit. (Both tables have a fixed size, so that the scan's lookups need no
     /// bounds check.)
@@ -332,7 +333,7 @@ impl Recall {
             words: Heads::new(),
             pairs: Heads::new(),
             names: 0,
-            starts: Box::new([0u64; PAIR_WORDS]),
+            starts: None,
             prefixes: Box::new([0u64; PREFIX_WORDS]),
         }
     }
@@ -427,7 +428,10 @@ impl Recall {
             self.prefixes[bit >> 6] |= 1 << (bit & 63);
         } else {
             let k = pair_key(b[0], b[1]);
-            self.starts[k >> 6] |= 1 << (k & 63);
+            let starts = self
+                .starts
+                .get_or_insert_with(|| Box::new([0u64; PAIR_WORDS]));
+            starts[k >> 6] |= 1 << (k & 63);
         }
     }
 
@@ -553,10 +557,13 @@ impl Recall {
             } else {
                 // Every non-ASCII character start is a candidate (CJK names stand between
                 // other characters; the boundary check sorts the rest out).
-                b.get(start + 1).is_some_and(|&second| {
-                    let k = pair_key(b[start], second);
-                    self.starts[k >> 6] & (1 << (k & 63)) != 0
-                })
+                let starts = self.starts.as_deref();
+                b.get(start + 1)
+                    .zip(starts)
+                    .is_some_and(|(&second, starts)| {
+                        let k = pair_key(b[start], second);
+                        starts[k >> 6] & (1 << (k & 63)) != 0
+                    })
             };
             if found && let Some(end) = self.match_at(text, start) {
                 out.push(Span::new(start, end, Kind::Name));

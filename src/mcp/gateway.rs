@@ -84,6 +84,7 @@ use super::stateless;
 use super::stdio::{
     self, GRACE, Lines, LinesOut, ProxyError, ServerCommand, Spawned, normalize_name,
 };
+use super::take_pending;
 use super::tasks;
 use super::tool_search::{ToolSearch, ToolSearchConfig};
 use crate::shown::Shown;
@@ -115,10 +116,27 @@ pub fn exposed_name(server: &str, name: &str) -> String {
 enum Status {
     Starting,
     Ready {
-        capabilities: Value,
+        capabilities: Capabilities,
         version: String,
     },
     Failed(String),
+}
+
+/// An upstream's capabilities, kept as JSON text: a parsed `Value` costs every idle session a
+/// dozen small allocations per upstream (about 1.3 KB for a server with nested capabilities);
+/// they are read only at a few points (`initialize`, list refreshes, `subscriptions/listen`).
+#[derive(Debug, Clone)]
+struct Capabilities(Arc<str>);
+
+impl Capabilities {
+    fn new(capabilities: &Value) -> Capabilities {
+        Capabilities(capabilities.to_string().into())
+    }
+
+    /// The capabilities as a `Value` (the text was written from one: it parses).
+    fn value(&self) -> Value {
+        serde_json::from_str(&self.0).unwrap_or_else(|_| json!({}))
+    }
 }
 
 #[derive(Debug)]
@@ -380,43 +398,46 @@ where
         Ok(None) => Ok(None),
         Err(e) => Err(e),
     };
-    let first_text = first
-        .as_ref()
-        .ok()
-        .and_then(|f| f.as_deref())
-        .and_then(|b| std::str::from_utf8(b).ok());
-    let proposed = first_text
-        .and_then(requested_version)
-        .unwrap_or_else(|| PROPOSED_VERSION.to_string());
-    let roots = first_text.and_then(host_roots);
-    // A stateless (2026-07-28) host: its first request's `_meta` discovers every upstream
-    // (`server/discover`) instead of an `initialize`, and goes on the first lists.
-    let stateless_meta = first_text.and_then(stateless_meta);
-    match &stateless_meta {
-        Some(meta) => {
-            gw.stateless_host.store(true, Ordering::Relaxed);
-            // Boxed here and below: a task keeps its largest state for its whole life, and an
-            // idle session's gateway should cost little.
-            Box::pin(futures::future::join_all(
-                (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta, true)),
-            ))
-            .await;
+    // Boxed: a task keeps its largest state for its whole life, and what starting the
+    // upstreams needs (the first message's version, roots, `_meta`, the lists) is not kept
+    // by an idle session.
+    let started = Box::pin(async {
+        let first_text = first
+            .as_ref()
+            .ok()
+            .and_then(|f| f.as_deref())
+            .and_then(|b| std::str::from_utf8(b).ok());
+        let proposed = first_text
+            .and_then(requested_version)
+            .unwrap_or_else(|| PROPOSED_VERSION.to_string());
+        let roots = first_text.and_then(host_roots);
+        // A stateless (2026-07-28) host: its first request's `_meta` discovers every upstream
+        // (`server/discover`) instead of an `initialize`, and goes on the first lists.
+        let stateless_meta = first_text.and_then(stateless_meta);
+        match &stateless_meta {
+            Some(meta) => {
+                gw.stateless_host.store(true, Ordering::Relaxed);
+                // Boxed here and below: every upstream's start at once is a large future.
+                Box::pin(futures::future::join_all(
+                    (0..gw.upstreams.len()).map(|idx| gw.discover_upstream(idx, meta, true)),
+                ))
+                .await;
+            }
+            None => {
+                Box::pin(futures::future::join_all((0..gw.upstreams.len()).map(
+                    |idx| gw.initialize_upstream(idx, &proposed, roots.as_ref()),
+                )))
+                .await;
+            }
         }
-        None => {
-            Box::pin(futures::future::join_all((0..gw.upstreams.len()).map(
-                |idx| gw.initialize_upstream(idx, &proposed, roots.as_ref()),
-            )))
-            .await;
-        }
-    }
-    let (tools, prompts) = Box::pin(async {
-        futures::join!(
+        let (tools, prompts) = futures::join!(
             gw.refresh(ListKind::Tools, true, stateless_meta.as_ref()),
             gw.refresh(ListKind::Prompts, true, stateless_meta.as_ref())
-        )
+        );
+        tools.and(prompts)
     })
     .await;
-    if let Err(e) = tools.and(prompts) {
+    if let Err(e) = started {
         return Err(ProxyError::Config(e));
     }
 
@@ -427,11 +448,14 @@ where
             Some(Ok(Some(f))) => buf = f,
             Some(Ok(None)) => break Ok(()),
             Some(Err(e)) => break Err(ProxyError::Host(e)),
-            None => match reader.next(&mut buf).await {
-                Ok(Some(())) => {}
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(ProxyError::Host(e)),
-            },
+            None => {
+                reader.release(&mut buf);
+                match reader.next(&mut buf).await {
+                    Ok(Some(())) => {}
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(ProxyError::Host(e)),
+                }
+            }
         }
         let Ok(line) = std::str::from_utf8(&buf) else {
             gw.refuse_host_bytes(&buf);
@@ -453,31 +477,35 @@ where
         }
     };
 
-    // Shut down: close every upstream's stdin, give them time, then kill.
-    gw.closing.store(true, Ordering::Relaxed);
-    for upstream in &gw.upstreams {
-        lock(&upstream.to_server).take();
-    }
-    for writer in writers {
-        let _ = writer.await;
-    }
-    for mut child in children {
-        if tokio::time::timeout(GRACE, child.wait()).await.is_err() {
-            let _ = child.kill().await;
+    // Boxed, like the start: only the loop's state stays with an idle session's task.
+    Box::pin(async move {
+        // Shut down: close every upstream's stdin, give them time, then kill.
+        gw.closing.store(true, Ordering::Relaxed);
+        for upstream in &gw.upstreams {
+            lock(&upstream.to_server).take();
         }
-    }
-    for task in http_tasks {
-        if tokio::time::timeout(GRACE, &mut *Box::pin(task))
-            .await
-            .is_err()
-        {
-            tracing::warn!("an HTTP upstream did not close in time");
+        for writer in writers {
+            let _ = writer.await;
         }
-    }
-    drop(gw);
-    if let Some(writer) = host_writer {
-        let _ = writer.await;
-    }
+        for mut child in children {
+            if tokio::time::timeout(GRACE, child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+        }
+        for task in http_tasks {
+            if tokio::time::timeout(GRACE, &mut *Box::pin(task))
+                .await
+                .is_err()
+            {
+                tracing::warn!("an HTTP upstream did not close in time");
+            }
+        }
+        drop(gw);
+        if let Some(writer) = host_writer {
+            let _ = writer.await;
+        }
+    })
+    .await;
     result
 }
 
@@ -623,14 +651,14 @@ impl Gateway {
         let msg = json!({"jsonrpc": "2.0", "id": format!("mcp-veil-{n}"), "method": method, "params": params});
         let name = &self.upstreams[idx].name;
         if self.send_to_upstream(idx, &msg.to_string()).await != Sent::Forwarded {
-            lock(&self.own).remove(&id);
+            take_pending(&mut *lock(&self.own), &id);
             return Err(format!("server `{name}` is not running"));
         }
         let answer = match tokio::time::timeout(OWN_TIMEOUT, rx).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => return Err(format!("server `{name}` exited")),
             Err(_) => {
-                lock(&self.own).remove(&id);
+                take_pending(&mut *lock(&self.own), &id);
                 return Err(format!("server `{name}` did not answer {method} in time"));
             }
         };
@@ -639,7 +667,7 @@ impl Gateway {
 
     fn has_capability(&self, idx: usize, capability: &str) -> bool {
         match self.upstreams[idx].status() {
-            Status::Ready { capabilities, .. } => capabilities.get(capability).is_some(),
+            Status::Ready { capabilities, .. } => capabilities.value().get(capability).is_some(),
             _ => false,
         }
     }
@@ -849,7 +877,7 @@ impl Gateway {
         );
         if rejected.answers
             && let Some(id) = rejected.id
-            && let Some((idx, original)) = lock(&self.server_requests).remove(id)
+            && let Some((idx, original)) = take_pending(&mut *lock(&self.server_requests), id)
         {
             self.upstreams[idx].send(envelope::error_response(
                 Some(&original),
@@ -906,7 +934,7 @@ impl Gateway {
                     // knows the call by its first id.
                     let call = self.rounds.call_of(&request_id);
                     let upstream_id = call.as_deref().unwrap_or(&request_id);
-                    let route = lock(&self.host_routes).remove(upstream_id);
+                    let route = take_pending(&mut *lock(&self.host_routes), upstream_id);
                     if let Some((idx, _)) = route {
                         let cancel = match &call {
                             Some(call) => json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -934,7 +962,8 @@ impl Gateway {
                     return;
                 }
                 // The host answers a server's request: give it back its own id.
-                let Some((idx, original)) = lock(&self.server_requests).remove(&id) else {
+                let Some((idx, original)) = take_pending(&mut *lock(&self.server_requests), &id)
+                else {
                     tracing::warn!("a response to an unknown request was dropped");
                     return;
                 };
@@ -1286,7 +1315,7 @@ impl Gateway {
         lock(&self.host_routes).insert(id.clone(), (idx, tool));
         let sent = self.send_to_upstream(idx, msg).await;
         if sent != Sent::Forwarded {
-            lock(&self.host_routes).remove(&id);
+            take_pending(&mut *lock(&self.host_routes), &id);
         }
         if sent == Sent::NotRunning {
             let why = self.upstreams[idx]
@@ -1318,7 +1347,7 @@ impl Gateway {
                 version: v,
             } = upstream.status()
             {
-                merge_into(&mut capabilities, &c);
+                merge_into(&mut capabilities, &c.value());
                 if v < version {
                     version = v;
                 }
@@ -1337,7 +1366,11 @@ impl Gateway {
     async fn read_upstream<R: AsyncRead + Unpin>(self: Arc<Self>, idx: usize, mut lines: Lines<R>) {
         let name = self.upstreams[idx].name.clone();
         let mut line = Vec::new();
-        while let Ok(Some(())) = lines.next(&mut line).await {
+        loop {
+            lines.release(&mut line);
+            let Ok(Some(())) = lines.next(&mut line).await else {
+                break;
+            };
             // Boxed: the reading task keeps only its loop between messages.
             let outcome = Box::pin(self.interceptor.from_server_bytes(&name, &line)).await;
             if let Some(reply) = outcome.reply {
@@ -1394,14 +1427,14 @@ impl Gateway {
         match (env.method.is_some(), env.id) {
             (false, Some(id)) => {
                 let key = id.get().trim();
-                if let Some((_, tx)) = lock(&self.own).remove(key) {
+                if let Some((_, tx)) = take_pending(&mut *lock(&self.own), key) {
                     let _ = tx.send(text.to_string());
                     return;
                 }
                 if let Delivery::Host(lines) = self.listens.upstream_answer(key, text) {
                     return lines.into_iter().for_each(|l| self.reply(l));
                 }
-                lock(&self.host_routes).remove(key);
+                take_pending(&mut *lock(&self.host_routes), key);
                 // A call carried through input-required rounds: its answer goes to the
                 // latest retry, or waits for it (see module `mrtr`).
                 let redirected;

@@ -112,6 +112,7 @@ use super::report::{Reporter, Site};
 use super::restore::RestoreRules;
 use super::schema;
 use super::surfaces::SurfacesConfig;
+use super::take_pending;
 use crate::audit::{AuditLog, Direction, EventKind, Item};
 use crate::engine::{Engine, EngineError};
 use crate::shown::Shown;
@@ -578,7 +579,10 @@ impl Interceptor {
                 return self.resume(held, env).await;
             }
         }
-        let pending = lock(&self.server_requests).remove(&(Box::from(server), Box::from(id)));
+        let pending = take_pending(
+            &mut *lock(&self.server_requests),
+            &(Box::from(server), Box::from(id)),
+        );
         let (Some(request), Some(result)) = (pending, env.result) else {
             return Outcome::forward(Cow::Borrowed(text));
         };
@@ -835,10 +839,10 @@ impl Interceptor {
     }
 
     fn take_host_request(&self, server: &str, id: &str) -> Option<HostRequest> {
-        self.host_requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&(Box::from(server), Box::from(id)))
+        take_pending(
+            &mut *lock(&self.host_requests),
+            &(Box::from(server), Box::from(id)),
+        )
     }
 
     fn remember_server_request(&self, server: &str, id: &str, request: ServerRequest) {

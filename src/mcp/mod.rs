@@ -51,6 +51,22 @@ mod tasks;
 pub mod tool_search;
 pub mod transport;
 
+/// Removes `key` from a table of requests in flight and, when that empties the table, gives its
+/// memory back: a map keeps its capacity after its last entry goes, so every idle session
+/// would hold a few hundred bytes per table it ever used (a gateway session has several). The
+/// next request allocates again (one small allocation).
+pub(crate) fn take_pending<K, V, Q>(map: &mut std::collections::HashMap<K, V>, key: &Q) -> Option<V>
+where
+    K: std::borrow::Borrow<Q> + std::hash::Hash + Eq,
+    Q: std::hash::Hash + Eq + ?Sized,
+{
+    let taken = map.remove(key);
+    if map.is_empty() {
+        map.shrink_to_fit();
+    }
+    taken
+}
+
 pub use flow::{FlowPolicy, Outbound, RawUse, RestoreKnown, TokenUse, Verdict};
 pub use interceptor::{Interceptor, Outcome};
 pub use transport::{Veil, VeilTransport};

@@ -176,14 +176,42 @@ pub(crate) fn spawn(name: &str, server: &ServerCommand) -> Result<Spawned, Proxy
 
 /// The sending end of an in-process channel of messages (futures' unbounded channel: an idle
 /// one costs a few words, where tokio's allocates a block of 32 slots up front, and a gateway
-/// session holds several).
-#[derive(Debug, Clone)]
-pub(crate) struct LineTx(futures::channel::mpsc::UnboundedSender<String>);
+/// session holds several), or of a function that takes each message ([`LineTx::to_fn`]).
+#[derive(Clone)]
+pub(crate) struct LineTx(Tx);
+
+#[derive(Clone)]
+enum Tx {
+    Channel(futures::channel::mpsc::UnboundedSender<String>),
+    Fn(Arc<dyn Fn(String) + Send + Sync>),
+}
+
+impl std::fmt::Debug for LineTx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            Tx::Channel(_) => "LineTx(channel)",
+            Tx::Fn(_) => "LineTx(fn)",
+        })
+    }
+}
 
 impl LineTx {
+    /// A sender that hands each message to `f` on the sending task: no channel and no
+    /// receiving task in between (a `serve` session's gateway output, so an idle session holds
+    /// one task fewer). `f` is dropped with the last clone, as a channel closes.
+    pub(crate) fn to_fn(f: impl Fn(String) + Send + Sync + 'static) -> LineTx {
+        LineTx(Tx::Fn(Arc::new(f)))
+    }
+
     /// Sends a message; the message back when the receiver is gone.
     pub(crate) fn send(&self, line: String) -> Result<(), String> {
-        self.0.unbounded_send(line).map_err(|e| e.into_inner())
+        match &self.0 {
+            Tx::Channel(tx) => tx.unbounded_send(line).map_err(|e| e.into_inner()),
+            Tx::Fn(f) => {
+                f(line);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -201,7 +229,7 @@ impl LineRx {
 /// A channel of messages between tasks of the layer.
 pub(crate) fn line_channel() -> (LineTx, LineRx) {
     let (tx, rx) = futures::channel::mpsc::unbounded();
-    (LineTx(tx), LineRx(rx))
+    (LineTx(Tx::Channel(tx)), LineRx(rx))
 }
 
 /// Writes each line it receives, newline-terminated and flushed, until the channel closes.
@@ -281,6 +309,15 @@ impl Lines<tokio::io::Empty> {
 }
 
 impl<R: AsyncRead + Unpin> Lines<R> {
+    /// Lets go of `buf` once its message is handled, when it is that message's own allocation
+    /// (channel lines), so an idle relay holds no copy of the last message it read. A stream's
+    /// line buffer is kept for the next read.
+    pub(crate) fn release(&self, buf: &mut Vec<u8>) {
+        if matches!(self, Lines::Channel(_)) {
+            *buf = Vec::new();
+        }
+    }
+
     /// The next message into `buf` (see [`read_message`]); `None` at the end.
     pub(crate) async fn next(&mut self, buf: &mut Vec<u8>) -> std::io::Result<Option<()>> {
         match self {

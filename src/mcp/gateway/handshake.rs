@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::super::stateless;
 use super::wire::result_of;
-use super::{Gateway, PROPOSED_VERSION, Status};
+use super::{Capabilities, Gateway, PROPOSED_VERSION, Status};
 
 impl Gateway {
     /// Discovers a stateless upstream (`server/discover` with the host's `_meta`; when the
@@ -53,7 +53,8 @@ impl Gateway {
                     .and_then(Value::as_str)
                     .unwrap_or(stateless::VERSION)
                     .to_string();
-                let capabilities = result.get("capabilities").cloned().unwrap_or(json!({}));
+                let capabilities =
+                    Capabilities::new(result.get("capabilities").unwrap_or(&json!({})));
                 upstream.set_status(Status::Ready {
                     capabilities,
                     version,
@@ -111,7 +112,8 @@ impl Gateway {
                     .and_then(Value::as_str)
                     .unwrap_or(PROPOSED_VERSION)
                     .to_string();
-                let capabilities = result.get("capabilities").cloned().unwrap_or(json!({}));
+                let capabilities =
+                    Capabilities::new(result.get("capabilities").unwrap_or(&json!({})));
                 upstream.set_status(Status::Ready {
                     capabilities,
                     version,

@@ -12,6 +12,7 @@ use super::super::listen;
 use super::super::mrtr::{self, Resume};
 use super::wire::{answer_with_id, with_param};
 use super::{Gateway, Status, lock};
+use crate::mcp::take_pending;
 
 impl Gateway {
     /// The host's `subscriptions/listen` `id`: each server's own listen (its filter narrowed
@@ -24,6 +25,7 @@ impl Gateway {
             let Status::Ready { capabilities, .. } = upstream.status() else {
                 continue;
             };
+            let capabilities = capabilities.value();
             let owns = |uri: &str| self.resource_route(uri) == Ok(idx);
             if upstream.session_era() {
                 let methods = listen::untagged_methods(&filter, &capabilities);
@@ -121,7 +123,7 @@ impl Gateway {
         public: &str,
     ) {
         let refuse = |why: &str| {
-            if let Some((_, original)) = lock(&self.server_requests).remove(public) {
+            if let Some((_, original)) = take_pending(&mut *lock(&self.server_requests), public) {
                 self.upstreams[idx].send(envelope::error_response(
                     Some(&original),
                     -32603,

@@ -29,6 +29,7 @@ use super::{INVALID_PARAMS, INVALID_REQUEST, Interceptor, Outcome, lock};
 use crate::mcp::classify::{self, Flaw, Rejected, Side};
 use crate::mcp::confirm;
 use crate::mcp::envelope::{self, Envelope};
+use crate::mcp::take_pending;
 
 impl Interceptor {
     /// How many messages this interceptor refused because they could not be classified or
@@ -85,7 +86,10 @@ impl Interceptor {
                     return self.resume(held, &Envelope::none()).await;
                 }
             }
-            let pending = lock(&self.server_requests).remove(&(Box::from(server), Box::from(id)));
+            let pending = take_pending(
+                &mut *lock(&self.server_requests),
+                &(Box::from(server), Box::from(id)),
+            );
             if pending.is_some() {
                 return Outcome::forward(Cow::Owned(envelope::error_response(
                     Some(id),

@@ -1,5 +1,6 @@
-//! One HTTP session: a stdio-style gateway ([`crate::mcp::gateway::relay`]) over in-process
-//! channels, with its own interceptor on the vault session derived from the session key.
+//! One HTTP session: a stdio-style gateway ([`crate::mcp::gateway::relay`]) fed by an
+//! in-process channel, whose messages are dispatched as it sends them, with its own interceptor
+//! on the vault session derived from the session key.
 //!
 //! Each session has its own upstream connections (stdio children or HTTP sessions), started on
 //! first use, so two clients never share a server process's state (except stdio servers marked
@@ -35,6 +36,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::gateway;
 use crate::mcp::interceptor::Interceptor;
 use crate::mcp::stdio::{self, ServerCommand};
+use crate::mcp::take_pending;
 use crate::mcp::tool_search::ToolSearchConfig;
 
 /// Where the front end's messages for one POST answered as JSON go.
@@ -302,6 +304,22 @@ pub(crate) struct Session {
     ended: std::sync::atomic::AtomicBool,
 }
 
+/// Where a session's gateway sends its messages: each is dispatched as it is sent; dropping
+/// the last sender (the gateway has stopped) ends the session, as the end of a channel did.
+struct Output<F: FnOnce()> {
+    session: Arc<Session>,
+    on_end: Mutex<Option<F>>,
+}
+
+impl<F: FnOnce()> Drop for Output<F> {
+    fn drop(&mut self) {
+        self.session.end();
+        if let Some(on_end) = lock(&self.on_end).take() {
+            on_end();
+        }
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -324,7 +342,6 @@ impl Session {
         on_end: impl FnOnce() + Send + 'static,
     ) -> Arc<Session> {
         let (tx, rx) = stdio::line_channel();
-        let (out_tx, mut out_rx) = stdio::line_channel();
         let session = Arc::new(Session {
             to_gateway: Mutex::new(Some(tx)),
             waiters: Mutex::new(HashMap::new()),
@@ -341,6 +358,13 @@ impl Session {
             progress: Mutex::new(HashMap::new()),
             ended: Default::default(),
         });
+        // The gateway's messages are dispatched on its own tasks as it sends them (no channel,
+        // no task of the session's own); the session ends when the gateway lets go of them.
+        let output = Output {
+            session: session.clone(),
+            on_end: Mutex::new(Some(on_end)),
+        };
+        let out_tx = stdio::LineTx::to_fn(move |text| output.session.dispatch(&text));
         tokio::spawn(async move {
             if let Err(e) = gateway::relay_io(
                 interceptor,
@@ -354,15 +378,6 @@ impl Session {
             {
                 tracing::error!("session gateway stopped: {e}");
             }
-        });
-        let reader = session.clone();
-        tokio::spawn(async move {
-            // The gateway's messages, handed over in process (no pipe, no line buffer).
-            while let Some(text) = out_rx.recv().await {
-                reader.dispatch(&text);
-            }
-            reader.end();
-            on_end();
         });
         session
     }
@@ -478,7 +493,7 @@ impl Session {
     /// Forgets the waiter of `id` (answered, timed out or the client went away).
     pub(crate) fn forget(&self, id: &str) -> bool {
         lock(&self.progress).retain(|_, request| request != id);
-        lock(&self.waiters).remove(id).is_some()
+        take_pending(&mut *lock(&self.waiters), id).is_some()
     }
 
     /// Marks `id` as a `tools/list` request: its answer teaches the `Mcp-Param-*` headers.
@@ -540,7 +555,7 @@ impl Session {
                 self.learn_tools(line);
             }
             // An answer goes to its own POST or nowhere (that POST timed out or went away).
-            match lock(&self.waiters).remove(&id) {
+            match take_pending(&mut *lock(&self.waiters), &id) {
                 Some(Waiter::Json(sink)) => {
                     let _ = sink.send(line.to_string());
                 }

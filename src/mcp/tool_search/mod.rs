@@ -59,6 +59,16 @@ struct Catalog {
     on: bool,
 }
 
+impl Catalog {
+    /// The catalog of a session whose search is off (every session before its first list):
+    /// one per process, so an idle session holds no catalog of its own.
+    fn off() -> Arc<Catalog> {
+        static OFF: std::sync::LazyLock<Arc<Catalog>> =
+            std::sync::LazyLock::new(|| Arc::new(Catalog::default()));
+        OFF.clone()
+    }
+}
+
 /// One gateway session's tool search (see the module documentation).
 #[derive(Debug)]
 pub struct ToolSearch {
@@ -98,7 +108,7 @@ impl ToolSearch {
         Ok(ToolSearch {
             config: config.clone(),
             pinned,
-            catalog: Mutex::new(Arc::default()),
+            catalog: Mutex::new(Catalog::off()),
             found: Mutex::new(BTreeSet::new()),
         })
     }
@@ -126,11 +136,7 @@ impl ToolSearch {
         };
         if !on {
             // Nothing to search or to filter: an idle session keeps no copy of the list.
-            *lock(&self.catalog) = Arc::new(Catalog {
-                entries: Vec::new(),
-                index: rank::Index::default(),
-                on,
-            });
+            *lock(&self.catalog) = Catalog::off();
             return;
         }
         let entries = tools
