@@ -263,7 +263,8 @@ impl Engine {
             .filter(|(_, (fresh, _))| *fresh)
             .map(|(v, (_, times))| table.count(v) * times)
             .sum();
-        if table.count(&doc()) <= in_found {
+        // Read only as far as the first occurrence past those.
+        if !table.count_exceeds(&doc(), in_found) {
             return None;
         }
         // Only recall learns them now: the session's known names are what it minted.
