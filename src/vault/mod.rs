@@ -40,7 +40,9 @@ pub struct MintRequest<'a> {
     pub kind: &'a Kind,
     /// The text as found (restored verbatim).
     pub value: &'a str,
-    /// A canonical form computed by the recognizer (a phone's E.164), if any.
+    /// A canonical form computed by the recognizer (a phone's E.164), if any; or the value's
+    /// normal form ([`normalize`]) when the caller has worked it out already. The vault matches
+    /// the value by it.
     pub canonical: Option<&'a str>,
 }
 
