@@ -772,20 +772,21 @@ impl RecallBook {
         session: &SessionId,
         names: impl IntoIterator<Item = &'a str>,
     ) -> usize {
-        // The forms, one after another in one buffer (a message repeats the names the session
-        // knows: only a new one is copied out).
-        let mut forms = String::new();
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for name in names {
-            let start = forms.len();
-            push_recall_form(name, &mut forms);
-            if forms[start..].chars().count() >= 2 {
-                ranges.push((start, forms.len()));
-            } else {
-                forms.truncate(start);
+        // Each name's form in one buffer, worked out as it is inserted: past the cap, the rest
+        // are not read.
+        let mut form = String::new();
+        let mut names = names.into_iter();
+        let mut next_form = |form: &mut String| {
+            for name in names.by_ref() {
+                form.clear();
+                push_recall_form(name, form);
+                if form.chars().count() >= 2 {
+                    return true;
+                }
             }
-        }
-        if ranges.is_empty() {
+            false
+        };
+        if !next_form(&mut form) {
             return 0;
         }
         let table = self.table(session);
@@ -793,13 +794,16 @@ impl RecallBook {
         t.last_used = Instant::now();
         let recall = Arc::make_mut(t.snapshot.get_or_insert_with(|| Arc::new(Recall::new())));
         let mut added = 0;
-        for (start, end) in ranges {
+        loop {
             if recall.names >= MAX_RECALLED_NAMES {
                 tracing::debug!(cap = MAX_RECALLED_NAMES, "session recall is full");
                 break;
             }
-            if recall.insert(&forms[start..end]) {
+            if recall.insert(&form) {
                 added += 1;
+            }
+            if !next_form(&mut form) {
+                break;
             }
         }
         added
