@@ -33,13 +33,11 @@ use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
 type Range = std::ops::Range<usize>;
 
 /// The byte ranges of the words of `value` (split like [`crate::detect::words`]).
-fn word_ranges(value: &str) -> Vec<Range> {
-    crate::detect::words(value)
-        .map(|w| {
-            let start = w.as_ptr() as usize - value.as_ptr() as usize;
-            start..start + w.len()
-        })
-        .collect()
+fn word_ranges(value: &str) -> impl Iterator<Item = Range> + '_ {
+    crate::detect::words(value).map(|w| {
+        let start = w.as_ptr() as usize - value.as_ptr() as usize;
+        start..start + w.len()
+    })
 }
 
 /// The vault's normal forms of a message's NAME values, one after another in one buffer (a
@@ -48,8 +46,10 @@ struct NameForms {
     buf: String,
     /// Per slot, the range of its value's form in `buf` (NAME slots only).
     of_slot: Vec<Option<Range>>,
-    /// The forms of the words of full names that are candidates to be written as their words'
-    /// tokens ([`Composed::parts`]).
+    /// The words of the full names that are candidates to be written as their words' tokens
+    /// ([`Composed::words`]): each word's byte range in its value, and the range of its form
+    /// in `buf`.
+    words: Vec<Range>,
     parts: Vec<Range>,
     scratch: String,
 }
@@ -71,9 +71,14 @@ impl NameForms {
         self.buf.get(r)
     }
 
-    /// The form of word `w` of a composed name whose words' forms start at `parts`.
-    fn part(&self, parts: usize, w: usize) -> Option<&str> {
-        let r = self.parts.get(parts + w)?.clone();
+    /// The byte ranges of the words of a composed name in its value.
+    fn words(&self, c: &Composed) -> &[Range] {
+        self.words.get(c.words.clone()).unwrap_or_default()
+    }
+
+    /// The form of word `w` of a composed name.
+    fn part(&self, c: &Composed, w: usize) -> Option<&str> {
+        let r = self.parts.get(c.words.start + w)?.clone();
         self.buf.get(r)
     }
 }
@@ -81,10 +86,8 @@ impl NameForms {
 /// A NAME slot written as its words' tokens (see the module doc).
 struct Composed {
     slot: usize,
-    /// The byte ranges of its words in its value.
-    words: Vec<Range>,
-    /// Where its words' forms start in [`NameForms::parts`].
-    parts: usize,
+    /// Its words in [`NameForms::words`] and [`NameForms::parts`].
+    words: Range,
 }
 
 /// How often, at most, a session's names that other replicas tokenized are read from a shared
@@ -346,6 +349,7 @@ impl Engine {
         let mut forms = NameForms {
             buf: String::new(),
             of_slot: Vec::with_capacity(slots.len()),
+            words: Vec::new(),
             parts: Vec::new(),
             scratch: String::new(),
         };
@@ -358,7 +362,7 @@ impl Engine {
 
     /// Which NAME slots of `slots` are full names to write as their words' tokens (see the
     /// module doc): in slot order, each such slot, the byte ranges of its words in its value,
-    /// and the index in `forms.parts` of its first word's normal form.
+    /// with its words and their normal forms in `forms`.
     fn compose_plan(
         &self,
         session: &SessionId,
@@ -368,9 +372,7 @@ impl Engine {
         let Some(book) = &self.recall else {
             return Vec::new();
         };
-        // Each candidate's words' forms, in `parts`.
         let mut candidates: Vec<Composed> = Vec::new();
-        let mut parts: Vec<Range> = Vec::new();
         for (i, f) in slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
@@ -379,15 +381,28 @@ impl Engine {
             if !(2..=4).contains(&crate::detect::words(value).take(5).count()) {
                 continue;
             }
-            let words = word_ranges(value);
+            let first = forms.words.len();
+            forms.words.extend(word_ranges(value));
+            // An ASCII value's form is its words in lower case, one space apart: each word's
+            // form is the word's stretch of it (words hold no space, lower case keeps length).
+            let full = forms.of_slot[i].clone().filter(|_| value.is_ascii());
+            let mut at = full.as_ref().map_or(0, |r| r.start);
+            for k in first..forms.words.len() {
+                let r = forms.words[k].clone();
+                let part = match &full {
+                    Some(_) => {
+                        let part = at..at + r.len();
+                        at = part.end + 1;
+                        part
+                    }
+                    None => forms.push(&value[r]),
+                };
+                forms.parts.push(part);
+            }
             candidates.push(Composed {
                 slot: i,
-                parts: parts.len(),
-                words,
+                words: first..forms.words.len(),
             });
-            for r in &candidates[candidates.len() - 1].words {
-                parts.push(forms.push(&value[r.clone()]));
-            }
         }
         if candidates.is_empty() {
             return candidates;
@@ -404,12 +419,12 @@ impl Engine {
                     .then(|| &forms.buf[form.clone()])
             })
             .collect();
-        let mut refs: Vec<&str> = Vec::with_capacity(candidates.len() + parts.len());
+        let mut refs: Vec<&str> = Vec::with_capacity(candidates.len() + forms.parts.len());
         for c in &candidates {
             let full = forms.of_slot[c.slot].clone().unwrap_or_default();
             refs.push(&forms.buf[full]);
             refs.extend(
-                parts[c.parts..c.parts + c.words.len()]
+                forms.parts[c.words.clone()]
                     .iter()
                     .map(|r| &forms.buf[r.clone()]),
             );
@@ -430,7 +445,6 @@ impl Engine {
                 plan.push(c);
             }
         }
-        forms.parts = parts;
         plan
     }
 
@@ -561,13 +575,13 @@ impl Engine {
                     value,
                     canonical: f.canonical.as_deref().or_else(|| forms.of_slot(i)),
                 }),
-                Some(c) => requests.extend(c.words.iter().enumerate().map(|(w, r)| {
-                    MintRequest {
+                Some(c) => {
+                    requests.extend(forms.words(c).iter().enumerate().map(|(w, r)| MintRequest {
                         kind: &f.kind,
                         value: &value[r.clone()],
-                        canonical: forms.part(c.parts, w),
-                    }
-                })),
+                        canonical: forms.part(c, w),
+                    }))
+                }
             }
         }
         let wanted = requests.len();
@@ -602,7 +616,7 @@ impl Engine {
                 Some(c) => {
                     let value = f.value.expose().as_str();
                     let mut at = 0;
-                    for r in &c.words {
+                    for r in forms.words(c) {
                         buf.push_str(&value[at..r.start]);
                         if let Some(t) = next.next() {
                             t.write_to(&mut buf);
@@ -636,15 +650,14 @@ impl Engine {
             .filter(|(_, f)| f.kind == Kind::Name)
             .flat_map(move |(i, f)| {
                 let value = f.value.expose().as_str();
-                let (words, parts) = match composed.next_if(|c| c.slot == i) {
-                    None => (None, 0),
-                    Some(c) => (Some(&c.words), c.parts),
-                };
-                let whole = words
+                let c = composed.next_if(|c| c.slot == i);
+                let whole = c
                     .is_none()
                     .then(|| (value, forms.of_slot(i).unwrap_or_default()));
-                let words = words.into_iter().flatten().enumerate().map(move |(w, r)| {
-                    (&value[r.clone()], forms.part(parts, w).unwrap_or_default())
+                let words = c.into_iter().flat_map(move |c| {
+                    forms.words(c).iter().enumerate().map(move |(w, r)| {
+                        (&value[r.clone()], forms.part(c, w).unwrap_or_default())
+                    })
                 });
                 whole.into_iter().chain(words)
             });
@@ -658,7 +671,7 @@ impl Engine {
             for (i, f) in findings.slots.into_iter().enumerate() {
                 match composed.next_if(|c| c.slot == i) {
                     None => found.push(f),
-                    Some(c) => found.extend(c.words.iter().map(|r| FoundValue {
+                    Some(c) => found.extend(forms.words(c).iter().map(|r| FoundValue {
                         kind: f.kind.clone(),
                         value: crate::sensitive::Sensitive::new(
                             f.value.expose()[r.clone()].to_string(),
