@@ -33,13 +33,61 @@ use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
 type Range = std::ops::Range<usize>;
 
 /// The byte ranges of the words of `value` (split like [`crate::detect::words`]).
-fn word_ranges(value: &str) -> Vec<Range> {
-    crate::detect::words(value)
-        .map(|w| {
-            let start = w.as_ptr() as usize - value.as_ptr() as usize;
-            start..start + w.len()
-        })
-        .collect()
+fn word_ranges(value: &str) -> impl Iterator<Item = Range> + '_ {
+    crate::detect::words(value).map(|w| {
+        let start = w.as_ptr() as usize - value.as_ptr() as usize;
+        start..start + w.len()
+    })
+}
+
+/// The vault's normal forms of a message's NAME values, one after another in one buffer (a
+/// message mints thousands of names: one allocation for all of them, not one each).
+struct NameForms {
+    buf: String,
+    /// Per slot, the range of its value's form in `buf` (NAME slots only).
+    of_slot: Vec<Option<Range>>,
+    /// The words of the full names that are candidates to be written as their words' tokens
+    /// ([`Composed::words`]): each word's byte range in its value, and the range of its form
+    /// in `buf`.
+    words: Vec<Range>,
+    parts: Vec<Range>,
+    scratch: String,
+}
+
+impl NameForms {
+    /// Appends the normal form of the NAME `value`; returns its range.
+    fn push(&mut self, value: &str) -> Range {
+        let start = self.buf.len();
+        match crate::vault::normalize_into(&Kind::Name, value, None, &mut self.scratch) {
+            Some(form) => self.buf.push_str(form),
+            None => self.buf.push_str(&self.scratch),
+        }
+        start..self.buf.len()
+    }
+
+    /// The form of slot `i`, if it is a NAME.
+    fn of_slot(&self, i: usize) -> Option<&str> {
+        let r = self.of_slot.get(i)?.clone()?;
+        self.buf.get(r)
+    }
+
+    /// The byte ranges of the words of a composed name in its value.
+    fn words(&self, c: &Composed) -> &[Range] {
+        self.words.get(c.words.clone()).unwrap_or_default()
+    }
+
+    /// The form of word `w` of a composed name.
+    fn part(&self, c: &Composed, w: usize) -> Option<&str> {
+        let r = self.parts.get(c.words.start + w)?.clone();
+        self.buf.get(r)
+    }
+}
+
+/// A NAME slot written as its words' tokens (see the module doc).
+struct Composed {
+    slot: usize,
+    /// Its words in [`NameForms::words`] and [`NameForms::parts`].
+    words: Range,
 }
 
 /// How often, at most, a session's names that other replicas tokenized are read from a shared
@@ -198,7 +246,9 @@ impl Engine {
     /// are skipped, as they are when found (they still count as the session's names for
     /// writing a full name as its words' tokens).
     pub fn recall_names<'v>(&self, session: &SessionId, names: impl IntoIterator<Item = &'v str>) {
-        let Some(book) = &self.recall else { return };
+        if self.recall.is_none() {
+            return;
+        }
         let names: Vec<&str> = names.into_iter().collect();
         // The normal forms one after another in one buffer, not a `String` each.
         let mut forms = String::new();
@@ -212,11 +262,27 @@ impl Engine {
             }
             ranges.push(start..forms.len());
         }
-        book.learn_known(session, ranges.into_iter().map(|r| &forms[r]));
-        book.learn(
+        self.learn_with_forms(
             session,
             names
                 .into_iter()
+                .zip(ranges.iter().map(|r| &forms[r.clone()])),
+        );
+    }
+
+    /// [`Self::recall_names`] of names given with their normal forms (`vault::normalize` of
+    /// each as a NAME).
+    fn learn_with_forms<'v>(
+        &self,
+        session: &SessionId,
+        names: impl Iterator<Item = (&'v str, &'v str)> + Clone,
+    ) {
+        let Some(book) = &self.recall else { return };
+        book.learn_known(session, names.clone().map(|(_, form)| form));
+        book.learn(
+            session,
+            names
+                .map(|(v, _)| v)
                 .filter(|v| self.detector.is_distinctive_name(v)),
         );
     }
@@ -238,17 +304,22 @@ impl Engine {
         // (SipHash: the values are the server's to choose.)
         let mut seen: std::collections::HashMap<&str, (bool, usize)> =
             std::collections::HashMap::new();
+        // Each fresh value once, in order of first occurrence: the table and the session
+        // learn the same names in the same order as from every occurrence (a repeat adds
+        // nothing, and the session's cap counts names).
         let mut new: Vec<&str> = Vec::new();
         for f in found.iter().filter(|f| f.kind == Kind::Name) {
             let v = f.value.expose().as_str();
             let entry = seen.entry(v).or_insert_with(|| {
                 let fresh =
                     !before.is_some_and(|r| r.contains(v)) && self.detector.is_distinctive_name(v);
+                if fresh {
+                    new.push(v);
+                }
                 (fresh, 0)
             });
             if entry.0 {
                 entry.1 += 1;
-                new.push(v);
             }
         }
         if new.is_empty() {
@@ -263,7 +334,8 @@ impl Engine {
             .filter(|(_, (fresh, _))| *fresh)
             .map(|(v, (_, times))| table.count(v) * times)
             .sum();
-        if table.count(&doc()) <= in_found {
+        // Read only as far as the first occurrence past those.
+        if !table.count_exceeds(&doc(), in_found) {
             return None;
         }
         // Only recall learns them now: the session's known names are what it minted.
@@ -271,80 +343,106 @@ impl Engine {
         book.snapshot(session)
     }
 
-    /// Teaches the session the names among `found`, just tokenized.
-    fn learn_names(&self, session: &SessionId, found: &[FoundValue]) {
-        self.recall_names(
-            session,
-            found
-                .iter()
-                .filter(|f| f.kind == Kind::Name)
-                .map(|f| f.value.expose().as_str()),
-        );
+    /// The normal form (`vault::normalize` as a NAME) of each NAME slot's value, worked out
+    /// once for the plan, the vault and what the session learns.
+    fn name_forms(slots: &[FoundValue]) -> NameForms {
+        let mut forms = NameForms {
+            buf: String::new(),
+            of_slot: Vec::with_capacity(slots.len()),
+            words: Vec::new(),
+            parts: Vec::new(),
+            scratch: String::new(),
+        };
+        for f in slots {
+            let form = (f.kind == Kind::Name).then(|| forms.push(f.value.expose()));
+            forms.of_slot.push(form);
+        }
+        forms
     }
 
     /// Which NAME slots of `slots` are full names to write as their words' tokens (see the
-    /// module doc): for each slot, the byte ranges of its words in its value, or `None`.
-    fn compose_plan(&self, session: &SessionId, slots: &[FoundValue]) -> Vec<Option<Vec<Range>>> {
-        let mut plan: Vec<Option<Vec<Range>>> = vec![None; slots.len()];
+    /// module doc): in slot order, each such slot, the byte ranges of its words in its value,
+    /// with its words and their normal forms in `forms`.
+    fn compose_plan(
+        &self,
+        session: &SessionId,
+        slots: &[FoundValue],
+        forms: &mut NameForms,
+    ) -> Vec<Composed> {
         let Some(book) = &self.recall else {
-            return plan;
+            return Vec::new();
         };
-        // Every normal form one after another in one buffer (a message mints many names: one
-        // allocation for all of them, not one each).
-        let mut scratch = String::new();
-        let mut push_form = |v: &str, buf: &mut String| -> Range {
-            let start = buf.len();
-            match crate::vault::normalize_into(&Kind::Name, v, None, &mut scratch) {
-                Some(form) => buf.push_str(form),
-                None => buf.push_str(&scratch),
-            }
-            start..buf.len()
-        };
-        let mut candidates: Vec<(usize, Vec<Range>)> = Vec::new();
-        let mut buf = String::new();
-        let mut form_ranges: Vec<Range> = Vec::new();
+        let mut candidates: Vec<Composed> = Vec::new();
         for (i, f) in slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
             }
             let value = f.value.expose().as_str();
-            let words = word_ranges(value);
-            if !(2..=4).contains(&words.len()) {
+            if !(2..=4).contains(&crate::detect::words(value).take(5).count()) {
                 continue;
             }
-            form_ranges.push(push_form(value, &mut buf));
-            for r in &words {
-                form_ranges.push(push_form(&value[r.clone()], &mut buf));
+            let first = forms.words.len();
+            forms.words.extend(word_ranges(value));
+            // An ASCII value's form is its words in lower case, one space apart: each word's
+            // form is the word's stretch of it (words hold no space, lower case keeps length).
+            let full = forms.of_slot[i].clone().filter(|_| value.is_ascii());
+            let mut at = full.as_ref().map_or(0, |r| r.start);
+            for k in first..forms.words.len() {
+                let r = forms.words[k].clone();
+                let part = match &full {
+                    Some(_) => {
+                        let part = at..at + r.len();
+                        at = part.end + 1;
+                        part
+                    }
+                    None => forms.push(&value[r]),
+                };
+                forms.parts.push(part);
             }
-            candidates.push((i, words));
+            candidates.push(Composed {
+                slot: i,
+                words: first..forms.words.len(),
+            });
         }
         if candidates.is_empty() {
-            return plan;
+            return candidates;
         }
         // Single words this message mints as names.
-        let mut singles_buf = String::new();
-        let single_ranges: Vec<Range> = slots
+        let singles: std::collections::HashSet<&str> = slots
             .iter()
-            .filter(|f| f.kind == Kind::Name)
-            .map(|f| f.value.expose().as_str())
-            .filter(|v| crate::detect::words(v).nth(1).is_none())
-            .map(|v| push_form(v, &mut singles_buf))
+            .zip(&forms.of_slot)
+            .filter_map(|(f, form)| {
+                let form = form.as_ref()?;
+                crate::detect::words(f.value.expose())
+                    .nth(1)
+                    .is_none()
+                    .then(|| &forms.buf[form.clone()])
+            })
             .collect();
-        let singles: std::collections::HashSet<&str> =
-            single_ranges.into_iter().map(|r| &singles_buf[r]).collect();
-        let refs: Vec<&str> = form_ranges.into_iter().map(|r| &buf[r]).collect();
+        let mut refs: Vec<&str> = Vec::with_capacity(candidates.len() + forms.parts.len());
+        for c in &candidates {
+            let full = forms.of_slot[c.slot].clone().unwrap_or_default();
+            refs.push(&forms.buf[full]);
+            refs.extend(
+                forms.parts[c.words.clone()]
+                    .iter()
+                    .map(|r| &forms.buf[r.clone()]),
+            );
+        }
         let known = book.known(session, &refs);
         let mut at = 0;
-        for (i, words) in candidates {
-            let (full, parts) = (known[at], &known[at + 1..at + 1 + words.len()]);
-            let part_forms = &refs[at + 1..at + 1 + words.len()];
-            at += 1 + words.len();
-            let all_known = parts
+        let mut plan = Vec::new();
+        for c in candidates {
+            let n = c.words.len();
+            let (full, known_parts) = (known[at], &known[at + 1..at + 1 + n]);
+            let part_forms = &refs[at + 1..at + 1 + n];
+            at += 1 + n;
+            let all_known = known_parts
                 .iter()
                 .zip(part_forms)
                 .all(|(&k, form)| k || singles.contains(*form));
             if !full && all_known {
-                plan[i] = Some(words);
+                plan.push(c);
             }
         }
         plan
@@ -463,21 +561,27 @@ impl Engine {
         if let Some(error) = vault_unreachable {
             return Err(error.into());
         }
-        let plan = self.compose_plan(session, &findings.slots);
+        let mut forms = Self::name_forms(&findings.slots);
+        let plan = self.compose_plan(session, &findings.slots, &mut forms);
+        // A NAME goes to the vault with the normal form it is matched by (the same the vault
+        // would work out), so it is not worked out again there.
         let mut requests: Vec<MintRequest<'_>> = Vec::with_capacity(findings.slots.len());
-        for (f, parts) in findings.slots.iter().zip(&plan) {
+        let mut composed = plan.iter().peekable();
+        for (i, f) in findings.slots.iter().enumerate() {
             let value = f.value.expose().as_str();
-            match parts {
+            match composed.next_if(|c| c.slot == i) {
                 None => requests.push(MintRequest {
                     kind: &f.kind,
                     value,
-                    canonical: f.canonical.as_deref(),
+                    canonical: f.canonical.as_deref().or_else(|| forms.of_slot(i)),
                 }),
-                Some(words) => requests.extend(words.iter().map(|r| MintRequest {
-                    kind: &f.kind,
-                    value: &value[r.clone()],
-                    canonical: None,
-                })),
+                Some(c) => {
+                    requests.extend(forms.words(c).iter().enumerate().map(|(w, r)| MintRequest {
+                        kind: &f.kind,
+                        value: &value[r.clone()],
+                        canonical: forms.part(c, w),
+                    }))
+                }
             }
         }
         let wanted = requests.len();
@@ -495,8 +599,9 @@ impl Engine {
         let mut ends = Vec::with_capacity(findings.slots.len());
         let mut next = tokens.iter();
         let reveal = self.detector.reveal();
-        for (f, parts) in findings.slots.iter().zip(&plan) {
-            match parts {
+        let mut composed = plan.iter().peekable();
+        for (i, f) in findings.slots.iter().enumerate() {
+            match composed.next_if(|c| c.slot == i) {
                 None => {
                     if let Some(t) = next.next() {
                         if reveal.reveals(&f.kind) {
@@ -508,10 +613,10 @@ impl Engine {
                         }
                     }
                 }
-                Some(words) => {
+                Some(c) => {
                     let value = f.value.expose().as_str();
                     let mut at = 0;
-                    for r in words {
+                    for r in forms.words(c) {
                         buf.push_str(&value[at..r.start]);
                         if let Some(t) = next.next() {
                             t.write_to(&mut buf);
@@ -534,15 +639,39 @@ impl Engine {
             .collect();
         let text = walk::apply(doc, &findings, &texts)?;
         drop(texts);
+        // The session learns the names minted, each with its form: a composed name's words in
+        // its place.
+        let mut composed = plan.iter().peekable();
+        let forms = &forms;
+        let learned = findings
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.kind == Kind::Name)
+            .flat_map(move |(i, f)| {
+                let value = f.value.expose().as_str();
+                let c = composed.next_if(|c| c.slot == i);
+                let whole = c
+                    .is_none()
+                    .then(|| (value, forms.of_slot(i).unwrap_or_default()));
+                let words = c.into_iter().flat_map(move |c| {
+                    forms.words(c).iter().enumerate().map(move |(w, r)| {
+                        (&value[r.clone()], forms.part(c, w).unwrap_or_default())
+                    })
+                });
+                whole.into_iter().chain(words)
+            });
+        self.learn_with_forms(session, learned);
         // What was minted, parallel to `tokens`: the slots, a composed name's words in its place.
-        let found: Vec<FoundValue> = if plan.iter().all(Option::is_none) {
+        let found: Vec<FoundValue> = if plan.is_empty() {
             findings.slots
         } else {
             let mut found = Vec::with_capacity(tokens.len());
-            for (f, parts) in findings.slots.into_iter().zip(&plan) {
-                match parts {
+            let mut composed = plan.iter().peekable();
+            for (i, f) in findings.slots.into_iter().enumerate() {
+                match composed.next_if(|c| c.slot == i) {
                     None => found.push(f),
-                    Some(words) => found.extend(words.iter().map(|r| FoundValue {
+                    Some(c) => found.extend(forms.words(c).iter().map(|r| FoundValue {
                         kind: f.kind.clone(),
                         value: crate::sensitive::Sensitive::new(
                             f.value.expose()[r.clone()].to_string(),
@@ -553,7 +682,6 @@ impl Engine {
             }
             found
         };
-        self.learn_names(session, &found);
         Ok(Tokenized {
             text,
             found,

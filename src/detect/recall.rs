@@ -460,13 +460,39 @@ impl Recall {
 
     /// How many whole-word occurrences of the recalled names `text` holds.
     pub(crate) fn count(&self, text: &str) -> usize {
-        let mut out = Vec::new();
-        self.find(text, &mut out);
-        out.len()
+        let mut n = 0;
+        self.each(text, |_| {
+            n += 1;
+            true
+        });
+        n
+    }
+
+    /// Whether `text` holds more than `limit` whole-word occurrences of the recalled names
+    /// ([`Recall::count`] `> limit`): the scan stops at the occurrence past `limit`. The
+    /// occurrences are read left to right, each after the one before, so the first `limit + 1`
+    /// of them are those a whole count reads first.
+    pub(crate) fn count_exceeds(&self, text: &str, limit: usize) -> bool {
+        let mut n = 0;
+        self.each(text, |_| {
+            n += 1;
+            n <= limit
+        });
+        n > limit
     }
 
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
+        self.each(text, |span| {
+            out.push(span);
+            true
+        });
+    }
+
+    /// Hands `found` each whole-word occurrence of a recalled name in `text`, in text order,
+    /// while it returns true.
+    #[inline(always)]
+    fn each(&self, text: &str, mut found: impl FnMut(Span) -> bool) {
         let b = text.as_bytes();
         let prefixes = &*self.prefixes;
         // Eight bytes from `i`, their word lanes, their word bytes folded, and whether the
@@ -499,7 +525,9 @@ impl Recall {
                     if prefixes[k >> 6] & (1 << (k & 63)) != 0 {
                         let start = i + (bit / 8) as usize;
                         if let Some(end) = self.match_at(text, start) {
-                            out.push(Span::new(start, end, Kind::Name));
+                            if !found(Span::new(start, end, Kind::Name)) {
+                                return;
+                            }
                             resume = Some(end);
                             break;
                         }
@@ -507,7 +535,15 @@ impl Recall {
                 }
                 resume
             } else {
-                self.find_in_mixed(text, i, starts, leads, folded, out)
+                match self.find_in_mixed(text, i, starts, leads, folded) {
+                    Some((start, end)) => {
+                        if !found(Span::new(start, end, Kind::Name)) {
+                            return;
+                        }
+                        Some(end)
+                    }
+                    None => None,
+                }
             };
             match resume {
                 // Go on after the name (no word byte follows it).
@@ -533,7 +569,7 @@ impl Recall {
 
     /// The step of [`Recall::find`] for eight bytes from `i` that hold non-ASCII character
     /// starts (`leads`) besides the word starts (`starts`): both are candidates, in text order.
-    /// Pushes the name found first to `out` and returns its end.
+    /// Returns the start and end of the name found first.
     #[inline(never)]
     fn find_in_mixed(
         &self,
@@ -542,8 +578,7 @@ impl Recall {
         starts: u64,
         leads: u64,
         folded: u128,
-        out: &mut Vec<Span>,
-    ) -> Option<usize> {
+    ) -> Option<(usize, usize)> {
         let b = text.as_bytes();
         let mut next = starts | leads;
         while next != 0 {
@@ -566,8 +601,7 @@ impl Recall {
                     })
             };
             if found && let Some(end) = self.match_at(text, start) {
-                out.push(Span::new(start, end, Kind::Name));
-                return Some(end);
+                return Some((start, end));
             }
         }
         None
@@ -745,20 +779,21 @@ impl RecallBook {
         session: &SessionId,
         names: impl IntoIterator<Item = &'a str>,
     ) -> usize {
-        // The forms, one after another in one buffer (a message repeats the names the session
-        // knows: only a new one is copied out).
-        let mut forms = String::new();
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for name in names {
-            let start = forms.len();
-            push_recall_form(name, &mut forms);
-            if forms[start..].chars().count() >= 2 {
-                ranges.push((start, forms.len()));
-            } else {
-                forms.truncate(start);
+        // Each name's form in one buffer, worked out as it is inserted: past the cap, the rest
+        // are not read.
+        let mut form = String::new();
+        let mut names = names.into_iter();
+        let mut next_form = |form: &mut String| {
+            for name in names.by_ref() {
+                form.clear();
+                push_recall_form(name, form);
+                if form.chars().count() >= 2 {
+                    return true;
+                }
             }
-        }
-        if ranges.is_empty() {
+            false
+        };
+        if !next_form(&mut form) {
             return 0;
         }
         let table = self.table(session);
@@ -766,13 +801,16 @@ impl RecallBook {
         t.last_used = Instant::now();
         let recall = Arc::make_mut(t.snapshot.get_or_insert_with(|| Arc::new(Recall::new())));
         let mut added = 0;
-        for (start, end) in ranges {
+        loop {
             if recall.names >= MAX_RECALLED_NAMES {
                 tracing::debug!(cap = MAX_RECALLED_NAMES, "session recall is full");
                 break;
             }
-            if recall.insert(&forms[start..end]) {
+            if recall.insert(&form) {
                 added += 1;
+            }
+            if !next_form(&mut form) {
+                break;
             }
         }
         added

@@ -409,16 +409,7 @@ impl<'d> ValueScanner<'d> {
             return *facts;
         }
         let facts = self.key_facts_uncached(key);
-        if key.len() <= KEY_MEMO_MAX_LEN {
-            match &mut self.last_key {
-                Some((last, cached)) => {
-                    last.clear();
-                    last.push_str(key);
-                    *cached = facts;
-                }
-                None => self.last_key = Some((key.to_string(), facts)),
-            }
-        }
+        self.set_last_key(key, facts);
         facts
     }
 
@@ -438,11 +429,35 @@ impl<'d> ValueScanner<'d> {
         facts
     }
 
-    /// [`Self::string_content`] for an object key, skipping keys already found clean.
+    /// Makes `key`'s facts the last answer of [`Self::key_facts`]: an object key is read just
+    /// before its value, which asks for them (by content, so a value under another key, in an
+    /// array say, is answered right).
+    fn set_last_key(&mut self, key: &str, facts: KeyFacts) {
+        if key.len() > KEY_MEMO_MAX_LEN {
+            return;
+        }
+        match &mut self.last_key {
+            Some((last, cached)) => {
+                last.clear();
+                last.push_str(key);
+                *cached = facts;
+            }
+            None => self.last_key = Some((key.to_string(), facts)),
+        }
+    }
+
+    /// [`Self::string_content`] for an object key, skipping keys already found clean. Also
+    /// makes the key's facts the last answer of [`Self::key_facts`] (one lookup for the key
+    /// and its value).
     fn key_content(&mut self, key: &str, depth: usize) -> Option<Content> {
         let bit = 1u8 << depth;
-        if self.keys.get(key).is_some_and(|m| m.clean & bit != 0) {
-            return None;
+        if let Some(memo) = self.keys.get_mut(key) {
+            let clean = memo.clean & bit != 0;
+            let facts = *memo.facts.get_or_insert_with(|| KeyFacts::of(Some(key)));
+            self.set_last_key(key, facts);
+            if clean {
+                return None;
+            }
         }
         let content = self.string_content(key, &FindContext::default(), depth);
         if content.is_none() {
