@@ -327,7 +327,7 @@ fn national_numbers_match_their_region_shape() {
     let mut taken = 0;
     for id in ["US", "GB", "DE", "FR", "IN", "BR", "CA", "AU", "CN", "JP"] {
         let region = Region::new(metadata::by_region(id).unwrap());
-        let shape = region.shape.clone().expect("every region has a shape");
+        let shape = region.shape.expect("every region has a shape");
         let meta = metadata::by_region(id).unwrap();
         let source = patterns::shape(
             patterns::prefix_source(meta.prefix_for_parsing, meta.national_prefix).as_deref(),
