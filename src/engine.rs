@@ -287,9 +287,10 @@ impl Engine {
         );
     }
 
-    /// When a distinctive name found in `doc` (a scan's `found`) recurs in it more often than
-    /// it was found, teaches the session the message's names now and returns the session's
-    /// recall for a second scan of `doc` (see the module doc). `doc` is read only when a
+    /// When a distinctive name found in `doc` (a scan's `found`) that the session has room to
+    /// recall recurs in it more often than it was found, teaches the session the message's
+    /// names now and returns the session's recall for a second scan of `doc` (see the module
+    /// doc). `doc` is read only when a
     /// fresh name was found (decoding a JSON document's escapes costs a copy of it).
     fn recall_again<'d>(
         &self,
@@ -325,7 +326,10 @@ impl Engine {
         if new.is_empty() {
             return None;
         }
-        let table = Recall::of_names(new.iter().copied());
+        // Only the names the session has room to learn: a second scan recalls no others, so
+        // only their occurrences can make one worth it.
+        let room = MAX_RECALLED_NAMES.saturating_sub(before.map_or(0, Recall::names));
+        let table = Recall::of_names_upto(new.iter().copied(), room);
         // The same matcher over the found values themselves: a doc with more matches holds an
         // occurrence the scan missed. (Counting found values instead would let a found name
         // the matcher reads differently, a CJK name say, hide a missed one.)
@@ -338,7 +342,11 @@ impl Engine {
         if !table.count_exceeds(&doc(), in_found) {
             return None;
         }
-        // Only recall learns them now: the session's known names are what it minted.
+        // Only recall learns them now: the session's known names are what it minted. A session
+        // that recalled nothing takes the count's table, which is what it would learn.
+        if before.is_none() {
+            return book.adopt(session, table, new);
+        }
         book.learn(session, new);
         book.snapshot(session)
     }

@@ -439,9 +439,23 @@ impl Recall {
     /// ([`Recall::count`]); names shorter than two characters are left out, as in
     /// [`RecallBook::learn`].
     pub(crate) fn of_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Recall {
+        Recall::of_names_upto(names, usize::MAX)
+    }
+
+    /// [`Recall::of_names`] of the names a session with room for `room` more would learn from
+    /// `names` ([`RecallBook::learn`]): the same forms, inserted in the same order, up to
+    /// `room` names. Given all of a session's room, it is the table learning `names` into an
+    /// empty session builds ([`RecallBook::adopt`]).
+    pub(crate) fn of_names_upto<'a>(
+        names: impl IntoIterator<Item = &'a str>,
+        room: usize,
+    ) -> Recall {
         let mut recall = Recall::new();
         let mut form = String::new();
         for name in names {
+            if recall.names >= room {
+                break;
+            }
             form.clear();
             push_recall_form(name, &mut form);
             if form.chars().count() >= 2 {
@@ -449,6 +463,11 @@ impl Recall {
             }
         }
         recall
+    }
+
+    /// How many names are recalled (not counting their extra case forms).
+    pub(crate) fn names(&self) -> usize {
+        self.names
     }
 
     /// Whether `name` (any case and spacing) is one of the recalled names.
@@ -814,6 +833,32 @@ impl RecallBook {
             }
         }
         added
+    }
+
+    /// Teaches the session the names of `table`, made by [`Recall::of_names_upto`] of `names`
+    /// with all the room of a session that recalls nothing yet, and returns the session's
+    /// recall after it. A session that indeed recalls nothing yet takes `table` itself: learning
+    /// `names` one by one would build that very table (same forms, same order, the same cap),
+    /// so the message's count table is not built a second time. Otherwise (another message of
+    /// the session learned names meanwhile) `names` are learned as usual.
+    pub(crate) fn adopt<'a>(
+        &self,
+        session: &SessionId,
+        table: Recall,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Option<Arc<Recall>> {
+        {
+            let sessions = self.table(session);
+            let mut t = sessions.lock().unwrap_or_else(|e| e.into_inner());
+            t.last_used = Instant::now();
+            if t.snapshot.is_none() {
+                let table = Arc::new(table);
+                t.snapshot = Some(Arc::clone(&table));
+                return Some(table);
+            }
+        }
+        self.learn(session, names);
+        self.snapshot(session)
     }
 
     /// Remembers NAME values the session minted, each already in the vault's normal form
@@ -1275,5 +1320,39 @@ mod tests {
             book.learn(&s, names.iter().map(String::as_str)),
             MAX_RECALLED_NAMES
         );
+    }
+
+    /// A fresh session that adopts a message's count table holds what learning the names
+    /// would have built, up to the cap, whatever the names' case, spacing and script; a
+    /// session that already recalls names learns them as before.
+    #[test]
+    fn adopting_the_count_table_is_learning_its_names() {
+        let mut names: Vec<String> = vec![
+            "Maria Ortiz".into(),
+            "maria  ORTIZ".into(),
+            "Józef Wąs".into(),
+            "张伟".into(),
+            "x".into(),
+            "Ørsted".into(),
+        ];
+        names.extend((0..MAX_RECALLED_NAMES + 10).map(|i| format!("name{i} Surname")));
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let learned = RecallBook::default();
+        let s = SessionId::new("a");
+        learned.learn(&s, names.iter().copied());
+        let adopted = RecallBook::default();
+        let table = Recall::of_names_upto(names.iter().copied(), MAX_RECALLED_NAMES);
+        let got = adopted.adopt(&s, table, names.iter().copied()).unwrap();
+        let want = learned.snapshot(&s).unwrap();
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        assert_eq!(got.names(), MAX_RECALLED_NAMES);
+        assert!(Arc::ptr_eq(&got, &adopted.snapshot(&s).unwrap()));
+        // Not fresh: learned into the session's own table, the count table left aside.
+        let other = Recall::of_names_upto(["Ada Lovelace"], usize::MAX);
+        let busy = RecallBook::default();
+        busy.learn(&s, ["Grace Hopper"]);
+        let got = busy.adopt(&s, other, ["Ada Lovelace"]).unwrap();
+        assert_eq!(got.names(), 2);
+        assert!(got.contains("ada lovelace") && got.contains("grace hopper"));
     }
 }
