@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::detect::recall::{MAX_RECALLED_NAMES, Recall, RecallBook};
-use crate::detect::{Detector, FindContext, Kind};
+use crate::detect::{Detector, FindContext, Kind, Span};
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
@@ -134,6 +134,15 @@ impl Resolved {
         }
         out
     }
+}
+
+/// What [`Engine::recall_again`] gives for a second scan.
+struct Again {
+    /// The session's recall, the message's new names included.
+    recall: Arc<Recall>,
+    /// What `recall` finds in the whole counted text, when `recall` is the very table the count
+    /// was made with (a session that recalled nothing before).
+    found: Option<Vec<Span>>,
 }
 
 /// Why the engine could not rewrite a document. Messages carry token names, never values.
@@ -292,13 +301,19 @@ impl Engine {
     /// names now and returns the session's recall for a second scan of `doc` (see the module
     /// doc). `doc` is read only when a
     /// fresh name was found (decoding a JSON document's escapes costs a copy of it).
+    ///
+    /// With `keep_found` (a text, scanned again whole), a session that recalled nothing takes
+    /// the count's table as its recall ([`RecallBook::adopt`]), and the count is a whole
+    /// `Recall::find`: what it found is then what the second scan's recall finds in `doc`, and
+    /// comes back in [`Again::found`].
     fn recall_again<'d>(
         &self,
         session: &SessionId,
         doc: impl FnOnce() -> Cow<'d, str>,
         before: Option<&Recall>,
         found: &[FoundValue],
-    ) -> Option<Arc<Recall>> {
+        keep_found: bool,
+    ) -> Option<Again> {
         let book = self.recall.as_ref()?;
         // A message repeats its names (a record's name in other records' notes): each
         // distinct value is judged and counted once, and weighs as often as it was found.
@@ -338,17 +353,32 @@ impl Engine {
             .filter(|(_, (fresh, _))| *fresh)
             .map(|(v, (_, times))| table.count(v) * times)
             .sum();
-        // Read only as far as the first occurrence past those.
-        if !table.count_exceeds(&doc(), in_found) {
+        // Read only as far as the first occurrence past those, unless what is read is kept.
+        let keep = keep_found && before.is_none();
+        let mut spans = Vec::new();
+        let exceeds = if keep {
+            table.find(&doc(), &mut spans);
+            spans.len() > in_found
+        } else {
+            table.count_exceeds(&doc(), in_found)
+        };
+        if !exceeds {
             return None;
         }
         // Only recall learns them now: the session's known names are what it minted. A session
         // that recalled nothing takes the count's table, which is what it would learn.
         if before.is_none() {
-            return book.adopt(session, table, new);
+            let (recall, adopted) = book.adopt(session, table, new);
+            return Some(Again {
+                recall: recall?,
+                found: (keep && adopted).then_some(spans),
+            });
         }
         book.learn(session, new);
-        book.snapshot(session)
+        Some(Again {
+            recall: book.snapshot(session)?,
+            found: None,
+        })
     }
 
     /// The normal form (`vault::normalize` as a NAME) of each NAME slot's value, worked out
@@ -494,10 +524,11 @@ impl Engine {
             || json_text(doc),
             recall.as_deref(),
             &findings.slots,
+            false,
         );
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
-        if let Some(recall) = again {
+        if let Some(Again { recall, .. }) = again {
             findings = walk::rescan_json(&self.detector, Some(&recall), first, skip)?;
         } else {
             // Not held across the vault's round trip.
@@ -533,14 +564,15 @@ impl Engine {
             || Cow::Borrowed(text),
             recall.as_deref(),
             &findings.slots,
+            true,
         );
         drop(recall);
-        if let Some(recall) = again {
+        if let Some(Again { recall, found }) = again {
             let cx = FindContext {
                 recall: Some(&recall),
                 ..FindContext::default()
             };
-            findings = walk::rescan_text(&self.detector, first, &cx);
+            findings = walk::rescan_text(&self.detector, first, &cx, found);
         } else {
             // Not held across the vault's round trip.
             drop(first);

@@ -606,6 +606,19 @@ impl Detector {
         facts: &KeyFacts,
         out: &mut Vec<Span>,
     ) {
+        self.finish_recalling_found(text, cx, facts, None, out);
+    }
+
+    /// [`Self::finish_recalling`], given `recalled`, what `cx.recall` finds in `text`
+    /// (`Recall::find` of that very table over that very text), when the caller has it.
+    pub(crate) fn finish_recalling_found(
+        &self,
+        text: &str,
+        cx: &FindContext<'_>,
+        facts: &KeyFacts,
+        recalled: Option<&[Span]>,
+        out: &mut Vec<Span>,
+    ) {
         if text.is_empty() {
             return;
         }
@@ -613,7 +626,10 @@ impl Detector {
             && !Self::names_a_thing(cx, facts)
         {
             let from = out.len();
-            recall.find(text, out);
+            match recalled {
+                Some(spans) => out.extend_from_slice(spans),
+                None => recall.find(text, out),
+            }
             for span in &mut out[from..] {
                 self.extend_recalled(text, span);
             }

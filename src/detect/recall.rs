@@ -501,7 +501,7 @@ impl Recall {
     }
 
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
-    pub(super) fn find(&self, text: &str, out: &mut Vec<Span>) {
+    pub(crate) fn find(&self, text: &str, out: &mut Vec<Span>) {
         self.each(text, |span| {
             out.push(span);
             true
@@ -837,16 +837,18 @@ impl RecallBook {
 
     /// Teaches the session the names of `table`, made by [`Recall::of_names_upto`] of `names`
     /// with all the room of a session that recalls nothing yet, and returns the session's
-    /// recall after it. A session that indeed recalls nothing yet takes `table` itself: learning
-    /// `names` one by one would build that very table (same forms, same order, the same cap),
-    /// so the message's count table is not built a second time. Otherwise (another message of
-    /// the session learned names meanwhile) `names` are learned as usual.
+    /// recall after it, and whether that recall is `table`. A session that indeed recalls
+    /// nothing yet takes `table` itself: learning `names` one by one would build that very table
+    /// (same forms, same order, the same cap), so the message's count table is not built a
+    /// second time, and what the caller found with it is what the session's recall finds.
+    /// Otherwise (another message of the session learned names meanwhile) `names` are learned
+    /// as usual.
     pub(crate) fn adopt<'a>(
         &self,
         session: &SessionId,
         table: Recall,
         names: impl IntoIterator<Item = &'a str>,
-    ) -> Option<Arc<Recall>> {
+    ) -> (Option<Arc<Recall>>, bool) {
         {
             let sessions = self.table(session);
             let mut t = sessions.lock().unwrap_or_else(|e| e.into_inner());
@@ -854,11 +856,11 @@ impl RecallBook {
             if t.snapshot.is_none() {
                 let table = Arc::new(table);
                 t.snapshot = Some(Arc::clone(&table));
-                return Some(table);
+                return (Some(table), true);
             }
         }
         self.learn(session, names);
-        self.snapshot(session)
+        (self.snapshot(session), false)
     }
 
     /// Remembers NAME values the session minted, each already in the vault's normal form
@@ -1342,7 +1344,9 @@ mod tests {
         learned.learn(&s, names.iter().copied());
         let adopted = RecallBook::default();
         let table = Recall::of_names_upto(names.iter().copied(), MAX_RECALLED_NAMES);
-        let got = adopted.adopt(&s, table, names.iter().copied()).unwrap();
+        let (got, took) = adopted.adopt(&s, table, names.iter().copied());
+        let got = got.unwrap();
+        assert!(took);
         let want = learned.snapshot(&s).unwrap();
         assert_eq!(format!("{got:?}"), format!("{want:?}"));
         assert_eq!(got.names(), MAX_RECALLED_NAMES);
@@ -1351,7 +1355,9 @@ mod tests {
         let other = Recall::of_names_upto(["Ada Lovelace"], usize::MAX);
         let busy = RecallBook::default();
         busy.learn(&s, ["Grace Hopper"]);
-        let got = busy.adopt(&s, other, ["Ada Lovelace"]).unwrap();
+        let (got, took) = busy.adopt(&s, other, ["Ada Lovelace"]);
+        let got = got.unwrap();
+        assert!(!took);
         assert_eq!(got.names(), 2);
         assert!(got.contains("ada lovelace") && got.contains("grace hopper"));
     }

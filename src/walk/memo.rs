@@ -50,6 +50,9 @@ pub(crate) struct ScanMemo {
     next: usize,
     /// Replaying stopped: a call's inputs differed from the recorded call's.
     diverged: bool,
+    /// What the replay's recall finds in one text, when the caller has it already
+    /// ([`ScanMemo::set_recalled`]): the text's address and length, and the spans.
+    recalled: Option<(usize, usize, Vec<Span>)>,
 }
 
 impl ScanMemo {
@@ -69,6 +72,22 @@ impl ScanMemo {
     pub(super) fn rewind(&mut self) {
         self.next = 0;
         self.diverged = false;
+    }
+
+    /// Gives the replay what its recall finds in `text` (`Recall::find` of the very table the
+    /// replay recalls with, over that very string): a replayed call over `text` takes these
+    /// spans instead of searching again. The engine's count over a whole text it is about to
+    /// scan again is such a search.
+    pub(super) fn set_recalled(&mut self, text: &str, spans: Vec<Span>) {
+        self.recalled = Some((text.as_ptr() as usize, text.len(), spans));
+    }
+
+    /// The spans [`ScanMemo::set_recalled`] gave for `text` (the same string, not an equal one).
+    pub(super) fn recalled_in(&self, text: &str) -> Option<&[Span]> {
+        self.recalled
+            .as_ref()
+            .filter(|(at, len, _)| *at == text.as_ptr() as usize && *len == text.len())
+            .map(|(_, _, spans)| spans.as_slice())
     }
 
     fn store(&mut self, s: &str) -> Stored {
@@ -242,7 +261,13 @@ mod tests {
                         ..FindContext::default()
                     };
                     let (_, memo) = scan_text_recorded(&detector, text, &cx);
-                    let again = rescan_text(&detector, memo, &with);
+                    let again = rescan_text(&detector, memo, &with, None);
+                    assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
+                    // Given what the recall finds in the whole text, as the engine's count.
+                    let (_, memo) = scan_text_recorded(&detector, text, &cx);
+                    let mut spans = Vec::new();
+                    recall.find(text, &mut spans);
+                    let again = rescan_text(&detector, memo, &with, Some(spans));
                     assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
                 }
             }

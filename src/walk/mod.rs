@@ -296,14 +296,20 @@ pub(crate) fn scan_text_recorded<'d, 'doc>(
 }
 
 /// [`scan_text`] of the text `earlier` scanned, with `cx` (more names recalled): gives what that
-/// function gives, reusing the earlier scan's candidates call by call.
+/// function gives, reusing the earlier scan's candidates call by call. `recalled`, if given, is
+/// what `cx.recall` finds in that whole text (`Recall::find`), which a call over the whole text
+/// then takes instead of searching again.
 pub(crate) fn rescan_text<'d>(
     detector: &'d Detector,
     earlier: ScanRecord<'_>,
     cx: &FindContext<'d>,
+    recalled: Option<Vec<Span>>,
 ) -> Findings<FoundValue> {
     let ScanRecord { doc, mut memo } = earlier;
     memo.rewind();
+    if let Some(spans) = recalled {
+        memo.set_recalled(doc, spans);
+    }
     let mut scanner = ValueScanner::new(detector);
     scanner.recall = cx.recall;
     scanner.memo = memo.is_of(doc).then_some(Memo::Replay(memo));
@@ -688,8 +694,14 @@ impl<'d> ValueScanner<'d> {
                 Some(spans) => {
                     self.spans.clear();
                     self.spans.extend_from_slice(spans);
-                    self.detector
-                        .finish_recalling(text, &cx, facts, &mut self.spans);
+                    let recalled = memo.recalled_in(text);
+                    self.detector.finish_recalling_found(
+                        text,
+                        &cx,
+                        facts,
+                        recalled,
+                        &mut self.spans,
+                    );
                 }
                 None => self
                     .detector
