@@ -155,7 +155,7 @@ mod tests {
                 let n = rng.below(3 * LIST_FROM);
                 let mut t = String::new();
                 while t.len() < n {
-                    t.push_str(rng.pick(&pieces));
+                    t.push_str(rng.pick::<&str>(&pieces));
                 }
                 t
             })

@@ -451,9 +451,12 @@ mod tests {
 
     fn people(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
-        for_each_person(text, super::seps::Scanned::new(text), true, |s, e| {
-            out.push(&text[s..e])
-        });
+        for_each_person(
+            text,
+            crate::detect::seps::Scanned::new(text),
+            true,
+            |s, e| out.push(&text[s..e]),
+        );
         out
     }
 
