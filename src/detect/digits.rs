@@ -20,6 +20,7 @@ use super::phone::{
     DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, is_word, may_separate, next_digit,
     separates_group,
 };
+use super::seps::{Scanned, Seps};
 use super::{FindContext, Recognizer, Span, prefilter};
 
 /// Phone, number and IP recognizers (each optional) run in one pass over the digits.
@@ -57,9 +58,23 @@ impl DigitRuns {
     /// [`Recognizer::find`] with what the context's key says worked out by the caller: whether
     /// the key names phone numbers (`keyed`) and SSNs (`ssn_key`).
     pub(super) fn find_keyed(&self, text: &str, keyed: bool, ssn_key: bool, out: &mut Vec<Span>) {
+        self.find_keyed_in(text, Scanned::new(text), keyed, ssn_key, out);
+    }
+
+    /// [`DigitRuns::find_keyed`] with the separators of `text` (`seps.rs`) shared with the
+    /// other passes over them.
+    pub(super) fn find_keyed_in(
+        &self,
+        text: &str,
+        seps: impl Seps,
+        keyed: bool,
+        ssn_key: bool,
+        out: &mut Vec<Span>,
+    ) {
+        debug_assert!(seps.is_of(text));
         let b = text.as_bytes();
         let v6 = match &self.ip {
-            Some(ip) => ip.find_v6(b, out),
+            Some(ip) => ip.find_v6_at(b, seps.of(b':'), out),
             None => out.len()..out.len(),
         };
         let Some(mut d) = next_digit(b, 0) else {

@@ -40,9 +40,20 @@ impl IpRecognizer {
     /// The IPv6 pass (over each `:`); returns the range of `out` holding its spans, which the
     /// IPv4 steps consult.
     pub(super) fn find_v6(&self, b: &[u8], out: &mut Vec<Span>) -> Range<usize> {
+        self.find_v6_at(b, memchr_iter(b':', b), out)
+    }
+
+    /// [`IpRecognizer::find_v6`] over `colons`, every colon of `b` in order (the digit-run
+    /// group reads them from the list the passes over a text's colons share, `seps.rs`).
+    pub(super) fn find_v6_at(
+        &self,
+        b: &[u8],
+        colons: impl Iterator<Item = usize>,
+        out: &mut Vec<Span>,
+    ) -> Range<usize> {
         let mut v6_end = 0;
         let v6_from = out.len();
-        for colon in memchr_iter(b':', b) {
+        for colon in colons {
             if colon < v6_end {
                 continue;
             }

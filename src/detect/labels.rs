@@ -13,7 +13,9 @@
 //! Logs and URLs write fields as `key=value` pairs (`assignee=maria.garcia name="maria garcia"`,
 //! `?name=Maria&id=7`): [`for_each_pair_value`] finds those, for the same judgement.
 
-use memchr::memchr_iter;
+#[cfg(test)]
+use super::seps::Scanned;
+use super::seps::Seps;
 
 /// The longest label looked at, in bytes ("emergency contact name").
 const MAX_LABEL: usize = 32;
@@ -23,9 +25,15 @@ const MAX_VALUE: usize = 80;
 /// Calls `f(label, start, end)` for each `Label: value` line of `text` (a space or tab after
 /// the colon) whose label could be a field name, with `start..end` the value's range (trimmed; cut before an address in `<>`,
 /// a bracket, `|`, `;` or a tab).
-pub(super) fn for_each_labelled_value(text: &str, mut f: impl FnMut(&str, usize, usize)) {
+/// `seps` are the separators of `text` (`seps.rs`).
+pub(super) fn for_each_labelled_value(
+    text: &str,
+    seps: impl Seps,
+    mut f: impl FnMut(&str, usize, usize),
+) {
+    debug_assert!(seps.is_of(text));
     let b = text.as_bytes();
-    for colon in memchr_iter(b':', b) {
+    for colon in seps.of(b':') {
         // `Label: value`, not `https://` or `10:22`.
         if !matches!(b.get(colon + 1), Some(b' ' | b'\t')) {
             continue;
@@ -67,6 +75,7 @@ pub(super) fn for_each_labelled_value(text: &str, mut f: impl FnMut(&str, usize,
 
 /// The range of the label that ends at the colon at `colon`: one to three words of ASCII
 /// letters (spaces, `_` and `-` between), alone on its line but for indentation and a bullet.
+#[inline]
 fn label_before(b: &[u8], colon: usize) -> Option<(usize, usize)> {
     let mut i = colon;
     while i > 0 && colon - i <= MAX_LABEL {
@@ -103,15 +112,18 @@ const MAX_KEY: usize = 32;
 /// going on over a space before a capitalised word that is no next key). `key = value` with
 /// spaces is code, not a pair. Logs hold many pairs and few wanted ones, so the up to eight
 /// bytes before each `=` are first asked whether they `might_end_key`, then the key whether
-/// it is `wanted`, and only then is the value looked for.
+/// it is `wanted`, and only then is the value looked for. `seps` are the separators of `text`
+/// (`seps.rs`).
 pub(super) fn for_each_pair_value(
     text: &str,
+    seps: impl Seps,
     might_end_key: impl Fn(&[u8]) -> bool,
     wanted: impl Fn(&str) -> bool,
     mut f: impl FnMut(&str, usize, usize),
 ) {
+    debug_assert!(seps.is_of(text));
     let b = text.as_bytes();
-    for eq in memchr_iter(b'=', b) {
+    for eq in seps.of(b'=') {
         // The key's last letters first: most pairs are turned away there.
         if !might_end_key(&b[eq.saturating_sub(8)..eq]) {
             continue;
@@ -192,7 +204,7 @@ mod tests {
 
     fn fields(text: &str) -> Vec<(String, String)> {
         let mut out = Vec::new();
-        for_each_labelled_value(text, |label, s, e| {
+        for_each_labelled_value(text, Scanned::new(text), |label, s, e| {
             out.push((label.to_string(), text[s..e].to_string()))
         });
         out
@@ -228,6 +240,7 @@ mod tests {
         let mut out = Vec::new();
         for_each_pair_value(
             text,
+            Scanned::new(text),
             |tail| !tail.ends_with(b"skip2"),
             |key| key != "skip",
             |key, s, e| out.push((key.to_string(), text[s..e].to_string())),

@@ -31,12 +31,15 @@ mod phone;
 pub(crate) mod prefilter;
 pub mod recall;
 mod secrets;
+mod seps;
 mod slots;
 mod structured;
 
 use std::fmt;
 
 use serde::Deserialize;
+
+use seps::{Listed, Scanned, Seps};
 
 pub use crate::kind::{IdKind, Kind};
 pub use custom::{CustomKind, Validator};
@@ -371,12 +374,18 @@ impl Detector {
     /// each judged as the same JSON key's value would be: names under person labels
     /// (`Reporter: jean-luc picard`), logins under login labels (`handle: jdoe42`), and whole
     /// values a label vouches for (`iban: GB85PQPP…` in YAML: `keyed.rs`).
-    fn labelled_values(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+    fn labelled_values(
+        &self,
+        text: &str,
+        seps: impl Seps,
+        cx: &FindContext<'_>,
+        out: &mut Vec<Span>,
+    ) {
         let logins = self
             .ids
             .as_ref()
             .is_some_and(|ids| ids.is_on(IdKind::Username));
-        labels::for_each_labelled_value(text, |label, start, end| {
+        labels::for_each_labelled_value(text, seps, |label, start, end| {
             self.labelled_name(text, cx, label, start, end, out);
             if logins && names_login(label) && ids::username_value(&text[start..end]) {
                 out.push(Span::new(start, end, Kind::Id(IdKind::Username)));
@@ -396,11 +405,12 @@ impl Detector {
     /// People in the slots of well-known text formats (git `Author:` and trailers, mail
     /// headers, LDIF, vCard, iCalendar, `git blame`): the whole slot value, whatever its
     /// shape (`slots.rs`).
-    fn slot_names(&self, text: &str, classes: u8, out: &mut Vec<Span>) {
+    fn slot_names(&self, text: &str, seps: impl Seps, classes: u8, out: &mut Vec<Span>) {
         let Some(names) = self.structured.names() else {
             return;
         };
-        slots::for_each_person(text, classes & prefilter::DIGIT != 0, |start, end| {
+        let digits = classes & prefilter::DIGIT != 0;
+        slots::for_each_person(text, seps, digits, |start, end| {
             if !names.is_allowed(&text[start..end]) {
                 out.push(Span::new(start, end, Kind::Name));
             }
@@ -421,7 +431,7 @@ impl Detector {
 
     /// Logins in `key=value` pairs whose key names one (`user=jdoe42`): the whole value, when
     /// it is one word ([`ids::username_value`]).
-    fn paired_usernames(&self, text: &str, out: &mut Vec<Span>) {
+    fn paired_usernames(&self, text: &str, seps: impl Seps, out: &mut Vec<Span>) {
         if !self
             .ids
             .as_ref()
@@ -431,6 +441,7 @@ impl Detector {
         }
         labels::for_each_pair_value(
             text,
+            seps,
             |_| true,
             names_login,
             |_, start, end| {
@@ -443,12 +454,13 @@ impl Detector {
 
     /// URL-encoded addresses in `key=value` pairs with an email key
     /// (`?email=maria.garcia%40example.com`): the encoded value is the address.
-    fn encoded_emails(&self, text: &str, out: &mut Vec<Span>) {
+    fn encoded_emails(&self, text: &str, seps: impl Seps, out: &mut Vec<Span>) {
         if self.email.is_none() || memchr::memmem::find(text.as_bytes(), b"%40").is_none() {
             return;
         }
         labels::for_each_pair_value(
             text,
+            seps,
             |_| true,
             |key| key_hint(key) == Some(KeyHint::Email),
             |_, start, end| {
@@ -475,9 +487,10 @@ impl Detector {
     /// (`assignee=maria.garcia`, `?name=Maria&id=7`), judged as that JSON key's value would be.
     /// Unlike a label line, a key that says nothing either way is left to the free-text scan
     /// (`id=7`, `level=info`, `retry=3` are most pairs).
-    fn paired_names(&self, text: &str, cx: &FindContext<'_>, out: &mut Vec<Span>) {
+    fn paired_names(&self, text: &str, seps: impl Seps, cx: &FindContext<'_>, out: &mut Vec<Span>) {
         labels::for_each_pair_value(
             text,
+            seps,
             keys::might_be_person_key,
             keys::is_person_key,
             |key, start, end| self.labelled_name(text, cx, key, start, end, out),
@@ -550,6 +563,26 @@ impl Detector {
         if text.is_empty() {
             return;
         }
+        // The `:` and `=` several passes look at: in a long text listed once for all of them.
+        match seps::list(text) {
+            Some(list) => {
+                let seps = Listed::new(text, &list);
+                self.detect_separated(text, seps, cx, classes, facts, out);
+            }
+            None => self.detect_separated(text, Scanned::new(text), cx, classes, facts, out),
+        }
+    }
+
+    /// [`Self::detect_unrecalled`] of a text that is not empty, with its separators `seps`.
+    fn detect_separated(
+        &self,
+        text: &str,
+        seps: impl Seps,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+        out: &mut Vec<Span>,
+    ) {
         if classes & prefilter::BRACKET != 0 {
             self.literal.find(text, cx, out);
         }
@@ -561,7 +594,8 @@ impl Detector {
         if classes & self.digit_triggers != 0
             && let Some(digits) = &self.digits
         {
-            digits.find_keyed(text, facts.hint == Some(KeyHint::Phone), facts.ssn, out);
+            let phone_key = facts.hint == Some(KeyHint::Phone);
+            digits.find_keyed_in(text, seps, phone_key, facts.ssn, out);
         }
         for custom in &self.custom {
             custom.find(text, cx, out);
@@ -571,16 +605,16 @@ impl Detector {
         // key that says nothing about its value, as in a document.
         let text_key = facts.hint.is_none();
         if text_key && classes & prefilter::COLON != 0 {
-            self.labelled_values(text, cx, out);
-            self.slot_names(text, classes, out);
+            self.labelled_values(text, seps, cx, out);
+            self.slot_names(text, seps, classes, out);
         }
         if text_key && !text.is_ascii() {
             self.greeted_names(text, out);
         }
-        if text_key && memchr::memchr(b'=', text.as_bytes()).is_some() {
-            self.paired_names(text, cx, out);
-            self.encoded_emails(text, out);
-            self.paired_usernames(text, out);
+        if text_key && seps.has(b'=') {
+            self.paired_names(text, seps, cx, out);
+            self.encoded_emails(text, seps, out);
+            self.paired_usernames(text, seps, out);
         }
         self.keyed.find(text, facts.keyed, out);
         if let Some(secrets) = &self.secrets
@@ -588,7 +622,7 @@ impl Detector {
                 || classes & prefilter::SECRET_TRIGGERS != 0
                 || text.len() >= secrets::SHORTEST_BARE)
         {
-            secrets.find(text, cx, facts.secret, out);
+            secrets.find_in(text, seps, cx, facts.secret, out);
         }
         if let Some(ids) = &self.ids
             && (facts.id.is_some() || classes & prefilter::DIGIT != 0)

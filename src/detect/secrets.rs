@@ -34,6 +34,9 @@ use base64::Engine;
 pub(super) use self::names::is_secret_key;
 use self::names::{Strength, is_secret_value};
 use self::rules::{Check, RULES};
+use super::seps::Seps;
+#[cfg(test)]
+use super::seps::{Listed, Scanned};
 use super::{FindContext, Kind, Span};
 
 /// The shortest provider-prefixed credential (`AKIA` + 16): a shorter string without a digit,
@@ -65,7 +68,25 @@ impl SecretRecognizer {
     }
 
     /// Appends the credentials in `text`; `keyed` says the context's key names a credential.
+    #[cfg(test)]
     pub(super) fn find(&self, text: &str, cx: &FindContext<'_>, keyed: bool, out: &mut Vec<Span>) {
+        match super::seps::list(text) {
+            Some(list) => self.find_in(text, Listed::new(text, &list), cx, keyed, out),
+            None => self.find_in(text, Scanned::new(text), cx, keyed, out),
+        }
+    }
+
+    /// [`SecretRecognizer::find`] with the separators of `text` (`seps.rs`) shared with the
+    /// other passes over them.
+    pub(super) fn find_in(
+        &self,
+        text: &str,
+        seps: impl Seps,
+        cx: &FindContext<'_>,
+        keyed: bool,
+        out: &mut Vec<Span>,
+    ) {
+        debug_assert!(seps.is_of(text));
         if keyed {
             whole_value(text, cx.key.unwrap_or(""), out);
         }
@@ -77,7 +98,7 @@ impl SecretRecognizer {
                 Self::matched(b, &m, out);
             }
         }
-        key_values(text, out);
+        key_values_with(text, seps.both(), pair_at, out);
     }
 
     /// The credential, if any, of the automaton's match `m`.
@@ -106,7 +127,12 @@ impl SecretRecognizer {
         for m in self.prefixes.find_iter(b) {
             Self::matched(b, &m, out);
         }
-        key_values_with(text, pair_reading_key, out);
+        key_values_with(
+            text,
+            memchr::memchr2_iter(b'=', b':', b),
+            pair_reading_key,
+            out,
+        );
     }
 }
 
@@ -296,20 +322,16 @@ fn strip_scheme(v: &str) -> Option<&str> {
     None
 }
 
-/// Values of secret-named keys in text: each `=` or `:` whose left side is a secret-named key,
-/// and each `--flag value`.
-fn key_values(text: &str, out: &mut Vec<Span>) {
-    key_values_with(text, pair_at, out);
-}
-
-/// [`key_values`] with `pair` reading each pair.
+/// Values of secret-named keys in text: each `=` or `:` of `seps` (every one of `text`, in
+/// order) whose left side is a secret-named key, read by `pair`, and each `--flag value`.
 fn key_values_with(
     text: &str,
-    pair: fn(&str, usize) -> Option<(usize, usize)>,
+    seps: impl Iterator<Item = usize>,
+    pair: impl Fn(&str, usize) -> Option<(usize, usize)>,
     out: &mut Vec<Span>,
 ) {
     let b = text.as_bytes();
-    for sep in memchr::memchr2_iter(b'=', b':', b) {
+    for sep in seps {
         if let Some((s, e)) = pair(text, sep) {
             out.push(Span::new(s, e, Kind::Secret));
         }
@@ -371,7 +393,9 @@ fn may_end_secret_key(b: &[u8], sep: usize) -> bool {
         || before.len() >= 13 && before[before.len() - 13..].eq_ignore_ascii_case(b"authorization")
 }
 
-/// The secret value of the `key<sep>value` pair whose separator is at `sep`.
+/// The secret value of the `key<sep>value` pair whose separator is at `sep`. Inlined into
+/// the pass over every separator, as most are turned away by its first test.
+#[inline(always)]
 fn pair_at(text: &str, sep: usize) -> Option<(usize, usize)> {
     if !may_end_secret_key(text.as_bytes(), sep) {
         return None;

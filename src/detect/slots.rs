@@ -18,7 +18,9 @@
 //! on the line (timestamps) or at the line start. `git blame` lines are found from `(` only
 //! when the text has a digit.
 
-use memchr::{memchr, memchr_iter, memmem, memrchr, memrchr3};
+use memchr::{memchr, memmem, memrchr, memrchr3};
+
+use super::seps::Seps;
 
 /// The longest line prefix before a colon that is read as a label (with vCard/iCalendar
 /// parameters: `ATTENDEE;CN="Haddad, Omar";ROLE=REQ-PARTICIPANT:`).
@@ -71,10 +73,17 @@ fn slot_of(label: &[u8], upper: bool) -> Option<Slot> {
 }
 
 /// Calls `f(start, end)` for each person in a slot of `text`. `digits` says the text holds
-/// an ASCII digit (`git blame` lines need one).
-pub(super) fn for_each_person(text: &str, digits: bool, mut f: impl FnMut(usize, usize)) {
+/// an ASCII digit (`git blame` lines need one); `seps` are its separators (`seps.rs`), shared
+/// with the other passes over them.
+pub(super) fn for_each_person(
+    text: &str,
+    seps: impl Seps,
+    digits: bool,
+    mut f: impl FnMut(usize, usize),
+) {
+    debug_assert!(seps.is_of(text));
     let b = text.as_bytes();
-    for colon in memchr_iter(b':', b) {
+    for colon in seps.of(b':') {
         let Some(line) = line_start(b, colon) else {
             continue;
         };
@@ -197,6 +206,7 @@ fn is_mark(c: char) -> bool {
 /// the line starts at most [`MAX_PREFIX`] bytes before it.
 /// The nearest line break or colon before it is found with one vectorised backward search
 /// (code and logs hold many colons on long lines: `::`, timestamps).
+#[inline(always)]
 fn line_start(b: &[u8], colon: usize) -> Option<usize> {
     let floor = colon.saturating_sub(MAX_PREFIX);
     if colon > floor && b[colon - 1] == b':' {
@@ -402,7 +412,7 @@ fn blame_porcelain(text: &str, f: &mut impl FnMut(usize, usize)) {
 #[cfg(test)]
 fn blame_reference(text: &str, f: &mut impl FnMut(usize, usize)) {
     let b = text.as_bytes();
-    for open in memchr_iter(b'(', b) {
+    for open in memchr::memchr_iter(b'(', b) {
         // The line starts with a commit hash.
         let floor = open.saturating_sub(MAX_PREFIX);
         let Some(line) = (floor..open)
@@ -441,7 +451,12 @@ mod tests {
 
     fn people(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
-        for_each_person(text, true, |s, e| out.push(&text[s..e]));
+        for_each_person(
+            text,
+            crate::detect::seps::Scanned::new(text),
+            true,
+            |s, e| out.push(&text[s..e]),
+        );
         out
     }
 
