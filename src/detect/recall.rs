@@ -20,7 +20,9 @@
 //! of names of the `throughput` prose (and about 470 per anchored attempt, against about 290
 //! for a lookup and a walk down a chain; 2026-11-30, `benches/README.md`). The engine lets go
 //! of its snapshot before it learns, so the tables are updated in place rather than copied
-//! (a copy is made only when a scan of the same session holds them at that moment). With a
+//! (a copy is made only when a scan of the same session holds them at that moment); a session
+//! that recalls nothing yet adopts the table the engine's rescan check built of the message's new
+//! names, which is what learning them would build ([`RecallBook::adopt`]). With a
 //! vault shared by replicas (Redis), the engine
 //! also reads, at most once a second per session, the NAME entries other replicas minted since
 //! it last looked ([`RecallBook::sync_due`], `VaultBackend::entries_after`), so a name tokenized
