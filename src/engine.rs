@@ -299,8 +299,8 @@ impl Engine {
     /// When a distinctive name found in `doc` (a scan's `found`) that the session has room to
     /// recall recurs in it more often than it was found, teaches the session the message's
     /// names now and returns the session's recall for a second scan of `doc` (see the module
-    /// doc). `doc` is read only when a
-    /// fresh name was found (decoding a JSON document's escapes costs a copy of it).
+    /// doc). `doc` is read only when a fresh name was found (decoding a JSON document's escapes
+    /// costs a copy of it).
     ///
     /// With `keep_found` (a text, scanned again whole), a session that recalled nothing takes
     /// the count's table as its recall ([`RecallBook::adopt`]), and the count is a whole
