@@ -141,7 +141,7 @@ fn must_vanish(v: &Value, out: &mut Vec<String>) {
 
 /// Same keys, same types, same numbers, same array lengths; strings may differ, and so may a
 /// key that held a value to tokenize (a random key can be a name: `{"Om ": null}`), and a number
-/// may become a token string (a JSON number under a phone, card or SSN key is tokenized: the
+/// may become a string of tokens (a JSON number under a phone, card or SSN key is tokenized: the
 /// documented type change). The exact round trip is asserted separately.
 fn same_shape(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -156,11 +156,36 @@ fn same_shape(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_shape(a, b))
         }
         (Value::String(_), Value::String(_)) => true,
-        (Value::Number(_), Value::String(t)) => {
-            t.starts_with('[') && t.ends_with(']') && mcp_veil::token::parse(t).is_some()
-        }
+        (Value::Number(_), Value::String(t)) => number_as_tokens(t),
         (a, b) => a == b,
     }
+}
+
+/// Whether `t` is a tokenized number: at least one token, and outside the tokens only what a
+/// number literal holds (`-[CREDIT_CARD_1]` for `-6321628257147504965`: the digits are the
+/// card, the sign stays).
+fn number_as_tokens(t: &str) -> bool {
+    let mut rest = t;
+    let mut tokens = 0;
+    while !rest.is_empty() {
+        if rest.starts_with('[') {
+            let Some(end) = rest.find(']') else {
+                return false;
+            };
+            if mcp_veil::token::parse(&rest[..=end]).is_none() {
+                return false;
+            }
+            tokens += 1;
+            rest = &rest[end + 1..];
+        } else {
+            let c = rest.as_bytes()[0];
+            if !(c.is_ascii_digit() || b"-+.eE".contains(&c)) {
+                return false;
+            }
+            rest = &rest[1..];
+        }
+    }
+    tokens > 0
 }
 
 /// Whether a number of `a` is a token string in `b` (see [`same_shape`]).
@@ -319,4 +344,23 @@ fn a_number_under_a_pii_key_round_trips() {
     assert!(number_became_token(&original, &tokenized));
     let restored: Value = serde_json::from_str(&back).unwrap();
     assert!(restored_equal(&original, &restored));
+}
+
+#[test]
+fn a_negative_number_keeps_its_sign_beside_the_token() {
+    // The digits are a card number (Luhn-valid); the sign is not part of the value.
+    let doc = r#"{"phone":-6321628257147504965}"#;
+    let e = engine();
+    let s = SessionId::new("s");
+    let t = block_on(e.tokenize_json(&s, "prop", doc)).unwrap();
+    assert!(!t.text.contains("6321628257147504965"), "{}", t.text);
+    let tokenized: Value = serde_json::from_str(&t.text).unwrap();
+    let original: Value = serde_json::from_str(doc).unwrap();
+    assert!(same_shape(&original, &tokenized), "{}", t.text);
+    // The same digits elsewhere in the session get the same token.
+    let again = block_on(e.tokenize_text(&s, "prop", "card 6321628257147504965")).unwrap();
+    let token = again.text.strip_prefix("card ").unwrap();
+    assert_eq!(tokenized["phone"], format!("-{token}"));
+    let back = block_on(e.rehydrate_json(&s, &t.text)).unwrap();
+    assert_eq!(back.as_ref(), r#"{"phone":"-6321628257147504965"}"#);
 }

@@ -25,7 +25,9 @@
 //! `{"phone": 4155550132}`, also the numbers of an array under such a key) are scanned as the
 //! same value's text would be, and what is found turns the number into a JSON **string** holding
 //! the token (`{"phone": "[PHONE_1]"}`): a token is text, so the value's type changes from number
-//! to string (`mcp/schema.rs` relaxes `outputSchema` for it). Restoring writes the value back as
+//! to string (`mcp/schema.rs` relaxes `outputSchema` for it). What the value does not cover stays
+//! beside its token: `-6321628257147504965` holds a card number, and becomes `"-[CREDIT_CARD_1]"`
+//! (the card's token is the one its digits get anywhere else in the session). Restoring writes the value back as
 //! a string (`"4155550132"`); a server that wants a number gets a string it may refuse, which
 //! fails visibly rather than leaking. Numbers under other keys are never touched.
 //!
