@@ -110,7 +110,7 @@ impl Recognizer for EmailRecognizer {
         // `%40`, a percent-encoded `@` in a URL.
         if memchr::memchr(b'%', b).is_some() {
             let mut last_end = 0;
-            for at in memchr::memmem::find_iter(b, b"%40") {
+            for at in super::PERCENT_AT.find_iter(b) {
                 if at < last_end {
                     continue;
                 }

@@ -41,6 +41,11 @@ use serde::Deserialize;
 
 use seps::{Listed, Scanned, Seps};
 
+/// The finder of `%40` (a percent-encoded `@`), built once: `memmem::find` would build a
+/// searcher on every call, and this runs on every text.
+pub(crate) static PERCENT_AT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"%40"));
+
 pub use crate::kind::{IdKind, Kind};
 pub use custom::{CustomKind, Validator};
 pub use ids::IdsConfig;
@@ -455,7 +460,7 @@ impl Detector {
     /// URL-encoded addresses in `key=value` pairs with an email key
     /// (`?email=maria.garcia%40example.com`): the encoded value is the address.
     fn encoded_emails(&self, text: &str, seps: impl Seps, out: &mut Vec<Span>) {
-        if self.email.is_none() || memchr::memmem::find(text.as_bytes(), b"%40").is_none() {
+        if self.email.is_none() || PERCENT_AT.find(text.as_bytes()).is_none() {
             return;
         }
         labels::for_each_pair_value(
@@ -465,7 +470,7 @@ impl Detector {
             |key| key_hint(key) == Some(KeyHint::Email),
             |_, start, end| {
                 let v = &text.as_bytes()[start..end];
-                if let Some(at) = memchr::memmem::find(v, b"%40")
+                if let Some(at) = PERCENT_AT.find(v)
                     && at > 0
                     && memchr::memchr(b'.', &v[at + 3..]).is_some()
                 {

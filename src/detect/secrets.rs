@@ -46,6 +46,10 @@ pub(super) const SHORTEST_BARE: usize = 20;
 /// Triggers that are not provider prefixes: index `RULES.len() + i`.
 const EXTRA: [&str; 3] = ["eyJ", "-----BEGIN ", "://"];
 
+/// The finder of `--` (command-line flags), built once rather than on every text.
+static DOUBLE_DASH: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"--"));
+
 /// The credential finder. Built once; its automaton is compiled in [`SecretRecognizer::new`].
 #[derive(Debug)]
 pub(super) struct SecretRecognizer {
@@ -336,7 +340,7 @@ fn key_values_with(
             out.push(Span::new(s, e, Kind::Secret));
         }
     }
-    for dash in memchr::memmem::find_iter(b, b"--") {
+    for dash in DOUBLE_DASH.find_iter(b) {
         if let Some((s, e)) = flag_at(b, dash) {
             out.push(Span::new(s, e, Kind::Secret));
         }

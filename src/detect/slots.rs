@@ -395,8 +395,11 @@ fn blame_at(text: &str, open: usize, line_end: usize, f: &mut impl FnMut(usize, 
 
 /// `git blame --porcelain` output: its `author` and `committer` lines.
 fn blame_porcelain(text: &str, f: &mut impl FnMut(usize, usize)) {
+    /// Built once: `memmem::find` builds a searcher on every call.
+    static AUTHOR_MAIL: std::sync::LazyLock<memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memmem::Finder::new(b"\nauthor-mail "));
     let b = text.as_bytes();
-    if memmem::find(b, b"\nauthor-mail ").is_some() {
+    if AUTHOR_MAIL.find(b).is_some() {
         for key in [&b"\nauthor "[..], b"\ncommitter "] {
             for at in memmem::find_iter(b, key) {
                 let start = at + key.len();
