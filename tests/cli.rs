@@ -81,6 +81,36 @@ fn redact_keeps_json_lines_and_line_ends() {
 }
 
 #[test]
+fn input_that_opens_like_json_but_is_none_is_redacted_as_text_and_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.veil");
+    let session = session.to_str().unwrap();
+    for input in [
+        // Truncated: the walker refuses it, and its lines are no JSON either.
+        "{\"author\": \"Ann Lee\",\n \"email\": \"ann.lee@example.com\"\n",
+        // A log line in brackets.
+        "[INFO] ann.lee@example.com signed in\n",
+        // JSON Lines whose second line is not JSON.
+        "{\"email\":\"ann.lee@example.com\"}\nann.lee@example.com\n",
+    ] {
+        let o = run(&["redact", "--session", session], input);
+        assert!(o.status.success(), "{input:?}");
+        let out = stdout(&o);
+        assert!(!out.contains("ann.lee@example.com"), "{out}");
+        assert!(out.contains("[EMAIL_1]"), "{out}");
+        let back = run(&["restore", "--session", session], &out);
+        assert_eq!(stdout(&back), input);
+    }
+    // One document across lines is JSON: its structure is kept (`\n` stays an escape).
+    let input = "{\n  \"note\": \"call\\nAnn Lee\",\n  \"email\": \"ann.lee@example.com\"\n}\n";
+    let out = stdout(&run(&["redact", "--session", session], input));
+    assert!(out.contains("\"email\": \"[EMAIL_1]\""), "{out}");
+    assert!(out.contains("\\n[NAME_"), "{out}");
+    let back = run(&["restore", "--session", session], &out);
+    assert_eq!(stdout(&back), input);
+}
+
+#[test]
 fn a_saved_session_recalls_the_names_it_tokenized() {
     let dir = tempfile::tempdir().unwrap();
     let session = dir.path().join("s.veil");

@@ -6,7 +6,7 @@ use mcp_veil::vault::SessionId;
 use mcp_veil::walk::WalkError;
 use mcp_veil::{Engine, Kind};
 
-use super::format::{Format, lines_with_ends, sniff};
+use super::format::{Format, lines_or_text, lines_with_ends, opens_json};
 use super::io::{read_input, write_output};
 use super::session::SessionStore;
 use crate::cli::{RedactArgs, Settings, input_path};
@@ -47,20 +47,24 @@ pub(super) fn run(settings: &Settings, args: &RedactArgs) -> Result<(), Failure>
     Ok(())
 }
 
-/// Tokenizes `input` in the format it is in.
+/// Tokenizes `input` in the format it is in (see `format.rs`).
 async fn redact(engine: &Engine, session: &SessionId, input: &str) -> Result<String, EngineError> {
-    let format = sniff(input);
     let mut values = 0;
-    let out = match format {
-        Format::Json => match engine.tokenize_json(session, super::ORIGIN, input).await {
-            Ok(t) => counted(t, &mut values),
-            // Our lexer and serde disagree (a lone surrogate): fall back to text.
-            Err(EngineError::Walk(WalkError::Json(_))) => counted(
-                engine.tokenize_text(session, super::ORIGIN, input).await?,
-                &mut values,
-            ),
+    let mut format = Format::Text;
+    if opens_json(input) {
+        match engine.tokenize_json(session, super::ORIGIN, input).await {
+            Ok(t) => {
+                let out = counted(t, &mut values);
+                tracing::info!(format = ?Format::Json, values, bytes = input.len(), "redacted");
+                return Ok(out);
+            }
+            // Not one JSON document (JSON Lines, text, or a lone surrogate escape the walker
+            // refuses): read by lines below.
+            Err(EngineError::Walk(WalkError::Json(_))) => format = lines_or_text(input),
             Err(e) => return Err(e),
-        },
+        }
+    }
+    let out = match format {
         Format::JsonLines => {
             let mut out = String::with_capacity(input.len() + input.len() / 8);
             for (line, end) in lines_with_ends(input) {
@@ -79,7 +83,7 @@ async fn redact(engine: &Engine, session: &SessionId, input: &str) -> Result<Str
             }
             out
         }
-        Format::Text => counted(
+        Format::Json | Format::Text => counted(
             engine.tokenize_text(session, super::ORIGIN, input).await?,
             &mut values,
         ),

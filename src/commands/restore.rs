@@ -8,7 +8,7 @@ use mcp_veil::engine::EngineError;
 use mcp_veil::vault::SessionId;
 use mcp_veil::walk::WalkError;
 
-use super::format::{Format, lines_with_ends, sniff};
+use super::format::{Format, lines_or_text, lines_with_ends, opens_json};
 use super::io::{read_input, write_output};
 use super::session::SessionStore;
 use crate::cli::{RestoreArgs, Settings, input_path};
@@ -25,10 +25,20 @@ pub(super) fn run(settings: &Settings, args: &RestoreArgs) -> Result<(), Failure
     Ok(())
 }
 
+/// Restores `input` read as `redact` reads it (see `format.rs`).
 async fn restore(engine: &Engine, session: &SessionId, input: &str) -> Result<String, EngineError> {
-    let format = sniff(input);
+    let mut format = Format::Text;
+    if opens_json(input) {
+        match engine.rehydrate_json(session, input).await {
+            Ok(out) => {
+                tracing::info!(format = ?Format::Json, bytes = input.len(), "restored");
+                return Ok(out.into_owned());
+            }
+            Err(EngineError::Walk(WalkError::Json(_))) => format = lines_or_text(input),
+            Err(e) => return Err(e),
+        }
+    }
     let out = match format {
-        Format::Json => json_or_text(engine, session, input).await?.into_owned(),
         Format::JsonLines => {
             let mut out = String::with_capacity(input.len());
             for (line, end) in lines_with_ends(input) {
@@ -37,7 +47,7 @@ async fn restore(engine: &Engine, session: &SessionId, input: &str) -> Result<St
             }
             out
         }
-        Format::Text => engine.rehydrate_text(session, input).await?.into_owned(),
+        Format::Json | Format::Text => engine.rehydrate_text(session, input).await?.into_owned(),
     };
     tracing::info!(?format, bytes = input.len(), "restored");
     Ok(out)
