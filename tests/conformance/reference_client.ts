@@ -28,7 +28,7 @@ import {
   ElicitRequestSchema
 } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,6 +59,8 @@ function tool(name: string): string {
  * documented `pass` setting: SEP-1034's defaults are checked verbatim). */
 function proxyConfig(serverUrl: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'veil-client-'));
+  // Removed when the client exits, however the scenario ends.
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'proxy.yaml');
   writeFileSync(
     path,
