@@ -24,6 +24,7 @@ pub(super) struct IdleStops {
 impl IdleStops {
     /// Whether `word` (not empty) has the first letter and length, and the first and last
     /// letter, of some word added (the test `skip_idle` makes): when not, it is none of them.
+    #[inline]
     pub(super) fn passes(&self, word: &[u8]) -> bool {
         let key = usize::from(word[0] & 31);
         self.lens[key] & (1 << word.len().min(63)) != 0

@@ -9,7 +9,7 @@ use super::bytes::is_escape_letter;
 use super::gazetteer::Entry;
 use super::lexicon;
 use super::markup::{display_name_mention, html_tag_at, wrapped_phrase};
-use super::scan::Scan;
+use super::scan::{Scan, shortcuts};
 use super::words::{Shape, is_contraction, is_suffix_word, is_wordish, shape_of, shape_of_ascii};
 
 /// One candidate word of a run.
@@ -36,16 +36,18 @@ impl Tok {
     }
 }
 
-/// For each length up to 4, bit `c & 31` is set for the first byte `c` of each particle of
-/// that length ([`lexicon::PARTICLES`]): most short words are no particle by this test alone,
-/// without a lookup. (`& 31` is the same for an ASCII letter and its capital.)
-pub(super) const PARTICLE_KEYS: [u32; 5] = {
-    let mut keys = [0u32; 5];
+/// For each length `n` up to 4 and first byte `c` (at `c & 31`), bit `l & 31` is set for the
+/// last byte `l` of each particle of `n` bytes that starts with `c` ([`lexicon::PARTICLES`]):
+/// most short words are no particle by this test alone, without a lookup ("the" has the first
+/// letter and length of "ter" and "ten", not their last letters). (`& 31` is the same for an
+/// ASCII letter and its capital.)
+pub(super) const PARTICLE_KEYS: [[u32; 32]; 5] = {
+    let mut keys = [[0u32; 32]; 5];
     let mut i = 0;
     while i < lexicon::PARTICLES.len() {
         let p = lexicon::PARTICLES[i].as_bytes();
         if !p.is_empty() && p.len() <= 4 {
-            keys[p.len()] |= 1 << (p[0] & 31);
+            keys[p.len()][(p[0] & 31) as usize] |= 1 << (p[p.len() - 1] & 31);
         }
         i += 1;
     }
@@ -57,9 +59,20 @@ pub(super) const PARTICLE_KEYS: [u32; 5] = {
 pub(super) fn may_be_particle(word: &[u8]) -> bool {
     match word.len() {
         0 => false,
-        n @ 1..=4 => PARTICLE_KEYS[n] & (1 << (word[0] & 31)) != 0,
+        n @ 1..=4 => PARTICLE_KEYS[n][usize::from(word[0] & 31)] & (1 << (word[n - 1] & 31)) != 0,
         _ => true,
     }
+}
+
+/// Whether a lower-case word right after `prev` may join its run as a surname written in lower
+/// case ("Kylie minogue"): `prev` is a clear given name (the first test of
+/// [`Scan::lower_surname`]).
+pub(super) fn given_before_lower_surname(prev: &Tok) -> bool {
+    prev.shape == Shape::Title
+        && !prev.possessive
+        && prev
+            .entry
+            .is_some_and(|e| e.first >= 3 && e.first > e.last && e.first >= e.wordiness() + 2)
 }
 
 /// Whether [`Scan::single`] can accept the known word `t` only with a title cue (`Cue::Title`),
@@ -123,8 +136,9 @@ impl Scan<'_, '_> {
     }
 
     /// Adds the word `start..end` to the run (or ends the run); `plain` when the word is only
-    /// ASCII letters.
-    pub(super) fn push_word(&mut self, start: usize, mut end: usize, plain: bool) {
+    /// ASCII letters. Returns where the scan may go on when that is past the word (after a
+    /// lower-case word that ends the run: see [`Scan::closed_after`]).
+    pub(super) fn push_word(&mut self, start: usize, mut end: usize, plain: bool) -> Option<usize> {
         let text = self.text;
         let b = text.as_bytes();
         // Code, mentions, hashtags, paths, e-mail addresses, numbers.
@@ -189,7 +203,7 @@ impl Scan<'_, '_> {
             || (after == b':' && after2 == b':')
         {
             self.flush();
-            return;
+            return None;
         }
         let shape = if plain {
             shape_of_ascii(&text[start..end])
@@ -198,12 +212,12 @@ impl Scan<'_, '_> {
         };
         let Some(shape) = shape else {
             self.flush();
-            return;
+            return None;
         };
         if is_suffix_word(&text[start..end]) {
             // "Jr.", "PhD": taken by `suffix_len` when the name before them is accepted.
             self.flush();
-            return;
+            return None;
         }
         // A lone capital is an initial with its dot ("J."; "N ." in tokenised text) or right
         // after a clear given name ("Deborah L", "Teddy P proud"); otherwise it is the
@@ -225,7 +239,7 @@ impl Scan<'_, '_> {
                 // The surname's initial ("I" and "A" are words, not initials).
             } else {
                 self.flush();
-                return;
+                return None;
             }
         }
         let mut possessive = false;
@@ -248,7 +262,7 @@ impl Scan<'_, '_> {
         }
         if !plain && (is_contraction(&text[start..end]) || self.hyphenated_phrase(start, end)) {
             self.flush();
-            return;
+            return None;
         }
         let comma_before = match self.run.last() {
             Some(last) => match self.gap_joins(last.end, start) {
@@ -279,7 +293,7 @@ impl Scan<'_, '_> {
             let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
             entry = self.finder.gaz.lookup(&joined);
         }
-        self.run.push(Tok {
+        let t = Tok {
             start,
             end,
             shape,
@@ -288,23 +302,57 @@ impl Scan<'_, '_> {
             possessive,
             entry,
             flags,
-        });
+        };
+        // The first word of a run that `flush` drops when the run ends with it (an ordinary
+        // word: "The", "Row" at a line's start), and that no next word can join (or that its
+        // possessive ends at once): `flush` would drop the run of it alone, so it is not
+        // added. The scan goes on from its end with no run open either way.
+        // (The gap test first: after most words a next word may join, which it tells at once.)
+        let alone = self.run.is_empty() && shortcuts();
+        if alone
+            && !possessive
+            && let Some(resume) = self.closed_after(&t)
+            && self.drops(std::slice::from_ref(&t))
+        {
+            return Some(resume);
+        }
+        if alone && possessive && self.drops(std::slice::from_ref(&t)) {
+            return None;
+        }
+        self.run.push(t);
         if possessive {
             self.flush();
         }
+        None
     }
 
     pub(super) fn flush(&mut self) {
-        match self.run.as_slice() {
-            [] => return,
+        if self.run.is_empty() {
+            return;
+        }
+        if self.drops(&self.run) {
+            self.run.clear();
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        self.judge_run(&run);
+        self.run = run;
+        self.run.clear();
+    }
+
+    /// Whether `flush` drops `run` without judging it: runs that `judge` rejects whatever the
+    /// cue (an empty run too). The scan asks it also of a capitalised word that no next word
+    /// can join (`push_word`, with `Scan::closed_after`).
+    pub(super) fn drops(&self, run: &[Tok]) -> bool {
+        match run {
+            [] => true,
             // The common run of prose: one capitalised ordinary word ("Apply", "The") or a
             // lone initial. `judge` rejects these whatever the cue (see `single`), so skip it.
             [t] if !t.particle
                 && (t.shape == Shape::Initial
                     || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))) =>
             {
-                self.run.clear();
-                return;
+                true
             }
             // One known word that only a title could make a name ("The", "You" at a sentence
             // start; see `single_needs_title`): judge it only after a title word, or when the
@@ -312,32 +360,24 @@ impl Scan<'_, '_> {
             [t] if !t.particle
                 && single_needs_title(t)
                 && !self.title_before(t.start)
-                && !self.judge_could_rescue(&self.run)
+                && !self.judge_could_rescue(run)
                 && self.trace.is_none() =>
             {
-                self.run.clear();
-                return;
+                true
             }
             // Ordinary words, initials and particles only ("ORDER BY", "Account Manager"):
             // `single` and `multi` reject every word the gazetteer knows as no name, so
             // `judge` rejects each part of such a run whatever the cue (unless the learned
             // judge could accept it).
-            run if run.iter().all(|t| {
-                t.particle
-                    || t.shape == Shape::Initial
-                    || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
-            }) && !self.judge_could_rescue(run)
-                && self.trace.is_none() =>
-            {
-                self.run.clear();
-                return;
+            run => {
+                run.iter().all(|t| {
+                    t.particle
+                        || t.shape == Shape::Initial
+                        || (t.shape != Shape::Caseless && t.entry.is_some_and(|e| e.name() == 0))
+                }) && !self.judge_could_rescue(run)
+                    && self.trace.is_none()
             }
-            _ => {}
         }
-        let run = std::mem::take(&mut self.run);
-        self.judge_run(&run);
-        self.run = run;
-        self.run.clear();
     }
 
     /// Whether the learned judge, if loaded, could accept `run` when the rules reject it
@@ -383,14 +423,14 @@ mod tests {
     #[test]
     fn particle_filter_keeps_every_particle() {
         let lex = Lexicon::get();
-        // Every lower-case ASCII word of up to three letters, and every particle in both
+        // Every lower-case ASCII word of up to four letters, and every particle in both
         // cases: the filter passes each word the lexicon marks as a particle.
         let letters = b"abcdefghijklmnopqrstuvwxyz";
         let mut words: Vec<Vec<u8>> = vec![Vec::new()];
-        for _ in 0..3 {
+        for _ in 0..4 {
             let longer: Vec<Vec<u8>> = words
                 .iter()
-                .filter(|w| w.len() < 3)
+                .filter(|w| w.len() < 4)
                 .flat_map(|w| letters.iter().map(move |&c| [w.as_slice(), &[c]].concat()))
                 .collect();
             words.extend(longer);
@@ -405,7 +445,7 @@ mod tests {
                 assert!(may_be_particle(w), "{s}");
             }
         }
-        assert!(!may_be_particle(b"was") && !may_be_particle(b"it"));
+        assert!(!may_be_particle(b"was") && !may_be_particle(b"it") && !may_be_particle(b"the"));
     }
 
     /// A five-byte word of `shape` with gazetteer `entry` and lexicon `flags`.

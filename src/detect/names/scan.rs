@@ -4,7 +4,7 @@
 //!
 //! Words become candidate runs in `runs.rs`; runs are judged in `lists.rs` and `judge.rs`.
 
-use super::bytes::{BYTE_CLASS, GOES_ON, ascii_letters_end};
+use super::bytes::{BYTE_CLASS, GOES_ON, ascii_letters_end, next_letter};
 use super::casual;
 use super::cjk;
 use super::evidence::Evidence;
@@ -12,7 +12,7 @@ use super::gazetteer::Entry;
 use super::idle::{GREETING_STOPS, is_lower_greeting, skip_idle};
 use super::lexicon;
 use super::model;
-use super::runs::Tok;
+use super::runs::{Tok, given_before_lower_surname, may_be_particle};
 use super::words::{Shape, char_at, is_word_char, text_of, word_end};
 use super::{NameFinder, mostly_english};
 use crate::detect::Span;
@@ -22,6 +22,22 @@ use crate::detect::Span;
 /// "mark".
 pub(super) fn lower_given_name_after_cue(e: Entry) -> bool {
     e.name() >= 3 && (e.wordiness() <= 2 || (e.first >= 6 && e.wordiness() <= 4))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Switches the scan's shortcuts off, for the tests that compare the scan with and without
+    /// them.
+    pub(super) static NO_SHORTCUTS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether `run_all` takes its shortcuts (always, but in the tests that compare it without).
+#[inline(always)]
+pub(super) fn shortcuts() -> bool {
+    #[cfg(test)]
+    return !NO_SHORTCUTS.get();
+    #[cfg(not(test))]
+    true
 }
 
 thread_local! {
@@ -113,7 +129,14 @@ impl Scan<'_, '_> {
             let c = b[i];
             if !c.is_ascii_alphabetic() {
                 if c < 0x80 {
-                    i += 1;
+                    // Nothing changes until the next letter or non-ASCII byte (and `skip_idle`,
+                    // if the loop's top calls it there, skips the same gap): cross the gap at
+                    // once.
+                    i = if shortcuts() {
+                        next_letter(b, i + 1)
+                    } else {
+                        i + 1
+                    };
                     continue;
                 }
                 let Some(ch) = char_at(text, i) else {
@@ -198,9 +221,75 @@ impl Scan<'_, '_> {
                     continue;
                 }
             }
-            self.push_word(start, end, plain);
+            if let Some(resume) = self.push_word(start, end, plain) {
+                i = i.max(resume);
+            }
         }
         self.flush();
+    }
+
+    /// Where the scan may go on when no word after `t`, the only word of the run, can join the
+    /// run (see `push_word`, which then adds no run that `flush` would drop); `None` when a
+    /// word may join. A word joins only across a gap that [`Scan::gap_joins`] accepts (a
+    /// particle, a lower-case surname and a name after a greeting need a space too); the ASCII
+    /// bytes of each such gap before its first letter or non-ASCII byte are one of a few
+    /// strings, and any other gap ends the run. After one space, a plain lower-case word
+    /// decides ([`Scan::lower_word_after`]).
+    pub(super) fn closed_after(&self, t: &Tok) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let end = t.end;
+        // The common gap: one space, then a lower-case word.
+        if b.get(end) == Some(&b' ') && b.get(end + 1).is_some_and(u8::is_ascii_lowercase) {
+            return self.lower_word_after(t, end + 1);
+        }
+        let next = next_letter(b, end);
+        if next >= b.len() {
+            return Some(end);
+        }
+        match &b[end..next] {
+            // " ", "\u{a0}", "\u{200b}", "&nbsp;", "%20", ", ", " , ", ", and ", " and "
+            b"" | b" " | b"&" | b"%20" | b", " | b" , " => None,
+            b"." | b". " if t.shape == Shape::Initial || t.is(lexicon::TITLE) => None,
+            _ => Some(end),
+        }
+    }
+
+    /// For the lower-case word at `at`, one space after `t` (the only word of the run): `None`
+    /// when it may keep the run open, else where the scan may go on. `run_all` ends the run at
+    /// a plain lower-case ASCII word that is no particle, no "and", no evidence word, not after
+    /// a clear given name or a capitalised greeting, in text that is neither a field nor lower
+    /// case (a name after a lower-case greeting needs the greeting right before it, where `t`
+    /// is); it then goes on after the word, so the scan may too, unless the word is a
+    /// greeting, which the scan must see.
+    pub(super) fn lower_word_after(&self, t: &Tok, at: usize) -> Option<usize> {
+        if self.field || self.lower_text {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let end = ascii_letters_end(b, at + 1);
+        if b.get(end)
+            .is_some_and(|&c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
+        {
+            return None;
+        }
+        let w = &b[at..end];
+        let tw = &b[t.start..t.end];
+        if w == b"and"
+            || (w.len() <= 4
+                && may_be_particle(w)
+                && self.finder.lex.is(&self.text[at..end], lexicon::PARTICLE))
+            || given_before_lower_surname(t)
+            || (tw.len() <= 6 && GREETING_STOPS.passes(tw))
+            || (self.evidence.any
+                && self.evidence.idle_stops().passes(w)
+                && self.evidence.has_bytes(w))
+        {
+            return None;
+        }
+        if w.len() <= 6 && is_lower_greeting(w) {
+            return Some(t.end);
+        }
+        Some(end)
     }
 
     /// Whether the run so far is one capitalised greeting right before the lower-case word at
@@ -281,12 +370,7 @@ impl Scan<'_, '_> {
         let Some(prev) = self.run.last() else {
             return false;
         };
-        let given = prev.shape == Shape::Title
-            && !prev.possessive
-            && prev
-                .entry
-                .is_some_and(|e| e.first >= 3 && e.first > e.last && e.first >= e.wordiness() + 2)
-            && text_of(self.text, prev.end, start) == " ";
+        let given = given_before_lower_surname(prev) && text_of(self.text, prev.end, start) == " ";
         given
             && self
                 .finder
@@ -307,5 +391,195 @@ impl Scan<'_, '_> {
             return;
         }
         self.out.push(span);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NO_SHORTCUTS;
+    use crate::detect::names::NameFinder;
+    use crate::detect::{FindContext, Span};
+
+    /// What `find` reports for `text`, with or without the scan's shortcuts.
+    fn found(f: &NameFinder, text: &str, cx: &FindContext<'_>, shortcuts: bool) -> Vec<Span> {
+        NO_SHORTCUTS.set(!shortcuts);
+        let mut out = Vec::new();
+        f.find(text, cx, &mut out);
+        NO_SHORTCUTS.set(false);
+        out
+    }
+
+    #[test]
+    fn shortcuts_change_nothing() {
+        // Texts of random words and gaps: capitalised ordinary words, names, greetings,
+        // titles, initials, particles, lower-case surnames and given names, evidence words,
+        // and the gaps that join a run or end it.
+        let words: &[&str] = &[
+            "The",
+            "Row",
+            "You",
+            "Friday",
+            "April",
+            "Apply",
+            "Will",
+            "Mark",
+            "Hi",
+            "Thanks",
+            "Dear",
+            "HI",
+            "Mr",
+            "Dr",
+            "Jr",
+            "Esq",
+            "EMP",
+            "ORDER",
+            "BY",
+            "McDonald",
+            "UserName",
+            "Saint",
+            "Lake",
+            "Bang",
+            "Pope",
+            "Day",
+            "Account",
+            "Manager",
+            "Maria",
+            "Ortiz",
+            "Garcia",
+            "Kylie",
+            "Travis",
+            "Teddy",
+            "Smith",
+            "Megan",
+            "Omar",
+            "Chad",
+            "Jordan",
+            "Paris",
+            "Van",
+            "De",
+            "J",
+            "A",
+            "I",
+            "the",
+            "and",
+            "van",
+            "de",
+            "del",
+            "la",
+            "ter",
+            "said",
+            "minogue",
+            "scott",
+            "megan",
+            "john",
+            "hi",
+            "thanks",
+            "cc",
+            "thx",
+            "farmer",
+            "nbsp",
+            "will",
+            "maria",
+            "ortiz",
+            "to",
+            "starring",
+            "by",
+            "iPhone",
+            "x",
+            "Éric",
+            "élan",
+            "王伟",
+            "Иваном",
+            "محمد",
+        ];
+        let gaps: &[&str] = &[
+            " ",
+            " ",
+            " ",
+            "  ",
+            ", ",
+            " , ",
+            ". ",
+            ".",
+            "&nbsp;",
+            "&",
+            "%20",
+            "\u{a0}",
+            " \u{200b}",
+            "\u{200b}",
+            "\n",
+            ": ",
+            " 12: ",
+            "-",
+            "'s ",
+            "’s ",
+            "\\'s ",
+            "\\n",
+            "@",
+            "#",
+            "(",
+            ") ",
+            "\"",
+            "_",
+            "/",
+            " & ",
+            "\t",
+            " and ",
+            ", and ",
+            "; ",
+            "! ",
+            "",
+            " maria.ortiz@example.com ",
+            " — ",
+            "<br>",
+            "[",
+            "]",
+        ];
+        let f = NameFinder::new(&[], &[]);
+        // The rules alone: no learned judge to rescue a run.
+        let rules = NameFinder::new(&[], &[]).with_judge(None);
+        let keyed = FindContext::with_key("comment");
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut texts = 0;
+        let mut with_names = 0;
+        for round in 0..40_000 {
+            let mut text = String::new();
+            for _ in 0..2 + next() % 16 {
+                text.push_str(words[(next() >> 33) as usize % words.len()]);
+                text.push_str(gaps[(next() >> 33) as usize % gaps.len()]);
+            }
+            // Long texts too: no casual regime, no field.
+            if round % 8 == 0 {
+                text = text.repeat(1 + (next() % 40) as usize);
+            }
+            for f in [&f, &rules] {
+                for cx in [&FindContext::default(), &keyed] {
+                    let with = found(f, &text, cx, true);
+                    let without = found(f, &text, cx, false);
+                    assert_eq!(with, without, "{text:?}");
+                    with_names += usize::from(!with.is_empty());
+                }
+            }
+            // Tracing for training: the same candidates.
+            if round % 4 == 0 {
+                let mut seen = [Vec::new(), Vec::new()];
+                let mut out = [Vec::new(), Vec::new()];
+                for (k, shortcuts) in [true, false].into_iter().enumerate() {
+                    NO_SHORTCUTS.set(!shortcuts);
+                    f.trace(&text, &mut out[k], &mut seen[k]);
+                    NO_SHORTCUTS.set(false);
+                }
+                assert_eq!(out[0], out[1], "{text:?}");
+                assert_eq!(seen[0].len(), seen[1].len(), "{text:?}");
+            }
+            texts += 1;
+        }
+        assert!(texts == 40_000 && with_names > 5_000, "{with_names}");
     }
 }
