@@ -58,8 +58,8 @@ async fn redact(engine: &Engine, session: &SessionId, input: &str) -> Result<Str
                 tracing::info!(format = ?Format::Json, values, bytes = input.len(), "redacted");
                 return Ok(out);
             }
-            // Not one JSON document (JSON Lines, text, or a lone surrogate escape the walker
-            // refuses): read by lines below.
+            // Not one JSON document (JSON Lines, text, a truncated document): read by lines
+            // below.
             Err(EngineError::Walk(WalkError::Json(_))) => format = lines_or_text(input),
             Err(e) => return Err(e),
         }
