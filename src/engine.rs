@@ -529,7 +529,7 @@ impl Engine {
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
         if let Some(Again { recall, .. }) = again {
-            findings = walk::rescan_json(&self.detector, Some(&recall), first, skip)?;
+            findings = walk::rescan_json(&self.detector, Some(&recall), first, findings, skip)?;
         } else {
             // Not held across the vault's round trip.
             drop(first);

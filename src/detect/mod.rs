@@ -662,7 +662,7 @@ impl Detector {
             return;
         }
         if let Some(recall) = cx.recall
-            && !Self::names_a_thing(cx, facts)
+            && Self::applies_recall(cx, facts)
         {
             let from = out.len();
             match recalled {
@@ -674,6 +674,12 @@ impl Detector {
             }
         }
         overlap::resolve(out);
+    }
+
+    /// Whether [`Self::finish_recalling`] adds what `cx.recall` finds (there is a recall, and
+    /// the key does not say the value names a thing).
+    pub(crate) fn applies_recall(cx: &FindContext<'_>, facts: &KeyFacts) -> bool {
+        cx.recall.is_some() && !Self::names_a_thing(cx, facts)
     }
 
     /// Whether the key (or, for a bare `name`, the key above it) says the value names an

@@ -35,6 +35,34 @@ struct Call {
     facts: KeyFacts,
     /// The recognizers' candidates, before recall and overlap resolution.
     spans: Range<usize>,
+    /// What the call gave: the candidates with recall's names, overlaps resolved.
+    finals: Range<usize>,
+}
+
+/// A top-level JSON string value read as plain text by exactly one detector call: the parts of
+/// the first scan's findings that call made, so a second scan can replace just them
+/// (`patch.rs`).
+#[derive(Debug, Clone)]
+pub(super) struct Site {
+    /// The call.
+    pub(super) call: usize,
+    /// The string literal, quotes included.
+    pub(super) lit: Range<usize>,
+    /// Its slots.
+    pub(super) slots: Range<usize>,
+    /// What it told the document's column evidence, if it was noted: whether a name covers
+    /// most of it, and whether it was left open (clean and shaped like a name).
+    pub(super) column: Option<(bool, bool)>,
+}
+
+/// A recorded detector call ([`ScanMemo::each_call`]).
+pub(super) struct RecordedCall<'a> {
+    pub(super) text: &'a str,
+    pub(super) key: Option<&'a str>,
+    pub(super) parent_key: Option<&'a str>,
+    pub(super) facts: KeyFacts,
+    pub(super) candidates: &'a [Span],
+    pub(super) finals: &'a [Span],
 }
 
 /// The detector calls of one scan of a document (see the module doc).
@@ -44,6 +72,12 @@ pub(crate) struct ScanMemo {
     doc: (usize, usize),
     calls: Vec<Call>,
     spans: Vec<Span>,
+    /// Each call's result ([`Call::finals`]), end to end.
+    finals: Vec<Span>,
+    /// A call of the recorded scan had names recalled.
+    recalled_first: bool,
+    /// The calls that are sites, in call order.
+    sites: Vec<Site>,
     /// The strings of calls that are no slice of the document (decoded literals), end to end.
     texts: String,
     /// Replaying: the next call to compare.
@@ -139,6 +173,7 @@ impl ScanMemo {
         let parent_key = cx.parent_key.map(|k| self.store(k));
         let from = self.spans.len();
         self.spans.extend_from_slice(spans);
+        self.recalled_first |= cx.recall.is_some();
         self.calls.push(Call {
             text,
             key,
@@ -146,7 +181,62 @@ impl ScanMemo {
             classes,
             facts: *facts,
             spans: from..self.spans.len(),
+            finals: 0..0,
         });
+    }
+
+    /// Records what the last recorded call gave, recall's names added and overlaps resolved.
+    pub(super) fn record_finals(&mut self, spans: &[Span]) {
+        let from = self.finals.len();
+        self.finals.extend_from_slice(spans);
+        let to = self.finals.len();
+        if let Some(call) = self.calls.last_mut() {
+            call.finals = from..to;
+        }
+    }
+
+    /// How many calls are recorded.
+    pub(super) fn calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Records a site (see [`Site`]); sites come in call order.
+    pub(super) fn note_site(&mut self, site: Site) {
+        self.sites.push(site);
+    }
+
+    /// The sites, in call order.
+    pub(super) fn sites(&self) -> &[Site] {
+        &self.sites
+    }
+
+    /// Whether a call of the recorded scan had names recalled.
+    pub(super) fn recalled_first(&self) -> bool {
+        self.recalled_first
+    }
+
+    /// Each recorded call, as given: its text, key and parent key (read from `doc`, the
+    /// document the memo was recorded over), key facts, candidates and result.
+    pub(super) fn each_call<'a>(
+        &'a self,
+        doc: &'a str,
+    ) -> impl Iterator<Item = RecordedCall<'a>> + 'a {
+        self.calls.iter().map(move |call| RecordedCall {
+            text: self.text(call.text, doc),
+            key: call.key.map(|k| self.text(k, doc)),
+            parent_key: call.parent_key.map(|k| self.text(k, doc)),
+            facts: call.facts,
+            candidates: &self.spans[call.spans.clone()],
+            finals: &self.finals[call.finals.clone()],
+        })
+    }
+
+    fn text<'a>(&'a self, stored: Stored, doc: &'a str) -> &'a str {
+        match stored {
+            // `doc` is the recorded document (the caller checks [`ScanMemo::is_of`]).
+            Stored::Doc { at, len } => doc.get(at..at + len).unwrap_or_default(),
+            Stored::Copy { at, len } => self.texts.get(at..at + len).unwrap_or_default(),
+        }
     }
 
     /// The next recorded call's candidates, if its inputs are these; `None` (and no more
@@ -184,8 +274,8 @@ mod tests {
     use crate::detect::FindContext;
     use crate::detect::recall::Recall;
     use crate::walk::{
-        Findings, FoundValue, rescan_json, rescan_text, scan_json_except, scan_json_recorded,
-        scan_text, scan_text_recorded,
+        Findings, FoundValue, rescan_json, rescan_json_walking, rescan_text, scan_json_except,
+        scan_json_recorded, scan_text, scan_text_recorded,
     };
 
     /// What a scan found, values included.
@@ -213,6 +303,10 @@ mod tests {
             r#"{"text":"[{\"name\":\"Omar Haddad\"},{\"note\":\"Haddad said\\nOmar Haddad will call\"}]","n":4155550132,"phone":4155550132}"#,
             r#"{"rows":"name,email\nMaria Garcia,m@x.io\nOmar Haddad,o@x.io","who":"Maria Garcia","Haddad":"key"}"#,
             r#"[{"a":"\u00c9mile Zola wrote","b":"Zola"},{"a":"nothing here"}]"#,
+            // Sites: names recalled in plain values, escaped or not, in records with column
+            // evidence, a value the first scan found clean, and a slot renumbered after them.
+            r#"[{"name":"Omar Haddad","notes":"met omar haddad and Maria Garcia","city":"Haddad"},{"name":"Zola","who":"Haddad","notes":"Ysolde Brackwater\nsaid hi","email":"z@x.io"},{"name":"brackwater","notes":"Ask Haddad. Zola\u0021"}]"#,
+            r#"{"a":"Haddad","b":"omar haddad","c":["Haddad","x"],"d":{"Garcia":"Maria Garcia"},"e":"Maria  Garcia"}"#,
         ];
         for doc in docs {
             for names in [
@@ -225,8 +319,13 @@ mod tests {
                 // A first scan with no recall, and with some of the names.
                 let some = Recall::of_names(names.iter().copied().take(1));
                 for first in [None, Some(&some)] {
+                    // Patched where it can be, or walked again.
+                    let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+                    let again = rescan_json(&detector, Some(&recall), memo, found, &none).unwrap();
+                    assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
+                    // Always walked again.
                     let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
-                    let again = rescan_json(&detector, Some(&recall), memo, &none).unwrap();
+                    let again = rescan_json_walking(&detector, Some(&recall), memo, &none).unwrap();
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
                 }
             }

@@ -38,6 +38,7 @@ mod columns;
 mod csv;
 pub(crate) mod json;
 mod memo;
+mod patch;
 mod repr;
 mod table;
 mod text;
@@ -205,8 +206,27 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
 }
 
 /// [`scan_json_except`] of the document `earlier` scanned, with `recall`: gives what that
-/// function gives, reusing the earlier scan's spans wherever recall finds no name.
+/// function gives. `first` is what the earlier scan found: where only strings read as plain
+/// text find something else, it is patched (`patch.rs`); otherwise the document is walked
+/// again, reusing the earlier scan's spans wherever recall finds no name.
 pub(crate) fn rescan_json<'d>(
+    detector: &'d Detector,
+    recall: Option<&'d Recall>,
+    earlier: ScanRecord<'_>,
+    mut first: Findings<FoundValue>,
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+) -> Result<Findings<FoundValue>, WalkError> {
+    if let Some(recall) = recall
+        && patch::again(detector, recall, earlier.doc, &earlier.memo, &mut first).is_some()
+    {
+        return Ok(first);
+    }
+    drop(first);
+    rescan_json_walking(detector, recall, earlier, skip)
+}
+
+/// [`rescan_json`] by walking the document again.
+pub(super) fn rescan_json_walking<'d>(
     detector: &'d Detector,
     recall: Option<&'d Recall>,
     earlier: ScanRecord<'_>,
@@ -365,6 +385,8 @@ struct ValueScanner<'d> {
     recall: Option<&'d Recall>,
     /// Recording this scan's detector calls, or replaying an earlier scan's (`memo.rs`).
     memo: Option<Memo>,
+    /// The last string [`Self::string_content`] read was read as plain text.
+    last_flat: bool,
 }
 
 enum Memo {
@@ -385,6 +407,16 @@ impl<'d> ValueScanner<'d> {
             path: Box::from(""),
             recall: None,
             memo: None,
+            last_flat: false,
+        }
+    }
+
+    /// While recording a top-level document, how many calls are recorded (see
+    /// [`memo::Site`]).
+    fn recorded_calls(&self, depth: usize) -> Option<usize> {
+        match &self.memo {
+            Some(Memo::Record(memo)) if depth == 0 => Some(memo.calls()),
+            _ => None,
         }
     }
 
@@ -523,6 +555,8 @@ impl<'d> ValueScanner<'d> {
                 parent_key: if lit.is_key { None } else { pos.parent_key() },
                 recall: None,
             };
+            let calls_before = self.recorded_calls(depth);
+            let slots_before = self.slots.len();
             let decoded;
             let text: &str = if lit.escaped {
                 decoded = json::decode(doc, lit);
@@ -535,6 +569,7 @@ impl<'d> ValueScanner<'d> {
             } else {
                 self.string_content(text, &cx, depth)
             };
+            let mut column = None;
             if !lit.is_key
                 && let Some(key) = cx.key
                 && pos.in_record()
@@ -556,7 +591,22 @@ impl<'d> ValueScanner<'d> {
                             self.paths.as_ref().map(|_| self.path.clone()),
                         )
                     });
+                column = Some((is_name, open.is_some()));
                 columns.note(cx.parent_key, key, is_name, open);
+            }
+            // A value read as plain text by one call: a site a second scan can patch.
+            if let Some(call) = calls_before
+                && !lit.is_key
+                && self.last_flat
+                && let Some(Memo::Record(memo)) = &mut self.memo
+                && memo.calls() == call + 1
+            {
+                memo.note_site(memo::Site {
+                    call,
+                    lit: lit.start..lit.end,
+                    slots: slots_before..self.slots.len(),
+                    column,
+                });
             }
             if let Some(content) = content {
                 pieces.push(Piece {
@@ -631,7 +681,9 @@ impl<'d> ValueScanner<'d> {
         cx: &FindContext<'_>,
         depth: usize,
     ) -> Option<Content> {
-        match self.document(text, cx, depth) {
+        let doc = self.document(text, cx, depth);
+        self.last_flat = matches!(doc, text::Doc::Flat(_));
+        match doc {
             text::Doc::Json(pieces) if !pieces.is_empty() => {
                 Some(Content::Embedded { json: true, pieces })
             }
@@ -690,6 +742,7 @@ impl<'d> ValueScanner<'d> {
                 d.detect_unrecalled(text, &cx, classes, facts, &mut self.spans);
                 memo.record(text, &cx, classes, facts, &self.spans);
                 d.finish_recalling(text, &cx, facts, &mut self.spans);
+                memo.record_finals(&self.spans);
             }
             Some(Memo::Replay(memo)) => match memo.replay(text, &cx, classes, facts) {
                 // The first scan's candidates, and this scan's recall over them.

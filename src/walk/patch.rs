@@ -1,0 +1,354 @@
+//! A second scan of a JSON document as a patch of the first.
+//!
+//! When a tool result's names recur in it where the first scan missed them, the engine scans it
+//! again with those names recalled (`Engine::recall_again`, `memo.rs`). The walk is a function
+//! of the document and of what each detector call gives, and a recorded call gives, with the new
+//! recall, its recorded candidates plus what that recall finds in its text, overlaps resolved.
+//! So the second scan's findings differ from the first's only where a call now gives something
+//! else, and only through what the walk did with that call's result.
+//!
+//! This module works that difference out without walking the document again. For every
+//! recorded call it asks the new recall for names in the call's text (the one search a second
+//! scan cannot avoid); a call where it finds none, in a scan whose first pass recalled nothing,
+//! gives what it gave. A call that gives something else must be a *site* (`memo::Site`): a
+//! top-level string value read as plain text by that one call, whose result only becomes its
+//! own piece and slots, and whose column evidence (whether a name covers most of it, whether it
+//! was left open as a name-shaped clean value) is unchanged. Then the findings are the first
+//! scan's with that string's piece and slots replaced, later slots renumbered. Anything else (a
+//! key, a number, a cell of CSV in a string, a string whose column evidence changes) is left to
+//! the full second scan, which gives the same findings by walking again.
+
+use std::ops::Range;
+
+use super::memo::{ScanMemo, Site};
+use super::{Content, Findings, FoundValue, Piece, columns};
+use crate::detect::recall::Recall;
+use crate::detect::{Detector, FindContext, Kind, Span};
+use crate::sensitive::Sensitive;
+
+/// Spans of a string and their slots, as in [`Content::Spans`].
+type SpanSlots = Vec<(Range<usize>, usize)>;
+
+/// A site whose call now gives `spans`.
+struct Change<'m> {
+    site: &'m Site,
+    text: &'m str,
+    spans: Vec<Span>,
+}
+
+/// The findings a second scan of `doc` with `recall` would give, from `first` (the findings of
+/// the scan `memo` recorded over `doc`), or `None` when a change is no site's (see the module
+/// doc): the caller then scans again.
+pub(super) fn again(
+    detector: &Detector,
+    recall: &Recall,
+    doc: &str,
+    memo: &ScanMemo,
+    first: &mut Findings<FoundValue>,
+) -> Option<()> {
+    if !memo.is_of(doc) || !first.json {
+        return None;
+    }
+    let changes = changes(detector, recall, doc, memo)?;
+    if !changes.is_empty() {
+        apply_changes(first, changes);
+    }
+    Some(())
+}
+
+/// The calls of `memo` that give something else with `recall`, each a site; `None` if one is
+/// not.
+fn changes<'m>(
+    detector: &Detector,
+    recall: &Recall,
+    doc: &'m str,
+    memo: &'m ScanMemo,
+) -> Option<Vec<Change<'m>>> {
+    let sites = memo.sites();
+    let mut next_site = 0;
+    let mut found = Vec::new();
+    let mut changes = Vec::new();
+    let first_recalled = memo.recalled_first();
+    for (i, call) in memo.each_call(doc).enumerate() {
+        while next_site < sites.len() && sites[next_site].call < i {
+            next_site += 1;
+        }
+        if call.text.is_empty() {
+            continue;
+        }
+        let cx = FindContext {
+            key: call.key,
+            parent_key: call.parent_key,
+            recall: Some(recall),
+        };
+        found.clear();
+        if Detector::applies_recall(&cx, &call.facts) {
+            recall.find(call.text, &mut found);
+        }
+        if found.is_empty() && !first_recalled {
+            // The recorded result was the candidates resolved, as now.
+            continue;
+        }
+        let mut spans = call.candidates.to_vec();
+        detector.finish_recalling_found(call.text, &cx, &call.facts, Some(&found), &mut spans);
+        if spans == call.finals {
+            continue;
+        }
+        let site = sites.get(next_site).filter(|s| s.call == i)?;
+        if let Some((is_name, open)) = site.column {
+            let ranges: Vec<(Range<usize>, bool)> = spans
+                .iter()
+                .map(|s| (s.start..s.end, s.kind == Kind::Name))
+                .collect();
+            let now_is_name =
+                columns::covers_name(call.text, ranges.iter().map(|(r, name)| (r, *name)));
+            let now_open = spans.is_empty() && detector.column_name(call.text).is_some();
+            if now_is_name != is_name || now_open != open {
+                return None;
+            }
+        }
+        changes.push(Change {
+            site,
+            text: call.text,
+            spans,
+        });
+    }
+    Some(changes)
+}
+
+/// Replaces each changed site's slots and piece in `findings`, renumbering the other slots.
+fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) {
+    // Old slot index -> new: each slot after a changed site moves by the sites' growth so far.
+    // `shifts[k]`: the end of the `k`th changed site's old slots, and the growth up to it.
+    let mut shifts: Vec<(usize, isize)> = Vec::with_capacity(changes.len());
+    let mut old = std::mem::take(&mut findings.slots).into_iter();
+    let mut slots = Vec::with_capacity(old.len());
+    let mut at = 0;
+    let mut growth = 0isize;
+    // Each change's new pieces: its literal and its spans with their new slots.
+    let mut replaced: Vec<(Range<usize>, SpanSlots)> = Vec::new();
+    for change in changes {
+        let Site {
+            lit, slots: gone, ..
+        } = change.site;
+        slots.extend(old.by_ref().take(gone.start - at));
+        old.by_ref().take(gone.len()).for_each(drop);
+        at = gone.end;
+        let mut spans = Vec::with_capacity(change.spans.len());
+        for span in change.spans {
+            spans.push((span.start..span.end, slots.len()));
+            slots.push(FoundValue {
+                kind: span.kind,
+                value: Sensitive::new(change.text[span.start..span.end].to_string()),
+                canonical: span.canonical,
+            });
+        }
+        growth += spans.len() as isize - gone.len() as isize;
+        shifts.push((gone.end, growth));
+        replaced.push((lit.clone(), spans));
+    }
+    slots.extend(old);
+    findings.slots = slots;
+    let moved = |slot: usize| -> usize {
+        let k = shifts.partition_point(|&(end, _)| end <= slot);
+        match k.checked_sub(1) {
+            Some(k) => slot.saturating_add_signed(shifts[k].1),
+            None => slot,
+        }
+    };
+    for piece in &mut findings.pieces {
+        renumber(&mut piece.content, &moved);
+    }
+    // The changed strings' pieces: replaced, added where the first scan found nothing, or
+    // dropped. Pieces are in document order.
+    for (lit, spans) in replaced {
+        let pieces = &mut findings.pieces;
+        let k = pieces.partition_point(|p| p.range.start < lit.start);
+        let here = pieces.get(k).is_some_and(|p| p.range.start == lit.start);
+        match (here, spans.is_empty()) {
+            (true, true) => {
+                pieces.remove(k);
+            }
+            (true, false) => pieces[k].content = Content::Spans(spans),
+            (false, false) => pieces.insert(
+                k,
+                Piece {
+                    range: lit,
+                    content: Content::Spans(spans),
+                },
+            ),
+            (false, true) => {}
+        }
+    }
+}
+
+/// Maps every slot index in `content` through `moved`.
+fn renumber(content: &mut Content, moved: &impl Fn(usize) -> usize) {
+    match content {
+        Content::Slot(slot) => *slot = moved(*slot),
+        Content::Spans(spans) | Content::Number(spans) => {
+            for (_, slot) in spans {
+                *slot = moved(*slot);
+            }
+        }
+        Content::Embedded { pieces, .. } => {
+            for piece in pieces {
+                renumber(&mut piece.content, moved);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::walk::{rescan_json_walking, scan_json_except, scan_json_recorded};
+
+    fn shown(f: &Findings<FoundValue>) -> String {
+        let values: Vec<_> = f
+            .slots
+            .iter()
+            .map(|s| {
+                (
+                    s.kind.clone(),
+                    s.value.expose().clone(),
+                    s.canonical.clone(),
+                )
+            })
+            .collect();
+        format!("{:?} {values:?}", f.pieces)
+    }
+
+    const NONE: &dyn Fn(&crate::walk::json::Position<'_>) -> bool = &|_| false;
+
+    /// Whether the patch applies to `doc` scanned first with `first` and again with `names`,
+    /// and, either way, that a second scan gives what a fresh scan with `names` gives.
+    fn check(detector: &Detector, doc: &str, first: Option<&Recall>, names: &[&str]) -> bool {
+        let recall = Recall::of_names(names.iter().copied());
+        let fresh = scan_json_except(detector, Some(&recall), doc, NONE).unwrap();
+        let (mut found, record) = scan_json_recorded(detector, first, doc, NONE).unwrap();
+        let patched = again(detector, &recall, doc, &record.memo, &mut found).is_some();
+        if patched {
+            assert_eq!(shown(&found), shown(&fresh), "patched: {doc} {names:?}");
+        }
+        let (_, record) = scan_json_recorded(detector, first, doc, NONE).unwrap();
+        let walked = rescan_json_walking(detector, Some(&recall), record, NONE).unwrap();
+        assert_eq!(shown(&walked), shown(&fresh), "walked: {doc} {names:?}");
+        patched
+    }
+
+    #[test]
+    fn names_recalled_in_plain_values_are_patched_in() {
+        let detector = Detector::with_defaults();
+        let names = ["Ysolde Brackwater", "Brackwater", "Haddad"];
+        let recall = Recall::of_names(names);
+        let some = Recall::of_names(["Ysolde Brackwater"]);
+        let mut changed = 0;
+        for doc in [
+            r#"[{"notes":"Ysolde Brackwater called today"},{"notes":"then brackwater left"}]"#,
+            r#"{"who":"Ysolde Brackwater","notes":"then brackwater left, said haddad"}"#,
+            r#"[{"name":"Ysolde Brackwater","notes":"ask brackwater first"},{"name":"Omar Haddad"}]"#,
+            r#"[{"name":"Ysolde Brackwater","notes":"ask brackwater first"},{"name":"x","email":"a@b.io"}]"#,
+            r#"[{"name":"Ysolde Brackwater"},{"notes":"ask brackwater or Ysolde Brackwater","phone":"+1 415-555-0132"}]"#,
+            r#"[{"notes":"we met haddad","who":"Omar Haddad"},{"notes":"brackwater \u0021 haddad"}]"#,
+        ] {
+            let first = scan_json_except(&detector, None, doc, NONE).unwrap();
+            let fresh = scan_json_except(&detector, Some(&recall), doc, NONE).unwrap();
+            if shown(&first) != shown(&fresh) {
+                changed += usize::from(check(&detector, doc, None, &names));
+                changed += usize::from(check(&detector, doc, Some(&some), &names));
+            }
+        }
+        // Some of them patched (not walked again) with a change.
+        assert!(changed >= 2, "{changed}");
+        // Unchanged: nothing recalled occurs.
+        let doc = r#"[{"name":"Omar Haddad","notes":"ask haddad"}]"#;
+        assert!(check(&detector, doc, None, &["Maria Garcia"]));
+    }
+
+    #[test]
+    fn a_change_outside_a_plain_value_walks_again() {
+        let detector = Detector::with_defaults();
+        let names = ["Omar Haddad", "Haddad"];
+        let recall = Recall::of_names(names);
+        // Recalled names in keys, and in cells of CSV inside a string.
+        for docs in [
+            [
+                r#"{"ask haddad":"x","b":"y"}"#,
+                r#"{"haddad":"x"}"#,
+                r#"{"Haddad":"x"}"#,
+                r#"{"to haddad":"x"}"#,
+            ],
+            [
+                r#"{"rows":"id,note\n1,ask haddad today\n2,none"}"#,
+                r#"{"rows":"id,note\n1,haddad\n2,none"}"#,
+                r#"{"rows":"id,note\n1,Haddad\n2,none"}"#,
+                r#"{"rows":"id,note\n1,to haddad\n2,none"}"#,
+            ],
+        ] {
+            let mut changed = 0;
+            for doc in docs {
+                let first = scan_json_except(&detector, None, doc, NONE).unwrap();
+                let fresh = scan_json_except(&detector, Some(&recall), doc, NONE).unwrap();
+                let patched = check(&detector, doc, None, &names);
+                if shown(&first) != shown(&fresh) {
+                    changed += 1;
+                    assert!(!patched, "{doc}");
+                }
+            }
+            assert!(changed > 0, "{docs:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Patched or walked again, a second scan gives what a fresh scan with the same recall
+        /// gives, on records of names, lower-case recurrences, CSV, embedded JSON, escapes and
+        /// other kinds, whatever the first scan recalled.
+        #[test]
+        fn a_second_scan_is_a_fresh_scan(
+            records in proptest::collection::vec(
+                proptest::collection::vec(
+                    (
+                        proptest::sample::select(vec![
+                            "name", "notes", "city", "who", "email", "text", "haddad", "phone",
+                            "first_name", "company",
+                        ]),
+                        proptest::collection::vec(
+                            proptest::sample::select(vec![
+                                "Omar", "Haddad", "omar haddad", "Maria Garcia", "Zola", "met",
+                                "and", "x@y.io", "Ysolde Brackwater", "\n", "é", "\"",
+                                "Garcia,Omar\nMaria,Zola\nHaddad,Ysolde", "{\"who\":\"Omar\"}",
+                                "+1 415 555 0132", "brackwater", "Dear", ".",
+                            ]),
+                            0..6,
+                        ),
+                    ),
+                    1..5,
+                ),
+                1..5,
+            ),
+            names in proptest::sample::subsequence(
+                vec!["Omar Haddad", "Haddad", "Maria Garcia", "Zola", "Brackwater", "Omar"],
+                0..6,
+            ),
+            first_recalls in proptest::bool::ANY,
+        ) {
+            let detector = Detector::with_defaults();
+            let doc: Vec<serde_json::Value> = records
+                .iter()
+                .map(|fields| {
+                    serde_json::Value::Object(
+                        fields
+                            .iter()
+                            .map(|(k, words)| (k.to_string(), words.join(" ").into()))
+                            .collect(),
+                    )
+                })
+                .collect();
+            let doc = serde_json::to_string(&doc).unwrap();
+            let first = Recall::of_names(names.iter().copied().take(1));
+            check(&detector, &doc, first_recalls.then_some(&first), &names);
+        }
+    }
+}
