@@ -78,6 +78,8 @@ pub(crate) struct ScanMemo {
     recalled_first: bool,
     /// The calls that are sites, in call order.
     sites: Vec<Site>,
+    /// Whether calls' results and sites are kept ([`ScanMemo::patchable`]).
+    patchable: bool,
     /// The strings of calls that are no slice of the document (decoded literals), end to end.
     texts: String,
     /// Replaying: the next call to compare.
@@ -94,6 +96,15 @@ impl ScanMemo {
         ScanMemo {
             doc: (doc.as_ptr() as usize, doc.len()),
             ..ScanMemo::default()
+        }
+    }
+
+    /// A memo of a JSON document's scan that also keeps what each call gave and which calls
+    /// are sites, for a second scan to patch the first (`patch.rs`).
+    pub(super) fn patchable(doc: &str) -> ScanMemo {
+        ScanMemo {
+            patchable: true,
+            ..ScanMemo::new(doc)
         }
     }
 
@@ -187,6 +198,9 @@ impl ScanMemo {
 
     /// Records what the last recorded call gave, recall's names added and overlaps resolved.
     pub(super) fn record_finals(&mut self, spans: &[Span]) {
+        if !self.patchable {
+            return;
+        }
         let from = self.finals.len();
         self.finals.extend_from_slice(spans);
         let to = self.finals.len();
@@ -202,12 +216,19 @@ impl ScanMemo {
 
     /// Records a site (see [`Site`]); sites come in call order.
     pub(super) fn note_site(&mut self, site: Site) {
-        self.sites.push(site);
+        if self.patchable {
+            self.sites.push(site);
+        }
     }
 
     /// The sites, in call order.
     pub(super) fn sites(&self) -> &[Site] {
         &self.sites
+    }
+
+    /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]).
+    pub(super) fn is_patchable(&self) -> bool {
+        self.patchable
     }
 
     /// Whether a call of the recorded scan had names recalled.

@@ -188,7 +188,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     let mut scanner = ValueScanner::new(detector);
     scanner.skip = skip;
     scanner.recall = recall;
-    scanner.memo = Some(Memo::Record(memo::ScanMemo::new(doc)));
+    scanner.memo = Some(Memo::Record(memo::ScanMemo::patchable(doc)));
     let pieces = scanner.json_pieces(doc, 0)?;
     let memo = match scanner.memo.take() {
         Some(Memo::Record(memo)) => memo,

@@ -46,7 +46,7 @@ pub(super) fn again(
     memo: &ScanMemo,
     first: &mut Findings<FoundValue>,
 ) -> Option<()> {
-    if !memo.is_of(doc) || !first.json {
+    if !memo.is_of(doc) || !memo.is_patchable() || !first.json {
         return None;
     }
     let changes = changes(detector, recall, doc, memo)?;
