@@ -51,6 +51,12 @@ macro_rules! ids_config {
         }
 
         impl IdsConfig {
+            /// Every identifier kind on (tests of what the widest detector finds).
+            #[cfg(test)]
+            pub(crate) fn all_on() -> Self {
+                IdsConfig { $($field: true,)* }
+            }
+
             fn is_on(&self, kind: IdKind) -> bool {
                 match kind {
                     $(IdKind::$variant => self.$field,)*
@@ -383,14 +389,7 @@ fn may_hold_cue(before: &[u8]) -> bool {
 /// [`scan::CANDIDATES`] takes four `-` and groups of eight and twelve (digit groups have at most
 /// six digits, MACs seventeen bytes). Nor does it hold a birth cue: each has a letter past `f`.
 fn is_uuid(b: &[u8]) -> bool {
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, &c)| {
-            if matches!(i, 8 | 13 | 18 | 23) {
-                c == b'-'
-            } else {
-                c.is_ascii_hexdigit()
-            }
-        })
+    super::inert::is_uuid(b)
 }
 
 /// Whether `cand` (as written) is a `kind`, with or without a cue.

@@ -21,6 +21,7 @@ mod custom;
 mod digits;
 mod email;
 mod ids;
+mod inert;
 mod ip;
 mod keyed;
 mod keys;
@@ -292,6 +293,10 @@ pub struct Detector {
     secrets: Option<secrets::SecretRecognizer>,
     ids: Option<ids::IdRecognizer>,
     reveal: crate::reveal::RevealConfig,
+    /// Whether a value in a machine format that no recognizer takes anything in is passed over
+    /// under a silent key (`inert.rs`): not with custom kinds or deny-listed names, which the
+    /// user may want matched anywhere.
+    inert_values: bool,
 }
 
 impl Detector {
@@ -354,6 +359,7 @@ impl Detector {
             ids: ids::IdRecognizer::any_on(&config.ids)
                 .then(|| ids::IdRecognizer::new(&config.ids)),
             reveal: config.reveal.clone(),
+            inert_values: config.custom.is_empty() && config.names_deny.is_empty(),
         })
     }
 
@@ -565,7 +571,11 @@ impl Detector {
         out: &mut Vec<Span>,
     ) {
         out.clear();
-        if text.is_empty() {
+        if text.is_empty()
+            || (self.inert_values
+                && *facts == KeyFacts::default()
+                && inert::is_inert(text.as_bytes()))
+        {
             return;
         }
         // The `:` and `=` several passes look at: in a long text listed once for all of them.

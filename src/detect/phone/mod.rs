@@ -467,6 +467,17 @@ pub(super) struct PhoneRecognizer {
     cues: AhoCorasick,
 }
 
+/// Every region of the metadata that can be configured (tests of what the widest detector
+/// finds): not the non-geographic entities (`001`).
+#[cfg(test)]
+pub(crate) fn every_region() -> Vec<String> {
+    metadata::ENTRIES
+        .iter()
+        .filter(|e| e.id.bytes().all(|b| b.is_ascii_uppercase()))
+        .map(|e| e.id.to_string())
+        .collect()
+}
+
 impl PhoneRecognizer {
     /// Compiles the metadata of the configured national regions (other calling codes are
     /// compiled when a number first names them).
