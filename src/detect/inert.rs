@@ -1,9 +1,10 @@
 //! Values in a machine format that holds nothing a recognizer takes.
 //!
 //! API records are full of identifiers and timestamps: a CRM contact, a ticket, a commit, a row
-//! of a database each carry a UUID and a date-time or two. Under a key that says nothing of its
-//! value (no hint, no SSN, credential, identifier or keyed kind: [`KeyFacts`] at its default),
-//! every recognizer reads such a value and finds nothing in it, and reading it costs each of
+//! of a database each carry a UUID and a date-time or two. Under a key that vouches for no kind
+//! of value (no hint, or one that the value names a thing, as `id` does; no SSN, credential,
+//! identifier or keyed kind: [`KeyFacts::vouches_for_nothing`]), every recognizer reads such a
+//! value and finds nothing in it, and reading it costs each of
 //! them its per-call set-up: on the reference corpus's records, a `created_at` date-time cost
 //! more than a phone number. So the detector asks one question first: is the whole value one
 //! of these shapes? Then the recognizers have nothing to find there.
@@ -23,7 +24,7 @@
 //! The shapes are read as shapes: any digits stand where digits are (`9999-99-99` is one). That
 //! nothing is found in them is a claim about the recognizers, not about dates: the tests run the
 //! whole detector, in its default and in its widest configuration (every kind, every phone
-//! region), with this shortcut off, over random values of every shape under silent keys and no
+//! region), with this shortcut off, over random values of every shape under such keys and no
 //! key, and require that it finds nothing. A recognizer that one day takes something in these
 //! shapes fails those tests. Custom kinds (a user's regex may well match a UUID) and deny-listed
 //! names are the user's to match anywhere: a detector that has either never takes the shortcut
@@ -31,7 +32,7 @@
 //! recognizer: it still runs over such a value (a recalled name could be spelled in hex
 //! letters, `Abbe`, and stand as a UUID group).
 //!
-//! [`KeyFacts`]: super::KeyFacts
+//! [`KeyFacts::vouches_for_nothing`]: super::KeyFacts::vouches_for_nothing
 
 /// Whether `b`, all of it, is a UUID or an ISO 8601 date or date-time (see the module doc).
 #[inline]
@@ -263,20 +264,23 @@ mod tests {
         }
     }
 
-    /// Keys whose facts say nothing, and no key.
-    const SILENT_KEYS: [Option<&str>; 6] = [
+    /// Keys that vouch for no kind, and no key.
+    const SILENT_KEYS: [Option<&str>; 9] = [
         None,
         Some("created_at"),
         Some("updatedAt"),
         Some("value"),
         Some("timestamp"),
         Some("x"),
+        Some("id"),
+        Some("uuid"),
+        Some("company"),
     ];
 
     #[test]
     fn no_recognizer_finds_anything_in_an_inert_value() {
         for key in SILENT_KEYS {
-            assert_eq!(KeyFacts::of(key), KeyFacts::default(), "{key:?}");
+            assert!(KeyFacts::of(key).vouches_for_nothing(), "{key:?}");
         }
         for (config, values) in [(DetectConfig::default(), 3000), (widest(), 1500)] {
             let mut detector = Detector::new(&config).expect("valid");

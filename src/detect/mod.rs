@@ -143,6 +143,17 @@ impl KeyFacts {
         self.hint.is_none() && !self.ssn && self.keyed.is_none()
     }
 
+    /// Whether the key vouches for no kind of value: no hint or one that its value names a
+    /// thing (`id`, `company`), and no SSN, credential, identifier or keyed kind. A value in a
+    /// machine format under such a key is passed over (`inert.rs`).
+    pub(crate) fn vouches_for_nothing(&self) -> bool {
+        matches!(self.hint, None | Some(KeyHint::NotPerson))
+            && !self.ssn
+            && !self.secret
+            && self.keyed.is_none()
+            && self.id.is_none()
+    }
+
     /// Whether the key's values count for column evidence (`walk/columns.rs`): a key that
     /// says nothing or names people; not an organisation, place, address or phone key.
     pub(crate) fn takes_column_evidence(&self) -> bool {
@@ -294,8 +305,8 @@ pub struct Detector {
     ids: Option<ids::IdRecognizer>,
     reveal: crate::reveal::RevealConfig,
     /// Whether a value in a machine format that no recognizer takes anything in is passed over
-    /// under a silent key (`inert.rs`): not with custom kinds or deny-listed names, which the
-    /// user may want matched anywhere.
+    /// under a key that vouches for no kind (`inert.rs`): not with custom kinds or deny-listed
+    /// names, which the user may want matched anywhere.
     inert_values: bool,
 }
 
@@ -573,7 +584,7 @@ impl Detector {
         out.clear();
         if text.is_empty()
             || (self.inert_values
-                && *facts == KeyFacts::default()
+                && facts.vouches_for_nothing()
                 && inert::is_inert(text.as_bytes()))
         {
             return;
