@@ -21,12 +21,15 @@ the figure is the proxy process's own on-CPU time for the call (all its threads,
 proxy (a fresh session), medians of `--rounds`. It also says whether the tokenized text equals
 `redact`'s output (one text pipeline: it should).
 
+With `--against BIN` (repeatable) each round also times BIN, alternated with `--veil`, and prints
+a row for it under each file's: two builds compared in the same rounds, against the same gzip.
+
 With `--proxy` it also runs `target/release/examples/proxy_latency` (10 KB results; build it
 with `cargo build --release --bin mcp-veil --example echo_server --example proxy_latency`)
 and prints its table.
 
     .venv/bin/python benches/refcorpus/run.py [--veil target/release/mcp-veil] [--corpus DIR]
-        [--rounds 5] [--proxy] [--through-proxy]
+        [--rounds 5] [--against BIN ...] [--proxy] [--through-proxy]
 """
 import argparse
 import glob
@@ -121,6 +124,8 @@ def sha1_of_output(argv, stdin_path):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--veil", default=os.path.join(ROOT, "target/release/mcp-veil"))
+    ap.add_argument("--against", action="append", default=[], metavar="BIN",
+                    help="another build to time in the same rounds, alternated with --veil")
     ap.add_argument("--corpus", help="an existing corpus directory (skips generation)")
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
     ap.add_argument("--rounds", type=int, default=5)
@@ -139,6 +144,7 @@ def main():
              "--prose-mb", "5", "--clean-mb", "5"],
             check=True, stdout=subprocess.DEVNULL)
     veil = [args.veil, "redact"]
+    builds = [args.veil] + args.against
     gzip = ["gzip", "-1", "-c"]
     print(f"corpus {corpus}; {args.rounds} rounds; on-CPU time of each child; medians")
     print(f"{'file':<18} {'MB':>5} {'veil s':>7} {'head s':>7} {'veil MB/s':>9} "
@@ -147,21 +153,27 @@ def main():
         path = os.path.join(corpus, name)
         head = head_of(path, tmp)
         size, hsize = os.path.getsize(path), os.path.getsize(head)
-        t = {k: [] for k in ("veil", "vhead", "gzip", "ghead")}
+        t = {k: [] for k in ("gzip", "ghead")}
+        for b in builds:
+            t[b], t[b + " head"] = [], []
         for _ in range(args.rounds):
-            t["veil"].append(cpu_time(veil, path))
-            t["vhead"].append(cpu_time(veil, head))
+            # Each build and gzip in turn within a round: load that comes and goes is shared.
+            for b in builds:
+                t[b].append(cpu_time([b, "redact"], path))
+                t[b + " head"].append(cpu_time([b, "redact"], head))
             t["gzip"].append(cpu_time(gzip, path))
             t["ghead"].append(cpu_time(gzip, head))
         m = {k: statistics.median(v) for k, v in t.items()}
         mb = (size - hsize) / 1e6
-        net_veil = mb / max(m["veil"] - m["vhead"], 1e-6)
         net_gzip = mb / max(m["gzip"] - m["ghead"], 1e-6)
-        gross = size / 1e6 / m["veil"]
-        digest = sha1_of_output(veil, path)
-        print(f"{name:<18} {size / 1e6:>5.2f} {m['veil']:>7.3f} {m['vhead']:>7.3f} "
-              f"{net_veil:>9.1f} {gross:>7.1f} {net_gzip:>9.1f} {net_veil / net_gzip:>6.2f}  "
-              f"{digest}")
+        for b in builds:
+            net_veil = mb / max(m[b] - m[b + " head"], 1e-6)
+            gross = size / 1e6 / m[b]
+            digest = sha1_of_output([b, "redact"], path)
+            label = name if b == args.veil else f"  {os.path.basename(b)}"
+            print(f"{label:<18} {size / 1e6:>5.2f} {m[b]:>7.3f} {m[b + ' head']:>7.3f} "
+                  f"{net_veil:>9.1f} {gross:>7.1f} {net_gzip:>9.1f} {net_veil / net_gzip:>6.2f}  "
+                  f"{digest}")
     print("veil MB/s and gzip MB/s: net of start-up (FILE minus its first 16 KB); "
           "gross: the whole run, start-up included; ratio: veil / gzip -1, net")
     if args.through_proxy:
