@@ -31,6 +31,7 @@ mod wallet;
 use aho_corasick::AhoCorasick;
 use serde::Deserialize;
 
+use super::inert::is_uuid;
 use super::{IdKind, Kind, Span};
 use dob::{BIRTH_CUES, dob_in_text, dob_value};
 
@@ -208,7 +209,12 @@ impl IdRecognizer {
         if !text.bytes().any(|b| b.is_ascii_digit()) {
             return;
         }
-        // A whole UUID holds nothing the candidates and dates below take (see `is_uuid`).
+        // A whole UUID holds nothing the candidates and dates below take, whatever the key: a
+        // candidate starting after a `-` is joined to the group before it and one ending before
+        // a `-` to the group after it ([`embedded`]), so only one spanning the whole value could
+        // be kept, and no shape of [`scan::CANDIDATES`] takes four `-` and groups of eight and
+        // twelve (digit groups have at most six digits, MACs seventeen bytes). Nor does it hold
+        // a birth cue: each has a letter past `f`.
         if !is_uuid(text.as_bytes()) {
             self.candidates_in(text.as_bytes(), keyed, out);
             if self.config.date_of_birth {
@@ -380,16 +386,6 @@ fn may_hold_cue(before: &[u8]) -> bool {
         letter = c.is_ascii_alphabetic();
     }
     false
-}
-
-/// Whether `b` is a UUID and nothing else: 32 hex digits grouped 8-4-4-4-12 by `-`. Such a
-/// value holds no candidate that [`IdRecognizer::candidates_in`] keeps: one starting after a
-/// `-` is joined to the group before it and one ending before a `-` to the group after it
-/// ([`embedded`]), so only one spanning the whole value could be kept, and no shape of
-/// [`scan::CANDIDATES`] takes four `-` and groups of eight and twelve (digit groups have at most
-/// six digits, MACs seventeen bytes). Nor does it hold a birth cue: each has a letter past `f`.
-fn is_uuid(b: &[u8]) -> bool {
-    super::inert::is_uuid(b)
 }
 
 /// Whether `cand` (as written) is a `kind`, with or without a cue.

@@ -253,12 +253,7 @@ mod tests {
     fn widest() -> DetectConfig {
         DetectConfig {
             ids: IdsConfig::all_on(),
-            reveal: crate::reveal::RevealConfig {
-                email: true,
-                credit_card: true,
-                phone: true,
-                date_of_birth: true,
-            },
+            reveal: crate::reveal::RevealConfig::all(),
             phone_regions: crate::detect::phone::every_region(),
             ..DetectConfig::default()
         }
