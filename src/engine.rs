@@ -318,8 +318,11 @@ impl Engine {
         // A message repeats its names (a record's name in other records' notes): each
         // distinct value is judged and counted once, and weighs as often as it was found.
         // (SipHash: the values are the server's to choose.)
+        // Sized for every NAME found, so that it never grows (each growth hashes every key
+        // again).
+        let names = found.iter().filter(|f| f.kind == Kind::Name).count();
         let mut seen: std::collections::HashMap<&str, (bool, usize)> =
-            std::collections::HashMap::new();
+            std::collections::HashMap::with_capacity(names);
         // Each fresh value once, in order of first occurrence: the table and the session
         // learn the same names in the same order as from every occurrence (a repeat adds
         // nothing, and the session's cap counts names).
@@ -411,12 +414,19 @@ impl Engine {
             return Vec::new();
         };
         let mut candidates: Vec<Composed> = Vec::new();
+        // How many single words there are among the names (the set of them below is sized
+        // for that many, so that it never grows).
+        let mut singles_at_most = 0;
         for (i, f) in slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
             }
             let value = f.value.expose().as_str();
-            if !(2..=4).contains(&crate::detect::words(value).take(5).count()) {
+            let words = crate::detect::words(value).take(5).count();
+            if words <= 1 {
+                singles_at_most += 1;
+            }
+            if !(2..=4).contains(&words) {
                 continue;
             }
             let first = forms.words.len();
@@ -446,17 +456,15 @@ impl Engine {
             return candidates;
         }
         // Single words this message mints as names.
-        let singles: std::collections::HashSet<&str> = slots
-            .iter()
-            .zip(&forms.of_slot)
-            .filter_map(|(f, form)| {
-                let form = form.as_ref()?;
-                crate::detect::words(f.value.expose())
-                    .nth(1)
-                    .is_none()
-                    .then(|| &forms.buf[form.clone()])
-            })
-            .collect();
+        let mut singles: std::collections::HashSet<&str> =
+            std::collections::HashSet::with_capacity(singles_at_most);
+        singles.extend(slots.iter().zip(&forms.of_slot).filter_map(|(f, form)| {
+            let form = form.as_ref()?;
+            crate::detect::words(f.value.expose())
+                .nth(1)
+                .is_none()
+                .then(|| &forms.buf[form.clone()])
+        }));
         let mut refs: Vec<&str> = Vec::with_capacity(candidates.len() + forms.parts.len());
         for c in &candidates {
             let full = forms.of_slot[c.slot].clone().unwrap_or_default();

@@ -868,12 +868,16 @@ impl RecallBook {
     /// Remembers NAME values the session minted, each already in the vault's normal form
     /// (`vault::normalize`), whether or not they are distinctive.
     pub fn learn_known<'a>(&self, session: &SessionId, forms: impl IntoIterator<Item = &'a str>) {
-        let mut forms = forms.into_iter().peekable();
-        if forms.peek().is_none() {
+        let forms: Vec<&str> = forms.into_iter().collect();
+        if forms.is_empty() {
             return;
         }
         let table = self.table(session);
         let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+        // Room for the forms up front, within the cap: the set would otherwise grow as it
+        // fills, hashing every form it holds again each time it doubles.
+        let room = MAX_KNOWN_NAMES.saturating_sub(t.known.len());
+        t.known.reserve(forms.len().min(room));
         for form in forms {
             if t.known.len() >= MAX_KNOWN_NAMES {
                 break;

@@ -89,7 +89,9 @@ fn changes<'m>(
             // The recorded result was the candidates resolved, as now.
             continue;
         }
-        let mut spans = call.candidates.to_vec();
+        // Room for the recalled spans too: `finish_recalling_found` appends them.
+        let mut spans = Vec::with_capacity(call.candidates.len() + found.len());
+        spans.extend_from_slice(call.candidates);
         detector.finish_recalling_found(call.text, &cx, &call.facts, Some(&found), &mut spans);
         if spans == call.finals {
             continue;
