@@ -10,16 +10,17 @@
 //! encrypted session file) keeps the same numbering across runs.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use dashmap::DashMap;
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use hashbrown::HashTable;
 
 use super::{
-    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize, normalize_into,
-    sweep_idle,
+    Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize_into, sweep_idle,
 };
 use crate::kind::Kind;
 use crate::sensitive::Sensitive;
@@ -97,26 +98,85 @@ impl Table {
             }
         }
         for (kind, n) in counts {
-            let kind_table = self.by_kind.get_or_default(kind);
-            kind_table.by_value.reserve(n);
-            kind_table.entries.reserve(n);
+            self.by_kind.get_or_default(kind).reserve(n);
         }
     }
 }
 
+/// One kind's tokens: token n's entry at index n-1, and an index from match key to n.
+///
+/// The index holds numbers only, hashed by their entry's match key ([`Stored::key`]), so a
+/// value is hashed once whether it is known or new (a map from key to number hashed a new
+/// key twice, to look and to insert) and a key that is the value itself is not stored twice.
+/// The hash is the standard library's SipHash with this table's own random keys: the values
+/// are the servers' to choose.
 #[derive(Debug, Default)]
 struct KindTable {
-    /// Normal form → n.
-    by_value: HashMap<Box<str>, u32>,
-    /// Token n at index n-1.
     entries: Vec<Stored>,
+    index: HashTable<u32>,
+    hasher: RandomState,
+}
+
+impl KindTable {
+    fn hash(&self, key: &str) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The number of the entry whose match key is `key` (of hash `hash`), if any.
+    fn get(&self, hash: u64, key: &str) -> Option<u32> {
+        let entries = &self.entries;
+        self.index
+            .find(hash, |&n| entries[n as usize - 1].key() == key)
+            .copied()
+    }
+
+    /// Adds `stored`, whose match key (of hash `hash`) no entry has; returns its number.
+    fn push(&mut self, hash: u64, stored: Stored) -> u32 {
+        self.entries.push(stored);
+        let n = self.entries.len() as u32;
+        let (entries, hasher) = (&self.entries, &self.hasher);
+        self.index
+            .insert_unique(hash, n, |&m| hasher.hash_one(entries[m as usize - 1].key()));
+        n
+    }
+
+    /// Makes room for `n` more entries.
+    fn reserve(&mut self, n: usize) {
+        self.entries.reserve(n);
+        let (entries, hasher) = (&self.entries, &self.hasher);
+        self.index
+            .reserve(n, |&m| hasher.hash_one(entries[m as usize - 1].key()));
+    }
 }
 
 #[derive(Debug)]
 struct Stored {
     value: Sensitive<Box<str>>,
+    /// The match key (`normalize`) when it is not the value itself: a phone's E.164, a name in
+    /// lower case.
+    key: Option<Sensitive<Box<str>>>,
     origin: Arc<str>,
     created: SystemTime,
+}
+
+impl Stored {
+    /// A new entry for `value`, matched by `key`.
+    fn new(value: &str, key: &str, origin: Arc<str>, created: SystemTime) -> Stored {
+        Stored {
+            value: Sensitive::new(Box::from(value)),
+            key: (key != value).then(|| Sensitive::new(Box::from(key))),
+            origin,
+            created,
+        }
+    }
+
+    /// The normal form later occurrences of the value are matched by.
+    fn key(&self) -> &str {
+        match &self.key {
+            Some(key) => key.expose(),
+            None => self.value.expose(),
+        }
+    }
 }
 
 impl MemoryVault {
@@ -180,35 +240,27 @@ impl MemoryVault {
         // numbers), is written into this one buffer.
         let mut buf = String::new();
         table.reserve(requests);
+        let Table { by_kind, len, .. } = &mut *table;
         for req in requests {
             let key = match normalize_into(req.kind, req.value, req.canonical, &mut buf) {
                 Some(form) => form,
                 None => buf.as_str(),
             };
-            let known = table
-                .by_kind
-                .get(req.kind)
-                .and_then(|k| k.by_value.get(key));
-            if let Some(&n) = known {
+            let kind_table = by_kind.get_or_default(req.kind);
+            let hash = kind_table.hash(key);
+            if let Some(n) = kind_table.get(hash, key) {
                 out.push(Token::new(req.kind.clone(), n));
                 continue;
             }
-            if table.len >= self.cap {
+            if *len >= self.cap {
                 return Err(VaultError::SessionFull {
                     session: session.clone(),
                     cap: self.cap,
                 });
             }
             let origin = origin_arc.get_or_insert_with(|| Arc::from(origin)).clone();
-            let kind_table = table.by_kind.get_or_default(req.kind);
-            kind_table.entries.push(Stored {
-                value: Sensitive::new(Box::from(req.value)),
-                origin,
-                created: SystemTime::now(),
-            });
-            let n = kind_table.entries.len() as u32;
-            kind_table.by_value.insert(Box::from(key), n);
-            table.len += 1;
+            let n = kind_table.push(hash, Stored::new(req.value, key, origin, SystemTime::now()));
+            *len += 1;
             out.push(Token::new(req.kind.clone(), n));
         }
         Ok(out)
@@ -252,24 +304,15 @@ impl MemoryVault {
         kinds.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
         let mut out = Vec::with_capacity(table.len);
         for (kind, kind_table) in kinds {
-            let mut keys: Vec<Option<&str>> = vec![None; kind_table.entries.len()];
-            for (key, &n) in &kind_table.by_value {
-                if let Some(slot) = keys.get_mut((n as usize).wrapping_sub(1)) {
-                    *slot = Some(key);
-                }
-            }
-            for (i, (stored, key)) in kind_table.entries.iter().zip(keys).enumerate() {
-                let value = stored.value.expose();
-                let key =
-                    key.map_or_else(|| normalize(kind, value, None), std::borrow::Cow::Borrowed);
+            for (i, stored) in kind_table.entries.iter().enumerate() {
                 out.push(ExportedEntry {
                     entry: Entry {
                         token: Token::new(kind.clone(), i as u32 + 1),
-                        value: Sensitive::new(value.to_string()),
+                        value: Sensitive::new(stored.value.expose().to_string()),
                         origin: stored.origin.clone(),
                         created: stored.created,
                     },
-                    match_key: Sensitive::new(key.into_owned()),
+                    match_key: Sensitive::new(stored.key().to_string()),
                 });
             }
         }
@@ -311,18 +354,17 @@ impl MemoryVault {
                         "{kind} tokens are not numbered 1..N without gaps"
                     )));
                 }
-                let key = e.match_key.into_inner().into_boxed_str();
-                if kind_table.by_value.insert(key, e.entry.token.n).is_some() {
+                let key = e.match_key.expose();
+                let hash = kind_table.hash(key);
+                if kind_table.get(hash, key).is_some() {
                     return Err(VaultError::Corrupt(format!(
                         "{} shares its match key with an earlier {kind} token",
                         e.entry.token
                     )));
                 }
-                kind_table.entries.push(Stored {
-                    value: Sensitive::new(e.entry.value.into_inner().into_boxed_str()),
-                    origin: e.entry.origin,
-                    created: e.entry.created,
-                });
+                let stored =
+                    Stored::new(e.entry.value.expose(), key, e.entry.origin, e.entry.created);
+                kind_table.push(hash, stored);
                 len += 1;
             }
             by_kind.0.push((kind, kind_table));
