@@ -74,7 +74,7 @@ pub struct Span {
     /// What was found.
     pub kind: Kind,
     /// A canonical form for equality (E.164 for phones), if the recognizer computed one.
-    pub canonical: Option<Box<str>>,
+    pub canonical: Option<std::sync::Arc<str>>,
 }
 
 impl Span {

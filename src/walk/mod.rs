@@ -77,7 +77,7 @@ pub struct FoundValue {
     /// The text as found.
     pub value: Sensitive<String>,
     /// The recognizer's canonical form (a phone's E.164), if any.
-    pub canonical: Option<Box<str>>,
+    pub canonical: Option<std::sync::Arc<str>>,
 }
 
 /// A token found outbound: a slot of [`scan_tokens_json`] / [`scan_tokens_text`] findings.

@@ -632,7 +632,7 @@ impl PhoneRecognizer {
                 start,
                 end,
                 kind: Kind::Phone,
-                canonical: canonical.map(String::into_boxed_str),
+                canonical: canonical.map(std::sync::Arc::from),
             });
         }
     }
