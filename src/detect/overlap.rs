@@ -40,8 +40,35 @@ pub fn resolve(spans: &mut Vec<Span>) {
 /// of one cluster (most hold two or three: a name found twice, a number read two ways) are
 /// sorted, best first, and checked against the cluster's winners.
 fn resolve_full(spans: &mut Vec<Span>) {
-    let mut keep = vec![false; spans.len()];
-    let mut order: Vec<usize> = Vec::new();
+    // The buffers of the last call on this thread, emptied: a tool result resolves thousands
+    // of small lists, and two allocations each cost more than the resolving.
+    // (A buffer grown past `KEPT_CAPACITY` by a large document is let go after it, so that no
+    // thread keeps holding it.)
+    SCRATCH.with_borrow_mut(|(keep, order)| {
+        keep.clear();
+        keep.resize(spans.len(), false);
+        resolve_with(spans, keep, order);
+        if keep.capacity() > KEPT_CAPACITY {
+            *keep = Vec::new();
+        }
+        if order.capacity() > KEPT_CAPACITY {
+            *order = Vec::new();
+        }
+    });
+}
+
+/// The most entries a [`SCRATCH`] buffer keeps room for between calls.
+const KEPT_CAPACITY: usize = 4096;
+
+thread_local! {
+    /// [`resolve_full`]'s `keep` and `order` buffers.
+    static SCRATCH: std::cell::RefCell<(Vec<bool>, Vec<usize>)> = const {
+        std::cell::RefCell::new((Vec::new(), Vec::new()))
+    };
+}
+
+/// [`resolve_full`] with its buffers: `keep` holds `false` for each span.
+fn resolve_with(spans: &mut Vec<Span>, keep: &mut [bool], order: &mut Vec<usize>) {
     let mut i = 0;
     while i < spans.len() {
         let mut end = spans[i].end;
@@ -57,7 +84,7 @@ fn resolve_full(spans: &mut Vec<Span>) {
             order.extend(i..j);
             // Stable: equal candidates keep their order by start, as in one sort of the whole.
             order.sort_by(|&a, &b| better(&spans[a], &spans[b]));
-            keep_best_first(spans, &order, &mut keep);
+            keep_best_first(spans, order, keep);
         }
         i = j;
     }
@@ -81,11 +108,17 @@ fn better(a: &Span, b: &Span) -> std::cmp::Ordering {
 /// cluster) in an ordered map (start to end) of the winners so far, against the two neighbours.
 fn keep_best_first(spans: &[Span], order: &[usize], keep: &mut [bool]) {
     if order.len() <= 32 {
-        let mut kept: Vec<(usize, usize)> = Vec::with_capacity(order.len());
+        let mut kept = [(0, 0); 32];
+        let mut n = 0;
         for &k in order {
             let span = &spans[k];
-            if !span.is_empty() && kept.iter().all(|&(s, e)| e <= span.start || s >= span.end) {
-                kept.push((span.start, span.end));
+            if !span.is_empty()
+                && kept[..n]
+                    .iter()
+                    .all(|&(s, e)| e <= span.start || s >= span.end)
+            {
+                kept[n] = (span.start, span.end);
+                n += 1;
                 keep[k] = true;
             }
         }
