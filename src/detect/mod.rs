@@ -919,24 +919,18 @@ mod tests {
             Some("notes"),
             Some("company"),
         ];
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
+        let mut rng = crate::testdata::Rng::new(0x2545);
         let mut covered = 0;
         for _ in 0..3000 {
-            let words = 1 + next(3);
-            let mut value = String::from([" ", ""][next(2)]);
+            let words = 1 + rng.below(3);
+            let mut value = String::from(*rng.pick(&[" ", ""]));
             for w in 0..words {
                 if w > 0 {
                     value.push(' ');
                 }
-                value.push_str(parts[next(parts.len())]);
+                value.push_str(parts[rng.below(parts.len())]);
             }
-            let key = keys[next(keys.len())];
+            let key = *rng.pick(&keys);
             for recall in [None, Some(&recall)] {
                 let cx = FindContext {
                     key,
