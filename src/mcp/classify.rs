@@ -2,11 +2,11 @@
 //!
 //! Every message the interceptor routes goes through [`classify`] first. It reads the top level
 //! once (capturing `id`, `method`, `params`, `result` and `error` as borrowed [`RawValue`]s, as
-//! [`Envelope`] holds them), then walks the bytes of every captured member once more with a
-//! validating visitor that rejects duplicate object members at any depth. Both passes are
-//! linear, compile nothing and allocate nothing per key that has no escapes (keys are borrowed
-//! and compared in a small inline set; only objects with more than [`INLINE_KEYS`] members spill
-//! into a hash set).
+//! [`Envelope`] holds them), then reads the bytes of every captured member once more
+//! (`members.rs`) for what serde's skip of a member lets through: duplicate object members at
+//! any depth and lone surrogate escapes. Both passes are linear, compile nothing and allocate
+//! nothing per key that has no escapes (keys are borrowed and compared in a small inline set;
+//! only objects with more than [`INLINE_KEYS`] members spill into a hash set).
 //!
 //! # The classes
 //!
@@ -41,10 +41,12 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::envelope::Envelope;
+
+mod members;
 
 /// Keys per object compared in place before a hash set is used.
 const INLINE_KEYS: usize = 16;
@@ -182,16 +184,9 @@ pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'
     }
     let members = [top.params, top.result, top.error];
     for raw in members.iter().flatten().chain(&top.extras) {
-        if let Err(e) = strict(raw.get()) {
-            // The top level skipped this member unparsed: what else the walk can find is a
-            // string serde cannot decode (a lone surrogate escape), which nothing can scan.
-            let flaw = if e.to_string().starts_with(DUPLICATE) {
-                Flaw::Duplicate
-            } else {
-                Flaw::NotJson
-            };
-            return Err(reject(flaw));
-        }
+        // The top level skipped this member unparsed: duplicates inside it, and a string
+        // serde cannot decode (a lone surrogate escape), which nothing can scan.
+        members::check(raw.get()).map_err(reject)?;
     }
     if top.version_ok == Some(false) {
         return Err(reject(Flaw::Version));
@@ -268,16 +263,6 @@ pub(crate) fn host_refusal(rejected: &Rejected<'_>) -> String {
             rejected.flaw
         ),
     )
-}
-
-/// The error [`Strict`] fails with on a duplicate member.
-const DUPLICATE: &str = "duplicate member";
-
-/// Walks `text` (one JSON value): an error on a member given twice in an object, at any depth,
-/// or on a string serde cannot decode.
-fn strict(text: &str) -> Result<(), serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    Strict.deserialize(&mut de)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -429,59 +414,6 @@ impl<'de> KeySet<'de> {
         spill.insert(key);
         self.spill = Some(spill);
         true
-    }
-}
-
-/// A validating walk over any JSON value that fails on a duplicate member.
-#[derive(Clone, Copy)]
-struct Strict;
-
-impl<'de> DeserializeSeed<'de> for Strict {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Strict {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("JSON")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = KeySet::default();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            if !seen.insert(key) {
-                return Err(de::Error::custom(DUPLICATE));
-            }
-            map.next_value_seed(Strict)?;
-        }
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Strict)?.is_some() {}
-        Ok(())
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_borrowed_str<E>(self, _: &'de str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
     }
 }
 

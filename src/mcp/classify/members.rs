@@ -1,0 +1,348 @@
+//! The second pass of [`super::classify`]: duplicate members at any depth, and strings serde
+//! cannot decode, in a member the top level already read as JSON.
+//!
+//! The top level reads each member as a [`serde_json::value::RawValue`], which checks its
+//! syntax but not what this pass looks for: a key given twice in one object, and a `\u` escape
+//! of a lone UTF-16 surrogate (serde skips both). A walk of serde's visitor over the member
+//! decoded every string into a scratch buffer to look at it, keys and values alike, which on a
+//! tool result of 10 KB cost as much as the top level's parse. This walk reads the already
+//! checked bytes once more, skips string bodies with `memchr`, decodes only keys that hold an
+//! escape, and reads only the `\u` escapes of values. It gives the answers serde's visitor
+//! gave (kept as the test oracle), the nesting limit included.
+//!
+//! The text is trusted to be JSON only as far as framing goes: what does not fit (a key
+//! outside an object, an escape cut short) is an error, never a panic and never a pass.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use super::Flaw;
+
+/// Keys per object compared in place before a hash set is used.
+const INLINE_KEYS: usize = 16;
+
+/// How deep arrays and objects may nest inside a member: as deep as serde's default recursion
+/// limit lets its visitor go (a member nested deeper was refused by that walk, and still is).
+const MAX_DEPTH: usize = 127;
+
+/// One open array or object.
+struct Open<'a> {
+    /// Whether it is an object (its keys are `keys[first_key..]`).
+    object: bool,
+    first_key: usize,
+    /// Its keys past [`INLINE_KEYS`].
+    spill: Option<HashSet<Cow<'a, str>>>,
+}
+
+/// Checks one member's JSON text: [`Flaw::Duplicate`] for an object member given twice (the
+/// same key after decoding escapes), [`Flaw::NotJson`] for a lone surrogate escape, nesting
+/// past [`MAX_DEPTH`] or bytes that are not JSON.
+pub(super) fn check(text: &str) -> Result<(), Flaw> {
+    let b = text.as_bytes();
+    let mut open: Vec<Open<'_>> = Vec::new();
+    let mut keys: Vec<Cow<'_, str>> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let (end, escaped) = string_end(b, i)?;
+                let mut k = end;
+                while k < b.len() && matches!(b[k], b' ' | b'\t' | b'\n' | b'\r') {
+                    k += 1;
+                }
+                if b.get(k) == Some(&b':') {
+                    let key = if escaped {
+                        Cow::Owned(
+                            serde_json::from_str::<String>(&text[i..end])
+                                .map_err(|_| Flaw::NotJson)?,
+                        )
+                    } else {
+                        Cow::Borrowed(&text[i + 1..end - 1])
+                    };
+                    let top = open.last_mut().filter(|o| o.object).ok_or(Flaw::NotJson)?;
+                    if !insert(top, &mut keys, key) {
+                        return Err(Flaw::Duplicate);
+                    }
+                } else if escaped {
+                    surrogates_paired(&b[i + 1..end - 1])?;
+                }
+                i = end;
+                continue;
+            }
+            c @ (b'{' | b'[') => {
+                if open.len() == MAX_DEPTH {
+                    return Err(Flaw::NotJson);
+                }
+                open.push(Open {
+                    object: c == b'{',
+                    first_key: keys.len(),
+                    spill: None,
+                });
+            }
+            b'}' | b']' => {
+                let closed = open.pop().ok_or(Flaw::NotJson)?;
+                keys.truncate(closed.first_key);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Adds `key` to the keys of `top`; false when it was already there.
+fn insert<'a>(top: &mut Open<'a>, keys: &mut Vec<Cow<'a, str>>, key: Cow<'a, str>) -> bool {
+    if let Some(spill) = &mut top.spill {
+        return spill.insert(key);
+    }
+    let mine = &keys[top.first_key..];
+    if mine.contains(&key) {
+        return false;
+    }
+    if mine.len() < INLINE_KEYS {
+        keys.push(key);
+        return true;
+    }
+    let mut spill: HashSet<Cow<'a, str>> = keys.drain(top.first_key..).collect();
+    spill.insert(key);
+    top.spill = Some(spill);
+    true
+}
+
+/// The end (one past the closing quote) of the string whose opening quote is at `start`, and
+/// whether its body holds an escape.
+fn string_end(b: &[u8], start: usize) -> Result<(usize, bool), Flaw> {
+    let mut i = start + 1;
+    let mut escaped = false;
+    loop {
+        let at = i + memchr::memchr2(b'"', b'\\', b.get(i..).unwrap_or_default())
+            .ok_or(Flaw::NotJson)?;
+        if b[at] == b'"' {
+            return Ok((at + 1, escaped));
+        }
+        escaped = true;
+        // `\uXXXX` is six bytes, every other escape two; the byte after the backslash is
+        // never a quote that ends the string.
+        i = at + if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
+    }
+}
+
+/// Whether every `\u` escape of a UTF-16 surrogate in `body` (a string's raw bytes) is a high
+/// surrogate followed at once by a low one, as serde's decoding of a `&str` requires.
+fn surrogates_paired(body: &[u8]) -> Result<(), Flaw> {
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'\\', body.get(i..).unwrap_or_default()) {
+        let at = i + at;
+        if body.get(at + 1) != Some(&b'u') {
+            i = at + 2;
+            continue;
+        }
+        let unit = hex4(body, at + 2)?;
+        i = at + 6;
+        match unit {
+            0xDC00..=0xDFFF => return Err(Flaw::NotJson),
+            0xD800..=0xDBFF => {
+                if body.get(i..i + 2) != Some(b"\\u") {
+                    return Err(Flaw::NotJson);
+                }
+                if !(0xDC00..=0xDFFF).contains(&hex4(body, i + 2)?) {
+                    return Err(Flaw::NotJson);
+                }
+                i += 6;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The four hex digits at `at`.
+fn hex4(b: &[u8], at: usize) -> Result<u16, Flaw> {
+    let digits = b.get(at..at + 4).ok_or(Flaw::NotJson)?;
+    let digits = std::str::from_utf8(digits).map_err(|_| Flaw::NotJson)?;
+    u16::from_str_radix(digits, 16).map_err(|_| Flaw::NotJson)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+    use super::*;
+
+    /// serde's visitor walk, as the layer did it before this one: the oracle.
+    fn oracle(text: &str) -> Result<(), Flaw> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        match Strict.deserialize(&mut de) {
+            Ok(()) => Ok(()),
+            Err(e) if e.to_string().starts_with("duplicate member") => Err(Flaw::Duplicate),
+            Err(_) => Err(Flaw::NotJson),
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    struct Strict;
+
+    impl<'de> DeserializeSeed<'de> for Strict {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Strict {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !seen.insert(key) {
+                    return Err(de::Error::custom("duplicate member"));
+                }
+                map.next_value_seed(Strict)?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element_seed(Strict)?.is_some() {}
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+
+    /// Both walks on `text`, which serde reads as one JSON value (as the top level's
+    /// `RawValue` does before this pass runs).
+    fn same(text: &str) {
+        if serde_json::from_str::<de::IgnoredAny>(text).is_err() {
+            return;
+        }
+        assert_eq!(check(text), oracle(text), "{text:?}");
+    }
+
+    #[test]
+    fn fixed_cases_agree_with_serde() {
+        for text in [
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":1,"b":{"a":2}}"#,
+            r#"[{"k":1},{"k":2}]"#,
+            r#"{"x":[{"k":1,"k":2}]}"#,
+            r#"{"name":1,"n\u0061me":2}"#,
+            r#"{"a\"b":1,"a\u0022b":2}"#,
+            r#"{"t":"\ud800"}"#,
+            r#"{"t":"\udc00"}"#,
+            r#"{"t":"\ud800\udc00"}"#,
+            r#"{"t":"\ud800\u0041"}"#,
+            r#"{"t":"\ud800\n"}"#,
+            r#"{"t":"\\ud800"}"#,
+            r#"{"t":"\\\ud800"}"#,
+            r#"{"\ud800":1}"#,
+            r#"{"\ud83d\ude00":1,"😀":2}"#,
+            r#"{ "a" : 1 , "a"
+                : 2 }"#,
+            r#"{"a":"b","b":"a"}"#,
+            r#"{"a":":","b":"\":"}"#,
+            r#"["a",":","b"]"#,
+            r#""x""#,
+            "3",
+            "null",
+            r#"{}"#,
+            r#"{"":1,"":2}"#,
+        ] {
+            same(text);
+        }
+    }
+
+    #[test]
+    fn past_the_inline_keys() {
+        let many: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
+        same(&format!("{{{}}}", many.join(",")));
+        same(&format!("{{{},\"k3\":0}}", many.join(",")));
+        same(&format!("{{{},\"k39\":0}}", many.join(",")));
+        same(&format!("[{{{}}},{{{}}}]", many.join(","), many.join(",")));
+    }
+
+    #[test]
+    fn the_nesting_limit_is_serdes() {
+        for depth in 120..135 {
+            for (open, close) in [("[", "]"), ("{\"a\":", "}"), ("[{\"a\":", "}]")] {
+                let text = format!("{}1{}", open.repeat(depth), close.repeat(depth));
+                same(&text);
+            }
+        }
+    }
+
+    #[test]
+    fn generated_members_agree_with_serde() {
+        let pieces = [
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"a\"",
+            "\"b\"",
+            "\"a\"",
+            "1",
+            "null",
+            " ",
+            "\"\\u0061\"",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\udc00\"",
+            "\"\\\"\"",
+            "\"\\\\\"",
+            "\"x:\"",
+            "\"\\n\"",
+            "\"é\"",
+        ];
+        let mut rng = crate::testdata::Rng::new(41);
+        let mut agreed = 0;
+        for _ in 0..300_000 {
+            let n = 1 + rng.below(14);
+            let text: String = (0..n).map(|_| pieces[rng.below(pieces.len())]).collect();
+            if serde_json::from_str::<de::IgnoredAny>(&text).is_ok() {
+                agreed += 1;
+            }
+            same(&text);
+        }
+        // Enough of the texts are JSON for the comparison to mean something.
+        assert!(agreed > 2_000, "{agreed}");
+    }
+
+    #[test]
+    fn what_is_not_json_fails_and_never_panics() {
+        for text in [
+            "{\"a",
+            "\"\\u12",
+            "}",
+            "]",
+            "\"a\":1",
+            "[\"a\":1]",
+            "\"\\",
+            "{\"a\\",
+        ] {
+            assert_eq!(check(text), Err(Flaw::NotJson), "{text:?}");
+        }
+    }
+}
