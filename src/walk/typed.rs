@@ -66,12 +66,41 @@ const THING_TYPES: &[&str] = &[
 /// Keys that give a record's display name.
 const NAME_KEYS: &[&str] = &["name", "title", "label", "displayname", "fullname"];
 
-/// Whether `doc` may hold a type member at all (a cheap test before [`thing_objects`]).
+/// Whether `doc` may hold a type member that types its object as a thing (a cheap test
+/// before [`thing_objects`]): a type-like key, and a member value that is a thing's type.
+///
+/// The second test matters for MCP results: every content item is typed (`"type": "text"`),
+/// so the first alone sent each of them through a second full pass.
 pub(super) fn might_have_types(doc: &str) -> bool {
     let b = doc.as_bytes();
-    memchr::memmem::find(b, b"ype\"").is_some()
+    (memchr::memmem::find(b, b"ype\"").is_some()
         || memchr::memmem::find(b, b"\"kind\"").is_some()
-        || memchr::memmem::find(b, b"\"category\"").is_some()
+        || memchr::memmem::find(b, b"\"category\"").is_some())
+        && has_thing_value(b)
+}
+
+/// Whether some `:` is followed (after white space) by a string literal without escapes that
+/// folds to one of [`THING_TYPES`]: what every object [`thing_objects`] finds has, since a
+/// member's value comes right after its `:`.
+fn has_thing_value(b: &[u8]) -> bool {
+    memchr::memchr_iter(b':', b).any(|colon| {
+        let mut i = colon + 1;
+        while b
+            .get(i)
+            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            i += 1;
+        }
+        if b.get(i) != Some(&b'"') {
+            return false;
+        }
+        let body = &b[i + 1..];
+        let Some(close) = memchr::memchr2(b'"', b'\\', body) else {
+            return false;
+        };
+        body[close] == b'"'
+            && std::str::from_utf8(&body[..close]).is_ok_and(|v| folded_in(v, THING_TYPES))
+    })
 }
 
 /// The objects of `doc` typed as things, and their display names.
@@ -157,5 +186,70 @@ mod tests {
         );
         assert!(might_have_types(doc));
         assert!(!might_have_types(r#"{"name":"Maria Garcia"}"#));
+        assert!(!might_have_types(
+            r#"{"content":[{"type":"text","text":"Maria Garcia: \"org\""}]}"#
+        ));
+        assert!(might_have_types(
+            r#"{"type" :
+            "Org-anization"}"#
+        ));
+    }
+
+    /// The test in front never turns away a document [`thing_objects`] finds a thing in.
+    #[test]
+    fn the_prefilter_turns_away_no_typed_thing() {
+        let keys = [
+            "type",
+            "entityType",
+            "Type",
+            "@type",
+            "kind",
+            "category",
+            "name",
+            "to",
+        ];
+        let values = [
+            "organization",
+            "Org",
+            "o-r-g",
+            "ORGANISATION",
+            "person",
+            "text",
+            "a\\\"b",
+            "",
+            "  company",
+            "team ",
+            "Acme Corp",
+            "x:y",
+        ];
+        let gaps = ["", " ", "\n\t", "\r "];
+        let mut rng = crate::testdata::Rng::new(57);
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut doc = String::from("{\"items\":[");
+            for o in 0..1 + rng.below(3) {
+                if o > 0 {
+                    doc.push(',');
+                }
+                doc.push('{');
+                for m in 0..1 + rng.below(3) {
+                    if m > 0 {
+                        doc.push(',');
+                    }
+                    let gap = gaps[rng.below(gaps.len())];
+                    let key = keys[rng.below(keys.len())];
+                    let value = values[rng.below(values.len())];
+                    doc.push_str(&format!("\"{key}\"{gap}:{gap}\"{value}\""));
+                }
+                doc.push('}');
+            }
+            doc.push_str("]}");
+            let things = thing_objects(&doc);
+            if !things.is_empty() {
+                found += 1;
+                assert!(might_have_types(&doc), "{doc}");
+            }
+        }
+        assert!(found > 1_000, "{found}");
     }
 }
