@@ -642,7 +642,8 @@ fn escape_lengths(r: &[u8]) -> (usize, usize) {
     (6, len)
 }
 
-fn hex4(h: &[u8]) -> u16 {
+/// The value of four hex digits (checked by the caller).
+pub(crate) fn hex4(h: &[u8]) -> u16 {
     h.iter().fold(0u16, |acc, &b| {
         let d = match b {
             b'0'..=b'9' => b - b'0',
