@@ -414,9 +414,8 @@ impl Engine {
             return Vec::new();
         };
         let mut candidates: Vec<Composed> = Vec::new();
-        // How many single words there are among the names (the set of them below is sized
-        // for that many, so that it never grows).
-        let mut singles_at_most = 0;
+        // The names of one word (their set below is built from these, at its final size).
+        let mut single_slots: Vec<usize> = Vec::new();
         for (i, f) in slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
@@ -424,7 +423,7 @@ impl Engine {
             let value = f.value.expose().as_str();
             let words = crate::detect::words(value).take(5).count();
             if words <= 1 {
-                singles_at_most += 1;
+                single_slots.push(i);
             }
             if !(2..=4).contains(&words) {
                 continue;
@@ -456,15 +455,10 @@ impl Engine {
             return candidates;
         }
         // Single words this message mints as names.
-        let mut singles: std::collections::HashSet<&str> =
-            std::collections::HashSet::with_capacity(singles_at_most);
-        singles.extend(slots.iter().zip(&forms.of_slot).filter_map(|(f, form)| {
-            let form = form.as_ref()?;
-            crate::detect::words(f.value.expose())
-                .nth(1)
-                .is_none()
-                .then(|| &forms.buf[form.clone()])
-        }));
+        let singles: std::collections::HashSet<&str> = single_slots
+            .iter()
+            .filter_map(|&i| Some(&forms.buf[forms.of_slot[i].clone()?]))
+            .collect();
         let mut refs: Vec<&str> = Vec::with_capacity(candidates.len() + forms.parts.len());
         for c in &candidates {
             let full = forms.of_slot[c.slot].clone().unwrap_or_default();
