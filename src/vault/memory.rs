@@ -122,7 +122,9 @@ impl KindTable {
         self.hasher.hash_one(key)
     }
 
-    /// The number of the entry whose match key is `key` (of hash `hash`), if any.
+    /// The number of the entry whose match key is `key` (of hash `hash`), if any. Inlined:
+    /// it runs for every value minted, and a known value is the common case in a session.
+    #[inline]
     fn get(&self, hash: u64, key: &str) -> Option<u32> {
         let entries = &self.entries;
         self.index
@@ -156,8 +158,9 @@ struct Stored {
     text: Sensitive<Box<str>>,
     /// Where the value ends in `text`.
     value_len: usize,
-    /// Whether the match key follows the value in `text` (else it is the value).
-    own_key: bool,
+    /// Where the match key starts in `text`: after the value, or at 0 when it is the value
+    /// (then `text` is the value alone). One slice either way, no branch, on every lookup.
+    key_start: usize,
     origin: Arc<str>,
     created: SystemTime,
 }
@@ -165,19 +168,18 @@ struct Stored {
 impl Stored {
     /// A new entry for `value`, matched by `key`.
     fn new(value: &str, key: &str, origin: Arc<str>, created: SystemTime) -> Stored {
-        let own_key = key != value;
-        let text: Box<str> = if own_key {
+        let (text, key_start): (Box<str>, usize) = if key != value {
             let mut text = String::with_capacity(value.len() + key.len());
             text.push_str(value);
             text.push_str(key);
-            text.into_boxed_str()
+            (text.into_boxed_str(), value.len())
         } else {
-            Box::from(value)
+            (Box::from(value), 0)
         };
         Stored {
             text: Sensitive::new(text),
             value_len: value.len(),
-            own_key,
+            key_start,
             origin,
             created,
         }
@@ -189,13 +191,9 @@ impl Stored {
     }
 
     /// The normal form later occurrences of the value are matched by.
+    #[inline]
     fn key(&self) -> &str {
-        let text = self.text.expose();
-        if self.own_key {
-            &text[self.value_len..]
-        } else {
-            text
-        }
+        &self.text.expose()[self.key_start..]
     }
 }
 
