@@ -740,8 +740,10 @@ struct SessionNames {
     synced_at: Option<Instant>,
     /// Every NAME value the session minted (distinctive or not), in the vault's normal form,
     /// up to [`MAX_KNOWN_NAMES`]: whether a full name's words are all names of the session
-    /// (`engine`, which then writes the full name as their tokens).
-    known: std::collections::HashSet<Box<str>>,
+    /// (`engine`, which then writes the full name as their tokens). hashbrown's set for
+    /// `get_or_insert_with` (one hash per form learned, not one to look and one to insert),
+    /// with the standard library's SipHash: the names are the servers' to choose.
+    known: hashbrown::HashSet<Box<str>, std::hash::RandomState>,
 }
 
 /// The most NAME values one session remembers as known ([`RecallBook::learn_known`]); past it,
@@ -751,7 +753,7 @@ pub const MAX_KNOWN_NAMES: usize = 4 * MAX_RECALLED_NAMES;
 impl SessionNames {
     fn new() -> SessionNames {
         SessionNames {
-            known: std::collections::HashSet::new(),
+            known: hashbrown::HashSet::with_hasher(std::hash::RandomState::new()),
             snapshot: None,
             last_used: Instant::now(),
             synced_upto: 0,
@@ -882,9 +884,7 @@ impl RecallBook {
             if t.known.len() >= MAX_KNOWN_NAMES {
                 break;
             }
-            if !t.known.contains(form) {
-                t.known.insert(form.into());
-            }
+            t.known.get_or_insert_with(form, |f: &str| Box::from(f));
         }
     }
 

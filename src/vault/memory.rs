@@ -122,7 +122,9 @@ impl KindTable {
         self.hasher.hash_one(key)
     }
 
-    /// The number of the entry whose match key is `key` (of hash `hash`), if any.
+    /// The number of the entry whose match key is `key` (of hash `hash`), if any. Inlined:
+    /// it runs for every value minted, and a known value is the common case in a session.
+    #[inline]
     fn get(&self, hash: u64, key: &str) -> Option<u32> {
         let entries = &self.entries;
         self.index
@@ -151,10 +153,14 @@ impl KindTable {
 
 #[derive(Debug)]
 struct Stored {
-    value: Sensitive<Box<str>>,
-    /// The match key (`normalize`) when it is not the value itself: a phone's E.164, a name in
-    /// lower case.
-    key: Option<Sensitive<Box<str>>>,
+    /// The value as first seen, followed by its match key (`normalize`) when that is not the
+    /// value itself (a phone's E.164, a name in lower case): one allocation for both.
+    text: Sensitive<Box<str>>,
+    /// Where the value ends in `text`.
+    value_len: usize,
+    /// Where the match key starts in `text`: after the value, or at 0 when it is the value
+    /// (then `text` is the value alone). One slice either way, no branch, on every lookup.
+    key_start: usize,
     origin: Arc<str>,
     created: SystemTime,
 }
@@ -162,20 +168,32 @@ struct Stored {
 impl Stored {
     /// A new entry for `value`, matched by `key`.
     fn new(value: &str, key: &str, origin: Arc<str>, created: SystemTime) -> Stored {
+        let (text, key_start): (Box<str>, usize) = if key != value {
+            let mut text = String::with_capacity(value.len() + key.len());
+            text.push_str(value);
+            text.push_str(key);
+            (text.into_boxed_str(), value.len())
+        } else {
+            (Box::from(value), 0)
+        };
         Stored {
-            value: Sensitive::new(Box::from(value)),
-            key: (key != value).then(|| Sensitive::new(Box::from(key))),
+            text: Sensitive::new(text),
+            value_len: value.len(),
+            key_start,
             origin,
             created,
         }
     }
 
+    /// The value as first seen.
+    fn value(&self) -> &str {
+        &self.text.expose()[..self.value_len]
+    }
+
     /// The normal form later occurrences of the value are matched by.
+    #[inline]
     fn key(&self) -> &str {
-        match &self.key {
-            Some(key) => key.expose(),
-            None => self.value.expose(),
-        }
+        &self.text.expose()[self.key_start..]
     }
 }
 
@@ -235,6 +253,8 @@ impl MemoryVault {
         let mut table = table.lock().unwrap_or_else(|e| e.into_inner());
         table.last_used = Instant::now();
         let mut origin_arc: Option<Arc<str>> = None;
+        // One creation time for the values one call mints (they arrive in one message).
+        let mut now: Option<SystemTime> = None;
         let mut out = Vec::with_capacity(requests.len());
         // Each value's normal form, when it is not a slice of the value (names, spaced card
         // numbers), is written into this one buffer.
@@ -259,7 +279,8 @@ impl MemoryVault {
                 });
             }
             let origin = origin_arc.get_or_insert_with(|| Arc::from(origin)).clone();
-            let n = kind_table.push(hash, Stored::new(req.value, key, origin, SystemTime::now()));
+            let created = *now.get_or_insert_with(SystemTime::now);
+            let n = kind_table.push(hash, Stored::new(req.value, key, origin, created));
             *len += 1;
             out.push(Token::new(req.kind.clone(), n));
         }
@@ -283,7 +304,7 @@ impl MemoryVault {
                     .get((token.n as usize).checked_sub(1)?)?;
                 Some(Entry {
                     token: token.clone(),
-                    value: Sensitive::new(stored.value.expose().to_string()),
+                    value: Sensitive::new(stored.value().to_string()),
                     origin: stored.origin.clone(),
                     created: stored.created,
                 })
@@ -308,7 +329,7 @@ impl MemoryVault {
                 out.push(ExportedEntry {
                     entry: Entry {
                         token: Token::new(kind.clone(), i as u32 + 1),
-                        value: Sensitive::new(stored.value.expose().to_string()),
+                        value: Sensitive::new(stored.value().to_string()),
                         origin: stored.origin.clone(),
                         created: stored.created,
                     },
