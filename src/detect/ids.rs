@@ -249,10 +249,7 @@ impl IdRecognizer {
             // the checksums of the kinds that need one; further on they are read only when a
             // kind takes the candidate (below).
             let near_start = start < 48;
-            if near_start
-                && keyed.is_none_or(|k| fit & kind_bit(k) == 0)
-                && !may_hold_cue(before)
-            {
+            if near_start && keyed.is_none_or(|k| fit & kind_bit(k) == 0) && !may_hold_cue(before) {
                 // No cue can vouch for any kind that fits: the key names none of them and the
                 // bytes before hold no cue word. Below, a kind is then chosen only on its
                 // format alone, the first that takes the candidate so; and a kind that takes
