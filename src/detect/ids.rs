@@ -243,8 +243,88 @@ impl IdRecognizer {
                 continue;
             }
             let groups = Groups::of(cand);
+            let before = &b[start.saturating_sub(48)..start];
+            // A candidate near the start of its text (a JSON value: a phone number with `+`
+            // or nothing before it) has few bytes before it, cheaper to read for a cue than
+            // the checksums of the kinds that need one; further on they are read only when a
+            // kind takes the candidate (below).
+            let near_start = start < 48;
+            if near_start && keyed.is_none_or(|k| fit & kind_bit(k) == 0) && !may_hold_cue(before) {
+                // No cue can vouch for any kind that fits: the key names none of them and the
+                // bytes before hold no cue word. Below, a kind is then chosen only on its
+                // format alone, the first that takes the candidate so; and a kind that takes
+                // it without a cue takes it with one (a cue only widens what a kind takes), so
+                // it is the first kind of `fit` that takes it without a cue. Asked so, the
+                // kinds that need a cue (`cued && ...`) refuse at once, with no checksum.
+                let mut chosen = None;
+                while fit != 0 {
+                    let i = fit.trailing_zeros() as usize;
+                    fit &= fit - 1;
+                    if accepts_compact(IdKind::ALL[i], cand, n, &groups, false) {
+                        chosen = Some(IdKind::ALL[i]);
+                        break;
+                    }
+                }
+                if let Some(kind) = chosen {
+                    out.push(Span::new(start, end, Kind::Id(kind)));
+                }
+                continue;
+            }
             // The kinds that take the candidate with a cue (a cue only widens what a kind
-            // takes): most candidates are none, and need no look at the bytes before them.
+            // takes): most candidates are none.
+            let mut open = 0u64;
+            while fit != 0 {
+                let i = fit.trailing_zeros() as usize;
+                fit &= fit - 1;
+                if accepts_compact(IdKind::ALL[i], cand, n, &groups, true) {
+                    open |= 1 << i;
+                }
+            }
+            if open == 0 {
+                continue;
+            }
+            let cued_kinds = if may_hold_cue(before) {
+                self.cued_kinds(before)
+            } else {
+                0
+            };
+            // A kind whose cue is present wins over one that accepts the candidate on its
+            // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
+            let mut chosen = None;
+            while open != 0 {
+                let i = open.trailing_zeros() as usize;
+                open &= open - 1;
+                let kind = IdKind::ALL[i];
+                let cued = keyed == Some(kind) || cued_kinds & (1 << i) != 0;
+                if cued {
+                    chosen = Some(kind);
+                    break;
+                }
+                if chosen.is_none() && accepts_compact(kind, cand, n, &groups, false) {
+                    chosen = Some(kind);
+                }
+            }
+            if let Some(kind) = chosen {
+                out.push(Span::new(start, end, Kind::Id(kind)));
+            }
+        }
+    }
+
+    /// [`IdRecognizer::candidates_in`] as it was, every kind that fits asked with a cue before
+    /// the bytes before are read: the test oracle for asking without one first.
+    #[cfg(test)]
+    fn candidates_in_reference(&self, b: &[u8], keyed: Option<IdKind>, out: &mut Vec<Span>) {
+        for (start, end) in scan::Candidates::new(b) {
+            let cand = &b[start..end];
+            if cand.len() < 9 || embedded(b, start, end) {
+                continue;
+            }
+            let mut buf = [0u8; 80];
+            let Some(n) = compact(cand, &mut buf) else {
+                continue;
+            };
+            let mut fit = self.text_kinds & may_accept(cand, n.len());
+            let groups = Groups::of(cand);
             let mut open = 0u64;
             while fit != 0 {
                 let i = fit.trailing_zeros() as usize;
@@ -262,15 +342,12 @@ impl IdRecognizer {
             } else {
                 0
             };
-            // A kind whose cue is present wins over one that accepts the candidate on its
-            // format alone (`TFN 123 456 782` also passes the SIN's Luhn check).
             let mut chosen = None;
             while open != 0 {
                 let i = open.trailing_zeros() as usize;
                 open &= open - 1;
                 let kind = IdKind::ALL[i];
-                let cued = keyed == Some(kind) || cued_kinds & (1 << i) != 0;
-                if cued {
+                if keyed == Some(kind) || cued_kinds & (1 << i) != 0 {
                     chosen = Some(kind);
                     break;
                 }
@@ -398,6 +475,10 @@ fn accepts(kind: IdKind, cand: &[u8], cued: bool) -> bool {
 }
 
 /// [`accepts`] for a candidate already compacted (`n`) and split into its `groups`.
+///
+/// A cue only widens what a kind takes (each arm is monotone in `cued`), and the shape a kind
+/// needs without a cue is tested before its checksum (both are pure tests, so the order
+/// changes no answer): asked without a cue, most candidates are refused by their grouping.
 fn accepts_compact(kind: IdKind, cand: &[u8], n: &[u8], groups: &Groups, cued: bool) -> bool {
     use IdKind::*;
     let solid = groups.count == 1;
@@ -405,22 +486,22 @@ fn accepts_compact(kind: IdKind, cand: &[u8], n: &[u8], groups: &Groups, cued: b
         // Uncued, a phone-shaped number must look like no phone: spaces only (3-3-4 with
         // dashes is a US phone), and no trunk prefix `0` (or `1`, `2`: no NHS range starts
         // so; national phone numbers do).
-        UkNhs => check::nhs(n) && (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3'),
-        InAadhaar => check::aadhaar(n) && (cued || groups.is_sep(&[4, 4, 4], b"  ")),
+        UkNhs => (cued || groups.is_sep(&[3, 3, 4], b"  ") && n[0] >= b'3') && check::nhs(n),
+        InAadhaar => (cued || groups.is_sep(&[4, 4, 4], b"  ")) && check::aadhaar(n),
         // SINs start 1-7 (9: temporary residents); a leading 0 is a national phone number.
-        CaSin => check::ca_sin(n) && (cued || groups.is(&[3, 3, 3]) && n[0] != b'0'),
-        BrCpf => check::cpf(n) && (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")),
-        BrCnpj => check::cnpj(n) && (cued || groups.is_sep(&[2, 3, 3, 4, 2], b"../-")),
-        UsItin => check::us_itin(n) && (cued || groups.is_sep(&[3, 2, 4], b"--")),
-        EsNif => check::es_dni(n) && (solid || cued),
-        EsNie => check::es_nie(n) && (solid || cued),
+        CaSin => (cued || groups.is(&[3, 3, 3]) && n[0] != b'0') && check::ca_sin(n),
+        BrCpf => (cued || groups.is_sep(&[3, 3, 3, 2], b"..-")) && check::cpf(n),
+        BrCnpj => (cued || groups.is_sep(&[2, 3, 3, 4, 2], b"../-")) && check::cnpj(n),
+        UsItin => (cued || groups.is_sep(&[3, 2, 4], b"--")) && check::us_itin(n),
+        EsNif => (solid || cued) && check::es_dni(n),
+        EsNie => (solid || cued) && check::es_nie(n),
         ItFiscalCode => check::it_fiscal(n) && solid,
         CnResidentId => check::cn_resident(n) && solid,
         SgNricFin => check::sg_nric(n) && solid,
         UkNino => check::uk_nino(n) && (solid || groups.is(&[2, 2, 2, 2, 1])),
         UsMbi => check::us_mbi(n) && (solid || groups.is_sep(&[4, 3, 4], b"--")),
         InPan => check::in_pan(n) && solid,
-        FrNir => check::fr_nir(n) && (cued || groups.is(&[1, 2, 2, 2, 3, 3, 2])),
+        FrNir => (cued || groups.is(&[1, 2, 2, 2, 3, 3, 2])) && check::fr_nir(n),
         AbaRouting => cued && check::aba(n),
         UsNpi => cued && check::us_npi(n),
         AuTfn => cued && check::au_tfn(n),
@@ -876,6 +957,80 @@ mod tests {
     }
 
     #[test]
+    fn candidates_asked_without_a_cue_first_are_those_of_the_reference() {
+        let configs = [IdsConfig::default(), IdsConfig::all_on()];
+        let keys: Vec<Option<IdKind>> = std::iter::once(None)
+            .chain(IdKind::ALL.iter().copied().map(Some))
+            .collect();
+        let pieces = [
+            "943 476 5919",
+            "9434765919",
+            "2341 2341 2346",
+            "046 454 286",
+            "529.982.247-25",
+            "11.222.333/0001-81",
+            "912-70-1234",
+            "12345678Z",
+            "123 456 782",
+            "65929970489",
+            "2 55 08 75 123 456 78",
+            "00:1A:2B:3C:4D:5E",
+            "+1-519-748-2199",
+            "360.318.9555",
+            "+1 501-809-2815",
+            "04232322183",
+            "090-7746-3706",
+            "+44 141 496 0230",
+            "1234567893",
+            "011000015",
+            "A12345678",
+            "D1234567",
+            "NHS ",
+            "routing ",
+            "TFN ",
+            "account ",
+            "DL# ",
+            "tin ",
+            "medicare ",
+            "sin ",
+            "cpf ",
+            "npi ",
+            "Steuer ",
+            "+",
+            "(",
+            ") ",
+            " ",
+            "-",
+            ".",
+            "x",
+            "é",
+            "7",
+            "42",
+            "123456789",
+            "1723667683641",
+        ];
+        let mut rng = crate::testdata::Rng::new(29);
+        let mut texts: Vec<String> = (0..6_000)
+            .map(|_| (0..1 + rng.below(6)).map(|_| *rng.pick(&pieces)).collect())
+            .collect();
+        texts.extend((0..3_000).map(|_| shaped(&mut rng)));
+        let mut found = 0;
+        for config in &configs {
+            let r = IdRecognizer::new(config);
+            for text in &texts {
+                for &keyed in &keys {
+                    let (mut new, mut old) = (Vec::new(), Vec::new());
+                    r.candidates_in(text.as_bytes(), keyed, &mut new);
+                    r.candidates_in_reference(text.as_bytes(), keyed, &mut old);
+                    assert_eq!(new, old, "{text:?} {keyed:?}");
+                    found += new.len();
+                }
+            }
+        }
+        assert!(found > 10_000, "{found}");
+    }
+
+    #[test]
     fn whole_uuids_hold_nothing_the_candidates_and_dates_take() {
         for cue in BIRTH_CUES {
             assert!(
@@ -994,6 +1149,13 @@ mod tests {
             let groups = Groups::of(cand);
             let may = may_accept(cand, n.len());
             for (i, &kind) in IdKind::ALL.iter().enumerate() {
+                // A cue only widens what a kind takes (`candidates_in` relies on it).
+                assert!(
+                    !accepts_compact(kind, cand, n, &groups, false)
+                        || accepts_compact(kind, cand, n, &groups, true),
+                    "{kind:?} {:?}",
+                    String::from_utf8_lossy(cand)
+                );
                 for cued in [false, true] {
                     if accepts_compact(kind, cand, n, &groups, cued) {
                         taken += 1;
