@@ -190,28 +190,39 @@ fn parse_alts(b: &[u8], i: &mut usize, depth: usize, any: &mut bool) -> Option<V
 }
 
 /// The positions (bit `p`: `text[..p]` matched) the alternatives `alts` can end at, from the
-/// start positions `starts`.
+/// start positions `starts`. An alternative stops at its first atom that no position gets
+/// past: most alternatives of a large pattern (`2[1-35-9]|3(?:[1-36]|4[0-35-9]|...)|...`)
+/// fail on their first digit, and their groups are then not walked at all.
 fn ends_of_alts(alts: &[Vec<Atom>], t: &[u8], starts: u64) -> u64 {
-    alts.iter().fold(0, |ends, seq| {
-        ends | seq.iter().fold(starts, |at, atom| match atom {
-            Atom::Set(set) => {
-                let mut next = 0;
-                let mut rest = at;
-                while rest != 0 {
-                    let p = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    if let Some(&c) = t.get(p)
-                        && c.is_ascii_digit()
-                        && set & (1 << (c - b'0')) != 0
-                    {
-                        next |= 1 << (p + 1);
+    let mut ends = 0;
+    for seq in alts {
+        let mut at = starts;
+        for atom in seq {
+            at = match atom {
+                Atom::Set(set) => {
+                    let mut next = 0;
+                    let mut rest = at;
+                    while rest != 0 {
+                        let p = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        if let Some(&c) = t.get(p)
+                            && c.is_ascii_digit()
+                            && set & (1 << (c - b'0')) != 0
+                        {
+                            next |= 1 << (p + 1);
+                        }
                     }
+                    next
                 }
-                next
+                Atom::Group(group) => ends_of_alts(group, t, at),
+            };
+            if at == 0 {
+                break;
             }
-            Atom::Group(group) => ends_of_alts(group, t, at),
-        })
-    })
+        }
+        ends |= at;
+    }
+    ends
 }
 
 /// A national-prefix pattern that is a literal run of digits (`0`, `1`, `8`): the prefix regex
