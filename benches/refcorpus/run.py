@@ -137,6 +137,14 @@ def main():
     tmp = tempfile.mkdtemp(prefix="refcorpus-")
     corpus = args.corpus
     if corpus is None:
+        # The generator quietly writes other phone numbers without `phonenumbers` (and so a
+        # corpus other than the reference one, which every figure here is of).
+        for module in ("faker", "phonenumbers"):
+            try:
+                __import__(module)
+            except ImportError:
+                sys.exit(f"run.py: the corpus generator needs `{module}` in this Python "
+                         f"({sys.executable}); run .ci/install-peers.sh or pip install it")
         corpus = os.path.join(tmp, "corpus")
         gen = os.path.join(args.shared, "bench/gen_corpus.py")
         subprocess.run(
@@ -147,6 +155,10 @@ def main():
     builds = [args.veil] + args.against
     gzip = ["gzip", "-1", "-c"]
     print(f"corpus {corpus}; {args.rounds} rounds; on-CPU time of each child; medians")
+    # The reference corpus is mcp_contacts.json dc06bf06, prose.txt 8d989e8b, clean.txt afd19f95.
+    print("corpus sha1: " + ", ".join(
+        f"{name} {hashlib.sha1(open(os.path.join(corpus, name), 'rb').read()).hexdigest()[:8]}"
+        for name in FILES))
     print(f"{'file':<18} {'MB':>5} {'veil s':>7} {'head s':>7} {'veil MB/s':>9} "
           f"{'gross':>7} {'gzip MB/s':>9} {'ratio':>6}  sha1 of redact output")
     for name in FILES:
