@@ -234,10 +234,7 @@ fn may_open_date(b: &[u8], d: usize, e: usize) -> bool {
                 if digit_at(e + 1) {
                     return true;
                 }
-            } else if b
-                .get(month_after_day(b, e))
-                .is_some_and(|&c| may_start_month(c))
-            {
+            } else if month_may_follow(b, e) {
                 return true;
             }
             let s = spaces_before(b, d);
@@ -246,6 +243,23 @@ fn may_open_date(b: &[u8], d: usize, e: usize) -> bool {
                 && digit_at(year_after_day(b, e))
         }
         _ => false,
+    }
+}
+
+/// Whether a month name may start where [`month_after_day`] puts it, the day ending at `e`.
+/// Most days (numbers in code and logs) are followed by a byte that opens no suffix (`st`,
+/// `nd`, `rd`, `th`, `.`), no space and no `of `: `month_after_day` moves past nothing then,
+/// so that byte is where the month would start, and it alone is asked, without the suffix
+/// comparisons.
+fn month_may_follow(b: &[u8], e: usize) -> bool {
+    match b.get(e) {
+        None => false,
+        Some(&c) if !matches!(c, b's' | b'n' | b'r' | b't' | b'.' | b' ' | b'o') => {
+            may_start_month(c)
+        }
+        Some(_) => b
+            .get(month_after_day(b, e))
+            .is_some_and(|&c| may_start_month(c)),
     }
 }
 
@@ -549,6 +563,60 @@ mod tests {
     use super::super::tests::shaped;
     use super::super::{IdRecognizer, IdsConfig};
     use super::*;
+
+    #[test]
+    fn month_may_follow_is_the_month_after_the_day() {
+        // The test `may_open_date` made before the shortcut: the oracle.
+        let reference = |b: &[u8], e: usize| {
+            b.get(month_after_day(b, e))
+                .is_some_and(|&c| may_start_month(c))
+        };
+        let pieces: [&[u8]; 22] = [
+            b"st",
+            b"nd",
+            b"rd",
+            b"th",
+            b".",
+            b" ",
+            b"  ",
+            b"of ",
+            b"of",
+            b"o",
+            b"s",
+            b"March",
+            b"mar",
+            b"Sept",
+            b"x",
+            b"1",
+            b",",
+            b")",
+            b"\xc3\xa9",
+            b"N",
+            b"-",
+            b"dec",
+        ];
+        let mut rng = crate::testdata::Rng::new(19);
+        let mut compared = 0;
+        for _ in 0..30_000 {
+            let mut text = Vec::new();
+            for _ in 0..rng.below(6) {
+                text.extend_from_slice(pieces[rng.below(pieces.len())]);
+            }
+            for e in 0..=text.len() {
+                assert_eq!(
+                    month_may_follow(&text, e),
+                    reference(&text, e),
+                    "{:?} at {e}",
+                    String::from_utf8_lossy(&text)
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 100_000, "{compared}");
+        for c in 0..=255u8 {
+            assert_eq!(month_may_follow(&[c], 0), reference(&[c], 0), "{c}");
+        }
+    }
 
     #[test]
     fn month_names_are_found_as_the_reference_finds_them() {
