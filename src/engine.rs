@@ -136,6 +136,18 @@ impl Resolved {
     }
 }
 
+/// What [`Engine::recall_again`] finds about a message's fresh names.
+enum Recheck {
+    /// No second scan, and nothing to hand on to the learning step.
+    Done,
+    /// A second scan with the session's recall, the message's new names included.
+    Again(Again),
+    /// No second scan; the count's table of a session that recalled nothing, with at least
+    /// one name: what learning the message's names builds when they are learned as found
+    /// ([`Engine::learn_with_forms`], [`RecallBook::adopt`]).
+    Fresh(Recall),
+}
+
 /// What [`Engine::recall_again`] gives for a second scan.
 struct Again {
     /// The session's recall, the message's new names included.
@@ -276,24 +288,33 @@ impl Engine {
             names
                 .into_iter()
                 .zip(ranges.iter().map(|r| &forms[r.clone()])),
+            None,
         );
     }
 
     /// [`Self::recall_names`] of names given with their normal forms (`vault::normalize` of
-    /// each as a NAME).
+    /// each as a NAME). `fresh`, when given, is [`Recall::of_names_upto`] of the distinctive
+    /// `names` with a whole session's room ([`Recheck::Fresh`]): a session that still recalls
+    /// nothing takes it rather than build it again ([`RecallBook::adopt`]).
     fn learn_with_forms<'v>(
         &self,
         session: &SessionId,
         names: impl Iterator<Item = (&'v str, &'v str)> + Clone,
+        fresh: Option<Recall>,
     ) {
         let Some(book) = &self.recall else { return };
         book.learn_known(session, names.clone().map(|(_, form)| form));
-        book.learn(
-            session,
-            names
-                .map(|(v, _)| v)
-                .filter(|v| self.detector.is_distinctive_name(v)),
-        );
+        let names = names
+            .map(|(v, _)| v)
+            .filter(|v| self.detector.is_distinctive_name(v));
+        match fresh {
+            Some(table) => {
+                book.adopt(session, table, names);
+            }
+            None => {
+                book.learn(session, names);
+            }
+        }
     }
 
     /// When a distinctive name found in `doc` (a scan's `found`) that the session has room to
@@ -306,6 +327,11 @@ impl Engine {
     /// the count's table as its recall ([`RecallBook::adopt`]), and the count is a whole
     /// `Recall::find`: what it found is then what the second scan's recall finds in `doc`, and
     /// comes back in [`Again::found`].
+    ///
+    /// With no second scan, a session that recalled nothing gets the count's table back
+    /// ([`Recheck::Fresh`]): the scan's findings stand, so their distinctive names, learned as
+    /// found, are the table's names in the table's order (`finish_tokenize` hands it to
+    /// [`Self::learn_with_forms`]).
     fn recall_again<'d>(
         &self,
         session: &SessionId,
@@ -313,8 +339,10 @@ impl Engine {
         before: Option<&Recall>,
         found: &[FoundValue],
         keep_found: bool,
-    ) -> Option<Again> {
-        let book = self.recall.as_ref()?;
+    ) -> Recheck {
+        let Some(book) = self.recall.as_ref() else {
+            return Recheck::Done;
+        };
         // A message repeats its names (a record's name in other records' notes): each
         // distinct value is judged and counted once, and weighs as often as it was found.
         // (SipHash: the values are the server's to choose.)
@@ -342,7 +370,7 @@ impl Engine {
             }
         }
         if new.is_empty() {
-            return None;
+            return Recheck::Done;
         }
         // Only the names the session has room to learn: a second scan recalls no others, so
         // only their occurrences can make one worth it.
@@ -366,22 +394,29 @@ impl Engine {
             table.count_exceeds(&doc(), in_found)
         };
         if !exceeds {
-            return None;
+            // Learning names that all fold to less than two characters makes the session no
+            // table at all, so an empty one is not handed on.
+            return match before {
+                None if table.names() > 0 => Recheck::Fresh(table),
+                _ => Recheck::Done,
+            };
         }
         // Only recall learns them now: the session's known names are what it minted. A session
         // that recalled nothing takes the count's table, which is what it would learn.
-        if before.is_none() {
+        let again = if before.is_none() {
             let (recall, adopted) = book.adopt(session, table, new);
-            return Some(Again {
-                recall: recall?,
+            recall.map(|recall| Again {
+                recall,
                 found: (keep && adopted).then_some(spans),
-            });
-        }
-        book.learn(session, new);
-        Some(Again {
-            recall: book.snapshot(session)?,
-            found: None,
-        })
+            })
+        } else {
+            book.learn(session, new);
+            book.snapshot(session).map(|recall| Again {
+                recall,
+                found: None,
+            })
+        };
+        again.map_or(Recheck::Done, Recheck::Again)
     }
 
     /// The normal form (`vault::normalize` as a NAME) of each NAME slot's value, worked out
@@ -513,7 +548,7 @@ impl Engine {
             // No session recall: no second scan.
             let findings = walk::scan_json_except(&self.detector, None, doc, skip)?;
             return self
-                .finish_tokenize(session, origin, doc, findings, unreachable)
+                .finish_tokenize(session, origin, doc, findings, unreachable, None)
                 .await;
         }
         // The first scan is recorded call by call: a second one reuses what it found.
@@ -530,13 +565,19 @@ impl Engine {
         );
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
-        if let Some(Again { recall, .. }) = again {
-            findings = walk::rescan_json(&self.detector, Some(&recall), first, findings, skip)?;
-        } else {
+        let mut fresh = None;
+        match again {
+            Recheck::Again(Again { recall, .. }) => {
+                findings = walk::rescan_json(&self.detector, Some(&recall), first, findings, skip)?;
+            }
             // Not held across the vault's round trip.
-            drop(first);
+            Recheck::Fresh(table) => {
+                fresh = Some(table);
+                drop(first);
+            }
+            Recheck::Done => drop(first),
         }
-        self.finish_tokenize(session, origin, doc, findings, unreachable)
+        self.finish_tokenize(session, origin, doc, findings, unreachable, fresh)
             .await
     }
 
@@ -556,7 +597,7 @@ impl Engine {
             // No session recall: no second scan.
             let findings = walk::scan_text(&self.detector, text, &cx);
             return self
-                .finish_tokenize(session, origin, text, findings, unreachable)
+                .finish_tokenize(session, origin, text, findings, unreachable, None)
                 .await;
         }
         // The first scan is recorded call by call: a second one reuses what it found.
@@ -569,20 +610,29 @@ impl Engine {
             true,
         );
         drop(recall);
-        if let Some(Again { recall, found }) = again {
-            let cx = FindContext {
-                recall: Some(&recall),
-                ..FindContext::default()
-            };
-            findings = walk::rescan_text(&self.detector, first, &cx, found);
-        } else {
+        let mut fresh = None;
+        match again {
+            Recheck::Again(Again { recall, found }) => {
+                let cx = FindContext {
+                    recall: Some(&recall),
+                    ..FindContext::default()
+                };
+                findings = walk::rescan_text(&self.detector, first, &cx, found);
+            }
             // Not held across the vault's round trip.
-            drop(first);
+            Recheck::Fresh(table) => {
+                fresh = Some(table);
+                drop(first);
+            }
+            Recheck::Done => drop(first),
         }
-        self.finish_tokenize(session, origin, text, findings, unreachable)
+        self.finish_tokenize(session, origin, text, findings, unreachable, fresh)
             .await
     }
 
+    /// Mints the findings' tokens, writes them into `doc` and teaches the session the names
+    /// minted. `fresh` is [`Recheck::Fresh`]'s table, when the findings are those it was made
+    /// from.
     async fn finish_tokenize<'a>(
         &self,
         session: &SessionId,
@@ -590,6 +640,7 @@ impl Engine {
         doc: &'a str,
         findings: walk::Findings<FoundValue>,
         vault_unreachable: Option<VaultError>,
+        fresh: Option<Recall>,
     ) -> Result<Tokenized<'a>, EngineError> {
         if findings.is_empty() {
             return Ok(Tokenized {
@@ -703,7 +754,10 @@ impl Engine {
                 });
                 whole.into_iter().chain(words)
             });
-        self.learn_with_forms(session, learned);
+        // A full name written as its words' tokens is learned as those words, not as the
+        // names the count's table was made of.
+        let fresh = fresh.filter(|_| plan.is_empty());
+        self.learn_with_forms(session, learned, fresh);
         // What was minted, parallel to `tokens`: the slots, a composed name's words in its place.
         let found: Vec<FoundValue> = if plan.is_empty() {
             findings.slots
@@ -921,6 +975,7 @@ mod tests {
     use super::*;
     use crate::vault::MemoryVault;
     use futures::executor::block_on;
+    use std::cell::RefCell;
 
     fn engine() -> Engine {
         Engine::new(
@@ -1183,6 +1238,77 @@ mod tests {
             .into_owned();
         assert_eq!(first, second);
         assert!(!first.contains("idris"), "{first}");
+    }
+
+    /// A fresh session whose message needs no second scan takes the count's table as its
+    /// recall: after each message it recalls what learning the distinctive names minted one by
+    /// one would give, in the same order (checked against a book taught them), the cap
+    /// included; a message that writes a full name as its words' tokens learns the words.
+    #[test]
+    fn a_fresh_session_recalls_what_learning_its_names_gives() {
+        let e = engine();
+        let learned = RefCell::new(RecallBook::default());
+        let w = SessionId::new("w");
+        // Tokenizes `doc` (JSON when it starts with `{`), teaches `learned` the distinctive
+        // names minted, and returns what the session recalls and what `learned` does.
+        let read = |s: &SessionId, doc: &str| {
+            let t = if doc.starts_with('{') {
+                block_on(e.tokenize_json(s, "crm/get", doc))
+            } else {
+                block_on(e.tokenize_text(s, "f/read", doc))
+            }
+            .unwrap();
+            let book = learned.borrow();
+            book.learn(
+                &w,
+                t.found
+                    .iter()
+                    .filter(|f| f.kind == Kind::Name)
+                    .map(|f| f.value.expose().as_str())
+                    .filter(|v| e.detector().is_distinctive_name(v)),
+            );
+            let got = block_on(e.recall_for(s));
+            let want = book.snapshot(&w);
+            (
+                format!("{got:?}"),
+                format!("{want:?}"),
+                got.expect("the session recalls names"),
+            )
+        };
+        let s = SessionId::new("s");
+        let doc = r#"{"full_name":"Ysolde Brackwater","first_name":"Will","name":"Józef Wąs"}"#;
+        let (got, want, recall) = read(&s, doc);
+        assert_eq!(got, want);
+        assert!(recall.contains("ysolde brackwater") && !recall.contains("will"));
+        let names = recall.names();
+        // A second message learns into that table, as before.
+        let (got, want, recall) = read(&s, r#"{"full_name":"Quennell Ostrova"}"#);
+        assert_eq!(got, want);
+        assert_eq!(recall.names(), names + 1);
+        // Past the cap: the first names found, in order.
+        let word = |mut i: usize| {
+            let mut w = String::from("Qu");
+            while i > 0 || w.len() == 2 {
+                w.push(char::from(b'a' + (i % 26) as u8));
+                i /= 26;
+            }
+            w
+        };
+        let records: Vec<serde_json::Value> = (0..MAX_RECALLED_NAMES + 20)
+            .map(|i| serde_json::json!({ "full_name": format!("{} Vren{}", word(i), word(i * 7)) }))
+            .collect();
+        let doc = serde_json::json!({ "people": records }).to_string();
+        learned.replace(RecallBook::default());
+        let (got, want, recall) = read(&SessionId::new("capped"), &doc);
+        assert_eq!(got, want);
+        assert_eq!(recall.names(), MAX_RECALLED_NAMES);
+        // A full name written as its words' tokens: the words are learned, not the full name.
+        let doc =
+            r#"{"first_name":"Quennell","last_name":"Ostrova","full_name":"Quennell Ostrova"}"#;
+        learned.replace(RecallBook::default());
+        let (got, want, recall) = read(&SessionId::new("composed"), doc);
+        assert_eq!(got, want);
+        assert!(recall.contains("quennell") && !recall.contains("quennell ostrova"));
     }
 
     #[test]

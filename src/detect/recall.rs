@@ -22,8 +22,9 @@
 //! of its snapshot before it learns, so the tables are updated in place rather than copied
 //! (a copy is made only when a scan of the same session holds them at that moment); a session
 //! that recalls nothing yet adopts the table the engine's rescan check built of the message's new
-//! names, which is what learning them would build ([`RecallBook::adopt`]). With a
-//! vault shared by replicas (Redis), the engine
+//! names, which is what learning them would build ([`RecallBook::adopt`]): before the rescan
+//! when there is one, else in place of learning them (unless a full name is learned as its
+//! words). With a vault shared by replicas (Redis), the engine
 //! also reads, at most once a second per session, the NAME entries other replicas minted since
 //! it last looked ([`RecallBook::sync_due`], `VaultBackend::entries_after`), so a name tokenized
 //! on one replica is recalled on all of them.
