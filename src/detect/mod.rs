@@ -26,6 +26,7 @@ mod ip;
 mod keyed;
 mod keys;
 mod labels;
+mod lanes;
 pub mod names;
 pub mod overlap;
 mod phone;

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
-use super::{Kind, Span};
+use super::{Kind, Span, lanes};
 use crate::session::{SessionId, SweepClock, sweep_idle};
 
 /// The most names one session recalls; later names are still tokenized where found, just not
@@ -239,11 +239,6 @@ fn alnum_lanes(v: u64) -> u64 {
     (digit | letter) & !v & HIGH
 }
 
-/// The high bit of each byte of `v` that starts a non-ASCII character (0xC0 and above).
-fn lead_lanes(v: u64) -> u64 {
-    v & (v << 1) & HIGH
-}
-
 /// The key of the prefix table for the word bytes `v` (each folded to lower case where its
 /// lane is set in `word`, zero otherwise; see [`word_bytes`]): the first eight bytes of the
 /// first ASCII word, zero from its end ([`first_word_key`]). A text that matches a name (ASCII
@@ -277,6 +272,20 @@ fn word_bytes(v: u64, word: u64) -> u64 {
 #[inline(always)]
 fn prefix_bit(key: u64) -> usize {
     (key.wrapping_mul(0xd6e8_feb8_6659_fd93) >> (64 - PREFIX_TABLE_BITS)) as usize
+}
+
+/// The prefix table's key ([`prefix_key`]) of the word starting at `start`, whose word bytes
+/// from `start` on are the bits of `words` from bit 0 (at least eight of them): the bytes
+/// of the first word, up to eight, folded to lower case.
+#[inline(always)]
+fn key_at(b: &[u8], start: usize, words: u32) -> u64 {
+    let len = (!words).trailing_zeros().min(8);
+    let keep = if len >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (len * 8)) - 1
+    };
+    folded_at(b, start) & keep
 }
 
 /// log2 of the prefix table's size in bits.
@@ -517,24 +526,17 @@ impl Recall {
     fn each(&self, text: &str, mut found: impl FnMut(Span) -> bool) {
         let b = text.as_bytes();
         let prefixes = &*self.prefixes;
-        // Eight bytes from `i`, their word lanes, their word bytes folded, and whether the
-        // byte before `i` is a word byte (the high bit of a lane before lane 0). Each load's
-        // lanes and folded bytes are worked out once and carried to the next step.
+        // Sixteen bytes from `i` at a time: their classes (`lanes`), and whether the byte
+        // before `i` is a word byte (`before`, one bit). Each step classifies the sixteen
+        // bytes after its own too, for the words that start late in its own and go on.
         let mut i = 0;
-        let mut v = load(b, 0);
-        let mut word = alnum_lanes(v);
-        let mut folded_v = word_bytes(v, word);
-        let mut before = 0;
+        let mut c = lanes::classes(b, 0);
+        let mut before = 0u32;
         while i < b.len() {
-            let v2 = load(b, i + 8);
-            let word2 = alnum_lanes(v2);
-            let folded_v2 = word_bytes(v2, word2);
-            let starts = word & !((word << 8) | before);
-            // Sixteen bytes folded (zero where no word byte is), for the first eight of a word
-            // that starts late in the eight.
-            let folded = u128::from(folded_v2) << 64 | u128::from(folded_v);
-            let leads = lead_lanes(v);
-            let resume = if leads == 0 {
+            let c2 = lanes::classes(b, i + 16);
+            let words = c.alnum | c2.alnum << 16;
+            let starts = c.alnum & !((c.alnum << 1) | before);
+            let resume = if c.lead == 0 {
                 // Word starts only (most of the text): the first eight bytes of each, then
                 // its first word's entry in the table, say whether a name may begin there.
                 let mut next = starts;
@@ -542,22 +544,21 @@ impl Recall {
                 while next != 0 {
                     let bit = next.trailing_zeros();
                     next &= next - 1;
-                    let key = first_word_key((folded >> (bit & !7)) as u64);
-                    let k = prefix_bit(key);
-                    if prefixes[k >> 6] & (1 << (k & 63)) != 0 {
-                        let start = i + (bit / 8) as usize;
-                        if let Some(end) = self.match_at(text, start) {
-                            if !found(Span::new(start, end, Kind::Name)) {
-                                return;
-                            }
-                            resume = Some(end);
-                            break;
+                    let start = i + bit as usize;
+                    let k = prefix_bit(key_at(b, start, words >> bit));
+                    if prefixes[k >> 6] & (1 << (k & 63)) != 0
+                        && let Some(end) = self.match_at(text, start)
+                    {
+                        if !found(Span::new(start, end, Kind::Name)) {
+                            return;
                         }
+                        resume = Some(end);
+                        break;
                     }
                 }
                 resume
             } else {
-                match self.find_in_mixed(text, i, starts, leads, folded) {
+                match self.find_in_mixed(text, i, starts, c.lead, words) {
                     Some((start, end)) => {
                         if !found(Span::new(start, end, Kind::Name)) {
                             return;
@@ -571,45 +572,39 @@ impl Recall {
                 // Go on after the name (no word byte follows it).
                 Some(end) => {
                     i = end;
-                    v = load(b, i);
-                    word = alnum_lanes(v);
-                    folded_v = word_bytes(v, word);
-                    before = if b[i - 1].is_ascii_alphanumeric() {
-                        0x80
-                    } else {
-                        0
-                    };
+                    c = lanes::classes(b, i);
+                    before = u32::from(b[i - 1].is_ascii_alphanumeric());
                 }
                 None => {
-                    i += 8;
-                    before = (word >> 56) & 0x80;
-                    (v, word, folded_v) = (v2, word2, folded_v2);
+                    i += 16;
+                    before = c.alnum >> 15 & 1;
+                    c = c2;
                 }
             }
         }
     }
 
-    /// The step of [`Recall::find`] for eight bytes from `i` that hold non-ASCII character
+    /// The step of [`Recall::find`] for sixteen bytes from `i` that hold non-ASCII character
     /// starts (`leads`) besides the word starts (`starts`): both are candidates, in text order.
-    /// Returns the start and end of the name found first.
+    /// `words` are the word bytes of the 32 bytes from `i`. Returns the start and end of the
+    /// name found first.
     #[inline(never)]
     fn find_in_mixed(
         &self,
         text: &str,
         i: usize,
-        starts: u64,
-        leads: u64,
-        folded: u128,
+        starts: u32,
+        leads: u32,
+        words: u32,
     ) -> Option<(usize, usize)> {
         let b = text.as_bytes();
         let mut next = starts | leads;
         while next != 0 {
             let bit = next.trailing_zeros();
             next &= next - 1;
-            let start = i + (bit / 8) as usize;
+            let start = i + bit as usize;
             let found = if starts & (1 << bit) != 0 {
-                let key = first_word_key((folded >> (bit & !7)) as u64);
-                let k = prefix_bit(key);
+                let k = prefix_bit(key_at(b, start, words >> bit));
                 self.prefixes[k >> 6] & (1 << (k & 63)) != 0
             } else {
                 // Every non-ASCII character start is a candidate (CJK names stand between

@@ -1,12 +1,13 @@
-//! The idle scan: while no run is open, cross gaps and plain lower-case ASCII words eight bytes
-//! at a time, stopping only where the full scan has something to decide (a capital, a
+//! The idle scan: while no run is open, cross gaps and plain lower-case ASCII words sixteen
+//! bytes at a time, stopping only where the full scan has something to decide (a capital, a
 //! non-ASCII byte, a word going on with `'` or `-`, a lower-case greeting, an evidence word).
 //!
 //! Apart because it is the cost of clean text: most bytes of most texts go through
 //! `skip_idle` only, and its tables (`IdleStops`) are tested against a byte-by-byte scan.
 
-use super::bytes::{BYTE_CLASS, GOES_ON, HIGH, ascii_letters, ascii_letters_end, next_letter};
+use super::bytes::{BYTE_CLASS, GOES_ON, ascii_letters_end};
 use super::evidence::Evidence;
+use crate::detect::lanes;
 
 /// The lower-case words that stop `skip_idle` (greetings, e-mail evidence), as two tables
 /// indexed by a word's first letter `c` (at `c & 31`): most words are rejected after one or
@@ -67,86 +68,68 @@ pub(super) fn is_lower_greeting(b: &[u8]) -> bool {
 /// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
 /// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
 /// going on with `'`, `-` or a non-ASCII letter (the full scan decides those), at the start of
-/// that word. Gaps and words are crossed eight bytes at a time. Kept out of line: inlined in
-/// the large scan loop, its constants and the text's bounds were reloaded from the stack on
-/// every step.
+/// that word. Sixteen bytes are classified at a time (`lanes`), and the words that lie in them
+/// are taken one after the other from those masks, without reading their bytes again but the
+/// first and the last. Kept out of line: inlined in the large scan loop, its constants and
+/// the text's bounds were reloaded from the stack on every step.
 #[inline(never)]
 pub(super) fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
     let stops = ev.idle_stops();
-    // Eight bytes from `i` exist while `i < loads_end`: fewer instructions per step than
-    // `load8`'s overflow and bound tests.
-    let loads_end = n.saturating_sub(7);
-    loop {
-        // The next word's start and end: from one load when the word starts and ends within
-        // the same eight bytes (most words), else byte by byte at the end of the text.
-        // The word's first byte and the byte after it come from `x` when they lie in it
-        // (no second load, no bounds check).
-        // `len_bit`: bit `min(len, 63)` for the word's byte length (as `IdleStops` keeps it).
-        let chunk = if i < loads_end {
-            b.get(i..i + 8)
-                .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        } else {
-            None
-        };
-        let (start, end, first, next, len_bit) = if let Some(x) = chunk {
-            let letters = ascii_letters(x);
-            let stop = letters | (x & HIGH);
-            if stop == 0 {
-                i += 8;
-                continue;
-            }
-            // The high bit of byte `p`: bit `8p + 7`.
-            let tz = stop.trailing_zeros();
-            let p = (tz / 8) as usize;
-            let start = i + p;
-            let first = (x >> (tz & !7)) as u8;
+    'blocks: while i < n {
+        let c = lanes::idle(b, i);
+        // Bytes past the end are zero: in no class.
+        let goes_on = c.high | c.joiners;
+        let mut stop = c.letters | c.high;
+        while stop != 0 {
+            let p = stop.trailing_zeros();
+            let start = i + p as usize;
+            let first = b[start];
             if !first.is_ascii_lowercase() {
                 return start;
             }
-            // The first byte after `start` within `x` that is not an ASCII letter: the high
-            // bits of the bytes that are no letters (`letters ^ HIGH`) above the lowest bit of
-            // `stop` (`stop ^ (stop - 1)` masks it and every bit below it).
-            let after = (letters ^ HIGH) & !(stop ^ (stop - 1));
-            if after != 0 {
-                let tz = after.trailing_zeros();
-                let next = (x >> (tz & !7)) as u8;
-                let end = i + (tz / 8) as usize;
-                // Within `x`: fewer than eight letters.
-                (start, end, first, Some(next), 1u64 << (end - start))
+            // The word's letters from `p` (a zero bit ends them within the sixteen).
+            let run = (!(c.letters >> p)).trailing_zeros();
+            let after = p + run;
+            let (end, next_goes_on, next_in_text) = if after < 16 {
+                let end = start + run as usize;
+                (end, goes_on >> after & 1 != 0, end < n)
             } else {
-                let end = ascii_letters_end(b, i + 8);
-                let len_bit = 1u64 << (end - start).min(63);
-                (start, end, first, b.get(end).copied(), len_bit)
-            }
-        } else {
-            i = next_letter(b, i);
-            let Some(&c) = b.get(i) else {
-                return n;
+                let end = ascii_letters_end(b, i + 16);
+                let next = b.get(end).copied();
+                (
+                    end,
+                    next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0),
+                    next.is_some(),
+                )
             };
-            if !c.is_ascii_lowercase() {
-                return i;
+            if next_goes_on {
+                return start;
             }
-            let end = ascii_letters_end(b, i + 1);
-            (i, end, c, b.get(end).copied(), 1u64 << (end - i).min(63))
-        };
-        if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0) {
-            return start;
+            // Two loads reject most words ("the", "to", "can"): no greeting or evidence word
+            // has their first letter and length, or their first and last letter (`& 31` folds
+            // the case of an ASCII letter, and the word is ASCII letters only).
+            let key = usize::from(first & 31);
+            let len_bit = 1u64 << (end - start).min(63);
+            if stops.lens[key] & len_bit != 0
+                && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
+                && idle_stop_word(&b[start..end], ev)
+            {
+                return start;
+            }
+            if after >= 16 {
+                // The word ran past the sixteen: go on after it and the byte after it (ASCII
+                // and no letter).
+                i = end + usize::from(next_in_text);
+                continue 'blocks;
+            }
+            // The byte after the word is no letter and no non-ASCII byte: the next word
+            // starts after it.
+            stop &= !((2u32 << after) - 1);
         }
-        // Two loads reject most words ("the", "to", "can"): no greeting or evidence word has
-        // their first letter and length, or their first and last letter (`& 31` folds the
-        // case of an ASCII letter, and the word is ASCII letters only).
-        let key = usize::from(first & 31);
-        if stops.lens[key] & len_bit != 0
-            && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
-            && idle_stop_word(&b[start..end], ev)
-        {
-            return start;
-        }
-        // The byte after the word (`next`) is ASCII and no letter: the next load starts past
-        // it, so that a word of seven letters after it still ends within that load.
-        i = end + usize::from(next.is_some());
+        i += 16;
     }
+    n
 }
 
 /// Whether the lower-case word `word`, which passed the [`IdleStops`] tests, stops

@@ -1,0 +1,256 @@
+//! Byte classes sixteen bytes at a time, one bit per byte.
+//!
+//! The scans that read a whole text (recall's search for a session's names, for one) spend
+//! most of their instructions telling which bytes are word bytes. With eight-byte arithmetic
+//! (SWAR) that is some twenty operations per eight bytes; SSE2, which every x86-64 CPU has,
+//! classifies sixteen bytes in about ten, and `safe_arch` gives it without `unsafe`. Other
+//! targets get the same masks from the eight-byte arithmetic, which is also the tests' second
+//! implementation; both are checked against the bytewise definitions.
+
+/// The classes of sixteen bytes: bit `k` is byte `k`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Classes {
+    /// ASCII letters and digits.
+    pub(crate) alnum: u32,
+    /// Bytes that start a non-ASCII character (`0xC0` and above).
+    pub(crate) lead: u32,
+}
+
+/// The classes of the sixteen bytes of `b` from `i`, zero bytes past its end (which are in no
+/// class).
+#[inline(always)]
+pub(crate) fn classes(b: &[u8], i: usize) -> Classes {
+    match b.get(i..i.saturating_add(16)) {
+        Some(w) => classes_of(w.try_into().unwrap_or([0; 16])),
+        None => classes_of(tail(b, i)),
+    }
+}
+
+/// What the name finder's idle scan needs of sixteen bytes: bit `k` is byte `k`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Idle {
+    /// ASCII letters.
+    pub(crate) letters: u32,
+    /// Bytes from `0x80` (parts of non-ASCII characters).
+    pub(crate) high: u32,
+    /// `'` and `-`.
+    pub(crate) joiners: u32,
+}
+
+/// [`Idle`] of the sixteen bytes of `b` from `i`, zero bytes past its end (which are in no
+/// class).
+#[inline(always)]
+pub(crate) fn idle(b: &[u8], i: usize) -> Idle {
+    match b.get(i..i.saturating_add(16)) {
+        Some(w) => idle_of(w.try_into().unwrap_or([0; 16])),
+        None => idle_of(tail(b, i)),
+    }
+}
+
+/// The bytes of `b` from `i`, within its last sixteen, then zeros.
+#[cold]
+#[inline(never)]
+fn tail(b: &[u8], i: usize) -> [u8; 16] {
+    let mut w = [0u8; 16];
+    let rest = b.get(i..).unwrap_or_default();
+    w[..rest.len()].copy_from_slice(rest);
+    w
+}
+
+/// [`classes`] of sixteen bytes, with SSE2. Signed comparisons serve: the classes lie in
+/// `0x00..=0x7F`, and the bytes from `0x80` are the negative ones.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn classes_of(bytes: [u8; 16]) -> Classes {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_gt_mask_i8_m128i, cmp_lt_mask_i8_m128i,
+        load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i, zeroed_m128i,
+    };
+    let splat = |c: u8| set_splat_i8_m128i(c as i8);
+    let within = |x, lo: u8, hi: u8| {
+        bitand_m128i(
+            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
+            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
+        )
+    };
+    let x = load_unaligned_m128i(&bytes);
+    let folded = bitor_m128i(x, splat(0x20));
+    let alnum = bitor_m128i(within(x, b'0', b'9'), within(folded, b'a', b'z'));
+    // 0xC0..=0xFF are -64..=-1.
+    let lead = bitand_m128i(
+        cmp_gt_mask_i8_m128i(x, set_splat_i8_m128i(-65)),
+        cmp_lt_mask_i8_m128i(x, zeroed_m128i()),
+    );
+    Classes {
+        alnum: move_mask_i8_m128i(alnum) as u32 & 0xFFFF,
+        lead: move_mask_i8_m128i(lead) as u32 & 0xFFFF,
+    }
+}
+
+/// [`idle`] of sixteen bytes, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn idle_of(bytes: [u8; 16]) -> Idle {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
+        cmp_lt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let splat = |c: u8| set_splat_i8_m128i(c as i8);
+    let x = load_unaligned_m128i(&bytes);
+    let folded = bitor_m128i(x, splat(0x20));
+    let letters = bitand_m128i(
+        cmp_gt_mask_i8_m128i(folded, splat(b'a' - 1)),
+        cmp_lt_mask_i8_m128i(folded, splat(b'z' + 1)),
+    );
+    let joiners = bitor_m128i(
+        cmp_eq_mask_i8_m128i(x, splat(b'\'')),
+        cmp_eq_mask_i8_m128i(x, splat(b'-')),
+    );
+    Idle {
+        letters: move_mask_i8_m128i(letters) as u32 & 0xFFFF,
+        high: move_mask_i8_m128i(x) as u32 & 0xFFFF,
+        joiners: move_mask_i8_m128i(joiners) as u32 & 0xFFFF,
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn idle_of(bytes: [u8; 16]) -> Idle {
+    swar::idle_of(bytes)
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn classes_of(bytes: [u8; 16]) -> Classes {
+    swar::classes_of(bytes)
+}
+
+/// [`classes`] with eight-byte arithmetic: where SSE2 is missing, and in the tests.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+mod swar {
+    use super::Classes;
+
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+
+    /// The high bit of each byte of `v` that is an ASCII letter or digit.
+    fn alnum_lanes(v: u64) -> u64 {
+        // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says
+        // x >= lo for an ASCII x.
+        let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+        let folded = v | (ONES * 0x20);
+        let digit = ge(v, b'0') & !ge(v, b'9' + 1);
+        let letter = ge(folded, b'a') & !ge(folded, b'z' + 1);
+        (digit | letter) & !v & HIGH
+    }
+
+    /// The high bits of `lanes` (one per byte) as the eight low bits of the result.
+    fn pack(lanes: u64) -> u32 {
+        ((lanes >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+    }
+
+    /// The two eight-byte halves of `bytes`, little-endian.
+    fn halves(bytes: [u8; 16]) -> (u64, u64) {
+        let half = |k: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[k..k + 8]);
+            u64::from_le_bytes(w)
+        };
+        (half(0), half(8))
+    }
+
+    /// The high bit of each byte of `v` equal to `c` (an ASCII byte), exactly: a byte is
+    /// zero after the xor when adding 0x7F to its low seven bits leaves the high bit clear
+    /// and it had none.
+    fn equal_lanes(v: u64, c: u8) -> u64 {
+        let x = v ^ (ONES * u64::from(c));
+        !(((x & !HIGH) + ONES * 0x7f) | x) & HIGH
+    }
+
+    pub(super) fn idle_of(bytes: [u8; 16]) -> super::Idle {
+        let letters = |v: u64| {
+            let y = (v | (ONES * 0x20)) & !HIGH;
+            (y + ONES * 0x1f) & !(y + ONES * 0x05) & !v & HIGH
+        };
+        let joiners = |v: u64| equal_lanes(v, b'\'') | equal_lanes(v, b'-');
+        let (lo, hi) = halves(bytes);
+        let both = |f: &dyn Fn(u64) -> u64| pack(f(lo)) | pack(f(hi)) << 8;
+        super::Idle {
+            letters: both(&letters),
+            high: both(&|v| v & HIGH),
+            joiners: both(&joiners),
+        }
+    }
+
+    pub(super) fn classes_of(bytes: [u8; 16]) -> Classes {
+        let (lo, hi) = halves(bytes);
+        let lead = |v: u64| v & (v << 1) & HIGH;
+        Classes {
+            alnum: pack(alnum_lanes(lo)) | pack(alnum_lanes(hi)) << 8,
+            lead: pack(lead(lo)) | pack(lead(hi)) << 8,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The classes byte by byte.
+    fn bytewise(bytes: [u8; 16]) -> Classes {
+        let mut c = Classes { alnum: 0, lead: 0 };
+        for (k, &x) in bytes.iter().enumerate() {
+            c.alnum |= u32::from(x.is_ascii_alphanumeric()) << k;
+            c.lead |= u32::from(x >= 0xC0) << k;
+        }
+        c
+    }
+
+    fn idle_bytewise(bytes: [u8; 16]) -> Idle {
+        let mut c = Idle {
+            letters: 0,
+            high: 0,
+            joiners: 0,
+        };
+        for (k, &x) in bytes.iter().enumerate() {
+            c.letters |= u32::from(x.is_ascii_alphabetic()) << k;
+            c.high |= u32::from(x >= 0x80) << k;
+            c.joiners |= u32::from(x == b'\'' || x == b'-') << k;
+        }
+        c
+    }
+
+    #[test]
+    fn every_byte_in_every_lane() {
+        for lane in 0..16 {
+            for x in 0..=255u8 {
+                let mut bytes = [b' '; 16];
+                bytes[lane] = x;
+                assert_eq!(classes_of(bytes), bytewise(bytes), "{x:#x} at {lane}");
+                assert_eq!(swar::classes_of(bytes), bytewise(bytes), "{x:#x} at {lane}");
+                assert_eq!(idle_of(bytes), idle_bytewise(bytes), "{x:#x} at {lane}");
+                assert_eq!(
+                    swar::idle_of(bytes),
+                    idle_bytewise(bytes),
+                    "{x:#x} at {lane}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn random_blocks_and_the_end_of_a_text() {
+        let mut rng = crate::testdata::Rng::new(5);
+        let text: Vec<u8> = (0..4000).map(|_| rng.below(256) as u8).collect();
+        for i in 0..text.len() + 20 {
+            let mut bytes = [0u8; 16];
+            for (k, byte) in bytes.iter_mut().enumerate() {
+                *byte = text.get(i + k).copied().unwrap_or(0);
+            }
+            assert_eq!(classes(&text, i), bytewise(bytes), "at {i}");
+            assert_eq!(idle(&text, i), idle_bytewise(bytes), "at {i}");
+            assert_eq!(swar::idle_of(bytes), idle_bytewise(bytes), "at {i}");
+            assert_eq!(swar::classes_of(bytes), bytewise(bytes), "at {i}");
+        }
+    }
+}
