@@ -440,9 +440,9 @@ impl<'d> ValueScanner<'d> {
         let Some(key) = key else {
             return KeyFacts::default();
         };
-        // A value's key is asked for twice in a row (reading the value, then for column
-        // evidence): the last answer is kept, compared by content (a short key's bytes cost
-        // less than hashing it).
+        // An object key is read just before its value, which asks for its facts
+        // ([`Self::key_content`] makes them the last answer): the last answer is kept,
+        // compared by content (a short key's bytes cost less than hashing it).
         if let Some((last, facts)) = &self.last_key
             && **last == *key
         {
@@ -499,7 +499,7 @@ impl<'d> ValueScanner<'d> {
                 return None;
             }
         }
-        let content = self.string_content(key, &FindContext::default(), depth);
+        let content = self.string_content(key, &FindContext::default(), KeyFacts::default(), depth);
         if content.is_none() {
             match self.keys.get_mut(key) {
                 Some(memo) => memo.clean |= bit,
@@ -564,16 +564,18 @@ impl<'d> ValueScanner<'d> {
             } else {
                 lit.raw(doc)
             };
+            // A value's key facts, worked out once for reading it and for column evidence.
+            let facts = self.key_facts(cx.key);
             let content = if lit.is_key {
                 self.key_content(text, depth)
             } else {
-                self.string_content(text, &cx, depth)
+                self.string_content(text, &cx, facts, depth)
             };
             let mut column = None;
             if !lit.is_key
                 && let Some(key) = cx.key
                 && pos.in_record()
-                && self.key_facts(Some(key)).takes_column_evidence()
+                && facts.takes_column_evidence()
             {
                 let is_name = match &content {
                     Some(Content::Spans(spans)) => columns::covers_name(
@@ -674,14 +676,16 @@ impl<'d> ValueScanner<'d> {
     }
 
     /// What to replace inside one decoded JSON string, if anything: the string goes through
-    /// the one text pipeline ([`Self::document`]) like any other text.
+    /// the one text pipeline ([`Self::document_with`]) like any other text. `facts` are
+    /// `cx.key`'s ([`Self::key_facts`]).
     fn string_content(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
+        facts: KeyFacts,
         depth: usize,
     ) -> Option<Content> {
-        let doc = self.document(text, cx, depth);
+        let doc = self.document_with(text, cx, facts, depth);
         self.last_flat = matches!(doc, text::Doc::Flat(_));
         match doc {
             text::Doc::Json(pieces) if !pieces.is_empty() => {

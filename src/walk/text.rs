@@ -65,10 +65,22 @@ pub(super) fn is_name_column(cells: usize, names: usize) -> bool {
 impl ValueScanner<'_> {
     /// Reads `text` (a document, or a JSON string under `cx.key`) and finds what to replace.
     pub(super) fn document(&mut self, text: &str, cx: &FindContext<'_>, depth: usize) -> Doc {
+        let facts = self.key_facts(cx.key);
+        self.document_with(text, cx, facts, depth)
+    }
+
+    /// [`Self::document`] given `cx.key`'s facts ([`Self::key_facts`]), which a JSON walk
+    /// has already worked out.
+    pub(super) fn document_with(
+        &mut self,
+        text: &str,
+        cx: &FindContext<'_>,
+        mut facts: KeyFacts,
+        depth: usize,
+    ) -> Doc {
         // One pass over a short string says which recognizers can fire, and whether it can
         // hold structure that needs a line break.
         let classes = prefilter::classes(text.as_bytes());
-        let mut facts = self.key_facts(cx.key);
         let mut cx = *cx;
         if let Some(key) = cx.key
             && facts.is_silent()
