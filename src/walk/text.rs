@@ -91,8 +91,14 @@ impl ValueScanner<'_> {
             cx.parent_key = None;
             facts = KeyFacts::default();
         }
+        // JSON and a repr open with a bracket, a brace or a parenthesis: a text that does not
+        // is neither, asked with one byte.
+        let opens = matches!(
+            text.trim_ascii_start().as_bytes().first(),
+            Some(b'{' | b'[' | b'(')
+        );
         if depth < MAX_EMBED_DEPTH {
-            if looks_like_json(text) {
+            if opens && looks_like_json(text) {
                 let mark = self.slots.len();
                 match self.json_pieces(text, depth + 1) {
                     Ok(pieces) => return Doc::Json(pieces),
@@ -111,7 +117,7 @@ impl ValueScanner<'_> {
                     return Doc::Structured(self.tables_pieces(text, found));
                 }
             }
-            if repr::might_be(text) {
+            if opens && repr::might_be(text) {
                 let mark = self.slots.len();
                 match self.repr_pieces(text) {
                     Some(pieces) => return Doc::Structured(pieces),
