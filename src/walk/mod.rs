@@ -523,6 +523,7 @@ impl<'d> ValueScanner<'d> {
     /// text its facts are of): a value right after its key, or an element of an array under
     /// it, takes them without comparing or hashing the key ([`Self::key_facts`], the general
     /// path, and the test oracle of this one).
+    #[inline]
     fn facts_under(
         &mut self,
         doc: &str,
