@@ -92,15 +92,24 @@ pub(crate) struct Position<'s> {
 
 impl<'s> Position<'s> {
     /// The key this value sits under: the object key, or for array elements the array's key.
+    #[inline]
     pub(crate) fn key(&self) -> Option<&'s str> {
+        self.key_lit().map(|k| k.raw(self.doc))
+    }
+
+    /// The literal of [`Self::key`]: which one of the document's key literals it is (its
+    /// `start`) tells a visitor that has just read that very key what it knows of it.
+    #[inline]
+    pub(crate) fn key_lit(&self) -> Option<StrLit> {
         match self.frames.last()? {
-            Frame::Object { key, .. } => key.map(|k| k.raw(self.doc)),
-            Frame::Array { container_key, .. } => container_key.map(|k| k.raw(self.doc)),
+            Frame::Object { key, .. } => *key,
+            Frame::Array { container_key, .. } => *container_key,
         }
     }
 
     /// The byte offset of the `{` of the object this value is a member of (`None` in an
     /// array or at the top): what tells the members of one object from another's.
+    #[inline]
     pub(crate) fn object_start(&self) -> Option<usize> {
         match self.frames.last()? {
             Frame::Object { opened, .. } => Some(*opened),
@@ -109,6 +118,7 @@ impl<'s> Position<'s> {
     }
 
     /// The key of the enclosing object or array.
+    #[inline]
     pub(crate) fn parent_key(&self) -> Option<&'s str> {
         match self.frames.last()? {
             Frame::Object { container_key, .. } => container_key.map(|k| k.raw(self.doc)),
@@ -125,6 +135,7 @@ impl<'s> Position<'s> {
 
     /// Whether the current value is a member of an object that is an element of an array
     /// (`[{"name": ..}, ..]`): a record of a list of records.
+    #[inline]
     pub(crate) fn in_record(&self) -> bool {
         matches!(self.frames, [.., Frame::Array { .. }, Frame::Object { .. }])
     }
@@ -817,6 +828,21 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_values_key_literal_is_its_key() {
+        let doc = r#"{"a":"x","b\u0063":["y",{"c":1,"d":[2,"z"]}],"e":{"f":"w"},"":"v"}"#;
+        for_each_value(doc, |lit, pos| {
+            assert_eq!(pos.key_lit().map(|k| k.raw(doc)), pos.key());
+            if let Literal::Str(lit) = lit
+                && lit.is_key
+            {
+                // The key just read is the key of the value that follows it.
+                assert_eq!(pos.key_lit().map(|k| k.start), Some(lit.start));
+            }
+        })
+        .unwrap();
     }
 
     #[test]

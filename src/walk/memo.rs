@@ -183,7 +183,10 @@ impl ScanMemo {
         let key = cx.key.map(|k| self.store(k));
         let parent_key = cx.parent_key.map(|k| self.store(k));
         let from = self.spans.len();
-        self.spans.extend_from_slice(spans);
+        // Most calls find nothing: an empty slice is not cloned.
+        if !spans.is_empty() {
+            self.spans.extend_from_slice(spans);
+        }
         self.recalled_first |= cx.recall.is_some();
         self.calls.push(Call {
             text,
@@ -202,7 +205,9 @@ impl ScanMemo {
             return;
         }
         let from = self.finals.len();
-        self.finals.extend_from_slice(spans);
+        if !spans.is_empty() {
+            self.finals.extend_from_slice(spans);
+        }
         let to = self.finals.len();
         if let Some(call) = self.calls.last_mut() {
             call.finals = from..to;

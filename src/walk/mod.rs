@@ -387,6 +387,8 @@ struct ValueScanner<'d> {
     memo: Option<Memo>,
     /// The last string [`Self::string_content`] read was read as plain text.
     last_flat: bool,
+    /// Tests: [`Self::facts_under`] always takes the general path.
+    general_key_facts: bool,
 }
 
 enum Memo {
@@ -408,6 +410,7 @@ impl<'d> ValueScanner<'d> {
             recall: None,
             memo: None,
             last_flat: false,
+            general_key_facts: false,
         }
     }
 
@@ -440,9 +443,9 @@ impl<'d> ValueScanner<'d> {
         let Some(key) = key else {
             return KeyFacts::default();
         };
-        // A value's key is asked for twice in a row (reading the value, then for column
-        // evidence): the last answer is kept, compared by content (a short key's bytes cost
-        // less than hashing it).
+        // The same key is often asked for several times in a row (the cells of a column,
+        // a repr's values): the last answer is kept, compared by content (a short key's
+        // bytes cost less than hashing it).
         if let Some((last, facts)) = &self.last_key
             && **last == *key
         {
@@ -469,9 +472,8 @@ impl<'d> ValueScanner<'d> {
         facts
     }
 
-    /// Makes `key`'s facts the last answer of [`Self::key_facts`]: an object key is read just
-    /// before its value, which asks for them (by content, so a value under another key, in an
-    /// array say, is answered right).
+    /// Makes `key`'s facts the last answer of [`Self::key_facts`] (compared by content, so a
+    /// value under another key is answered right).
     fn set_last_key(&mut self, key: &str, facts: KeyFacts) {
         if key.len() > KEY_MEMO_MAX_LEN {
             return;
@@ -486,33 +488,55 @@ impl<'d> ValueScanner<'d> {
         }
     }
 
-    /// [`Self::string_content`] for an object key, skipping keys already found clean. Also
-    /// makes the key's facts the last answer of [`Self::key_facts`] (one lookup for the key
-    /// and its value).
-    fn key_content(&mut self, key: &str, depth: usize) -> Option<Content> {
+    /// [`Self::string_content`] for an object key, skipping keys already found clean; with
+    /// the key's facts as the key of its value (one lookup for the key and its value).
+    fn key_content(&mut self, key: &str, depth: usize) -> (Option<Content>, KeyFacts) {
         let bit = 1u8 << depth;
-        if let Some(memo) = self.keys.get_mut(key) {
-            let clean = memo.clean & bit != 0;
-            let facts = *memo.facts.get_or_insert_with(|| KeyFacts::of(Some(key)));
-            self.set_last_key(key, facts);
-            if clean {
-                return None;
+        let facts = match self.keys.get_mut(key) {
+            Some(memo) => {
+                let facts = *memo.facts.get_or_insert_with(|| KeyFacts::of(Some(key)));
+                if memo.clean & bit != 0 {
+                    return (None, facts);
+                }
+                facts
             }
+            None => KeyFacts::of(Some(key)),
+        };
+        let content = self.string_content(key, &FindContext::default(), KeyFacts::default(), depth);
+        let clean = if content.is_none() { bit } else { 0 };
+        match self.keys.get_mut(key) {
+            Some(memo) => memo.clean |= clean,
+            None => self.remember_key(
+                key,
+                KeyMemo {
+                    facts: Some(facts),
+                    clean,
+                },
+            ),
         }
-        let content = self.string_content(key, &FindContext::default(), depth);
-        if content.is_none() {
-            match self.keys.get_mut(key) {
-                Some(memo) => memo.clean |= bit,
-                None => self.remember_key(
-                    key,
-                    KeyMemo {
-                        facts: None,
-                        clean: bit,
-                    },
-                ),
-            }
+        (content, facts)
+    }
+
+    /// The [`KeyFacts`] of the key a JSON value at `pos` in `doc` sits under. `last` is the
+    /// key literal the walk of `doc` read last (its `start`) with its facts, kept only for a
+    /// literal without escapes (whose raw text, which [`json::Position::key`] gives, is the
+    /// text its facts are of): a value right after its key, or an element of an array under
+    /// it, takes them without comparing or hashing the key ([`Self::key_facts`], the general
+    /// path, and the test oracle of this one).
+    #[inline]
+    fn facts_under(
+        &mut self,
+        doc: &str,
+        pos: &json::Position<'_>,
+        last: Option<(usize, KeyFacts)>,
+    ) -> KeyFacts {
+        let Some(key) = pos.key_lit() else {
+            return KeyFacts::default();
+        };
+        match last {
+            Some((start, facts)) if start == key.start && !self.general_key_facts => facts,
+            _ => self.key_facts(Some(key.raw(doc))),
         }
-        content
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
@@ -523,11 +547,17 @@ impl<'d> ValueScanner<'d> {
         } else {
             Default::default()
         };
+        // The key literal read last, if it has no escapes, and its facts (see
+        // [`Self::facts_under`]).
+        let mut last_key: Option<(usize, KeyFacts)> = None;
         json::for_each_value(doc, |lit, pos| {
             let lit = match lit {
                 json::Literal::Str(lit) => lit,
                 json::Literal::Number(range) => {
-                    if let Some(content) = self.number_content(&doc[range.clone()], pos, depth) {
+                    let facts = self.facts_under(doc, pos, last_key);
+                    if let Some(content) =
+                        self.number_content(&doc[range.clone()], pos, facts, depth)
+                    {
                         pieces.push(Piece { range, content });
                     }
                     return;
@@ -564,16 +594,28 @@ impl<'d> ValueScanner<'d> {
             } else {
                 lit.raw(doc)
             };
-            let content = if lit.is_key {
-                self.key_content(text, depth)
+            // A value's key facts, worked out once for reading it and for column evidence.
+            let content;
+            let mut facts = KeyFacts::default();
+            if lit.is_key {
+                let key_facts;
+                (content, key_facts) = self.key_content(text, depth);
+                if !lit.escaped {
+                    last_key = Some((lit.start, key_facts));
+                }
             } else {
-                self.string_content(text, &cx, depth)
-            };
+                facts = if thing {
+                    self.key_facts(cx.key)
+                } else {
+                    self.facts_under(doc, pos, last_key)
+                };
+                content = self.string_content(text, &cx, facts, depth);
+            }
             let mut column = None;
             if !lit.is_key
                 && let Some(key) = cx.key
                 && pos.in_record()
-                && self.key_facts(Some(key)).takes_column_evidence()
+                && facts.takes_column_evidence()
             {
                 let is_name = match &content {
                     Some(Content::Spans(spans)) => columns::covers_name(
@@ -648,15 +690,15 @@ impl<'d> ValueScanner<'d> {
     }
 
     /// What to replace in a JSON number (see the module doc), if anything: only under a key
-    /// that names a kind held as digits.
+    /// that names a kind held as digits. `facts` are the key's ([`Self::facts_under`]).
     fn number_content(
         &mut self,
         text: &str,
         pos: &json::Position<'_>,
+        facts: KeyFacts,
         depth: usize,
     ) -> Option<Content> {
         let key = pos.key()?;
-        let facts = self.key_facts(Some(key));
         if !facts.holds_digits() {
             return None;
         }
@@ -674,14 +716,16 @@ impl<'d> ValueScanner<'d> {
     }
 
     /// What to replace inside one decoded JSON string, if anything: the string goes through
-    /// the one text pipeline ([`Self::document`]) like any other text.
+    /// the one text pipeline ([`Self::document_with`]) like any other text. `facts` are
+    /// `cx.key`'s ([`Self::key_facts`]).
     fn string_content(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
+        facts: KeyFacts,
         depth: usize,
     ) -> Option<Content> {
-        let doc = self.document(text, cx, depth);
+        let doc = self.document_with(text, cx, facts, depth);
         self.last_flat = matches!(doc, text::Doc::Flat(_));
         match doc {
             text::Doc::Json(pieces) if !pieces.is_empty() => {
@@ -762,6 +806,9 @@ impl<'d> ValueScanner<'d> {
                     .detector
                     .detect_classified(text, &cx, classes, facts, &mut self.spans),
             },
+        }
+        if self.spans.is_empty() {
+            return Vec::new();
         }
         let mut out = Vec::with_capacity(self.spans.len());
         self.slots.reserve(self.spans.len());
@@ -1274,6 +1321,82 @@ mod tests {
         let (f, paths) = scan_json_with_paths(&d, None, doc).unwrap();
         assert_eq!(f.slots.len(), 5);
         assert_eq!(&*paths[3], "phones.0");
+    }
+
+    /// What a scan of `doc` found, values included, with [`ValueScanner::facts_under`]'s
+    /// shortcut or without.
+    fn scanned(d: &Detector, doc: &str, general: bool) -> String {
+        let mut scanner = ValueScanner::new(d);
+        scanner.general_key_facts = general;
+        let pieces = scanner.json_pieces(doc, 0);
+        let values: Vec<_> = scanner
+            .slots
+            .iter()
+            .map(|s| (s.kind.clone(), s.value.expose().clone()))
+            .collect();
+        format!("{pieces:?} {values:?}")
+    }
+
+    #[test]
+    fn values_take_their_keys_facts_as_the_general_path_gives_them() {
+        let d = Detector::with_defaults();
+        // Keys with and without escapes, empty, long, repeated, above arrays and objects;
+        // values that are strings, numbers, arrays and embedded documents.
+        let keys = [
+            "phone",
+            "ph\\u006fne",
+            "name",
+            "company",
+            "",
+            "ssn",
+            "text",
+            "card_number",
+            "x",
+            "a_key_longer_than_the_memo_keeps_a_key_longer_than_the_memo_keeps_ok",
+        ];
+        let values = [
+            "\"+1 415-555-0132\"",
+            "4155550132",
+            "\"Ysolde Brackwater\"",
+            "\"Acme Corp\"",
+            "[\"Maria Garcia\", 4155550133, \"x\"]",
+            "{\"name\": \"Omar Haddad\", \"city\": \"Haddad\"}",
+            "\"{\\\"phone\\\": 4155550134, \\\"name\\\": \\\"Bo Ek\\\"}\"",
+            "536228146",
+            "\"\"",
+            "true",
+        ];
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..300 {
+            let mut doc = String::from("[");
+            for r in 0..1 + next(4) {
+                if r > 0 {
+                    doc.push(',');
+                }
+                doc.push('{');
+                for m in 0..1 + next(4) {
+                    if m > 0 {
+                        doc.push(',');
+                    }
+                    let key = keys[next(keys.len())];
+                    let value = values[next(values.len())];
+                    doc.push_str(&format!("\"{key}\": {value}"));
+                }
+                doc.push('}');
+            }
+            doc.push(']');
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&doc).is_ok(),
+                "{doc}"
+            );
+            assert_eq!(scanned(&d, &doc, false), scanned(&d, &doc, true), "{doc}");
+        }
     }
 
     #[test]

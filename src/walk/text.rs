@@ -65,10 +65,22 @@ pub(super) fn is_name_column(cells: usize, names: usize) -> bool {
 impl ValueScanner<'_> {
     /// Reads `text` (a document, or a JSON string under `cx.key`) and finds what to replace.
     pub(super) fn document(&mut self, text: &str, cx: &FindContext<'_>, depth: usize) -> Doc {
+        let facts = self.key_facts(cx.key);
+        self.document_with(text, cx, facts, depth)
+    }
+
+    /// [`Self::document`] given `cx.key`'s facts ([`Self::key_facts`]), which a JSON walk
+    /// has already worked out.
+    pub(super) fn document_with(
+        &mut self,
+        text: &str,
+        cx: &FindContext<'_>,
+        mut facts: KeyFacts,
+        depth: usize,
+    ) -> Doc {
         // One pass over a short string says which recognizers can fire, and whether it can
         // hold structure that needs a line break.
         let classes = prefilter::classes(text.as_bytes());
-        let mut facts = self.key_facts(cx.key);
         let mut cx = *cx;
         if let Some(key) = cx.key
             && facts.is_silent()
@@ -79,8 +91,14 @@ impl ValueScanner<'_> {
             cx.parent_key = None;
             facts = KeyFacts::default();
         }
+        // JSON and a repr open with a bracket, a brace or a parenthesis: a text that does not
+        // is neither, asked with one byte.
+        let opens = matches!(
+            text.trim_ascii_start().as_bytes().first(),
+            Some(b'{' | b'[' | b'(')
+        );
         if depth < MAX_EMBED_DEPTH {
-            if looks_like_json(text) {
+            if opens && looks_like_json(text) {
                 let mark = self.slots.len();
                 match self.json_pieces(text, depth + 1) {
                     Ok(pieces) => return Doc::Json(pieces),
@@ -99,7 +117,7 @@ impl ValueScanner<'_> {
                     return Doc::Structured(self.tables_pieces(text, found));
                 }
             }
-            if repr::might_be(text) {
+            if opens && repr::might_be(text) {
                 let mark = self.slots.len();
                 match self.repr_pieces(text) {
                     Some(pieces) => return Doc::Structured(pieces),
