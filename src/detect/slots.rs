@@ -18,7 +18,7 @@
 //! on the line (timestamps) or at the line start. `git blame` lines are found from `(` only
 //! when the text has a digit.
 
-use memchr::{memchr, memmem, memrchr, memrchr3};
+use memchr::{memchr, memmem, memrchr3};
 
 use super::seps::Seps;
 
@@ -347,40 +347,45 @@ fn dn(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize
 /// `git blame` lines: `^3f2a9c1 (Maria Garcia 2024-01-01 12:00:00 +0000  1) code`, with an
 /// optional file name after the hash; and `--porcelain` `author`/`committer` lines.
 ///
-/// Only the first `(` of a line can open its author, so the later ones on the line are
-/// skipped with the line (code has many), and the line start is found with one vectorised
-/// backward search.
+/// Only a line that opens with a hash and a space can be one, and in code and logs few do:
+/// the lines are walked from one line break to the next (one vectorised search), each is
+/// asked for a hash at its start, and only such a line is searched for its first `(` (the
+/// only one that can open its author).
 fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
     let b = text.as_bytes();
-    let mut from = 0;
-    while let Some(k) = memchr(b'(', &b[from..]) {
-        let open = from + k;
-        let line_end = memchr(b'\n', &b[open..]).map_or(b.len(), |n| open + n);
-        from = (line_end + 1).min(b.len());
-        blame_at(text, open, line_end, f);
+    let mut line = 0;
+    for line_end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
+        if opens_with_hash(b, line) {
+            blame_line(text, line, line_end, f);
+        }
+        line = line_end + 1;
     }
     blame_porcelain(text, f);
 }
 
-/// The author of the `git blame` line whose first `(` is at `open` (the line ends at
-/// `line_end`), if it is one.
-fn blame_at(text: &str, open: usize, line_end: usize, f: &mut impl FnMut(usize, usize)) {
-    let b = text.as_bytes();
-    // The line starts with a commit hash.
-    let floor = open.saturating_sub(MAX_PREFIX);
-    let Some(line) = memrchr(b'\n', &b[floor..open])
-        .map(|i| floor + i + 1)
-        .or((floor == 0).then_some(0))
-    else {
-        return;
-    };
+/// Whether the line at `line` starts with a commit hash (seven hex digits or more, after an
+/// optional `^`) and a space.
+fn opens_with_hash(b: &[u8], line: usize) -> bool {
     let mut i = line + usize::from(b.get(line) == Some(&b'^'));
     let hex_start = i;
-    while i < open && b[i].is_ascii_hexdigit() {
+    while i < b.len() && b[i].is_ascii_hexdigit() {
         i += 1;
     }
-    // A line that starts with a hash and a space.
-    if i - hex_start < 7 || b.get(i) != Some(&b' ') {
+    i - hex_start >= 7 && b.get(i) == Some(&b' ')
+}
+
+/// The author of the `git blame` line from `line` to `line_end`, which opens with a hash, if it
+/// is one: after the line's first `(`, when that `(` lies within [`MAX_PREFIX`] bytes of the
+/// line break before the line (or of the text's start).
+fn blame_line(text: &str, line: usize, line_end: usize, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let Some(open) = memchr(b'(', &b[line..line_end]).map(|k| line + k) else {
+        return;
+    };
+    let floor = open.saturating_sub(MAX_PREFIX);
+    // The line break before the line lies at or after `floor` (`line - 1 >= floor`).
+    let within = if line == 0 { floor == 0 } else { line > floor };
+    if !within {
         return;
     }
     // The author runs to the date (`2024-01-01`) within the next bytes of the line.
@@ -497,6 +502,13 @@ mod tests {
             })
             .collect();
         texts.push("x".repeat(250) + ":" + &"y(".repeat(150) + "\n3f2a9c1 (A B 2024-01-01 x");
+        // A hash line whose first `(` lies about MAX_PREFIX bytes from its start, at the text's
+        // start and after a line break.
+        for pad in 185..=205 {
+            let line = "3f2a9c1d ".to_string() + &"x".repeat(pad) + "(A B 2024-01-01 x";
+            texts.push(line.clone());
+            texts.push("zz\n".to_string() + &line + "\n");
+        }
         texts.push(crate::testdata::clean_text(8, 128 * 1024).text);
         texts.push(crate::testdata::prose(7, 128 * 1024).text);
         texts
