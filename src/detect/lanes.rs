@@ -125,24 +125,26 @@ fn classes_of(bytes: [u8; 16]) -> Classes {
     swar::classes_of(bytes)
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = ONES * 0x80;
+
+/// The high bit of each byte of `v` that is an ASCII letter or digit: the eight-byte form of
+/// [`Classes::alnum`], for the scans that read eight bytes at a word start (`recall.rs`).
+#[inline(always)]
+pub(crate) fn alnum_lanes(v: u64) -> u64 {
+    // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says x >= lo
+    // for an ASCII x.
+    let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+    let folded = v | (ONES * 0x20);
+    let digit = ge(v, b'0') & !ge(v, b'9' + 1);
+    let letter = ge(folded, b'a') & !ge(folded, b'z' + 1);
+    (digit | letter) & !v & HIGH
+}
+
 /// [`classes`] with eight-byte arithmetic: where SSE2 is missing, and in the tests.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 mod swar {
-    use super::Classes;
-
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = ONES * 0x80;
-
-    /// The high bit of each byte of `v` that is an ASCII letter or digit.
-    fn alnum_lanes(v: u64) -> u64 {
-        // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says
-        // x >= lo for an ASCII x.
-        let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
-        let folded = v | (ONES * 0x20);
-        let digit = ge(v, b'0') & !ge(v, b'9' + 1);
-        let letter = ge(folded, b'a') & !ge(folded, b'z' + 1);
-        (digit | letter) & !v & HIGH
-    }
+    use super::{Classes, HIGH, ONES, alnum_lanes};
 
     /// The high bits of `lanes` (one per byte) as the eight low bits of the result.
     fn pack(lanes: u64) -> u32 {

@@ -36,7 +36,8 @@ use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
-use super::{Kind, Span, lanes};
+use super::lanes::{self, alnum_lanes};
+use super::{Kind, Span};
 use crate::session::{SessionId, SweepClock, sweep_idle};
 
 /// The most names one session recalls; later names are still tokenized where found, just not
@@ -225,18 +226,6 @@ fn load_tail(b: &[u8], i: usize) -> u64 {
     let rest = b.get(i..).unwrap_or_default();
     w[..rest.len()].copy_from_slice(rest);
     u64::from_le_bytes(w)
-}
-
-/// The high bit of each byte of `v` that is an ASCII letter or digit.
-#[inline(always)]
-fn alnum_lanes(v: u64) -> u64 {
-    // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says x >= lo
-    // for an ASCII x.
-    let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
-    let folded = v | FOLD;
-    let digit = ge(v, b'0') & !ge(v, b'9' + 1);
-    let letter = ge(folded, b'a') & !ge(folded, b'z' + 1);
-    (digit | letter) & !v & HIGH
 }
 
 /// The key of the prefix table for the word bytes `v` (each folded to lower case where its
