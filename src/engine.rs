@@ -152,9 +152,22 @@ enum Recheck {
 struct Again {
     /// The session's recall, the message's new names included.
     recall: Arc<Recall>,
-    /// What `recall` finds in the whole counted text, when `recall` is the very table the count
-    /// was made with (a session that recalled nothing before).
+    /// What `recall` finds in the counted text, when `recall` is the very table the count was
+    /// made with (a session that recalled nothing before), as far as [`Keep`] says.
     found: Option<Vec<Span>>,
+}
+
+/// What [`Engine::recall_again`]'s count over the message keeps of what it finds, for a
+/// session that recalled nothing before (whose second scan recalls with the count's table).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// Nothing: the count stops at the occurrence past those it expects.
+    Nothing,
+    /// Every occurrence (a text, which the second scan replays whole).
+    All,
+    /// The occurrences as far as the count reads, stopping where it stops (a JSON document
+    /// with no escape, whose patch takes each string's names from them).
+    UpToExcess,
 }
 
 /// Why the engine could not rewrite a document. Messages carry token names, never values.
@@ -323,10 +336,10 @@ impl Engine {
     /// doc). `doc` is read only when a fresh name was found (decoding a JSON document's escapes
     /// costs a copy of it).
     ///
-    /// With `keep_found` (a text, scanned again whole), a session that recalled nothing takes
-    /// the count's table as its recall ([`RecallBook::adopt`]), and the count is a whole
-    /// `Recall::find`: what it found is then what the second scan's recall finds in `doc`, and
-    /// comes back in [`Again::found`].
+    /// A session that recalled nothing takes the count's table as its recall
+    /// ([`RecallBook::adopt`]). Then what the count finds is what the second scan's recall finds
+    /// in `doc`, and `keep` says how much of it comes back in [`Again::found`]: with
+    /// [`Keep::All`] (a text, scanned again whole) the count is a whole `Recall::find`.
     ///
     /// With no second scan, a session that recalled nothing gets the count's table back
     /// ([`Recheck::Fresh`]): the scan's findings stand, so their distinctive names, learned as
@@ -338,7 +351,7 @@ impl Engine {
         doc: impl FnOnce() -> Cow<'d, str>,
         before: Option<&Recall>,
         found: &[FoundValue],
-        keep_found: bool,
+        keep: Keep,
     ) -> Recheck {
         let Some(book) = self.recall.as_ref() else {
             return Recheck::Done;
@@ -384,14 +397,20 @@ impl Engine {
             .filter(|(_, (fresh, _))| *fresh)
             .map(|(v, (_, times))| table.count(v) * times)
             .sum();
-        // Read only as far as the first occurrence past those, unless what is read is kept.
-        let keep = keep_found && before.is_none();
-        let mut spans = Vec::new();
-        let exceeds = if keep {
-            table.find(&doc(), &mut spans);
-            spans.len() > in_found
+        // Read only as far as the first occurrence past those, unless all is kept.
+        let keep = if before.is_none() {
+            keep
         } else {
-            table.count_exceeds(&doc(), in_found)
+            Keep::Nothing
+        };
+        let mut spans = Vec::new();
+        let exceeds = match keep {
+            Keep::Nothing => table.count_exceeds(&doc(), in_found),
+            Keep::All => {
+                table.find(&doc(), &mut spans);
+                spans.len() > in_found
+            }
+            Keep::UpToExcess => table.find_exceeding(&doc(), in_found, &mut spans),
         };
         if !exceeds {
             // Learning names that all fold to less than two characters makes the session no
@@ -407,7 +426,7 @@ impl Engine {
             let (recall, adopted) = book.adopt(session, table, new);
             recall.map(|recall| Again {
                 recall,
-                found: (keep && adopted).then_some(spans),
+                found: (keep != Keep::Nothing && adopted).then_some(spans),
             })
         } else {
             book.learn(session, new);
@@ -555,20 +574,34 @@ impl Engine {
         let (mut findings, first) =
             walk::scan_json_recorded(&self.detector, recall.as_deref(), doc, skip)?;
         // Counted over the document's text with its string escapes read: a name that opens a
-        // line follows `\n` in the raw JSON, where the matcher sees a word going on.
+        // line follows `\n` in the raw JSON, where the matcher sees a word going on. A document
+        // with no escape is its own text: what the count finds is kept, for the patch to take
+        // string by string instead of searching each string again (`walk/memo.rs`).
+        let unescaped = memchr::memchr(b'\\', doc.as_bytes()).is_none();
         let again = self.recall_again(
             session,
             || json_text(doc),
             recall.as_deref(),
             &findings.slots,
-            false,
+            if unescaped {
+                Keep::UpToExcess
+            } else {
+                Keep::Nothing
+            },
         );
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
         let mut fresh = None;
         match again {
-            Recheck::Again(Again { recall, .. }) => {
-                findings = walk::rescan_json(&self.detector, Some(&recall), first, findings, skip)?;
+            Recheck::Again(Again { recall, found }) => {
+                findings = walk::rescan_json(
+                    &self.detector,
+                    Some(&recall),
+                    first,
+                    findings,
+                    found.filter(|_| unescaped),
+                    skip,
+                )?;
             }
             // Not held across the vault's round trip.
             Recheck::Fresh(table) => {
@@ -607,7 +640,7 @@ impl Engine {
             || Cow::Borrowed(text),
             recall.as_deref(),
             &findings.slots,
-            true,
+            Keep::All,
         );
         drop(recall);
         let mut fresh = None;

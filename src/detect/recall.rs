@@ -340,6 +340,11 @@ impl Recall {
     }
 
     /// The bytes of pattern `i`.
+    /// Whether some recalled name (or case form of one) holds `byte`.
+    pub(crate) fn holds_byte(&self, byte: u8) -> bool {
+        memchr::memchr(byte, self.bytes.as_bytes()).is_some()
+    }
+
     fn pattern(&self, i: u32) -> &[u8] {
         let p = self.patterns[i as usize];
         &self.bytes.as_bytes()[p.start as usize..(p.start + p.len) as usize]
@@ -495,6 +500,19 @@ impl Recall {
     pub(crate) fn count_exceeds(&self, text: &str, limit: usize) -> bool {
         let mut n = 0;
         self.each(text, |_| {
+            n += 1;
+            n <= limit
+        });
+        n > limit
+    }
+
+    /// [`Recall::count_exceeds`], appending a NAME span for each occurrence read: all of them
+    /// when it returns false, else the first `limit + 1` (every occurrence that starts before
+    /// the last one's end).
+    pub(crate) fn find_exceeding(&self, text: &str, limit: usize, out: &mut Vec<Span>) -> bool {
+        let mut n = 0;
+        self.each(text, |span| {
+            out.push(span);
             n += 1;
             n <= limit
         });

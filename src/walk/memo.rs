@@ -20,10 +20,16 @@ use crate::detect::{FindContext, KeyFacts, Span};
 
 /// A string a recorded call was given: a slice of the document (by offset, compared by address),
 /// or a copy in [`ScanMemo::texts`].
+///
+/// Offsets, lengths and the ranges of [`Call`] are `u32`: a memo holds a call for every string
+/// of a document (40,000 for a 2 MB tool result), and each byte of it is memory the process
+/// faults in once. A document, copy or candidate list past `u32::MAX` leaves the memo
+/// [`ScanMemo::full`]: nothing more is recorded and nothing replays, so the second scan runs
+/// the detector throughout (correct, only slower).
 #[derive(Debug, Clone, Copy)]
 enum Stored {
-    Doc { at: usize, len: usize },
-    Copy { at: usize, len: usize },
+    Doc { at: u32, len: u32 },
+    Copy { at: u32, len: u32 },
 }
 
 #[derive(Debug)]
@@ -34,9 +40,19 @@ struct Call {
     classes: u8,
     facts: KeyFacts,
     /// The recognizers' candidates, before recall and overlap resolution.
-    spans: Range<usize>,
+    spans: Range<u32>,
     /// What the call gave: the candidates with recall's names, overlaps resolved.
-    finals: Range<usize>,
+    finals: Range<u32>,
+}
+
+/// `n` as a `u32` offset, if it fits.
+fn small(n: usize) -> Option<u32> {
+    u32::try_from(n).ok()
+}
+
+/// `r` widened back to indices.
+fn wide(r: &Range<u32>) -> Range<usize> {
+    r.start as usize..r.end as usize
 }
 
 /// A top-level JSON string value read as plain text by exactly one detector call: the parts of
@@ -86,9 +102,23 @@ pub(crate) struct ScanMemo {
     next: usize,
     /// Replaying stopped: a call's inputs differed from the recorded call's.
     diverged: bool,
+    /// An offset or length did not fit a `u32` (see [`Stored`]): recording stopped, and the
+    /// memo neither replays nor patches.
+    full: bool,
     /// What the replay's recall finds in one text, when the caller has it already
-    /// ([`ScanMemo::set_recalled`]): the text's address and length, and the spans.
-    recalled: Option<(usize, usize, Vec<Span>)>,
+    /// ([`ScanMemo::set_recalled`]).
+    recalled: Option<Recalled>,
+}
+
+/// What a recall finds in one text ([`ScanMemo::set_recalled`], [`ScanMemo::set_recalled_upto`]).
+#[derive(Debug)]
+struct Recalled {
+    /// The text's address and length.
+    at: usize,
+    len: usize,
+    /// Every occurrence that starts before this offset is in `spans` (the search stopped here).
+    upto: usize,
+    spans: Vec<Span>,
 }
 
 impl ScanMemo {
@@ -124,32 +154,108 @@ impl ScanMemo {
     /// spans instead of searching again. The engine's count over a whole text it is about to
     /// scan again is such a search.
     pub(super) fn set_recalled(&mut self, text: &str, spans: Vec<Span>) {
-        self.recalled = Some((text.as_ptr() as usize, text.len(), spans));
+        self.recalled = Some(Recalled {
+            at: text.as_ptr() as usize,
+            len: text.len(),
+            upto: text.len(),
+            spans,
+        });
+    }
+
+    /// Gives a patch what its recall finds in `doc`, a JSON document with no escape, as far as
+    /// the end of the last of `spans`, where the search stopped (the engine's count stops at
+    /// the occurrence past those it expects): [`ScanMemo::recalled_within`] takes from them.
+    pub(super) fn set_recalled_upto(&mut self, doc: &str, spans: Vec<Span>) {
+        self.recalled = Some(Recalled {
+            at: doc.as_ptr() as usize,
+            len: doc.len(),
+            upto: spans.last().map_or(0, |s| s.end),
+            spans,
+        });
+    }
+
+    /// Pushes onto `out` what the replay's recall finds in `text`, taken from the spans given
+    /// for `doc`, a whole JSON document ([`ScanMemo::set_recalled_upto`]), and returns true;
+    /// false (and `out` as it was) when they cannot tell. `next` is where to start looking in
+    /// those spans: the caller keeps it between calls, which come in document order.
+    ///
+    /// They tell for a string's whole body that ends before the search stopped: `text` is a
+    /// slice of `doc` with a quote on either side, and `doc` holds no escape (the caller's
+    /// condition, like the recall holding no name with a quote in it). The search there and in
+    /// `text` alone agree: a name stands as whole words, and a quote joins no word, as the ends
+    /// of a text join none; a name cannot run over a quote it does not hold; and the search
+    /// goes through word starts in text order from the body's start either way, taking the
+    /// first name found and going on after it.
+    pub(super) fn recalled_within(
+        &self,
+        doc: &str,
+        text: &str,
+        next: &mut usize,
+        out: &mut Vec<Span>,
+    ) -> bool {
+        let Some(r) = &self.recalled else {
+            return false;
+        };
+        if (doc.as_ptr() as usize, doc.len()) != (r.at, r.len) {
+            return false;
+        }
+        let at = (text.as_ptr() as usize).wrapping_sub(r.at);
+        let end = at.wrapping_add(text.len());
+        let b = doc.as_bytes();
+        if at == 0 || end > r.upto || end >= b.len() || b[at - 1] != b'"' || b[end] != b'"' {
+            return false;
+        }
+        let spans = &r.spans;
+        // Calls come in document order: the first span at or after `at` is at `next` or after
+        // it, unless a call went back (then it is looked up).
+        let mut i = (*next).min(spans.len());
+        if i > 0 && spans[i - 1].start >= at {
+            i = spans.partition_point(|s| s.start < at);
+        }
+        while i < spans.len() && spans[i].start < at {
+            i += 1;
+        }
+        let kept = out.len();
+        while let Some(s) = spans.get(i).filter(|s| s.start < end) {
+            if s.end > end {
+                // Not reached (no name runs over a quote): the search in `text` decides.
+                out.truncate(kept);
+                return false;
+            }
+            out.push(Span {
+                start: s.start - at,
+                end: s.end - at,
+                ..s.clone()
+            });
+            i += 1;
+        }
+        *next = i;
+        true
     }
 
     /// The spans [`ScanMemo::set_recalled`] gave for `text` (the same string, not an equal one).
     pub(super) fn recalled_in(&self, text: &str) -> Option<&[Span]> {
         self.recalled
             .as_ref()
-            .filter(|(at, len, _)| *at == text.as_ptr() as usize && *len == text.len())
-            .map(|(_, _, spans)| spans.as_slice())
+            .filter(|r| r.at == text.as_ptr() as usize && r.len == text.len())
+            .map(|r| r.spans.as_slice())
     }
 
-    fn store(&mut self, s: &str) -> Stored {
+    /// Where `s` is kept; `None` when an offset or length does not fit a `u32`.
+    fn store(&mut self, s: &str) -> Option<Stored> {
         let at = s.as_ptr() as usize;
         let (base, len) = self.doc;
+        let n = small(s.len())?;
         if at >= base && at + s.len() <= base + len {
-            return Stored::Doc {
-                at: at - base,
-                len: s.len(),
-            };
+            return Some(Stored::Doc {
+                at: small(at - base)?,
+                len: n,
+            });
         }
-        let start = self.texts.len();
+        let start = small(self.texts.len())?;
+        small(self.texts.len() + s.len())?;
         self.texts.push_str(s);
-        Stored::Copy {
-            at: start,
-            len: s.len(),
-        }
+        Some(Stored::Copy { at: start, len: n })
     }
 
     /// Whether `s` is the stored string: the same bytes of the document (a slice of a live
@@ -157,8 +263,13 @@ impl ScanMemo {
     /// equal to the copy.
     fn same(&self, stored: Stored, s: &str) -> bool {
         match stored {
-            Stored::Doc { at, len } => s.len() == len && s.as_ptr() as usize == self.doc.0 + at,
-            Stored::Copy { at, len } => self.texts.get(at..at + len) == Some(s),
+            Stored::Doc { at, len } => {
+                s.len() == len as usize && s.as_ptr() as usize == self.doc.0 + at as usize
+            }
+            Stored::Copy { at, len } => {
+                let (at, len) = (at as usize, len as usize);
+                self.texts.get(at..at + len) == Some(s)
+            }
         }
     }
 
@@ -179,36 +290,68 @@ impl ScanMemo {
         facts: &KeyFacts,
         spans: &[Span],
     ) {
-        let text = self.store(text);
-        let key = cx.key.map(|k| self.store(k));
-        let parent_key = cx.parent_key.map(|k| self.store(k));
-        let from = self.spans.len();
+        if self.full {
+            return;
+        }
+        let call = self.call(text, cx, classes, facts, spans);
+        match call {
+            Some(call) => self.calls.push(call),
+            None => self.full = true,
+        }
+    }
+
+    /// The record of a call ([`ScanMemo::record`]), its candidates kept; `None` when an offset
+    /// does not fit a `u32`.
+    fn call(
+        &mut self,
+        text: &str,
+        cx: &FindContext<'_>,
+        classes: u8,
+        facts: &KeyFacts,
+        spans: &[Span],
+    ) -> Option<Call> {
+        let text = self.store(text)?;
+        let key = match cx.key {
+            Some(k) => Some(self.store(k)?),
+            None => None,
+        };
+        let parent_key = match cx.parent_key {
+            Some(k) => Some(self.store(k)?),
+            None => None,
+        };
+        let from = small(self.spans.len())?;
+        let to = small(self.spans.len() + spans.len())?;
         // Most calls find nothing: an empty slice is not cloned.
         if !spans.is_empty() {
             self.spans.extend_from_slice(spans);
         }
         self.recalled_first |= cx.recall.is_some();
-        self.calls.push(Call {
+        Some(Call {
             text,
             key,
             parent_key,
             classes,
             facts: *facts,
-            spans: from..self.spans.len(),
+            spans: from..to,
             finals: 0..0,
-        });
+        })
     }
 
     /// Records what the last recorded call gave, recall's names added and overlaps resolved.
     pub(super) fn record_finals(&mut self, spans: &[Span]) {
-        if !self.patchable {
+        if !self.patchable || self.full {
             return;
         }
-        let from = self.finals.len();
+        let (Some(from), Some(to)) = (
+            small(self.finals.len()),
+            small(self.finals.len() + spans.len()),
+        ) else {
+            self.full = true;
+            return;
+        };
         if !spans.is_empty() {
             self.finals.extend_from_slice(spans);
         }
-        let to = self.finals.len();
         if let Some(call) = self.calls.last_mut() {
             call.finals = from..to;
         }
@@ -233,7 +376,7 @@ impl ScanMemo {
 
     /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]).
     pub(super) fn is_patchable(&self) -> bool {
-        self.patchable
+        self.patchable && !self.full
     }
 
     /// Whether a call of the recorded scan had names recalled.
@@ -252,16 +395,21 @@ impl ScanMemo {
             key: call.key.map(|k| self.text(k, doc)),
             parent_key: call.parent_key.map(|k| self.text(k, doc)),
             facts: call.facts,
-            candidates: &self.spans[call.spans.clone()],
-            finals: &self.finals[call.finals.clone()],
+            candidates: &self.spans[wide(&call.spans)],
+            finals: &self.finals[wide(&call.finals)],
         })
     }
 
     fn text<'a>(&'a self, stored: Stored, doc: &'a str) -> &'a str {
         match stored {
             // `doc` is the recorded document (the caller checks [`ScanMemo::is_of`]).
-            Stored::Doc { at, len } => doc.get(at..at + len).unwrap_or_default(),
-            Stored::Copy { at, len } => self.texts.get(at..at + len).unwrap_or_default(),
+            Stored::Doc { at, len } => doc
+                .get(at as usize..at as usize + len as usize)
+                .unwrap_or_default(),
+            Stored::Copy { at, len } => self
+                .texts
+                .get(at as usize..at as usize + len as usize)
+                .unwrap_or_default(),
         }
     }
 
@@ -274,7 +422,7 @@ impl ScanMemo {
         classes: u8,
         facts: &KeyFacts,
     ) -> Option<&[Span]> {
-        if self.diverged {
+        if self.diverged || self.full {
             return None;
         }
         let same = self.calls.get(self.next).is_some_and(|call| {
@@ -290,7 +438,7 @@ impl ScanMemo {
         }
         let call = &self.calls[self.next];
         self.next += 1;
-        Some(&self.spans[call.spans.clone()])
+        Some(&self.spans[wide(&call.spans)])
     }
 }
 
@@ -347,14 +495,143 @@ mod tests {
                 for first in [None, Some(&some)] {
                     // Patched where it can be, or walked again.
                     let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
-                    let again = rescan_json(&detector, Some(&recall), memo, found, &none).unwrap();
+                    let again =
+                        rescan_json(&detector, Some(&recall), memo, found, None, &none).unwrap();
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
+                    // Given what the recall finds in the whole document, as the engine's
+                    // count of a document with no escape.
+                    if !doc.contains('\\') {
+                        let again = rescan_given(doc, first, &recall, Some(1));
+                        assert_eq!(shown(&again), shown(&fresh));
+                    }
                     // Always walked again.
                     let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
                     let again = rescan_json_walking(&detector, Some(&recall), memo, &none).unwrap();
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
                 }
             }
+        }
+    }
+
+    /// [`rescan_json`] of `doc` (first scanned with `first`) given what `recall` finds in the
+    /// document, as far as the engine's count reads when it expects `limit` occurrences (all of
+    /// it with `None`). Each way must find what a fresh scan finds.
+    fn rescan_given(
+        doc: &str,
+        first: Option<&Recall>,
+        recall: &Recall,
+        limit: Option<usize>,
+    ) -> Findings<FoundValue> {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+        let mut spans = Vec::new();
+        match limit {
+            Some(limit) => _ = recall.find_exceeding(doc, limit, &mut spans),
+            None => recall.find(doc, &mut spans),
+        }
+        rescan_json(&detector, Some(recall), memo, found, Some(spans), &none).unwrap()
+    }
+
+    #[test]
+    fn a_rescan_given_the_documents_names_finds_what_a_fresh_scan_finds() {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        // Names at a string's very start and end, in keys, across strings (`Maria", "Garcia`),
+        // cut by a quote, in cells and embedded documents, and a recall holding a quote.
+        let docs = [
+            r#"[{"name":"Omar Haddad","notes":"Haddad"},{"notes":"x Haddad","who":"Haddad y"}]"#,
+            r#"{"Haddad":"Maria","b":"Garcia","c":["Maria", "Garcia"],"d":"Maria Garcia"}"#,
+            r#"{"a":"say 'Omar' Haddad","b":"Omar","c":"Haddad said Omar Haddad"}"#,
+            r#"{"rows":"name,notes | Omar Haddad,met Garcia | Maria Garcia,Haddad","n":"Garcia"}"#,
+            r#"{"doc":"{'who':'Omar Haddad','n':'Haddad'}","x":"Haddad","y":"[1, 2]"}"#,
+            r#"{"a":"Omar Haddad2","b":"2Haddad","c":"Haddad_x","d":"é Haddad é","e":"Haddadé"}"#,
+            r#"[{"name":"Émile Zola","notes":"Zola","x":"zola","y":"ZOLA!"}]"#,
+            r#"{"t":"name email | Omar Haddad o@x.io","u":"Maria Garcia; Garcia, Maria"}"#,
+        ];
+        for doc in docs {
+            // The engine gives the spans only for a document with no escape.
+            assert!(!doc.contains('\\'));
+            for names in [
+                &["Omar Haddad", "Haddad", "Garcia", "Maria"][..],
+                &["Maria Garcia", "Zola", "Émile Zola"][..],
+                &["Maria\", \"Garcia", "Haddad\" y"][..],
+            ] {
+                let recall = Recall::of_names(names.iter().copied());
+                let fresh = scan_json_except(&detector, Some(&recall), doc, &none).unwrap();
+                let some = Recall::of_names(names.iter().copied().take(1));
+                for first in [None, Some(&some)] {
+                    for limit in [None, Some(0), Some(1), Some(3)] {
+                        let again = rescan_given(doc, first, &recall, limit);
+                        assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?} {limit:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    const WORDS: &[&str] = &[
+        "Omar", "Haddad", "omar", "HADDAD", "Maria", "Garcia", "Émile", "Zola", "said", "x", ",",
+        "'", "2", "é", "Haddad2", "-", "O'Brien", ":", "{", "[1]", "met", "Mr.", "@", "and",
+    ];
+    const SEPARATORS: &[&str] = &[" ", "", ", ", " | ", "  "];
+    const NAMES: &[&str] = &[
+        "Omar Haddad",
+        "Haddad",
+        "Maria Garcia",
+        "Garcia",
+        "Émile Zola",
+        "Zola",
+        "O'Brien",
+        "omar",
+        "Maria",
+    ];
+    const KEYS: &[&str] = &["name", "notes", "who", "a", "Haddad", "rows"];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Documents of records whose strings are made of name words, and any recall of some
+        /// names: the rescan given the whole document's names finds what a fresh scan finds.
+        #[test]
+        fn a_rescan_given_the_documents_names_agrees_on_any_document(
+            records in proptest::collection::vec(
+                proptest::collection::vec(
+                    (0..KEYS.len(), proptest::collection::vec((0..WORDS.len(), 0..SEPARATORS.len()), 0..7)),
+                    1..5,
+                ),
+                1..6,
+            ),
+            names in proptest::collection::vec(0..NAMES.len(), 1..4),
+            first_takes in 0usize..2,
+            limit in proptest::option::of(0usize..6),
+        ) {
+            let mut doc = String::from("[");
+            for (r, fields) in records.iter().enumerate() {
+                doc.push_str(if r == 0 { "{" } else { ",{" });
+                for (f, (key, words)) in fields.iter().enumerate() {
+                    if f > 0 {
+                        doc.push(',');
+                    }
+                    doc.push('"');
+                    doc.push_str(KEYS[*key]);
+                    doc.push_str("\":\"");
+                    for (w, sep) in words {
+                        doc.push_str(WORDS[*w]);
+                        doc.push_str(SEPARATORS[*sep]);
+                    }
+                    doc.push('"');
+                }
+                doc.push('}');
+            }
+            doc.push(']');
+            let detector = Detector::with_defaults();
+            let none = |_: &crate::walk::json::Position<'_>| false;
+            let recall = Recall::of_names(names.iter().map(|&n| NAMES[n]));
+            let fresh = scan_json_except(&detector, Some(&recall), &doc, &none).unwrap();
+            let some = Recall::of_names(names.iter().take(first_takes).map(|&n| NAMES[n]));
+            let first = (first_takes > 0).then_some(&some);
+            let again = rescan_given(&doc, first, &recall, limit);
+            proptest::prop_assert_eq!(shown(&again), shown(&fresh), "{}", doc);
         }
     }
 

@@ -209,17 +209,28 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
 /// function gives. `first` is what the earlier scan found: where only strings read as plain
 /// text find something else, it is patched (`patch.rs`); otherwise the document is walked
 /// again, reusing the earlier scan's spans wherever recall finds no name.
+///
+/// `recalled`, if given, is what `recall` finds in the document, which holds no string escape,
+/// as far as the end of the last span (`Recall::find_exceeding`): the patch takes each
+/// string's names there from it ([`memo::ScanMemo::recalled_within`]) instead of searching the
+/// string again.
 pub(crate) fn rescan_json<'d>(
     detector: &'d Detector,
     recall: Option<&'d Recall>,
-    earlier: ScanRecord<'_>,
+    mut earlier: ScanRecord<'_>,
     mut first: Findings<FoundValue>,
+    recalled: Option<Vec<Span>>,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 ) -> Result<Findings<FoundValue>, WalkError> {
-    if let Some(recall) = recall
-        && patch::again(detector, recall, earlier.doc, &earlier.memo, &mut first).is_some()
-    {
-        return Ok(first);
+    if let Some(recall) = recall {
+        if let Some(spans) = recalled
+            && !recall.holds_byte(b'"')
+        {
+            earlier.memo.set_recalled_upto(earlier.doc, spans);
+        }
+        if patch::again(detector, recall, earlier.doc, &earlier.memo, &mut first).is_some() {
+            return Ok(first);
+        }
     }
     drop(first);
     rescan_json_walking(detector, recall, earlier, skip)

@@ -69,6 +69,7 @@ fn changes<'m>(
     let mut found = Vec::new();
     let mut changes = Vec::new();
     let first_recalled = memo.recalled_first();
+    let mut next_recalled = 0;
     for (i, call) in memo.each_call(doc).enumerate() {
         while next_site < sites.len() && sites[next_site].call < i {
             next_site += 1;
@@ -82,7 +83,9 @@ fn changes<'m>(
             recall: Some(recall),
         };
         found.clear();
-        if Detector::applies_recall(&cx, &call.facts) {
+        if Detector::applies_recall(&cx, &call.facts)
+            && !memo.recalled_within(doc, call.text, &mut next_recalled, &mut found)
+        {
             recall.find(call.text, &mut found);
         }
         if found.is_empty() && !first_recalled {
