@@ -115,21 +115,8 @@ impl FoundToken<'_> {
 
 /// Appends `n` in decimal: what `write!(out, "{n}")` writes, without the formatting machinery
 /// (every token and every phone number's E.164 form is written on the hot path).
-pub(crate) fn push_decimal(out: &mut String, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Pushed one by one: cheaper for a few digits than checking them as UTF-8 and copying.
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+pub(crate) fn push_decimal(out: &mut String, n: u32) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Parses a whole string as one token.
