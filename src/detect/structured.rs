@@ -91,6 +91,47 @@ impl StructuredNames {
 /// The trimmed range of `text` if it is shaped like a name: 1 to 6 words of letters (any
 /// script) joined by spaces, with `'`, `-`, `.` and one `,` allowed; no digits or `@`.
 pub(super) fn name_shaped(text: &str) -> Option<(usize, usize)> {
+    if text.is_ascii() {
+        name_shaped_ascii(text.as_bytes())
+    } else {
+        name_shaped_chars(text)
+    }
+}
+
+/// [`name_shaped`] of ASCII text, byte by byte (most JSON values; the same answer as
+/// [`name_shaped_chars`], which the tests check): ASCII whitespace as `char::is_whitespace`
+/// reads it (tab to carriage return, and space), letters, and `,` `'` `-` `.`.
+fn name_shaped_ascii(b: &[u8]) -> Option<(usize, usize)> {
+    let space = |c: &u8| matches!(c, b'\t'..=b'\r' | b' ');
+    let start = b.iter().position(|c| !space(c))?;
+    let end = b.iter().rposition(|c| !space(c))? + 1;
+    if end - start > 80 {
+        return None;
+    }
+    let (mut words, mut commas) = (0, 0);
+    let mut in_word = false;
+    for c in &b[start..end] {
+        match c {
+            c if space(c) => in_word = false,
+            c if !in_word => {
+                // A word opens with a letter.
+                if !c.is_ascii_alphabetic() {
+                    return None;
+                }
+                in_word = true;
+                words += 1;
+            }
+            b',' => commas += 1,
+            b'\'' | b'-' | b'.' => {}
+            c if c.is_ascii_alphabetic() => {}
+            _ => return None,
+        }
+    }
+    (words <= 6 && commas <= 1).then_some((start, end))
+}
+
+/// [`name_shaped`] of any text, character by character.
+fn name_shaped_chars(text: &str) -> Option<(usize, usize)> {
     let start = text.len() - text.trim_start().len();
     let end = text.trim_end().len();
     if start >= end || end - start > 80 {
@@ -145,6 +186,16 @@ fn is_combining(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The byte-by-byte reading of ASCII text is the character-by-character one.
+        #[test]
+        fn name_shaped_ascii_is_name_shaped_chars(
+            text in "[ \t\n\x0b\x0c\rA-Za-z,'.@0-9-]{0,24}|[ A-Za-z,-]{70,90}"
+        ) {
+            proptest::prop_assert_eq!(name_shaped_ascii(text.as_bytes()), name_shaped_chars(&text));
+        }
+    }
 
     fn found(key: &str, parent: Option<&str>, text: &str) -> Vec<String> {
         let s = StructuredNames::new(Some(NameFinder::new(&[], &[])), true);
