@@ -46,15 +46,21 @@ FILES = ["mcp_contacts.json", "prose.txt", "clean.txt"]
 HEAD_BYTES = 16 * 1024
 
 
-def cpu_time(argv, stdin_path, out=subprocess.DEVNULL):
-    """On-CPU seconds (user + system) of one child run reading `stdin_path`."""
+def cpu_usage(argv, stdin_path, out=subprocess.DEVNULL):
+    """(on-CPU seconds (user + system), system seconds, minor page faults) of one child run
+    reading `stdin_path`."""
     with open(stdin_path, "rb") as f:
         p = subprocess.Popen(argv, stdin=f, stdout=out, stderr=subprocess.DEVNULL)
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         sys.exit(f"{argv[0]} exited with {p.returncode} on {stdin_path}")
-    return ru.ru_utime + ru.ru_stime
+    return ru.ru_utime + ru.ru_stime, ru.ru_stime, ru.ru_minflt
+
+
+def cpu_time(argv, stdin_path, out=subprocess.DEVNULL):
+    """On-CPU seconds (user + system) of one child run reading `stdin_path`."""
+    return cpu_usage(argv, stdin_path, out)[0]
 
 
 def head_of(path, tmp):
@@ -160,19 +166,26 @@ def main():
         f"{name} {hashlib.sha1(open(os.path.join(corpus, name), 'rb').read()).hexdigest()[:8]}"
         for name in FILES))
     print(f"{'file':<18} {'MB':>5} {'veil s':>7} {'head s':>7} {'veil MB/s':>9} "
-          f"{'gross':>7} {'gzip MB/s':>9} {'ratio':>6}  sha1 of redact output")
+          f"{'gross':>7} {'gzip MB/s':>9} {'ratio':>6} {'sys':>4} {'faults':>6}  "
+          f"sha1 of redact output")
     for name in FILES:
         path = os.path.join(corpus, name)
         head = head_of(path, tmp)
         size, hsize = os.path.getsize(path), os.path.getsize(head)
         t = {k: [] for k in ("gzip", "ghead")}
+        # Per build, FILE minus HEAD in each round: system seconds and minor page faults.
+        sys_s, faults = {b: [] for b in builds}, {b: [] for b in builds}
         for b in builds:
             t[b], t[b + " head"] = [], []
         for _ in range(args.rounds):
             # Each build and gzip in turn within a round: load that comes and goes is shared.
             for b in builds:
-                t[b].append(cpu_time([b, "redact"], path))
-                t[b + " head"].append(cpu_time([b, "redact"], head))
+                whole, whole_sys, whole_faults = cpu_usage([b, "redact"], path)
+                part, part_sys, part_faults = cpu_usage([b, "redact"], head)
+                t[b].append(whole)
+                t[b + " head"].append(part)
+                sys_s[b].append(whole_sys - part_sys)
+                faults[b].append(whole_faults - part_faults)
             t["gzip"].append(cpu_time(gzip, path))
             t["ghead"].append(cpu_time(gzip, head))
         m = {k: statistics.median(v) for k, v in t.items()}
@@ -183,11 +196,14 @@ def main():
             gross = size / 1e6 / m[b]
             digest = sha1_of_output([b, "redact"], path)
             label = name if b == args.veil else f"  {os.path.basename(b)}"
+            net_s = max(m[b] - m[b + " head"], 1e-6)
+            sys_share = statistics.median(sys_s[b]) / net_s
             print(f"{label:<18} {size / 1e6:>5.2f} {m[b]:>7.3f} {m[b + ' head']:>7.3f} "
-                  f"{net_veil:>9.1f} {gross:>7.1f} {net_gzip:>9.1f} {net_veil / net_gzip:>6.2f}  "
-                  f"{digest}")
+                  f"{net_veil:>9.1f} {gross:>7.1f} {net_gzip:>9.1f} {net_veil / net_gzip:>6.2f} "
+                  f"{sys_share:>4.0%} {statistics.median(faults[b]):>6.0f}  {digest}")
     print("veil MB/s and gzip MB/s: net of start-up (FILE minus its first 16 KB); "
-          "gross: the whole run, start-up included; ratio: veil / gzip -1, net")
+          "gross: the whole run, start-up included; ratio: veil / gzip -1, net; sys: the "
+          "kernel's share of the net time (page faults, mostly); faults: minor page faults, net")
     if args.through_proxy:
         print(f"through `mcp-veil proxy` (file_server.py, one read per fresh proxy); "
               f"the proxy's on-CPU time; medians")
