@@ -475,15 +475,17 @@ impl Engine {
                 continue;
             }
             let value = f.value.expose().as_str();
-            let words = crate::detect::words(value).take(5).count();
+            // The value's words, read once: kept for a name of two to four words.
+            let first = forms.words.len();
+            forms.words.extend(word_ranges(value).take(5));
+            let words = forms.words.len() - first;
             if words <= 1 {
                 single_slots.push(i);
             }
             if !(2..=4).contains(&words) {
+                forms.words.truncate(first);
                 continue;
             }
-            let first = forms.words.len();
-            forms.words.extend(word_ranges(value));
             // An ASCII value's form is its words in lower case, one space apart: each word's
             // form is the word's stretch of it (words hold no space, lower case keeps length).
             let full = forms.of_slot[i].clone().filter(|_| value.is_ascii());
