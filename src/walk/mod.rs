@@ -764,16 +764,13 @@ impl<'d> ValueScanner<'d> {
                 content: Content::Embedded { json: true, pieces },
             }],
             text::Doc::Structured(pieces) => pieces,
-            text::Doc::Flat(spans) => {
-                // Sized first: the inline vector's iterator does not promise its length, and a
-                // long text's pieces grown by doubling are copied, and faulted in, again.
-                let mut pieces = Vec::with_capacity(spans.len());
-                pieces.extend(spans.into_iter().map(|(range, slot)| Piece {
+            text::Doc::Flat(spans) => spans
+                .into_iter()
+                .map(|(range, slot)| Piece {
                     range,
                     content: Content::Slot(slot),
-                }));
-                pieces
-            }
+                })
+                .collect(),
         }
     }
 
