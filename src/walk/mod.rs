@@ -108,20 +108,16 @@ struct Piece {
     content: Content,
 }
 
-/// A string's spans and their slots. Most strings that hold a value hold one (a name, an
-/// email, a phone under its key): it is kept inline, not allocated.
-type SpanSlots = smallvec::SmallVec<[(Range<usize>, usize); 1]>;
-
 #[derive(Debug)]
 enum Content {
     /// Text document: this piece is replaced by the slot's replacement.
     Slot(usize),
     /// JSON literal whose decoded text has spans replaced by slots.
-    Spans(SpanSlots),
+    Spans(Vec<(Range<usize>, usize)>),
     /// JSON literal whose decoded text is itself a document with its own pieces.
     Embedded { json: bool, pieces: Vec<Piece> },
     /// JSON number whose text has spans replaced by slots: written as a string literal.
-    Number(SpanSlots),
+    Number(Vec<(Range<usize>, usize)>),
 }
 
 impl<S> Findings<S> {
@@ -693,7 +689,7 @@ impl<'d> ValueScanner<'d> {
                 });
                 pieces.push(Piece {
                     range,
-                    content: Content::Spans(smallvec::smallvec![(s..e, self.slots.len() - 1)]),
+                    content: Content::Spans(vec![(s..e, self.slots.len() - 1)]),
                 });
                 added = true;
             }
@@ -775,7 +771,7 @@ impl<'d> ValueScanner<'d> {
     }
 
     /// Detects spans in `text`; returns (range, slot) pairs.
-    fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> SpanSlots {
+    fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> Vec<(Range<usize>, usize)> {
         let classes = prefilter::classes(text.as_bytes());
         self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key))
     }
@@ -787,7 +783,7 @@ impl<'d> ValueScanner<'d> {
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-    ) -> SpanSlots {
+    ) -> Vec<(Range<usize>, usize)> {
         let cx = FindContext {
             recall: self.recall,
             ..*cx
@@ -823,9 +819,9 @@ impl<'d> ValueScanner<'d> {
             },
         }
         if self.spans.is_empty() {
-            return SpanSlots::new();
+            return Vec::new();
         }
-        let mut out = SpanSlots::with_capacity(self.spans.len());
+        let mut out = Vec::with_capacity(self.spans.len());
         self.slots.reserve(self.spans.len());
         for span in self.spans.drain(..) {
             if let Some(paths) = &mut self.paths {

@@ -27,7 +27,7 @@ use crate::detect::{Detector, FindContext, Kind, Span};
 use crate::sensitive::Sensitive;
 
 /// Spans of a string and their slots, as in [`Content::Spans`].
-use super::SpanSlots;
+type SpanSlots = Vec<(Range<usize>, usize)>;
 
 /// A site whose call now gives `spans`.
 struct Change<'m> {
@@ -139,7 +139,7 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
         slots.extend(old.by_ref().take(gone.start - at));
         old.by_ref().take(gone.len()).for_each(drop);
         at = gone.end;
-        let mut spans = SpanSlots::with_capacity(change.spans.len());
+        let mut spans = Vec::with_capacity(change.spans.len());
         for span in change.spans {
             spans.push((span.start..span.end, slots.len()));
             slots.push(FoundValue {

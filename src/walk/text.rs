@@ -32,7 +32,7 @@ pub(super) enum Doc {
     /// The text has structure (CSV, a table, a repr): each piece is a replaced range (a slot).
     Structured(Vec<Piece>),
     /// Plain text: each found span and its slot.
-    Flat(super::SpanSlots),
+    Flat(Vec<(Range<usize>, usize)>),
 }
 
 /// Keys whose string value is a document rather than a field: MCP content blocks and
