@@ -596,14 +596,8 @@ impl Engine {
         let mut fresh = None;
         match again {
             Recheck::Again(Again { recall, found }) => {
-                findings = walk::rescan_json(
-                    &self.detector,
-                    Some(&recall),
-                    first,
-                    findings,
-                    found.filter(|_| unescaped),
-                    skip,
-                )?;
+                findings =
+                    walk::rescan_json(&self.detector, Some(&recall), first, findings, found, skip)?;
             }
             // Not held across the vault's round trip.
             Recheck::Fresh(table) => {

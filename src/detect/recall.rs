@@ -339,12 +339,12 @@ impl Recall {
         }
     }
 
-    /// The bytes of pattern `i`.
     /// Whether some recalled name (or case form of one) holds `byte`.
     pub(crate) fn holds_byte(&self, byte: u8) -> bool {
         memchr::memchr(byte, self.bytes.as_bytes()).is_some()
     }
 
+    /// The bytes of pattern `i`.
     fn pattern(&self, i: u32) -> &[u8] {
         let p = self.patterns[i as usize];
         &self.bytes.as_bytes()[p.start as usize..(p.start + p.len) as usize]
