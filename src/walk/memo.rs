@@ -55,15 +55,19 @@ fn wide(r: &Range<u32>) -> Range<usize> {
     r.start as usize..r.end as usize
 }
 
-/// A top-level JSON string value read as plain text by exactly one detector call: the parts of
-/// the first scan's findings that call made, so a second scan can replace just them
-/// (`patch.rs`).
+/// A JSON string value read as plain text by exactly one detector call, in the document or in
+/// a JSON document one of its strings holds (a tool result's text block): the parts of the
+/// first scan's findings that call made, so a second scan can replace just them (`patch.rs`).
 #[derive(Debug, Clone)]
 pub(super) struct Site {
     /// The call.
     pub(super) call: usize,
-    /// The string literal, quotes included.
+    /// The string literal, quotes included: in the document, or in the decoded text of the
+    /// document's string literal that starts at `outer`.
     pub(super) lit: Range<usize>,
+    /// Where the string literal that holds the site's JSON document starts in the document;
+    /// `None` for a site in the document itself.
+    pub(super) outer: Option<usize>,
     /// Its slots.
     pub(super) slots: Range<usize>,
     /// What it told the document's column evidence, if it was noted: whether a name covers
@@ -367,6 +371,17 @@ impl ScanMemo {
         if self.patchable {
             self.sites.push(site);
         }
+    }
+
+    /// How many sites are noted.
+    pub(super) fn noted_sites(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Forgets the sites from the `mark`th on: they were noted in a string read as a JSON
+    /// document that turned out not to be one.
+    pub(super) fn forget_sites(&mut self, mark: usize) {
+        self.sites.truncate(mark);
     }
 
     /// The sites, in call order.

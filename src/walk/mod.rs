@@ -398,6 +398,9 @@ struct ValueScanner<'d> {
     memo: Option<Memo>,
     /// The last string [`Self::string_content`] read was read as plain text.
     last_flat: bool,
+    /// While a top-level document's string is read: where its literal starts (sites of a JSON
+    /// document it holds are noted under it, [`memo::Site::outer`]).
+    reading_lit: Option<usize>,
     /// Tests: [`Self::facts_under`] always takes the general path.
     general_key_facts: bool,
 }
@@ -421,16 +424,36 @@ impl<'d> ValueScanner<'d> {
             recall: None,
             memo: None,
             last_flat: false,
+            reading_lit: None,
             general_key_facts: false,
         }
     }
 
-    /// While recording a top-level document, how many calls are recorded (see
-    /// [`memo::Site`]).
+    /// While recording a top-level document, or a JSON document one of its strings holds, how
+    /// many calls are recorded (see [`memo::Site`]).
     fn recorded_calls(&self, depth: usize) -> Option<usize> {
         match &self.memo {
-            Some(Memo::Record(memo)) if depth == 0 => Some(memo.calls()),
+            Some(Memo::Record(memo))
+                if depth == 0 || (depth == 1 && self.reading_lit.is_some()) =>
+            {
+                Some(memo.calls())
+            }
             _ => None,
+        }
+    }
+
+    /// How many sites the memo being recorded holds.
+    fn noted_sites(&self) -> usize {
+        match &self.memo {
+            Some(Memo::Record(memo)) => memo.noted_sites(),
+            _ => 0,
+        }
+    }
+
+    /// Forgets the sites from the `mark`th on ([`memo::ScanMemo::forget_sites`]).
+    fn forget_sites(&mut self, mark: usize) {
+        if let Some(Memo::Record(memo)) = &mut self.memo {
+            memo.forget_sites(mark);
         }
     }
 
@@ -620,7 +643,13 @@ impl<'d> ValueScanner<'d> {
                 } else {
                     self.facts_under(doc, pos, last_key)
                 };
+                if depth == 0 {
+                    self.reading_lit = Some(lit.start);
+                }
                 content = self.string_content(text, &cx, facts, depth);
+                if depth == 0 {
+                    self.reading_lit = None;
+                }
             }
             let mut column = None;
             if !lit.is_key
@@ -657,6 +686,7 @@ impl<'d> ValueScanner<'d> {
                 memo.note_site(memo::Site {
                     call,
                     lit: lit.start..lit.end,
+                    outer: if depth == 0 { None } else { self.reading_lit },
                     slots: slots_before..self.slots.len(),
                     column,
                 });

@@ -11,12 +11,18 @@
 //! recorded call it asks the new recall for names in the call's text (the one search a second
 //! scan cannot avoid); a call where it finds none, in a scan whose first pass recalled nothing,
 //! gives what it gave. A call that gives something else must be a *site* (`memo::Site`): a
-//! top-level string value read as plain text by that one call, whose result only becomes its
-//! own piece and slots, and whose column evidence (whether a name covers most of it, whether it
-//! was left open as a name-shaped clean value) is unchanged. Then the findings are the first
-//! scan's with that string's piece and slots replaced, later slots renumbered. Anything else (a
-//! key, a number, a cell of CSV in a string, a string whose column evidence changes) is left to
-//! the full second scan, which gives the same findings by walking again.
+//! string value read as plain text by that one call, whose result only becomes its own piece
+//! and slots, and whose column evidence (whether a name covers most of it, whether it was left
+//! open as a name-shaped clean value) is unchanged. Then the findings are the first scan's with
+//! that string's piece and slots replaced, later slots renumbered. Anything else (a key, a
+//! number, a cell of CSV in a string, a string whose column evidence changes) is left to the
+//! full second scan, which gives the same findings by walking again.
+//!
+//! A site is a value of the document, or a value of a JSON document that one of the
+//! document's strings holds: a tool result's text block is such a string. Whether that string
+//! is read as JSON does not depend on what the calls find, only whether it is a piece does;
+//! so a change inside it is patched into its pieces when the first scan found something there
+//! and something is left after the change (`embedded_documents_stay`).
 
 use std::ops::Range;
 
@@ -51,9 +57,69 @@ pub(super) fn again(
     }
     let changes = changes(detector, recall, doc, memo)?;
     if !changes.is_empty() {
-        apply_changes(first, changes);
+        apply_changes(first, changes)?;
     }
     Some(())
+}
+
+/// The pieces of the JSON document held by the string literal that starts at `outer` in the
+/// document, if the first scan found something in it.
+fn embedded(pieces: &[Piece], outer: usize) -> Option<&[Piece]> {
+    let k = pieces.partition_point(|p| p.range.start < outer);
+    match pieces.get(k) {
+        Some(Piece {
+            range,
+            content: Content::Embedded { json: true, pieces },
+        }) if range.start == outer => Some(pieces),
+        _ => None,
+    }
+}
+
+/// [`embedded`], to change.
+fn embedded_mut(pieces: &mut [Piece], outer: usize) -> Option<&mut Vec<Piece>> {
+    let k = pieces.partition_point(|p| p.range.start < outer);
+    match pieces.get_mut(k) {
+        Some(Piece {
+            range,
+            content: Content::Embedded { json: true, pieces },
+        }) if range.start == outer => Some(pieces),
+        _ => None,
+    }
+}
+
+/// Whether every change inside an embedded JSON document can be patched into its pieces: the
+/// first scan found something in that document (so the string that holds it is a piece of its
+/// own, read as JSON), and it still holds a piece after the changes (a document where nothing
+/// is left to replace is no piece, and its string then tells the column evidence something
+/// else: the walk decides that).
+fn embedded_documents_stay(pieces: &[Piece], changes: &[Change<'_>]) -> bool {
+    let mut i = 0;
+    while i < changes.len() {
+        let Some(outer) = changes[i].site.outer else {
+            i += 1;
+            continue;
+        };
+        let Some(inner) = embedded(pieces, outer) else {
+            return false;
+        };
+        let mut left = inner.len();
+        // The changes in this document come one after the other (call order).
+        while let Some(change) = changes.get(i).filter(|c| c.site.outer == Some(outer)) {
+            let at = change.site.lit.start;
+            let k = inner.partition_point(|p| p.range.start < at);
+            let here = inner.get(k).is_some_and(|p| p.range.start == at);
+            match (here, change.spans.is_empty()) {
+                (true, true) => left -= 1,
+                (false, false) => left += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        if left == 0 {
+            return false;
+        }
+    }
+    true
 }
 
 /// The calls of `memo` that give something else with `recall`, each a site; `None` if one is
@@ -121,8 +187,13 @@ fn changes<'m>(
     Some(changes)
 }
 
-/// Replaces each changed site's slots and piece in `findings`, renumbering the other slots.
-fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) {
+/// Replaces each changed site's slots and piece in `findings`, renumbering the other slots;
+/// `None`, with `findings` untouched, when a change inside an embedded document cannot be
+/// patched in ([`embedded_documents_stay`]).
+fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) -> Option<()> {
+    if !embedded_documents_stay(&findings.pieces, &changes) {
+        return None;
+    }
     // Old slot index -> new: each slot after a changed site moves by the sites' growth so far.
     // `shifts[k]`: the end of the `k`th changed site's old slots, and the growth up to it.
     let mut shifts: Vec<(usize, isize)> = Vec::with_capacity(changes.len());
@@ -131,10 +202,13 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
     let mut at = 0;
     let mut growth = 0isize;
     // Each change's new pieces: its literal and its spans with their new slots.
-    let mut replaced: Vec<(Range<usize>, SpanSlots)> = Vec::new();
+    let mut replaced: Vec<(Option<usize>, Range<usize>, SpanSlots)> = Vec::new();
     for change in changes {
         let Site {
-            lit, slots: gone, ..
+            lit,
+            outer,
+            slots: gone,
+            ..
         } = change.site;
         slots.extend(old.by_ref().take(gone.start - at));
         old.by_ref().take(gone.len()).for_each(drop);
@@ -150,7 +224,7 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
         }
         growth += spans.len() as isize - gone.len() as isize;
         shifts.push((gone.end, growth));
-        replaced.push((lit.clone(), spans));
+        replaced.push((*outer, lit.clone(), spans));
     }
     slots.extend(old);
     findings.slots = slots;
@@ -165,9 +239,17 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
         renumber(&mut piece.content, &moved);
     }
     // The changed strings' pieces: replaced, added where the first scan found nothing, or
-    // dropped. Pieces are in document order.
-    for (lit, spans) in replaced {
-        let pieces = &mut findings.pieces;
+    // dropped. Pieces are in document order, an embedded document's in its own.
+    for (outer, lit, spans) in replaced {
+        let pieces = match outer {
+            None => &mut findings.pieces,
+            Some(outer) => match embedded_mut(&mut findings.pieces, outer) {
+                Some(pieces) => pieces,
+                // Not reached: `embedded_documents_stay` found each, and no change adds or
+                // drops a piece of the document's own but a site's, which holds no document.
+                None => continue,
+            },
+        };
         let k = pieces.partition_point(|p| p.range.start < lit.start);
         let here = pieces.get(k).is_some_and(|p| p.range.start == lit.start);
         match (here, spans.is_empty()) {
@@ -185,6 +267,7 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
             (false, true) => {}
         }
     }
+    Some(())
 }
 
 /// Maps every slot index in `content` through `moved`.
@@ -271,6 +354,45 @@ mod tests {
         assert!(check(&detector, doc, None, &["Maria Garcia"]));
     }
 
+    /// `text` as an MCP tool result's text block.
+    fn tool_result(text: &str) -> String {
+        serde_json::json!({"content": [{"type": "text", "text": text}], "isError": false})
+            .to_string()
+    }
+
+    #[test]
+    fn names_recalled_in_an_embedded_document_are_patched_in() {
+        let detector = Detector::with_defaults();
+        // Learned from an earlier result, recalled in lower case in notes.
+        let names = ["Ysolde Brackwater", "Brackwater"];
+        let recall = Recall::of_names(names);
+        for doc in [
+            r#"[{"notes":"we asked brackwater about the invoice, today.","email":"ysolde@example.com"},{"notes":"please ask brackwater: the invoice is late."}]"#,
+            r#"[{"name":"Omar Haddad","notes":"please ask brackwater: the invoice is late."},{"name":"Maria Garcia"}]"#,
+            r#"{"who":"Omar Haddad","notes":"we met brackwater \u0021 today"}"#,
+        ] {
+            let doc = tool_result(doc);
+            let first = scan_json_except(&detector, None, &doc, NONE).unwrap();
+            let fresh = scan_json_except(&detector, Some(&recall), &doc, NONE).unwrap();
+            assert_ne!(shown(&first), shown(&fresh), "{doc}");
+            assert!(check(&detector, &doc, None, &names), "{doc}");
+        }
+        // Two text blocks, a change in each, and one in a plain value beside them.
+        let doc = serde_json::json!({
+            "content": [
+                {"type": "text", "text": r#"[{"name":"Omar Haddad","notes":"please ask brackwater: the invoice."}]"#},
+                {"type": "text", "text": r#"{"notes":"we asked brackwater about the invoice, today.","email":"a@b.io"}"#},
+            ],
+            "note": "brackwater wrote again about the invoice",
+        })
+        .to_string();
+        assert!(check(&detector, &doc, None, &names));
+        // A change in an embedded document where the first scan found nothing (so the string
+        // that holds it is no piece yet) walks again, and still gives a fresh scan's findings.
+        let doc = tool_result(r#"[{"notes":"we asked brackwater about the invoice, today."}]"#);
+        assert!(!check(&detector, &doc, None, &names));
+    }
+
     #[test]
     fn a_change_outside_a_plain_value_walks_again() {
         let detector = Detector::with_defaults();
@@ -338,6 +460,7 @@ mod tests {
                 0..6,
             ),
             first_recalls in proptest::bool::ANY,
+            wrapped in proptest::bool::ANY,
         ) {
             let detector = Detector::with_defaults();
             let doc: Vec<serde_json::Value> = records
@@ -351,7 +474,10 @@ mod tests {
                     )
                 })
                 .collect();
-            let doc = serde_json::to_string(&doc).unwrap();
+            let mut doc = serde_json::to_string(&doc).unwrap();
+            if wrapped {
+                doc = tool_result(&doc);
+            }
             let first = Recall::of_names(names.iter().copied().take(1));
             check(&detector, &doc, first_recalls.then_some(&first), &names);
         }

@@ -99,10 +99,13 @@ impl ValueScanner<'_> {
         );
         if depth < MAX_EMBED_DEPTH {
             if opens && looks_like_json(text) {
-                let mark = self.slots.len();
+                let (mark, sites) = (self.slots.len(), self.noted_sites());
                 match self.json_pieces(text, depth + 1) {
                     Ok(pieces) => return Doc::Json(pieces),
-                    Err(_) => self.truncate(mark),
+                    Err(_) => {
+                        self.truncate(mark);
+                        self.forget_sites(sites);
+                    }
                 }
             }
             if classes & prefilter::NEWLINE != 0 {
