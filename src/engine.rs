@@ -582,7 +582,7 @@ impl Engine {
         let unescaped = memchr::memchr(b'\\', doc.as_bytes()).is_none();
         let again = self.recall_again(
             session,
-            || json_text(doc),
+            || walk::json::document_text(doc),
             recall.as_deref(),
             &findings.slots,
             if unescaped {
@@ -926,81 +926,8 @@ pub fn restore_all<'a>(doc: &'a str, resolved: &Resolved) -> Result<Cow<'a, str>
     Ok(walk::apply(doc, &resolved.findings, &values)?)
 }
 
-/// `doc` (JSON) with its string escapes decoded (`\n` as a line break, `\u00e9` as `é`), for
-/// counting names: not JSON any more, and only read. Borrowed when `doc` has no escape.
-fn json_text(doc: &str) -> std::borrow::Cow<'_, str> {
-    let Some(first) = memchr::memchr(b'\\', doc.as_bytes()) else {
-        return std::borrow::Cow::Borrowed(doc);
-    };
-    let mut out = String::with_capacity(doc.len());
-    out.push_str(&doc[..first]);
-    // `rest` starts at a backslash on every turn: the run before it is copied whole.
-    let mut rest = &doc[first..];
-    while let Some(escaped) = rest.strip_prefix('\\') {
-        let mut chars = escaped.chars();
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('t') => out.push('\t'),
-            Some('b' | 'f') => out.push(' '),
-            Some('u') => out.push(unicode_escape(&mut chars).unwrap_or(' ')),
-            Some(other) => out.push(other),
-            None => {}
-        }
-        let after = chars.as_str();
-        let next = memchr::memchr(b'\\', after.as_bytes()).unwrap_or(after.len());
-        out.push_str(&after[..next]);
-        rest = &after[next..];
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// The character of a `\uXXXX` escape whose `u` was just read (a surrogate pair's low half read
-/// too); `None` for a lone surrogate or bad hex, whose digits are consumed all the same.
-fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
-    let hex: String = chars.by_ref().take(4).collect();
-    match u32::from_str_radix(&hex, 16).ok()? {
-        // A surrogate pair: the low half follows as `\uXXXX`.
-        hi @ 0xD800..=0xDBFF => {
-            let rest = chars.as_str();
-            let lo = rest
-                .strip_prefix("\\u")
-                .and_then(|r| r.get(..4))
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .filter(|lo| (0xDC00..=0xDFFF).contains(lo))?;
-            *chars = rest[6..].chars();
-            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
-        }
-        u => char::from_u32(u),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn json_text_reads_escapes() {
-        assert_eq!(
-            super::json_text(r#"{"a":"x\nMaria"}"#),
-            "{\"a\":\"x\nMaria\"}"
-        );
-        assert_eq!(
-            super::json_text(r#""Ad\u00e9la\u00efde \ud83d\ude00 \"q\" \\ \/""#),
-            "\"Adélaïde 😀 \"q\" \\ /\""
-        );
-        // A lone surrogate and a cut escape read as spaces (the cut one takes the quote).
-        assert_eq!(super::json_text(r#""\ud83d \u12""#), "\"   ");
-    }
-
-    proptest::proptest! {
-        /// Any string serde_json writes reads back as itself (`\b` and `\f` as spaces).
-        #[test]
-        fn json_text_reads_what_serde_writes(s in "\\PC*|[a-z\\\\\"\n\t\u{1}\u{e9}\u{1F600}]{0,40}") {
-            let written = serde_json::to_string(&s).unwrap();
-            let expected = format!("\"{}\"", s.replace(['\u{8}', '\u{c}'], " "));
-            proptest::prop_assert_eq!(super::json_text(&written), expected);
-        }
-    }
-
     use super::*;
     use crate::vault::MemoryVault;
     use futures::executor::block_on;

@@ -10,6 +10,7 @@
 //! The lexer validates structure (brackets, colons, commas, literals) and string escapes enough to
 //! never mis-frame a string; malformed input is an error, never a panic.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Why a document is not JSON. Carries an offset, never content.
@@ -529,41 +530,199 @@ pub(crate) fn decode(doc: &str, lit: StrLit) -> String {
 }
 
 /// Decodes a validated literal body; see [`decode`].
+///
+/// A tool result's text block that holds a JSON document has an escape every few bytes (each
+/// quote of the document is `\"`, each line break `\n`), and the per-call cost of `memchr` and
+/// of `memcpy` would dominate such a body: so plain bytes are read and copied eight at a time
+/// (all eight copied, the output then cut back to the backslash) for the first 32 bytes of a
+/// run, and only a longer run goes to `memchr` and a bulk copy.
 pub(crate) fn decode_body(raw: &str) -> String {
     let r = raw.as_bytes();
-    let mut out = String::with_capacity(raw.len());
+    // Decoded text is never longer than its escapes; eight more for `copy_plain`'s last word.
+    let mut out: Vec<u8> = Vec::with_capacity(r.len() + 8);
     let mut i = 0;
-    while i < r.len() {
-        let run = memchr::memchr(b'\\', &r[i..]).unwrap_or(r.len() - i);
-        out.push_str(&raw[i..i + run]);
-        i += run;
+    loop {
+        i = copy_plain(r, i, &mut out);
         if i >= r.len() {
             break;
         }
-        let (raw_len, _) = escape_lengths(&r[i..]);
+        // Only `\u` escapes have a length to work out.
+        let raw_len = match r.get(i + 1) {
+            Some(b'u') => escape_lengths(&r[i..]).0,
+            _ => 2,
+        };
         match r.get(i + 1) {
-            Some(b'n') => out.push('\n'),
-            Some(b't') => out.push('\t'),
-            Some(b'r') => out.push('\r'),
-            Some(b'b') => out.push('\u{8}'),
-            Some(b'f') => out.push('\u{c}'),
+            Some(b'n') => out.push(b'\n'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'r') => out.push(b'\r'),
+            Some(b'b') => out.push(0x08),
+            Some(b'f') => out.push(0x0c),
             Some(b'u') if raw_len == 12 => {
                 let hi = u32::from(hex4(&r[i + 2..i + 6]));
                 let lo = u32::from(hex4(&r[i + 8..i + 12]));
                 let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                push_char(&mut out, char::from_u32(c).unwrap_or('\u{FFFD}'));
             }
             Some(b'u') if raw_len == 6 => {
                 let unit = u32::from(hex4(&r[i + 2..i + 6]));
-                out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                push_char(&mut out, char::from_u32(unit).unwrap_or('\u{FFFD}'));
             }
             // `\"`, `\\`, `\/`.
-            Some(&c) => out.push(char::from(c)),
+            Some(&c) if c.is_ascii() => out.push(c),
+            Some(&c) => push_char(&mut out, char::from(c)),
             None => {}
         }
         i += raw_len;
     }
-    out
+    // Runs cut at a backslash (ASCII) and whole characters: UTF-8 throughout. Were it not, the
+    // text is still scanned, not dropped.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// `doc` (JSON) with its string escapes decoded (`\n` as a line break, `\u00e9` as `é`), for
+/// counting names: not JSON any more, and only read. Borrowed when `doc` has no escape. `\b`,
+/// `\f`, a lone surrogate and a cut escape read as spaces. Plain runs are copied as
+/// [`decode_body`] copies them: a tool result's text block has an escape every few bytes.
+pub(crate) fn document_text(doc: &str) -> Cow<'_, str> {
+    let b = doc.as_bytes();
+    let Some(first) = memchr::memchr(b'\\', b) else {
+        return Cow::Borrowed(doc);
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(doc.len() + 8);
+    out.extend_from_slice(&b[..first]);
+    // `i` is at a backslash on every turn.
+    let mut i = first;
+    while i < b.len() {
+        match b.get(i + 1) {
+            Some(b'n') => out.push(b'\n'),
+            Some(b'r') => out.push(b'\r'),
+            Some(b't') => out.push(b'\t'),
+            Some(b'b' | b'f') => out.push(b' '),
+            Some(&c) if c.is_ascii() && c != b'u' => out.push(c),
+            Some(_) => {
+                // `\u` or a character past ASCII. After the (ASCII) backslash: a character
+                // boundary.
+                let mut chars = doc[i + 1..].chars();
+                match chars.next() {
+                    Some('u') => push_char(&mut out, unicode_escape(&mut chars).unwrap_or(' ')),
+                    Some(c) => push_char(&mut out, c),
+                    None => {}
+                }
+                i = b.len() - chars.as_str().len();
+                i = copy_plain(b, i, &mut out);
+                continue;
+            }
+            None => {}
+        }
+        i = copy_plain(b, (i + 2).min(b.len()), &mut out);
+    }
+    Cow::Owned(
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
+}
+
+/// The character of a `\uXXXX` escape whose `u` was just read (a surrogate pair's low half read
+/// too); `None` for a lone surrogate or bad hex, whose digits are consumed all the same.
+fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
+    let hex: String = chars.by_ref().take(4).collect();
+    match u32::from_str_radix(&hex, 16).ok()? {
+        // A surrogate pair: the low half follows as `\uXXXX`.
+        hi @ 0xD800..=0xDBFF => {
+            let rest = chars.as_str();
+            let lo = rest
+                .strip_prefix("\\u")
+                .and_then(|r| r.get(..4))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .filter(|lo| (0xDC00..=0xDFFF).contains(lo))?;
+            *chars = rest[6..].chars();
+            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+        }
+        u => char::from_u32(u),
+    }
+}
+
+/// Where the first backslash in `r` is (`r.len()` if none): eight bytes a step for the first
+/// 32, as [`copy_plain`] reads them, then `memchr`.
+#[inline]
+fn find_backslash(r: &[u8]) -> usize {
+    let mut i = 0;
+    for _ in 0..4 {
+        let Some(chunk) = r.get(i..i + 8) else {
+            break;
+        };
+        let hits = backslashes(chunk.try_into().unwrap_or_default());
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + memchr::memchr(b'\\', &r[i..]).unwrap_or(r.len() - i)
+}
+
+/// Where the first quote or backslash in `r` is, if any: eight bytes a step for the first 32
+/// (a text block's JSON has an escape every few bytes), then `memchr2`.
+#[inline]
+pub(crate) fn quote_or_backslash(r: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
+    let mut i = 0;
+    for _ in 0..4 {
+        let Some(chunk) = r.get(i..i + 8) else {
+            break;
+        };
+        let word: [u8; 8] = chunk.try_into().unwrap_or_default();
+        let q = u64::from_le_bytes(word) ^ QUOTES;
+        let hits = backslashes(word) | (q.wrapping_sub(ONES) & !q & HIGHS);
+        if hits != 0 {
+            return Some(i + (hits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    memchr::memchr2(b'"', b'\\', &r[i..]).map(|p| i + p)
+}
+
+/// The high bit of each byte of `word` that is a backslash, and maybe of bytes after the
+/// first one (a borrow only sets bits above it): the lowest bit set is the first backslash.
+#[inline]
+fn backslashes(word: [u8; 8]) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const SLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    let s = u64::from_le_bytes(word) ^ SLASHES;
+    s.wrapping_sub(ONES) & !s & HIGHS
+}
+
+/// Appends `c`'s UTF-8 bytes.
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// Copies `r`'s bytes from `from` up to the next backslash (or the end) onto `out`, and returns
+/// where it stopped (see [`decode_body`]).
+#[inline]
+fn copy_plain(r: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
+    let mut i = from;
+    for _ in 0..4 {
+        let Some(chunk) = r.get(i..i + 8) else {
+            break;
+        };
+        let word: [u8; 8] = chunk.try_into().unwrap_or_default();
+        let hits = backslashes(word);
+        out.extend_from_slice(&word);
+        if hits != 0 {
+            let at = (hits.trailing_zeros() / 8) as usize;
+            out.truncate(out.len() - 8 + at);
+            return i + at;
+        }
+        i += 8;
+    }
+    let rest = &r[i..];
+    let run = memchr::memchr(b'\\', rest).unwrap_or(rest.len());
+    out.extend_from_slice(&rest[..run]);
+    i + run
 }
 
 /// Appends `s` escaped for the inside of a JSON string literal (no quotes).
@@ -625,7 +784,7 @@ impl<'a> RawOffsets<'a> {
                 escape_lengths(r)
             } else {
                 // A run of plain bytes decodes to itself.
-                let run = memchr::memchr(b'\\', r).unwrap_or(r.len());
+                let run = find_backslash(r);
                 let n = run.min(target - self.decoded_at);
                 (n, n)
             };
@@ -975,6 +1134,139 @@ mod tests {
         let decoded = decode_body(body);
         let at = decoded.find("[Y_2]").unwrap();
         assert_eq!(&body[RawOffsets::new(body).raw(at)..], "[Y_2]");
+    }
+
+    /// The decoder before [`copy_plain`]: the oracle.
+    fn decode_body_by_memchr(raw: &str) -> String {
+        let r = raw.as_bytes();
+        let mut out = String::with_capacity(raw.len());
+        let mut i = 0;
+        while i < r.len() {
+            let run = memchr::memchr(b'\\', &r[i..]).unwrap_or(r.len() - i);
+            out.push_str(&raw[i..i + run]);
+            i += run;
+            if i >= r.len() {
+                break;
+            }
+            let (raw_len, _) = escape_lengths(&r[i..]);
+            match r.get(i + 1) {
+                Some(b'n') => out.push('\n'),
+                Some(b't') => out.push('\t'),
+                Some(b'r') => out.push('\r'),
+                Some(b'b') => out.push('\u{8}'),
+                Some(b'f') => out.push('\u{c}'),
+                Some(b'u') if raw_len == 12 => {
+                    let hi = u32::from(hex4(&r[i + 2..i + 6]));
+                    let lo = u32::from(hex4(&r[i + 8..i + 12]));
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                }
+                Some(b'u') if raw_len == 6 => {
+                    let unit = u32::from(hex4(&r[i + 2..i + 6]));
+                    out.push(char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                }
+                // `\"`, `\\`, `\/`.
+                Some(&c) => out.push(char::from(c)),
+                None => {}
+            }
+            i += raw_len;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The decoder gives what serde gives for what serde writes, and what the one before it
+        /// gave for any body the lexer lets through (lone surrogates, escapes every few bytes,
+        /// long plain runs, non-ASCII).
+        #[test]
+        fn decoding_matches_serde_and_the_old_decoder(
+            s in "\\PC{0,80}|[a-z\\\\\"\n\t\u{1}\u{e9}\u{1F600}]{0,60}",
+            lone in proptest::collection::vec((0usize..64, proptest::sample::select(vec![
+                r"\ud83d", r"\udc00", r"\ud83d\ude00", r"\u00e9", r"\/", r"\b",
+            ])), 0..4),
+        ) {
+            let lit = serde_json::to_string(&s).unwrap();
+            let body = &lit[1..lit.len() - 1];
+            proptest::prop_assert_eq!(decode_body(body), s.clone());
+            let mut body = body.to_string();
+            for (at, esc) in lone {
+                // Only between escapes and characters (as the lexer would find them).
+                let mut at = at.min(body.len());
+                while !body.is_char_boundary(at)
+                    || body[..at].bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+                    || lex_string(format!("\"{}\"", &body[..at]).as_bytes(), 0).is_err()
+                {
+                    at -= 1;
+                }
+                body.insert_str(at, esc);
+            }
+            proptest::prop_assert_eq!(decode_body(&body), decode_body_by_memchr(&body));
+        }
+    }
+
+    /// [`document_text`] before [`copy_plain`]: the oracle.
+    fn json_text_by_memchr(doc: &str) -> std::borrow::Cow<'_, str> {
+        let Some(first) = memchr::memchr(b'\\', doc.as_bytes()) else {
+            return std::borrow::Cow::Borrowed(doc);
+        };
+        let mut out = String::with_capacity(doc.len());
+        out.push_str(&doc[..first]);
+        // `rest` starts at a backslash on every turn: the run before it is copied whole.
+        let mut rest = &doc[first..];
+        while let Some(escaped) = rest.strip_prefix('\\') {
+            let mut chars = escaped.chars();
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('r') => out.push('\r'),
+                Some('t') => out.push('\t'),
+                Some('b' | 'f') => out.push(' '),
+                Some('u') => out.push(unicode_escape(&mut chars).unwrap_or(' ')),
+                Some(other) => out.push(other),
+                None => {}
+            }
+            let after = chars.as_str();
+            let next = memchr::memchr(b'\\', after.as_bytes()).unwrap_or(after.len());
+            out.push_str(&after[..next]);
+            rest = &after[next..];
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
+    #[test]
+    fn document_text_reads_escapes() {
+        assert_eq!(document_text(r#"{"a":"x\nMaria"}"#), "{\"a\":\"x\nMaria\"}");
+        assert_eq!(
+            document_text(r#""Ad\u00e9la\u00efde \ud83d\ude00 \"q\" \\ \/""#),
+            "\"Adélaïde 😀 \"q\" \\ /\""
+        );
+        // A lone surrogate and a cut escape read as spaces (the cut one takes the quote).
+        assert_eq!(document_text(r#""\ud83d \u12""#), "\"   ");
+    }
+
+    proptest::proptest! {
+        /// Any string serde_json writes reads back as itself (`\b` and `\f` as spaces).
+        #[test]
+        fn document_text_reads_what_serde_writes(s in "\\PC*|[a-z\\\\\"\n\t\u{1}\u{e9}\u{1F600}]{0,40}") {
+            let written = serde_json::to_string(&s).unwrap();
+            let expected = format!("\"{}\"", s.replace(['\u{8}', '\u{c}'], " "));
+            proptest::prop_assert_eq!(document_text(&written), expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// The text is the one the decoder before [`copy_plain`] gave, on documents with
+        /// escapes every few bytes, lone surrogates and cut escapes.
+        #[test]
+        fn document_text_matches_the_old_one(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "{", "\"name\":", "\"Maria \\\"Garcia\\\"\"", "\\n", "  ", "\\u00e9",
+                "\\ud83d\\ude00", "\\ud83d", "\\u12", "\\\\", "\\/", "\\b", "é", "plain text of a note, ",
+                "}", "\\",
+            ]), 0..40),
+        ) {
+            let doc: String = parts.concat();
+            proptest::prop_assert_eq!(document_text(&doc), json_text_by_memchr(&doc));
+        }
     }
 
     #[test]

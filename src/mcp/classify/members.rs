@@ -6,10 +6,11 @@
 //! of a lone UTF-16 surrogate (serde skips both). A walk of serde's visitor over the member
 //! decoded every string into a scratch buffer to look at it, keys and values alike, which on a
 //! tool result of 10 KB cost as much as the top level's parse. This walk reads the already
-//! checked bytes once more: it skips string bodies with `memchr`, decodes only keys that hold
-//! an escape (compared in the top level's [`KeySet`]), and reads only the `\u` escapes of
-//! values. It gives the answers serde's visitor gave (kept as the test oracle), the nesting
-//! limit included.
+//! checked bytes once more: it skips string bodies eight bytes a step and then with `memchr2`
+//! (a tool result's text block that holds JSON has an escape every few bytes), reads the `\u`
+//! escapes as it goes, and decodes only keys that hold an escape (compared in the top level's
+//! [`KeySet`]). It gives the answers serde's visitor gave (kept as the test oracle), the
+//! nesting limit included.
 //!
 //! The text is trusted to be JSON only as far as framing goes: what does not fit (a key
 //! outside an object, an escape cut short) is an error, never a panic and never a pass.
@@ -57,8 +58,6 @@ pub(super) fn check(text: &str) -> Result<(), Flaw> {
                     if !keys.insert(key) {
                         return Err(Flaw::Duplicate);
                     }
-                } else if escaped {
-                    surrogates_paired(body.as_bytes())?;
                 }
                 i = end;
                 continue;
@@ -85,45 +84,34 @@ pub(super) fn check(text: &str) -> Result<(), Flaw> {
 }
 
 /// The end (one past the closing quote) of the string whose opening quote is at `start`, and
-/// whether its body holds an escape. Not `walk::json::lex_string`: that lexer reads eight bytes
-/// a step, tuned for the short values of a tool result, and checks what serde has checked
-/// already; a member is mostly one long text, which `memchr2` crosses several times faster
-/// (20 K instructions of a 10 KB result's 1.2 M).
+/// whether its body holds an escape; [`Flaw::NotJson`] for a `\u` escape of a lone UTF-16
+/// surrogate, which serde's decoding of a `&str` refuses (a key's decoding refuses it too, so
+/// keys and values alike are checked here, once). Not `walk::json::lex_string`: that lexer
+/// checks what serde has checked already.
 fn string_end(b: &[u8], start: usize) -> Result<(usize, bool), Flaw> {
     let mut i = start + 1;
     let mut escaped = false;
     loop {
-        let at = i + memchr::memchr2(b'"', b'\\', b.get(i..).unwrap_or_default())
-            .ok_or(Flaw::NotJson)?;
+        let at =
+            i + json::quote_or_backslash(b.get(i..).unwrap_or_default()).ok_or(Flaw::NotJson)?;
         if b[at] == b'"' {
             return Ok((at + 1, escaped));
         }
         escaped = true;
         // `\uXXXX` is six bytes, every other escape two; the byte after the backslash is
         // never a quote that ends the string.
-        i = at + if b.get(at + 1) == Some(&b'u') { 6 } else { 2 };
-    }
-}
-
-/// Whether every `\u` escape of a UTF-16 surrogate in `body` (a string's raw bytes) is a high
-/// surrogate followed at once by a low one, as serde's decoding of a `&str` requires.
-fn surrogates_paired(body: &[u8]) -> Result<(), Flaw> {
-    let mut i = 0;
-    while let Some(at) = memchr::memchr(b'\\', body.get(i..).unwrap_or_default()) {
-        let at = i + at;
-        if body.get(at + 1) != Some(&b'u') {
+        if b.get(at + 1) != Some(&b'u') {
             i = at + 2;
             continue;
         }
-        let unit = hex4(body, at + 2)?;
         i = at + 6;
-        match unit {
+        match hex4(b, at + 2)? {
             0xDC00..=0xDFFF => return Err(Flaw::NotJson),
             0xD800..=0xDBFF => {
-                if body.get(i..i + 2) != Some(b"\\u") {
+                if b.get(i..i + 2) != Some(b"\\u") {
                     return Err(Flaw::NotJson);
                 }
-                if !(0xDC00..=0xDFFF).contains(&hex4(body, i + 2)?) {
+                if !(0xDC00..=0xDFFF).contains(&hex4(b, i + 2)?) {
                     return Err(Flaw::NotJson);
                 }
                 i += 6;
@@ -131,7 +119,6 @@ fn surrogates_paired(body: &[u8]) -> Result<(), Flaw> {
             _ => {}
         }
     }
-    Ok(())
 }
 
 /// The four hex digits at `at` (serde has checked that they are hex digits).
