@@ -22,7 +22,8 @@ proxy (a fresh session), medians of `--rounds`. It also says whether the tokeniz
 `redact`'s output (one text pipeline: it should).
 
 With `--against BIN` (repeatable) each round also times BIN, alternated with `--veil`, and prints
-a row for it under each file's: two builds compared in the same rounds, against the same gzip.
+a row for it under each file's: two builds compared in the same rounds, against the same gzip
+(through the proxy too).
 
 With `--proxy` it also runs `target/release/examples/proxy_latency` (10 KB results; build it
 with `cargo build --release --bin mcp-veil --example echo_server --example proxy_latency`)
@@ -213,22 +214,29 @@ def main():
             path = os.path.join(corpus, name)
             head = head_of(path, tmp)
             size, hsize = os.path.getsize(path), os.path.getsize(head)
-            calls, heads, gz = [], [], []
-            text = None
+            calls = {b: [] for b in builds}
+            heads = {b: [] for b in builds}
+            texts = {}
+            gz = []
             for _ in range(args.rounds):
-                spent, text = through_proxy(args.veil, path)
-                calls.append(spent)
-                heads.append(through_proxy(args.veil, head)[0])
+                # Each build and gzip in turn within a round, as above.
+                for b in builds:
+                    spent, texts[b] = through_proxy(b, path)
+                    calls[b].append(spent)
+                    heads[b].append(through_proxy(b, head)[0])
                 gz.append(cpu_time(gzip, path) - cpu_time(gzip, head))
-            mc, mh, mg = (statistics.median(v) for v in (calls, heads, gz))
+            mg = statistics.median(gz)
             mb = (size - hsize) / 1e6
-            net = mb / max(mc - mh, 1e-6)
-            with open(path, "rb") as f:
-                redacted = subprocess.run(veil, stdin=f, capture_output=True,
-                                          check=True).stdout.decode()
-            same = "yes" if text == redacted else "NO"
-            print(f"{name:<18} {size / 1e6:>5.2f} {mc:>7.3f} {mh:>7.3f} {net:>9.1f} "
-                  f"{size / 1e6 / mc:>7.1f} {net / (mb / max(mg, 1e-6)):>7.2f}  {same}")
+            for b in builds:
+                mc, mh = statistics.median(calls[b]), statistics.median(heads[b])
+                net = mb / max(mc - mh, 1e-6)
+                with open(path, "rb") as f:
+                    redacted = subprocess.run([b, "redact"], stdin=f, capture_output=True,
+                                              check=True).stdout.decode()
+                same = "yes" if texts[b] == redacted else "NO"
+                label = name if b == args.veil else f"  {os.path.basename(b)}"
+                print(f"{label:<18} {size / 1e6:>5.2f} {mc:>7.3f} {mh:>7.3f} {net:>9.1f} "
+                      f"{size / 1e6 / mc:>7.1f} {net / (mb / max(mg, 1e-6)):>7.2f}  {same}")
     if args.proxy:
         exe = os.path.join(os.path.dirname(args.veil), "examples/proxy_latency")
         subprocess.run([exe, "2000"], check=True)
