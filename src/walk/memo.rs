@@ -75,6 +75,47 @@ pub(super) struct Site {
     pub(super) column: Option<(bool, bool)>,
 }
 
+/// A [`Site`] as the memo keeps it: `u32` offsets like [`Call`]'s (a JSON tool result of 2 MB
+/// has 40,000 sites, each memory the process faults in), `outer` `u32::MAX` for none, and the
+/// column evidence as bits (1: noted, 2: a name covers it, 4: left open).
+#[derive(Debug, Clone, Copy)]
+struct PackedSite {
+    call: u32,
+    lit: (u32, u32),
+    slots: (u32, u32),
+    outer: u32,
+    column: u8,
+}
+
+impl PackedSite {
+    /// `site` packed; `None` when an offset does not fit.
+    fn of(site: &Site) -> Option<PackedSite> {
+        let outer = match site.outer {
+            Some(at) => small(at).filter(|&at| at != u32::MAX)?,
+            None => u32::MAX,
+        };
+        Some(PackedSite {
+            call: small(site.call)?,
+            lit: (small(site.lit.start)?, small(site.lit.end)?),
+            slots: (small(site.slots.start)?, small(site.slots.end)?),
+            outer,
+            column: site.column.map_or(0, |(is_name, open)| {
+                1 | u8::from(is_name) << 1 | u8::from(open) << 2
+            }),
+        })
+    }
+
+    fn unpack(self) -> Site {
+        Site {
+            call: self.call as usize,
+            lit: self.lit.0 as usize..self.lit.1 as usize,
+            outer: (self.outer != u32::MAX).then_some(self.outer as usize),
+            slots: self.slots.0 as usize..self.slots.1 as usize,
+            column: (self.column & 1 != 0).then_some((self.column & 2 != 0, self.column & 4 != 0)),
+        }
+    }
+}
+
 /// A recorded detector call ([`ScanMemo::each_call`]).
 pub(super) struct RecordedCall<'a> {
     pub(super) text: &'a str,
@@ -97,7 +138,7 @@ pub(crate) struct ScanMemo {
     /// A call of the recorded scan had names recalled.
     recalled_first: bool,
     /// The calls that are sites, in call order.
-    sites: Vec<Site>,
+    sites: Vec<PackedSite>,
     /// Whether calls' results and sites are kept ([`ScanMemo::patchable`]).
     patchable: bool,
     /// The strings of calls that are no slice of the document (decoded literals), end to end.
@@ -368,8 +409,11 @@ impl ScanMemo {
 
     /// Records a site (see [`Site`]); sites come in call order.
     pub(super) fn note_site(&mut self, site: Site) {
-        if self.patchable {
-            self.sites.push(site);
+        if self.patchable && !self.full {
+            match PackedSite::of(&site) {
+                Some(packed) => self.sites.push(packed),
+                None => self.full = true,
+            }
         }
     }
 
@@ -384,9 +428,19 @@ impl ScanMemo {
         self.sites.truncate(mark);
     }
 
-    /// The sites, in call order.
-    pub(super) fn sites(&self) -> &[Site] {
-        &self.sites
+    /// How many sites there are: [`ScanMemo::site`] takes `0..` that many, in call order.
+    pub(super) fn sites(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// The call of the `k`th site.
+    pub(super) fn site_call(&self, k: usize) -> usize {
+        self.sites[k].call as usize
+    }
+
+    /// The `k`th site.
+    pub(super) fn site(&self, k: usize) -> Site {
+        self.sites[k].unpack()
     }
 
     /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]).

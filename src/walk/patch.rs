@@ -37,7 +37,7 @@ type SpanSlots = Vec<(Range<usize>, usize)>;
 
 /// A site whose call now gives `spans`.
 struct Change<'m> {
-    site: &'m Site,
+    site: Site,
     text: &'m str,
     spans: Vec<Span>,
 }
@@ -137,7 +137,7 @@ fn changes<'m>(
     let first_recalled = memo.recalled_first();
     let mut next_recalled = 0;
     for (i, call) in memo.each_call(doc).enumerate() {
-        while next_site < sites.len() && sites[next_site].call < i {
+        while next_site < sites && memo.site_call(next_site) < i {
             next_site += 1;
         }
         if call.text.is_empty() {
@@ -165,7 +165,10 @@ fn changes<'m>(
         if spans == call.finals {
             continue;
         }
-        let site = sites.get(next_site).filter(|s| s.call == i)?;
+        if next_site >= sites || memo.site_call(next_site) != i {
+            return None;
+        }
+        let site = memo.site(next_site);
         if let Some((is_name, open)) = site.column {
             let ranges: Vec<(Range<usize>, bool)> = spans
                 .iter()
@@ -209,7 +212,7 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
             outer,
             slots: gone,
             ..
-        } = change.site;
+        } = &change.site;
         slots.extend(old.by_ref().take(gone.start - at));
         old.by_ref().take(gone.len()).for_each(drop);
         at = gone.end;
