@@ -1271,6 +1271,17 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The encoding is serde's, byte for byte.
+        #[test]
+        fn encoding_is_serdes(s in "\\PC{0,80}|[a-z\\\\\"\n\t\r\u{1}\u{8}\u{c}\u{1f}\u{7f}\u{e9}\u{1F600}]{0,60}") {
+            let mut out = String::new();
+            encode_body_into(&s, &mut out);
+            let serde = serde_json::to_string(&s).unwrap();
+            proptest::prop_assert_eq!(out.as_str(), &serde[1..serde.len() - 1]);
+        }
+    }
+
     #[test]
     fn encode_round_trips() {
         for s in ["plain", "q\"uote", "back\\slash", "new\nline\u{1}", "é😀"] {
