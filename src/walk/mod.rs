@@ -1111,6 +1111,14 @@ fn write_piece<R: AsRef<str>>(
                 let end = offsets.raw(piece.range.end);
                 out.push_str(&body[at..start]);
                 let raw = &body[start..end];
+                if *json
+                    && let Content::Spans(spans) = &piece.content
+                    && let Some(mid) = plain_quoted(raw)
+                {
+                    write_plain_quoted(mid, spans, replacements, &mut piece_out, out);
+                    at = end;
+                    continue;
+                }
                 let decoded: Cow<'_, str> = if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
                     Cow::Owned(json::decode_body(raw))
                 } else {
@@ -1132,6 +1140,41 @@ fn write_piece<R: AsRef<str>>(
         }
     }
     Ok(())
+}
+
+/// The body of `raw`, a string literal of a JSON document as it stands escaped inside another
+/// literal, when it is `\"` + a body with no escape + `\"` (most values of a tool result's
+/// text block): its decoded literal is then `"` + that body + `"`, and the body its own text.
+fn plain_quoted(raw: &str) -> Option<&str> {
+    raw.strip_prefix("\\\"")
+        .and_then(|r| r.strip_suffix("\\\""))
+        .filter(|mid| memchr::memchr(b'\\', mid.as_bytes()).is_none())
+}
+
+/// Writes the literal whose escaped form is `\"` + `mid` + `\"` ([`plain_quoted`]) with the
+/// replacements of `spans` (ranges of `mid`) into an enclosing literal's body: what decoding
+/// it, writing its piece and encoding that back gives, without the copies. `mid` has no
+/// backslash, and no quote or control byte (it lies in an escaped body): it encodes to itself,
+/// and only the replacements are encoded, twice (once for the inner literal, once for the
+/// outer). `scratch` is a buffer to reuse.
+fn write_plain_quoted<R: AsRef<str>>(
+    mid: &str,
+    spans: &[(Range<usize>, usize)],
+    replacements: &[R],
+    scratch: &mut String,
+    out: &mut String,
+) {
+    out.push_str("\\\"");
+    let mut at = 0;
+    for (range, slot) in spans {
+        out.push_str(&mid[at..range.start]);
+        scratch.clear();
+        json::encode_body_into(replacements[*slot].as_ref(), scratch);
+        json::encode_body_into(scratch, out);
+        at = range.end;
+    }
+    out.push_str(&mid[at..]);
+    out.push_str("\\\"");
 }
 
 /// Token texts for minted tokens, ready for [`apply`].
@@ -1157,6 +1200,43 @@ mod tests {
             .enumerate()
             .map(|(i, s)| format!("[{}_{}]", s.kind, i + 1))
             .collect()
+    }
+
+    proptest::proptest! {
+        /// A literal written straight into its enclosing literal's body is what decoding it,
+        /// writing its piece and encoding that back gives, replacements that need escaping
+        /// included.
+        #[test]
+        fn plain_quoted_literals_are_written_as_decoded_and_encoded(
+            mid in "[a-zA-Z0-9 .,@é😀-]{0,40}",
+            cuts in proptest::collection::vec(0usize..48, 0..6),
+            reps in proptest::collection::vec(
+                "\\[[A-Z]{1,5}_[0-9]\\]|[a-z\"\\\\\n\u{1}é]{0,6}", 3),
+        ) {
+            // Spans: pairs of cuts on character boundaries, in order, not overlapping.
+            let mut bounds: Vec<usize> = cuts
+                .iter()
+                .map(|&c| c.min(mid.len()))
+                .filter(|&c| mid.is_char_boundary(c))
+                .collect();
+            bounds.sort_unstable();
+            bounds.dedup();
+            let spans: Vec<(Range<usize>, usize)> = bounds
+                .chunks_exact(2)
+                .enumerate()
+                .map(|(k, w)| (w[0]..w[1], k % reps.len()))
+                .collect();
+            let raw = format!("\\\"{mid}\\\"");
+            proptest::prop_assert_eq!(plain_quoted(&raw), Some(mid.as_str()));
+            let mut fast = String::new();
+            write_plain_quoted(&mid, &spans, &reps, &mut String::new(), &mut fast);
+            let decoded = json::decode_body(&raw);
+            let mut piece = String::new();
+            write_piece(&decoded, &Content::Spans(spans.clone()), true, &reps, &mut piece).unwrap();
+            let mut slow = String::new();
+            json::encode_body_into(&piece, &mut slow);
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 
     #[test]
