@@ -44,12 +44,14 @@ mod table;
 mod text;
 mod typed;
 mod warm;
+mod write;
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 pub use json::JsonError;
 pub use warm::warm_up;
+pub use write::apply;
 
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
@@ -1002,181 +1004,6 @@ fn spans_content(text: &str, path: &str, slots: &mut Vec<FoundTokenAt>) -> Conte
     )
 }
 
-/// Writes `doc` with each slot's occurrence replaced by `replacements[slot]`.
-///
-/// Returns `doc` borrowed when there is nothing to replace. `doc` must be the document the
-/// findings were scanned from.
-pub fn apply<'a, S, R: AsRef<str>>(
-    doc: &'a str,
-    findings: &Findings<S>,
-    replacements: &[R],
-) -> Result<Cow<'a, str>, WalkError> {
-    if replacements.len() != findings.slots.len() {
-        return Err(WalkError::ReplacementCount {
-            expected: findings.slots.len(),
-            got: replacements.len(),
-        });
-    }
-    if findings.pieces.is_empty() {
-        return Ok(Cow::Borrowed(doc));
-    }
-    let mut out = String::with_capacity(doc.len() + doc.len() / 8);
-    write_pieces(doc, &findings.pieces, findings.json, replacements, &mut out)?;
-    Ok(Cow::Owned(out))
-}
-
-fn write_pieces<R: AsRef<str>>(
-    doc: &str,
-    pieces: &[Piece],
-    json_doc: bool,
-    replacements: &[R],
-    out: &mut String,
-) -> Result<(), WalkError> {
-    let mut last = 0;
-    for piece in pieces {
-        out.push_str(&doc[last..piece.range.start]);
-        write_piece(
-            &doc[piece.range.clone()],
-            &piece.content,
-            json_doc,
-            replacements,
-            out,
-        )?;
-        last = piece.range.end;
-    }
-    out.push_str(&doc[last..]);
-    Ok(())
-}
-
-/// Writes one piece whose text (a literal with its quotes, in a JSON document) is `text`.
-///
-/// Inside a literal everything is spliced into the raw (escaped) body: bytes outside the
-/// replaced ranges, escapes included, are copied as they were, and only the replacements are
-/// encoded. So a literal is never decoded and re-encoded as a whole, and a document keeps its
-/// exact bytes apart from what was replaced.
-fn write_piece<R: AsRef<str>>(
-    text: &str,
-    content: &Content,
-    json_doc: bool,
-    replacements: &[R],
-    out: &mut String,
-) -> Result<(), WalkError> {
-    match content {
-        Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
-        // A text document that is itself JSON: the piece is raw text, not a literal.
-        Content::Embedded { json, pieces } if !json_doc => {
-            write_pieces(text, pieces, *json, replacements, out)?;
-        }
-        // A number is plain ASCII: its replaced text is written as a string literal.
-        Content::Number(spans) => {
-            let mut at = 0;
-            out.push('"');
-            for (range, slot) in spans {
-                out.push_str(&text[at..range.start]);
-                json::encode_body_into(replacements[*slot].as_ref(), out);
-                at = range.end;
-            }
-            out.push_str(&text[at..]);
-            out.push('"');
-        }
-        Content::Spans(spans) => {
-            let body = &text[1..text.len() - 1];
-            // A body without escapes is its own decoded text: offsets map to themselves.
-            let plain = memchr::memchr(b'\\', body.as_bytes()).is_none();
-            let mut offsets = json::RawOffsets::new(body);
-            let mut raw = |decoded: usize| {
-                if plain { decoded } else { offsets.raw(decoded) }
-            };
-            let mut at = 0;
-            out.push('"');
-            for (range, slot) in spans {
-                let start = raw(range.start);
-                out.push_str(&body[at..start]);
-                json::encode_body_into(replacements[*slot].as_ref(), out);
-                at = raw(range.end);
-            }
-            out.push_str(&body[at..]);
-            out.push('"');
-        }
-        // A document inside a literal: inner pieces are ranges of the decoded literal. Each is
-        // decoded on its own (as the scan decoded it), written, and encoded back in place.
-        Content::Embedded { json, pieces } => {
-            let body = &text[1..text.len() - 1];
-            let mut offsets = json::RawOffsets::new(body);
-            let mut at = 0;
-            let mut piece_out = String::new();
-            out.push('"');
-            for piece in pieces {
-                let start = offsets.raw(piece.range.start);
-                let end = offsets.raw(piece.range.end);
-                out.push_str(&body[at..start]);
-                let raw = &body[start..end];
-                if *json
-                    && let Content::Spans(spans) = &piece.content
-                    && let Some(mid) = plain_quoted(raw)
-                {
-                    write_plain_quoted(mid, spans, replacements, &mut piece_out, out);
-                    at = end;
-                    continue;
-                }
-                let decoded: Cow<'_, str> = if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
-                    Cow::Owned(json::decode_body(raw))
-                } else {
-                    Cow::Borrowed(raw)
-                };
-                piece_out.clear();
-                write_piece(
-                    &decoded,
-                    &piece.content,
-                    *json,
-                    replacements,
-                    &mut piece_out,
-                )?;
-                json::encode_body_into(&piece_out, out);
-                at = end;
-            }
-            out.push_str(&body[at..]);
-            out.push('"');
-        }
-    }
-    Ok(())
-}
-
-/// The body of `raw`, a string literal of a JSON document as it stands escaped inside another
-/// literal, when it is `\"` + a body with no escape + `\"` (most values of a tool result's
-/// text block): its decoded literal is then `"` + that body + `"`, and the body its own text.
-fn plain_quoted(raw: &str) -> Option<&str> {
-    raw.strip_prefix("\\\"")
-        .and_then(|r| r.strip_suffix("\\\""))
-        .filter(|mid| memchr::memchr(b'\\', mid.as_bytes()).is_none())
-}
-
-/// Writes the literal whose escaped form is `\"` + `mid` + `\"` ([`plain_quoted`]) with the
-/// replacements of `spans` (ranges of `mid`) into an enclosing literal's body: what decoding
-/// it, writing its piece and encoding that back gives, without the copies. `mid` has no
-/// backslash, and no quote or control byte (it lies in an escaped body): it encodes to itself,
-/// and only the replacements are encoded, twice (once for the inner literal, once for the
-/// outer). `scratch` is a buffer to reuse.
-fn write_plain_quoted<R: AsRef<str>>(
-    mid: &str,
-    spans: &[(Range<usize>, usize)],
-    replacements: &[R],
-    scratch: &mut String,
-    out: &mut String,
-) {
-    out.push_str("\\\"");
-    let mut at = 0;
-    for (range, slot) in spans {
-        out.push_str(&mid[at..range.start]);
-        scratch.clear();
-        json::encode_body_into(replacements[*slot].as_ref(), scratch);
-        json::encode_body_into(scratch, out);
-        at = range.end;
-    }
-    out.push_str(&mid[at..]);
-    out.push_str("\\\"");
-}
-
 /// Token texts for minted tokens, ready for [`apply`].
 pub fn token_texts(tokens: &[Token]) -> Vec<String> {
     tokens
@@ -1200,43 +1027,6 @@ mod tests {
             .enumerate()
             .map(|(i, s)| format!("[{}_{}]", s.kind, i + 1))
             .collect()
-    }
-
-    proptest::proptest! {
-        /// A literal written straight into its enclosing literal's body is what decoding it,
-        /// writing its piece and encoding that back gives, replacements that need escaping
-        /// included.
-        #[test]
-        fn plain_quoted_literals_are_written_as_decoded_and_encoded(
-            mid in "[a-zA-Z0-9 .,@é😀-]{0,40}",
-            cuts in proptest::collection::vec(0usize..48, 0..6),
-            reps in proptest::collection::vec(
-                "\\[[A-Z]{1,5}_[0-9]\\]|[a-z\"\\\\\n\u{1}é]{0,6}", 3),
-        ) {
-            // Spans: pairs of cuts on character boundaries, in order, not overlapping.
-            let mut bounds: Vec<usize> = cuts
-                .iter()
-                .map(|&c| c.min(mid.len()))
-                .filter(|&c| mid.is_char_boundary(c))
-                .collect();
-            bounds.sort_unstable();
-            bounds.dedup();
-            let spans: Vec<(Range<usize>, usize)> = bounds
-                .chunks_exact(2)
-                .enumerate()
-                .map(|(k, w)| (w[0]..w[1], k % reps.len()))
-                .collect();
-            let raw = format!("\\\"{mid}\\\"");
-            proptest::prop_assert_eq!(plain_quoted(&raw), Some(mid.as_str()));
-            let mut fast = String::new();
-            write_plain_quoted(&mid, &spans, &reps, &mut String::new(), &mut fast);
-            let decoded = json::decode_body(&raw);
-            let mut piece = String::new();
-            write_piece(&decoded, &Content::Spans(spans.clone()), true, &reps, &mut piece).unwrap();
-            let mut slow = String::new();
-            json::encode_body_into(&piece, &mut slow);
-            proptest::prop_assert_eq!(fast, slow);
-        }
     }
 
     #[test]
