@@ -155,6 +155,9 @@ struct Again {
     /// What `recall` finds in the counted text, when `recall` is the very table the count was
     /// made with (a session that recalled nothing before), as far as [`Keep`] says.
     found: Option<Vec<Span>>,
+    /// The counted text with `found`, when it is no slice of the message: a JSON document's
+    /// text with its escapes read.
+    counted: Option<String>,
 }
 
 /// What [`Engine::recall_again`]'s count over the message keeps of what it finds, for a
@@ -165,8 +168,8 @@ enum Keep {
     Nothing,
     /// Every occurrence (a text, which the second scan replays whole).
     All,
-    /// The occurrences as far as the count reads, stopping where it stops (a JSON document
-    /// with no escape, whose patch takes each string's names from them).
+    /// The occurrences as far as the count reads, stopping where it stops (a JSON document,
+    /// whose patch takes each string's names from them).
     UpToExcess,
 }
 
@@ -404,13 +407,21 @@ impl Engine {
             Keep::Nothing
         };
         let mut spans = Vec::new();
+        let mut counted = None;
         let exceeds = match keep {
             Keep::Nothing => table.count_exceeds(&doc(), in_found),
             Keep::All => {
                 table.find(&doc(), &mut spans);
                 spans.len() > in_found
             }
-            Keep::UpToExcess => table.find_exceeding(&doc(), in_found, &mut spans),
+            Keep::UpToExcess => {
+                let text = doc();
+                let exceeds = table.find_exceeding(&text, in_found, &mut spans);
+                if let Cow::Owned(text) = text {
+                    counted = Some(text);
+                }
+                exceeds
+            }
         };
         if !exceeds {
             // Learning names that all fold to less than two characters makes the session no
@@ -424,15 +435,18 @@ impl Engine {
         // that recalled nothing takes the count's table, which is what it would learn.
         let again = if before.is_none() {
             let (recall, adopted) = book.adopt(session, table, new);
+            let kept = keep != Keep::Nothing && adopted;
             recall.map(|recall| Again {
                 recall,
-                found: (keep != Keep::Nothing && adopted).then_some(spans),
+                found: kept.then_some(spans),
+                counted: counted.filter(|_| kept),
             })
         } else {
             book.learn(session, new);
             book.snapshot(session).map(|recall| Again {
                 recall,
                 found: None,
+                counted: None,
             })
         };
         again.map_or(Recheck::Done, Recheck::Again)
@@ -576,28 +590,34 @@ impl Engine {
         let (mut findings, first) =
             walk::scan_json_recorded(&self.detector, recall.as_deref(), doc, skip)?;
         // Counted over the document's text with its string escapes read: a name that opens a
-        // line follows `\n` in the raw JSON, where the matcher sees a word going on. A document
-        // with no escape is its own text: what the count finds is kept, for the patch to take
-        // string by string instead of searching each string again (`walk/memo.rs`).
-        let unescaped = memchr::memchr(b'\\', doc.as_bytes()).is_none();
+        // line follows `\n` in the raw JSON, where the matcher sees a word going on. What the
+        // count finds is kept, for the patch to take string by string instead of searching
+        // each string again (`walk/memo.rs`); a document with no escape is its own text.
         let again = self.recall_again(
             session,
             || walk::json::document_text(doc),
             recall.as_deref(),
             &findings.slots,
-            if unescaped {
-                Keep::UpToExcess
-            } else {
-                Keep::Nothing
-            },
+            Keep::UpToExcess,
         );
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
         let mut fresh = None;
         match again {
-            Recheck::Again(Again { recall, found }) => {
-                findings =
-                    walk::rescan_json(&self.detector, Some(&recall), first, findings, found, skip)?;
+            Recheck::Again(Again {
+                recall,
+                found,
+                counted,
+            }) => {
+                findings = walk::rescan_json(
+                    &self.detector,
+                    Some(&recall),
+                    first,
+                    findings,
+                    found,
+                    counted,
+                    skip,
+                )?;
             }
             // Not held across the vault's round trip.
             Recheck::Fresh(table) => {
@@ -641,7 +661,7 @@ impl Engine {
         drop(recall);
         let mut fresh = None;
         match again {
-            Recheck::Again(Again { recall, found }) => {
+            Recheck::Again(Again { recall, found, .. }) => {
                 let cx = FindContext {
                     recall: Some(&recall),
                     ..FindContext::default()

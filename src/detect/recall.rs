@@ -486,7 +486,7 @@ impl Recall {
     /// How many whole-word occurrences of the recalled names `text` holds.
     pub(crate) fn count(&self, text: &str) -> usize {
         let mut n = 0;
-        self.each(text, |_| {
+        self.each(text, 0, |_| {
             n += 1;
             true
         });
@@ -499,7 +499,7 @@ impl Recall {
     /// of them are those a whole count reads first.
     pub(crate) fn count_exceeds(&self, text: &str, limit: usize) -> bool {
         let mut n = 0;
-        self.each(text, |_| {
+        self.each(text, 0, |_| {
             n += 1;
             n <= limit
         });
@@ -511,7 +511,7 @@ impl Recall {
     /// the last one's end).
     pub(crate) fn find_exceeding(&self, text: &str, limit: usize, out: &mut Vec<Span>) -> bool {
         let mut n = 0;
-        self.each(text, |span| {
+        self.each(text, 0, |span| {
             out.push(span);
             n += 1;
             n <= limit
@@ -521,24 +521,32 @@ impl Recall {
 
     /// Appends a NAME span for each whole-word occurrence of a recalled name in `text`.
     pub(crate) fn find(&self, text: &str, out: &mut Vec<Span>) {
-        self.each(text, |span| {
+        self.find_from(text, 0, out);
+    }
+
+    /// [`Recall::find`] going on from `from`, the end of an occurrence it found in `text` (or
+    /// 0): it appends the occurrences the whole search finds after that one, as the whole
+    /// search goes on from there in the same state.
+    pub(crate) fn find_from(&self, text: &str, from: usize, out: &mut Vec<Span>) {
+        self.each(text, from, |span| {
             out.push(span);
             true
         });
     }
 
-    /// Hands `found` each whole-word occurrence of a recalled name in `text`, in text order,
-    /// while it returns true.
+    /// Hands `found` each whole-word occurrence of a recalled name in `text` from `from` (0,
+    /// or where an occurrence ends), in text order, while it returns true.
     #[inline(always)]
-    fn each(&self, text: &str, mut found: impl FnMut(Span) -> bool) {
+    fn each(&self, text: &str, from: usize, mut found: impl FnMut(Span) -> bool) {
         let b = text.as_bytes();
         let prefixes = &*self.prefixes;
         // Sixteen bytes from `i` at a time: their classes (`lanes`), and whether the byte
         // before `i` is a word byte (`before`, one bit). Each step classifies the sixteen
-        // bytes after its own too, for the words that start late in its own and go on.
-        let mut i = 0;
-        let mut c = lanes::classes(b, 0);
-        let mut before = 0u32;
+        // bytes after its own too, for the words that start late in its own and go on. After
+        // an occurrence the search goes on from its end in this same state.
+        let mut i = from;
+        let mut c = lanes::classes(b, i);
+        let mut before = u32::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
         while i < b.len() {
             let c2 = lanes::classes(b, i + 16);
             let words = c.alnum | c2.alnum << 16;
@@ -1317,6 +1325,14 @@ mod tests {
                 found_by_automaton(&matcher, &text),
                 "{text:?}"
             );
+            // Going on from the end of any occurrence finds the ones after it.
+            let mut all = Vec::new();
+            r.find(&text, &mut all);
+            for (k, s) in all.iter().enumerate() {
+                let mut rest = Vec::new();
+                r.find_from(&text, s.end, &mut rest);
+                assert_eq!(rest, all[k + 1..], "{text:?} from {}", s.end);
+            }
         }
     }
 

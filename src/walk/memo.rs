@@ -155,7 +155,8 @@ pub(crate) struct ScanMemo {
     recalled: Option<Recalled>,
 }
 
-/// What a recall finds in one text ([`ScanMemo::set_recalled`], [`ScanMemo::set_recalled_upto`]).
+/// What a recall finds in one text ([`ScanMemo::set_recalled`], [`ScanMemo::set_recalled_upto`],
+/// [`ScanMemo::set_recalled_upto_in`]).
 #[derive(Debug)]
 struct Recalled {
     /// The text's address and length.
@@ -164,6 +165,49 @@ struct Recalled {
     /// Every occurrence that starts before this offset is in `spans` (the search stopped here).
     upto: usize,
     spans: Vec<Span>,
+    /// The text searched, when it is no slice of the document: the document's text with its
+    /// escapes read (`json::document_text`).
+    counted: Option<String>,
+}
+
+/// How many quotes of the counted text [`locate`] tries from where the last call was found:
+/// from the end of one JSON string to the next one read, there are a key's two quotes and
+/// the string's own, or a few more past strings no call reads.
+const QUOTES_TRIED: usize = 32;
+
+/// Where [`ScanMemo::recalled_within`] is, between the calls of a patch (which come in document
+/// order): the first of the spans not yet taken, and where to look for the next call's string
+/// in a counted text of its own.
+#[derive(Debug, Default)]
+pub(super) struct RecalledCursor {
+    span: usize,
+    text: usize,
+}
+
+/// Where `text` stands between two quotes in `counted`, starting before `upto`: tried at the
+/// first [`QUOTES_TRIED`] quotes from `*from` on, which then moves past it (or, when it is not
+/// found there, by its length, so that a string whose text differs in `counted`, having
+/// escapes of an embedded document in it, leaves the search near the strings after it).
+///
+/// Any place that holds `text` between quotes will do, not only the string the call read: a
+/// recalled name stands as whole words and holds no quote, so what the search of the whole
+/// of `counted` finds between two quotes is what a search of what lies between them finds.
+fn locate(counted: &[u8], text: &[u8], upto: usize, from: &mut usize) -> Option<usize> {
+    let start = (*from).min(upto);
+    let first = *text.first()?;
+    for q in memchr::memchr_iter(b'"', &counted[start..upto]).take(QUOTES_TRIED) {
+        let at = start + q + 1;
+        let end = at + text.len();
+        if counted.get(at) == Some(&first)
+            && counted.get(end) == Some(&b'"')
+            && counted.get(at..end) == Some(text)
+        {
+            *from = end + 1;
+            return Some(at);
+        }
+    }
+    *from = start.saturating_add(text.len());
+    None
 }
 
 impl ScanMemo {
@@ -204,6 +248,7 @@ impl ScanMemo {
             len: text.len(),
             upto: text.len(),
             spans,
+            counted: None,
         });
     }
 
@@ -216,44 +261,67 @@ impl ScanMemo {
             len: doc.len(),
             upto: spans.last().map_or(0, |s| s.end),
             spans,
+            counted: None,
+        });
+    }
+
+    /// [`ScanMemo::set_recalled_upto`] for a document with escapes, whose search read
+    /// `counted`, the document's text with its escapes read (`json::document_text`):
+    /// [`ScanMemo::recalled_within`] finds each call's string in it.
+    pub(super) fn set_recalled_upto_in(&mut self, counted: String, spans: Vec<Span>) {
+        self.recalled = Some(Recalled {
+            at: counted.as_ptr() as usize,
+            len: counted.len(),
+            upto: spans.last().map_or(0, |s| s.end),
+            spans,
+            counted: Some(counted),
         });
     }
 
     /// Pushes onto `out` what the replay's recall finds in `text`, taken from the spans given
-    /// for `doc`, a whole JSON document ([`ScanMemo::set_recalled_upto`]), and returns true;
-    /// false (and `out` as it was) when they cannot tell. `next` is where to start looking in
-    /// those spans: the caller keeps it between calls, which come in document order.
+    /// for the whole document ([`ScanMemo::set_recalled_upto`], [`ScanMemo::set_recalled_upto_in`]),
+    /// and returns where a search of `text` must go on from: `text.len()` when the spans
+    /// tell all, less when the search stopped inside `text` (then from the end of the last
+    /// span, which is where the search of the whole went on from too). `None` (and `out` as
+    /// it was) when they cannot tell. `cursor` is the caller's, kept between calls, which
+    /// come in document order.
     ///
-    /// They tell for a string's whole body that ends before the search stopped: `text` is a
-    /// slice of `doc` with a quote on either side, and `doc` holds no escape (the caller's
-    /// condition, like the recall holding no name with a quote in it). The search there and in
-    /// `text` alone agree: a name stands as whole words, and a quote joins no word, as the ends
-    /// of a text join none; a name cannot run over a quote it does not hold; and the search
-    /// goes through word starts in text order from the body's start either way, taking the
-    /// first name found and going on after it.
+    /// They tell for a string's whole body that starts before the search stopped, with a
+    /// quote on either side: in a document with no escape, `text` as a slice of `doc`; else
+    /// `text` found in the counted text ([`locate`]). The search there and in `text` alone
+    /// agree: a name stands as whole words, and a quote joins no word, as the ends of a text
+    /// join none; a name cannot run over a quote it does not hold (the caller's condition is
+    /// a recall holding no name with a quote in it); and the search goes through word starts
+    /// in text order from the body's start either way, taking the first name found and going
+    /// on after it.
     pub(super) fn recalled_within(
         &self,
         doc: &str,
         text: &str,
-        next: &mut usize,
+        cursor: &mut RecalledCursor,
         out: &mut Vec<Span>,
-    ) -> bool {
-        let Some(r) = &self.recalled else {
-            return false;
+    ) -> Option<usize> {
+        let r = self.recalled.as_ref()?;
+        let (b, at) = match &r.counted {
+            None => {
+                if (doc.as_ptr() as usize, doc.len()) != (r.at, r.len) {
+                    return None;
+                }
+                (doc.as_bytes(), (text.as_ptr() as usize).wrapping_sub(r.at))
+            }
+            Some(counted) => {
+                let b = counted.as_bytes();
+                (b, locate(b, text.as_bytes(), r.upto, &mut cursor.text)?)
+            }
         };
-        if (doc.as_ptr() as usize, doc.len()) != (r.at, r.len) {
-            return false;
-        }
-        let at = (text.as_ptr() as usize).wrapping_sub(r.at);
         let end = at.wrapping_add(text.len());
-        let b = doc.as_bytes();
-        if at == 0 || end > r.upto || end >= b.len() || b[at - 1] != b'"' || b[end] != b'"' {
-            return false;
+        if at == 0 || at >= r.upto || end >= b.len() || b[at - 1] != b'"' || b[end] != b'"' {
+            return None;
         }
         let spans = &r.spans;
         // Calls come in document order: the first span at or after `at` is at `next` or after
         // it, unless a call went back (then it is looked up).
-        let mut i = (*next).min(spans.len());
+        let mut i = cursor.span.min(spans.len());
         if i > 0 && spans[i - 1].start >= at {
             i = spans.partition_point(|s| s.start < at);
         }
@@ -265,7 +333,7 @@ impl ScanMemo {
             if s.end > end {
                 // Not reached (no name runs over a quote): the search in `text` decides.
                 out.truncate(kept);
-                return false;
+                return None;
             }
             out.push(Span {
                 start: s.start - at,
@@ -274,8 +342,13 @@ impl ScanMemo {
             });
             i += 1;
         }
-        *next = i;
-        true
+        cursor.span = i;
+        // The search stopped at the end of its last span: inside `text`, it goes on from there.
+        Some(if end > r.upto {
+            r.upto - at
+        } else {
+            text.len()
+        })
     }
 
     /// The spans [`ScanMemo::set_recalled`] gave for `text` (the same string, not an equal one).
@@ -565,13 +638,13 @@ mod tests {
                     // Patched where it can be, or walked again.
                     let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
                     let again =
-                        rescan_json(&detector, Some(&recall), memo, found, None, &none).unwrap();
+                        rescan_json(&detector, Some(&recall), memo, found, None, None, &none)
+                            .unwrap();
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
-                    // Given what the recall finds in the whole document, as the engine's
-                    // count of a document with no escape.
-                    if !doc.contains('\\') {
-                        let again = rescan_given(doc, first, &recall, Some(1));
-                        assert_eq!(shown(&again), shown(&fresh));
+                    // Given what the recall finds in the document's text, as the engine's count.
+                    for limit in [None, Some(0), Some(1)] {
+                        let again = rescan_given(doc, first, &recall, limit);
+                        assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?} {limit:?}");
                     }
                     // Always walked again.
                     let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
@@ -594,12 +667,85 @@ mod tests {
         let detector = Detector::with_defaults();
         let none = |_: &crate::walk::json::Position<'_>| false;
         let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+        // The engine's count reads the document's text with its escapes read.
+        let text = crate::walk::json::document_text(doc);
         let mut spans = Vec::new();
         match limit {
-            Some(limit) => _ = recall.find_exceeding(doc, limit, &mut spans),
-            None => recall.find(doc, &mut spans),
+            Some(limit) => _ = recall.find_exceeding(&text, limit, &mut spans),
+            None => recall.find(&text, &mut spans),
         }
-        rescan_json(&detector, Some(recall), memo, found, Some(spans), &none).unwrap()
+        let counted = match text {
+            std::borrow::Cow::Owned(text) => Some(text),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        rescan_json(
+            &detector,
+            Some(recall),
+            memo,
+            found,
+            Some(spans),
+            counted,
+            &none,
+        )
+        .unwrap()
+    }
+
+    /// In a tool result, the strings of the embedded document are found in the counted text
+    /// and take their names from the count's spans, in full before the count stopped, and
+    /// up to where it stopped for a string it stopped in; each gives what searching it gives.
+    /// A string with an escape of its own (`to`) reads otherwise in the counted text, and the
+    /// strings after it are still found.
+    #[test]
+    fn a_tool_results_strings_take_their_names_from_the_count() {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        let records: Vec<String> = (0..40)
+            .map(|i| {
+                format!(
+                    r#"{{"id":"r{i}","name":"Maria Garcia","to":"Garcia\nHaddad","notes":"met Garcia and Haddad on day {i}, then Garcia"}}"#
+                )
+            })
+            .collect();
+        let doc = tool_result(&format!("[{}]", records.join(",")));
+        let text = crate::walk::json::document_text(&doc);
+        let recall = Recall::of_names(["Maria Garcia", "Garcia", "Haddad"]);
+        for limit in [None, Some(57)] {
+            let mut spans = Vec::new();
+            match limit {
+                Some(limit) => _ = recall.find_exceeding(&text, limit, &mut spans),
+                None => recall.find(&text, &mut spans),
+            }
+            let (_, mut record) = scan_json_recorded(&detector, None, &doc, &none).unwrap();
+            record.memo.set_recalled_upto_in(text.to_string(), spans);
+            let memo = &record.memo;
+            let (mut whole, mut part) = (0, 0);
+            let mut cursor = super::RecalledCursor::default();
+            for call in memo.each_call(&doc).filter(|c| !c.text.is_empty()) {
+                let mut want = Vec::new();
+                recall.find(call.text, &mut want);
+                let mut got = Vec::new();
+                match memo.recalled_within(&doc, call.text, &mut cursor, &mut got) {
+                    Some(from) if from >= call.text.len() => whole += 1,
+                    Some(from) => {
+                        part += 1;
+                        recall.find_from(call.text, from, &mut got);
+                    }
+                    None => continue,
+                }
+                assert_eq!(got, want, "{:?}", call.text);
+            }
+            // Every string with no escape (not `to`), up to the one the count stopped in.
+            match limit {
+                None => assert!(whole >= 40 * 3 && part == 0, "{whole} {part}"),
+                Some(_) => assert!(whole >= 14 * 3 && part == 1, "{whole} {part}"),
+            }
+        }
+    }
+
+    /// `doc` as the text block of a tool result: one string, every quote of it escaped.
+    fn tool_result(doc: &str) -> String {
+        serde_json::json!({"content": [{"type": "text", "text": doc}], "isError": false})
+            .to_string()
     }
 
     #[test]
@@ -618,9 +764,18 @@ mod tests {
             r#"[{"name":"Émile Zola","notes":"Zola","x":"zola","y":"ZOLA!"}]"#,
             r#"{"t":"name email | Omar Haddad o@x.io","u":"Maria Garcia; Garcia, Maria"}"#,
         ];
+        let wrapped: Vec<String> = docs.iter().map(|doc| tool_result(doc)).collect();
+        let escaped = [
+            r#"{"a":"Omar Haddad\nHaddad","b":"x\"Haddad\" y","c":"\u00c9mile Zola\tZola"}"#,
+            r#"[{"n":"Maria Garcia"},{"n":"Garcia\\Maria"},{"n":"caf\u00e9 Maria\b"}]"#,
+            r#"{"t":"Haddad\ud83d Haddad","u":"\/Haddad\/"}"#,
+        ];
+        let docs = docs
+            .iter()
+            .copied()
+            .chain(escaped)
+            .chain(wrapped.iter().map(String::as_str));
         for doc in docs {
-            // The engine gives the spans only for a document with no escape.
-            assert!(!doc.contains('\\'));
             for names in [
                 &["Omar Haddad", "Haddad", "Garcia", "Maria"][..],
                 &["Maria Garcia", "Zola", "Émile Zola"][..],
@@ -642,6 +797,8 @@ mod tests {
     const WORDS: &[&str] = &[
         "Omar", "Haddad", "omar", "HADDAD", "Maria", "Garcia", "Émile", "Zola", "said", "x", ",",
         "'", "2", "é", "Haddad2", "-", "O'Brien", ":", "{", "[1]", "met", "Mr.", "@", "and",
+        // Escapes, as they stand in the string literal.
+        "\\n", "\\\"", "\\u00e9", "\\\\", "\\b",
     ];
     const SEPARATORS: &[&str] = &[" ", "", ", ", " | ", "  "];
     const NAMES: &[&str] = &[
@@ -673,6 +830,7 @@ mod tests {
             names in proptest::collection::vec(0..NAMES.len(), 1..4),
             first_takes in 0usize..2,
             limit in proptest::option::of(0usize..6),
+            wrapped in proptest::bool::ANY,
         ) {
             let mut doc = String::from("[");
             for (r, fields) in records.iter().enumerate() {
@@ -693,6 +851,9 @@ mod tests {
                 doc.push('}');
             }
             doc.push(']');
+            if wrapped {
+                doc = tool_result(&doc);
+            }
             let detector = Detector::with_defaults();
             let none = |_: &crate::walk::json::Position<'_>| false;
             let recall = Recall::of_names(names.iter().map(|&n| NAMES[n]));

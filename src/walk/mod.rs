@@ -212,8 +212,9 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
 /// text find something else, it is patched (`patch.rs`); otherwise the document is walked
 /// again, reusing the earlier scan's spans wherever recall finds no name.
 ///
-/// `recalled`, if given, is what `recall` finds in the document, which holds no string escape,
-/// as far as the end of the last span (`Recall::find_exceeding`): the patch takes each
+/// `recalled`, if given, is what `recall` finds in the document as far as the end of the last
+/// span (`Recall::find_exceeding`): in the document itself, or in `counted` when given (the
+/// document's text with its escapes read, [`json::document_text`]). The patch takes each
 /// string's names there from it ([`memo::ScanMemo::recalled_within`]) instead of searching the
 /// string again.
 pub(crate) fn rescan_json<'d>(
@@ -222,13 +223,17 @@ pub(crate) fn rescan_json<'d>(
     mut earlier: ScanRecord<'_>,
     mut first: Findings<FoundValue>,
     recalled: Option<Vec<Span>>,
+    counted: Option<String>,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 ) -> Result<Findings<FoundValue>, WalkError> {
     if let Some(recall) = recall {
         if let Some(spans) = recalled
             && !recall.holds_byte(b'"')
         {
-            earlier.memo.set_recalled_upto(earlier.doc, spans);
+            match counted {
+                Some(text) => earlier.memo.set_recalled_upto_in(text, spans),
+                None => earlier.memo.set_recalled_upto(earlier.doc, spans),
+            }
         }
         if patch::again(detector, recall, earlier.doc, &earlier.memo, &mut first).is_some() {
             return Ok(first);

@@ -26,7 +26,7 @@
 
 use std::ops::Range;
 
-use super::memo::{ScanMemo, Site};
+use super::memo::{RecalledCursor, ScanMemo, Site};
 use super::{Content, Findings, FoundValue, Piece, columns};
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Kind, Span};
@@ -135,7 +135,7 @@ fn changes<'m>(
     let mut found = Vec::new();
     let mut changes = Vec::new();
     let first_recalled = memo.recalled_first();
-    let mut next_recalled = 0;
+    let mut recalled = RecalledCursor::default();
     for (i, call) in memo.each_call(doc).enumerate() {
         while next_site < sites && memo.site_call(next_site) < i {
             next_site += 1;
@@ -149,10 +149,12 @@ fn changes<'m>(
             recall: Some(recall),
         };
         found.clear();
-        if Detector::applies_recall(&cx, &call.facts)
-            && !memo.recalled_within(doc, call.text, &mut next_recalled, &mut found)
-        {
-            recall.find(call.text, &mut found);
+        if Detector::applies_recall(&cx, &call.facts) {
+            match memo.recalled_within(doc, call.text, &mut recalled, &mut found) {
+                Some(from) if from >= call.text.len() => {}
+                Some(from) => recall.find_from(call.text, from, &mut found),
+                None => recall.find(call.text, &mut found),
+            }
         }
         if found.is_empty() && !first_recalled {
             // The recorded result was the candidates resolved, as now.
