@@ -595,7 +595,7 @@ impl Engine {
         // each string again (`walk/memo.rs`); a document with no escape is its own text.
         let again = self.recall_again(
             session,
-            || walk::json::document_text(doc),
+            || walk::counted_text(&first),
             recall.as_deref(),
             &findings.slots,
             Keep::UpToExcess,

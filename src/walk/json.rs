@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write;
+use std::ops::Range;
 
 /// Why a document is not JSON. Carries an offset, never content.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -529,12 +530,25 @@ pub(crate) fn decode(doc: &str, lit: StrLit) -> String {
     decode_body(lit.raw(doc))
 }
 
+/// [`decode`], and whether [`document_text`] reads the literal alike ([`decode_body_noting`]).
+pub(crate) fn decode_noting(doc: &str, lit: StrLit) -> (String, bool) {
+    decode_body_noting(lit.raw(doc))
+}
+
 /// Decodes a validated literal body; see [`decode`].
 ///
 /// A tool result's text block that holds a JSON document has an escape every few bytes (each
 /// quote of the document is `\"`, each line break `\n`), and the per-call cost of `memchr` and
 /// of `memcpy` would dominate such a body: plain runs are copied as [`copy_plain`] says.
 pub(crate) fn decode_body(raw: &str) -> String {
+    decode_body_noting(raw).0
+}
+
+/// [`decode_body`], and whether [`document_text`] reads `raw` alike: true unless it has a `\b`
+/// or `\f` escape, or a surrogate escape (paired or lone), which [`document_text`] reads as
+/// spaces where no character comes of it.
+pub(crate) fn decode_body_noting(raw: &str) -> (String, bool) {
+    let mut alike = true;
     let r = raw.as_bytes();
     // Decoded text is never longer than its escapes; eight more for `copy_plain`'s last word.
     let mut out: Vec<u8> = Vec::with_capacity(r.len() + 8);
@@ -553,17 +567,25 @@ pub(crate) fn decode_body(raw: &str) -> String {
             Some(b'n') => out.push(b'\n'),
             Some(b't') => out.push(b'\t'),
             Some(b'r') => out.push(b'\r'),
-            Some(b'b') => out.push(0x08),
-            Some(b'f') => out.push(0x0c),
+            Some(b'b') => {
+                out.push(0x08);
+                alike = false;
+            }
+            Some(b'f') => {
+                out.push(0x0c);
+                alike = false;
+            }
             Some(b'u') if raw_len == 12 => {
                 let hi = u32::from(hex4(&r[i + 2..i + 6]));
                 let lo = u32::from(hex4(&r[i + 8..i + 12]));
                 let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
                 push_char(&mut out, char::from_u32(c).unwrap_or('\u{FFFD}'));
+                alike = false;
             }
             Some(b'u') if raw_len == 6 => {
                 let unit = u32::from(hex4(&r[i + 2..i + 6]));
                 push_char(&mut out, char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                alike &= !(0xD800..=0xDFFF).contains(&unit);
             }
             // `\"`, `\\`, `\/`.
             Some(&c) if c.is_ascii() => out.push(c),
@@ -574,7 +596,9 @@ pub(crate) fn decode_body(raw: &str) -> String {
     }
     // Runs cut at a backslash (ASCII) and whole characters: UTF-8 throughout. Were it not, the
     // text is still scanned, not dropped.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let text = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, alike)
 }
 
 /// `doc` (JSON) with its string escapes decoded (`\n` as a line break, `\u00e9` as `é`), for
@@ -618,6 +642,28 @@ pub(crate) fn document_text(doc: &str) -> Cow<'_, str> {
         String::from_utf8(out)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
     )
+}
+
+/// [`document_text`] of `doc`, taking the text of some of its string literals from `kept`:
+/// each the range of a literal's body in `doc` (in document order) and the text
+/// [`document_text`] reads there, as [`decode_body_noting`] gives it when it says the two read
+/// it alike. A tool result's text block is decoded by the walk that reads it, and not again
+/// for counting names in it.
+pub(crate) fn document_text_with<'a>(doc: &'a str, kept: &[(Range<usize>, &str)]) -> Cow<'a, str> {
+    let Some(last) = kept.last() else {
+        return document_text(doc);
+    };
+    let mut out = String::with_capacity(doc.len());
+    let mut at = 0;
+    for (body, decoded) in kept {
+        // Literal bodies start and end beside a quote, so no escape is cut.
+        out.push_str(&document_text(&doc[at..body.start]));
+        out.push_str(decoded);
+        at = body.end;
+    }
+    debug_assert_eq!(at, last.0.end);
+    out.push_str(&document_text(&doc[at..]));
+    Cow::Owned(out)
 }
 
 /// The character of a `\uXXXX` escape whose `u` was just read (a surrogate pair's low half read
@@ -1268,6 +1314,49 @@ mod tests {
         ) {
             let doc: String = parts.concat();
             proptest::prop_assert_eq!(document_text(&doc), json_text_by_memchr(&doc));
+        }
+    }
+
+    proptest::proptest! {
+        /// With any of its literals' texts taken from the walk's decoder where it says the two
+        /// read them alike, a document's text is what reading all its escapes gives; `\b`,
+        /// `\f` and surrogates included.
+        #[test]
+        fn document_text_with_decoded_literals_is_the_documents_text(
+            bodies in proptest::collection::vec(
+                (
+                    proptest::collection::vec(proptest::sample::select(vec![
+                        "Maria", " ", "\\\"", "\\n", "\\u00e9", "\\ud83d\\ude00", "\\ud83d",
+                        "\\uDBFF\\uDFFF", "\\\\", "\\\\b", "\\/", "\\b", "\\f", "é", "{\\\"a\\\":1}",
+                    ]), 0..12),
+                    proptest::bool::ANY,
+                ),
+                0..6,
+            ),
+        ) {
+            let mut doc = String::from("{");
+            let mut ranges = Vec::new();
+            for (k, (parts, _)) in bodies.iter().enumerate() {
+                if k > 0 {
+                    doc.push(',');
+                }
+                doc.push_str(&format!("\"k{k}\":\""));
+                let start = doc.len();
+                doc.push_str(&parts.concat());
+                ranges.push(start..doc.len());
+                doc.push('"');
+            }
+            doc.push('}');
+            let decoded: Vec<(String, bool)> =
+                ranges.iter().map(|r| decode_body_noting(&doc[r.clone()])).collect();
+            let kept: Vec<(Range<usize>, &str)> = bodies
+                .iter()
+                .zip(&ranges)
+                .zip(&decoded)
+                .filter(|(((_, keep), _), (_, alike))| *keep && *alike)
+                .map(|((_, r), (d, _))| (r.clone(), d.as_str()))
+                .collect();
+            proptest::prop_assert_eq!(document_text_with(&doc, &kept), document_text(&doc));
         }
     }
 

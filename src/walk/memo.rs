@@ -143,6 +143,9 @@ pub(crate) struct ScanMemo {
     patchable: bool,
     /// The strings of calls that are no slice of the document (decoded literals), end to end.
     texts: String,
+    /// The long string literals of the document that were decoded, with their text: the
+    /// range of each body in the document ([`ScanMemo::keep_decoded`]).
+    decoded: Vec<(Range<usize>, String)>,
     /// Replaying: the next call to compare.
     next: usize,
     /// Replaying stopped: a call's inputs differed from the recorded call's.
@@ -514,6 +517,21 @@ impl ScanMemo {
     /// The `k`th site.
     pub(super) fn site(&self, k: usize) -> Site {
         self.sites[k].unpack()
+    }
+
+    /// Keeps `text`, the decoded body of the document's string literal whose body is `body`
+    /// (a tool result's text block), for counting names in the document's text
+    /// ([`ScanMemo::decoded`]) without decoding it again. Literals come in document order.
+    pub(super) fn keep_decoded(&mut self, body: Range<usize>, text: String) {
+        self.decoded.push((body, text));
+    }
+
+    /// The literals [`ScanMemo::keep_decoded`] kept, as `json::document_text_with` takes them.
+    pub(super) fn decoded(&self) -> Vec<(Range<usize>, &str)> {
+        self.decoded
+            .iter()
+            .map(|(body, text)| (body.clone(), text.as_str()))
+            .collect()
     }
 
     /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]).

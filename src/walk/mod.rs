@@ -207,6 +207,17 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     ))
 }
 
+/// The length from which a decoded string literal of a recorded document is kept for
+/// [`counted_text`]: a text block, not the short strings around it.
+const KEEP_DECODED_FROM: usize = 4096;
+
+/// The text of the document `record` was recorded over, with its string escapes read, for
+/// counting names in it ([`json::document_text`]): long literals the scan decoded are taken
+/// as it decoded them, where that is the same text ([`json::decode_body_noting`]).
+pub(crate) fn counted_text<'a>(record: &ScanRecord<'a>) -> Cow<'a, str> {
+    json::document_text_with(record.doc, &record.memo.decoded())
+}
+
 /// [`scan_json_except`] of the document `earlier` scanned, with `recall`: gives what that
 /// function gives. `first` is what the earlier scan found: where only strings read as plain
 /// text find something else, it is patched (`patch.rs`); otherwise the document is walked
@@ -628,13 +639,10 @@ impl<'d> ValueScanner<'d> {
             };
             let calls_before = self.recorded_calls(depth);
             let slots_before = self.slots.len();
-            let decoded;
-            let text: &str = if lit.escaped {
-                decoded = json::decode(doc, lit);
-                &decoded
-            } else {
-                lit.raw(doc)
-            };
+            let decoded = lit.escaped.then(|| json::decode_noting(doc, lit));
+            let text: &str = decoded
+                .as_ref()
+                .map_or_else(|| lit.raw(doc), |(text, _)| text.as_str());
             // A value's key facts, worked out once for reading it and for column evidence.
             let content;
             let mut facts = KeyFacts::default();
@@ -697,6 +705,15 @@ impl<'d> ValueScanner<'d> {
                     slots: slots_before..self.slots.len(),
                     column,
                 });
+            }
+            // A long decoded literal of the document (a tool result's text block) is kept for
+            // counting names in the document's text, which would decode it again.
+            if depth == 0
+                && let Some((decoded, true)) = decoded
+                && decoded.len() >= KEEP_DECODED_FROM
+                && let Some(Memo::Record(memo)) = &mut self.memo
+            {
+                memo.keep_decoded(lit.start + 1..lit.end - 1, decoded);
             }
             if let Some(content) = content {
                 pieces.push(Piece {
