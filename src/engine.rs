@@ -587,7 +587,7 @@ impl Engine {
                 .await;
         }
         // The first scan is recorded call by call: a second one reuses what it found.
-        let (mut findings, first) =
+        let (mut findings, mut first) =
             walk::scan_json_recorded(&self.detector, recall.as_deref(), doc, skip)?;
         // Counted over the document's text with its string escapes read: a name that opens a
         // line follows `\n` in the raw JSON, where the matcher sees a word going on. What the
@@ -595,7 +595,7 @@ impl Engine {
         // each string again (`walk/memo.rs`); a document with no escape is its own text.
         let again = self.recall_again(
             session,
-            || walk::counted_text(&first),
+            || walk::counted_text(&mut first),
             recall.as_deref(),
             &findings.slots,
             Keep::UpToExcess,

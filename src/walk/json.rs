@@ -648,20 +648,32 @@ pub(crate) fn document_text(doc: &str) -> Cow<'_, str> {
 /// each the range of a literal's body in `doc` (in document order) and the text
 /// [`document_text`] reads there, as [`decode_body_noting`] gives it when it says the two read
 /// it alike. A tool result's text block is decoded by the walk that reads it, and not again
-/// for counting names in it.
-pub(crate) fn document_text_with<'a>(doc: &'a str, kept: &[(Range<usize>, &str)]) -> Cow<'a, str> {
-    let Some(last) = kept.last() else {
+/// for counting names in it; the longest kept text is grown into the whole, in place when its
+/// spare capacity (the escapes it lost) holds the rest.
+pub(crate) fn document_text_with(doc: &str, kept: Vec<(Range<usize>, String)>) -> Cow<'_, str> {
+    let Some(longest) = (0..kept.len()).max_by_key(|&k| kept[k].1.len()) else {
         return document_text(doc);
     };
-    let mut out = String::with_capacity(doc.len());
+    let mut before = String::new();
     let mut at = 0;
-    for (body, decoded) in kept {
-        // Literal bodies start and end beside a quote, so no escape is cut.
-        out.push_str(&document_text(&doc[at..body.start]));
-        out.push_str(decoded);
+    let mut kept = kept.into_iter();
+    // Literal bodies start and end beside a quote, so no escape is cut.
+    for (body, decoded) in kept.by_ref().take(longest) {
+        before.push_str(&document_text(&doc[at..body.start]));
+        before.push_str(&decoded);
         at = body.end;
     }
-    debug_assert_eq!(at, last.0.end);
+    let Some((body, mut out)) = kept.next() else {
+        return document_text(doc);
+    };
+    before.push_str(&document_text(&doc[at..body.start]));
+    out.insert_str(0, &before);
+    at = body.end;
+    for (body, decoded) in kept {
+        out.push_str(&document_text(&doc[at..body.start]));
+        out.push_str(&decoded);
+        at = body.end;
+    }
     out.push_str(&document_text(&doc[at..]));
     Cow::Owned(out)
 }
@@ -1349,14 +1361,14 @@ mod tests {
             doc.push('}');
             let decoded: Vec<(String, bool)> =
                 ranges.iter().map(|r| decode_body_noting(&doc[r.clone()])).collect();
-            let kept: Vec<(Range<usize>, &str)> = bodies
+            let kept: Vec<(Range<usize>, String)> = bodies
                 .iter()
                 .zip(&ranges)
-                .zip(&decoded)
+                .zip(decoded)
                 .filter(|(((_, keep), _), (_, alike))| *keep && *alike)
-                .map(|((_, r), (d, _))| (r.clone(), d.as_str()))
+                .map(|((_, r), (d, _))| (r.clone(), d))
                 .collect();
-            proptest::prop_assert_eq!(document_text_with(&doc, &kept), document_text(&doc));
+            proptest::prop_assert_eq!(document_text_with(&doc, kept), document_text(&doc));
         }
     }
 

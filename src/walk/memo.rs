@@ -526,12 +526,9 @@ impl ScanMemo {
         self.decoded.push((body, text));
     }
 
-    /// The literals [`ScanMemo::keep_decoded`] kept, as `json::document_text_with` takes them.
-    pub(super) fn decoded(&self) -> Vec<(Range<usize>, &str)> {
-        self.decoded
-            .iter()
-            .map(|(body, text)| (body.clone(), text.as_str()))
-            .collect()
+    /// The literals [`ScanMemo::keep_decoded`] kept, taken out of the memo.
+    pub(super) fn take_decoded(&mut self) -> Vec<(Range<usize>, String)> {
+        std::mem::take(&mut self.decoded)
     }
 
     /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]).

@@ -213,9 +213,11 @@ const KEEP_DECODED_FROM: usize = 4096;
 
 /// The text of the document `record` was recorded over, with its string escapes read, for
 /// counting names in it ([`json::document_text`]): long literals the scan decoded are taken
-/// as it decoded them, where that is the same text ([`json::decode_body_noting`]).
-pub(crate) fn counted_text<'a>(record: &ScanRecord<'a>) -> Cow<'a, str> {
-    json::document_text_with(record.doc, &record.memo.decoded())
+/// as it decoded them, where that is the same text ([`json::decode_body_noting`]). They are
+/// taken out of the record: one of them (a tool result's text block) becomes the text, so
+/// that the process touches no new memory for it.
+pub(crate) fn counted_text<'a>(record: &mut ScanRecord<'a>) -> Cow<'a, str> {
+    json::document_text_with(record.doc, record.memo.take_decoded())
 }
 
 /// [`scan_json_except`] of the document `earlier` scanned, with `recall`: gives what that
