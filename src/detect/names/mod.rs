@@ -349,7 +349,7 @@ pub(super) fn normalize_spaces(s: &str) -> String {
 /// read as prose, where a lower-case word is a name only with evidence, however it is stored.
 pub(super) fn is_keyed_field(text: &str) -> bool {
     // The word count first: it stops at the ninth word of a long value (a message body).
-    if text.split_whitespace().nth(8).is_some() {
+    if has_more_words_than(text, 8) {
         return false;
     }
     let b = text.as_bytes();
@@ -380,18 +380,29 @@ pub(super) fn is_short_field(text: &str) -> bool {
     {
         return false;
     }
+    !has_more_words_than(text, 4)
+}
+
+/// Whether `text` has more than `n` words, as `split_whitespace` splits it; ASCII text is
+/// read as bytes, stopping at word `n + 1` (a keyed value's field test asks of every value).
+fn has_more_words_than(text: &str, n: usize) -> bool {
     if !text.is_ascii() {
-        return text.split_whitespace().count() <= 4;
+        return text.split_whitespace().nth(n).is_some();
     }
     // ASCII white space as `char::is_whitespace` has it (which includes the vertical tab).
     let mut words = 0;
     let mut in_word = false;
     for &c in text.as_bytes() {
         let space = matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
-        words += usize::from(!space && !in_word);
+        if !space && !in_word {
+            words += 1;
+            if words > n {
+                return true;
+            }
+        }
         in_word = !space;
     }
-    words <= 4
+    false
 }
 
 /// Whether at least half of the first `limit` of `words` of two letters or more are English
@@ -412,6 +423,20 @@ pub(super) fn mostly_english<'t>(
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        /// The word count is `split_whitespace`'s, ASCII or not.
+        #[test]
+        fn words_are_counted_as_split_whitespace_counts_them(
+            text in "[a-z .,\t\n\r\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{3000}é]{0,40}",
+            n in 0usize..10,
+        ) {
+            proptest::prop_assert_eq!(
+                super::has_more_words_than(&text, n),
+                text.split_whitespace().nth(n).is_some()
+            );
+        }
+    }
+
     use super::*;
 
     pub(super) fn names(text: &str) -> Vec<&str> {
