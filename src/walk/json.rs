@@ -654,24 +654,17 @@ pub(crate) fn document_text_with(doc: &str, kept: Vec<(Range<usize>, String)>) -
     let Some(longest) = (0..kept.len()).max_by_key(|&k| kept[k].1.len()) else {
         return document_text(doc);
     };
-    let mut before = String::new();
+    let mut out = String::new();
     let mut at = 0;
-    let mut kept = kept.into_iter();
     // Literal bodies start and end beside a quote, so no escape is cut.
-    for (body, decoded) in kept.by_ref().take(longest) {
-        before.push_str(&document_text(&doc[at..body.start]));
-        before.push_str(&decoded);
-        at = body.end;
-    }
-    let Some((body, mut out)) = kept.next() else {
-        return document_text(doc);
-    };
-    before.push_str(&document_text(&doc[at..body.start]));
-    out.insert_str(0, &before);
-    at = body.end;
-    for (body, decoded) in kept {
+    for (k, (body, decoded)) in kept.into_iter().enumerate() {
         out.push_str(&document_text(&doc[at..body.start]));
-        out.push_str(&decoded);
+        if k == longest {
+            let before = std::mem::replace(&mut out, decoded);
+            out.insert_str(0, &before);
+        } else {
+            out.push_str(&decoded);
+        }
         at = body.end;
     }
     out.push_str(&document_text(&doc[at..]));
