@@ -10,33 +10,16 @@ For instruction counts, run the proxy under callgrind, with FILE `-` for a sessi
     callgrind_annotate /tmp/read.cg | grep 'PROGRAM TOTALS'
 """
 import hashlib
-import json
-import subprocess
 import sys
+
+from run import open_session
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     path, cmd = sys.argv[1], sys.argv[2:]
-    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL)
-
-    def request(i, method, params):
-        p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": i, "method": method,
-                                   "params": params}) + "\n").encode())
-        p.stdin.flush()
-        while True:
-            line = p.stdout.readline()
-            msg = json.loads(line)
-            if msg.get("id") == i:
-                return msg, line
-
-    request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "proxy_read.py", "version": "1"}})
-    p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    p.stdin.flush()
-    request(2, "tools/list", {})
+    p, request = open_session(cmd, "proxy_read.py")
     if path != "-":
         reply, line = request(3, "tools/call", {"name": "read", "arguments": {"path": path}})
         if "result" not in reply:

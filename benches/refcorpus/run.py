@@ -92,11 +92,11 @@ def proxy_cpu_ns(pid):
     return total
 
 
-def through_proxy(veil, path):
-    """(on-CPU seconds of the proxy for one `read` of `path`, the result's text) in a fresh proxy."""
-    server = os.path.join(os.path.dirname(os.path.abspath(__file__)), "file_server.py")
-    p = subprocess.Popen([veil, "proxy", "--name", "files", "--", sys.executable, server],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+def open_session(cmd, client):
+    """Starts the MCP proxy command `cmd`, opens a session as `client` (initialize, initialized,
+    tools/list) and returns the process and `request(id, method, params)`, which sends a request
+    and returns the reply with its id and the raw reply line."""
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL)
 
     def request(i, method, params):
@@ -104,16 +104,26 @@ def through_proxy(veil, path):
                                    "params": params}) + "\n").encode())
         p.stdin.flush()
         while True:
-            msg = json.loads(p.stdout.readline())
+            line = p.stdout.readline()
+            msg = json.loads(line)
             if msg.get("id") == i:
-                return msg
+                return msg, line
 
     request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                              "clientInfo": {"name": "run.py", "version": "1"}})
+                              "clientInfo": {"name": client, "version": "1"}})
     p.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    p.stdin.flush()
     request(2, "tools/list", {})
+    return p, request
+
+
+def through_proxy(veil, path):
+    """(on-CPU seconds of the proxy for one `read` of `path`, the result's text) in a fresh proxy."""
+    server = os.path.join(os.path.dirname(os.path.abspath(__file__)), "file_server.py")
+    p, request = open_session([veil, "proxy", "--name", "files", "--", sys.executable, server],
+                              "run.py")
     before = proxy_cpu_ns(p.pid)
-    reply = request(3, "tools/call", {"name": "read", "arguments": {"path": path}})
+    reply, _ = request(3, "tools/call", {"name": "read", "arguments": {"path": path}})
     spent = (proxy_cpu_ns(p.pid) - before) / 1e9
     p.stdin.close()
     p.wait()
