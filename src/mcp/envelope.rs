@@ -71,6 +71,19 @@ pub(crate) fn range_in(whole: &str, part: &str) -> Range<usize> {
     start..start + part.len()
 }
 
+/// [`splice`] into `new`'s own buffer: the text of `whole` before and after `part` is written
+/// around `new` in place, with room for the newline the stdio writer appends. A tokenized
+/// member (a tool result's text, megabytes at times) is then not copied into a second buffer
+/// of its size, which the process would fault in page by page.
+pub(crate) fn splice_owned(whole: &str, part: &str, mut new: String) -> String {
+    let range = range_in(whole, part);
+    let (head, tail) = (&whole[..range.start], &whole[range.end..]);
+    new.reserve_exact(head.len() + tail.len() + 1);
+    new.insert_str(0, head);
+    new.push_str(tail);
+    new
+}
+
 /// `whole` with `part` (a slice of it) replaced by `new`.
 pub(crate) fn splice(whole: &str, part: &str, new: &str) -> String {
     let range = range_in(whole, part);
@@ -135,6 +148,16 @@ mod tests {
             splice(msg, result, r#"{"b":2}"#),
             r#"{"jsonrpc":"2.0", "id":0 ,"result": {"b":2}, "x":[1]}"#
         );
+        // In `new`'s buffer, the same message, and a newline fits without growing it.
+        let mut owned = splice_owned(msg, result, r#"{"b":2}"#.to_string());
+        assert_eq!(owned, splice(msg, result, r#"{"b":2}"#));
+        let capacity = owned.capacity();
+        owned.push('\n');
+        assert_eq!(owned.capacity(), capacity);
+        let (head, tail) = msg.split_at(range_in(msg, result).start);
+        assert_eq!(splice_owned(msg, &msg[..0], String::new()), msg);
+        assert_eq!(splice_owned(msg, msg, "[]".into()), "[]");
+        assert_eq!(splice_owned(msg, &tail[tail.len()..], "!".into()), format!("{head}{tail}!"));
     }
 
     #[test]

@@ -785,7 +785,7 @@ impl Interceptor {
         Ok(
             match self.tokenize_member(origin, site, part, &skip).await? {
                 Cow::Borrowed(_) => Cow::Borrowed(whole),
-                Cow::Owned(new) => Cow::Owned(envelope::splice(whole, part, &new)),
+                Cow::Owned(new) => Cow::Owned(envelope::splice_owned(whole, part, new)),
             },
         )
     }

@@ -129,10 +129,10 @@ impl Interceptor {
             Ok(None) => match member {
                 Cow::Borrowed(_) => Outcome::forward(Cow::Borrowed(text)),
                 Cow::Owned(new) => {
-                    Outcome::forward(Cow::Owned(envelope::splice(text, result, &new)))
+                    Outcome::forward(Cow::Owned(envelope::splice_owned(text, result, new)))
                 }
             },
-            Ok(Some(new)) => Outcome::forward(Cow::Owned(envelope::splice(text, result, &new))),
+            Ok(Some(new)) => Outcome::forward(Cow::Owned(envelope::splice_owned(text, result, new))),
             Err(e) => {
                 tracing::error!(server, surface = ?surface, "result withheld: {e}");
                 Outcome::forward(Cow::Owned(envelope::error_response(
@@ -181,7 +181,7 @@ impl Interceptor {
             Ok(new) => {
                 remember(self);
                 Outcome::forward(match new {
-                    Some(new) => Cow::Owned(envelope::splice(text, params.get(), &new)),
+                    Some(new) => Cow::Owned(envelope::splice_owned(text, params.get(), new)),
                     None => Cow::Borrowed(text),
                 })
             }
