@@ -5,13 +5,17 @@
 //! prints the median and p99 round trip of each, and the difference. Each call's arguments carry
 //! a token from an earlier result, so the proxy restores one value per call.
 //!
+//! The echo server also runs behind `examples/line_relay.rs`, a bare relay that only copies
+//! lines: the `rly` columns are what those two extra pipe hops add, the floor under `added`.
+//!
 //! The proxy runs twice: with the default configuration (no rules, no audit log) and with
 //! 1,000 flow rules (the matching one last) plus the audit log on (`fsync: interval`), so the
 //! last columns are the cost of policy + audit per call (rule evaluation, the raw-PII scan of
 //! the arguments, fingerprints and two or three appended audit lines).
 //!
 //! ```text
-//! cargo build --release --bin mcp-veil --example echo_server --example proxy_latency
+//! cargo build --release --bin mcp-veil --example echo_server --example line_relay \
+//!     --example proxy_latency
 //! target/release/examples/proxy_latency [CALLS]      # default 2000 calls per case
 //! PROXY_LATENCY_FSYNC=never target/release/examples/proxy_latency   # audit fsync policy
 //! PROXY_LATENCY_AUDIT=off target/release/examples/proxy_latency      # rules only
@@ -116,11 +120,13 @@ fn main() {
     let here = std::env::current_exe().unwrap();
     let examples = here.parent().unwrap();
     let echo: PathBuf = examples.join("echo_server");
+    let relay: PathBuf = examples.join("line_relay");
     let veil: PathBuf = examples.parent().unwrap().join("mcp-veil");
-    for p in [&echo, &veil] {
+    for p in [&echo, &relay, &veil] {
         assert!(
             p.exists(),
-            "{} is missing: cargo build --release --bin mcp-veil --example echo_server",
+            "{} is missing: cargo build --release --bin mcp-veil --example echo_server \
+             --example line_relay",
             p.display()
         );
     }
@@ -157,10 +163,12 @@ fn main() {
         calls / 10
     );
     println!(
-        "{:<6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12}",
+        "{:<6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12}",
         "result",
         "dir p50",
         "dir p99",
+        "rly50",
+        "rly99",
         "prx p50",
         "prx p99",
         "added50",
@@ -170,13 +178,19 @@ fn main() {
         "pol+aud p50",
         "pol+aud p99"
     );
-    println!("(microseconds; added = proxy - direct; pol+aud = policy+audit proxy - plain proxy)");
+    println!(
+        "(microseconds; rly = bare relay - direct; added = proxy - direct; \
+         pol+aud = policy+audit proxy - plain proxy)"
+    );
     for size in ["small", "10k"] {
         let mut direct = Peer::start(&echo, &[]);
         let (d50, d99) = measure(&mut direct, size, calls);
         direct.stop();
-        let config = config.to_str().unwrap();
         let echo_s = echo.to_str().unwrap();
+        let mut relayed = Peer::start(&relay, &[echo_s]);
+        let (r50, r99) = measure(&mut relayed, size, calls);
+        relayed.stop();
+        let config = config.to_str().unwrap();
         let mut proxied = Peer::start(&veil, &["proxy", "--config", config, "--", echo_s]);
         let (p50, p99) = measure(&mut proxied, size, calls);
         proxied.stop();
@@ -185,10 +199,12 @@ fn main() {
         let (g50, g99) = measure(&mut governed, size, calls);
         governed.stop();
         println!(
-            "{:<6} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12.1} {:>12.1}",
+            "{:<6} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>12.1} {:>12.1}",
             size,
             us(d50),
             us(d99),
+            us(r50) - us(d50),
+            us(r99) - us(d99),
             us(p50),
             us(p99),
             us(p50) - us(d50),

@@ -157,7 +157,10 @@ mod tests {
         let (head, tail) = msg.split_at(range_in(msg, result).start);
         assert_eq!(splice_owned(msg, &msg[..0], String::new()), msg);
         assert_eq!(splice_owned(msg, msg, "[]".into()), "[]");
-        assert_eq!(splice_owned(msg, &tail[tail.len()..], "!".into()), format!("{head}{tail}!"));
+        assert_eq!(
+            splice_owned(msg, &tail[tail.len()..], "!".into()),
+            format!("{head}{tail}!")
+        );
     }
 
     #[test]

@@ -132,7 +132,9 @@ impl Interceptor {
                     Outcome::forward(Cow::Owned(envelope::splice_owned(text, result, new)))
                 }
             },
-            Ok(Some(new)) => Outcome::forward(Cow::Owned(envelope::splice_owned(text, result, new))),
+            Ok(Some(new)) => {
+                Outcome::forward(Cow::Owned(envelope::splice_owned(text, result, new)))
+            }
             Err(e) => {
                 tracing::error!(server, surface = ?surface, "result withheld: {e}");
                 Outcome::forward(Cow::Owned(envelope::error_response(
