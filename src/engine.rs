@@ -155,8 +155,8 @@ struct Again {
     /// What `recall` finds in the counted text, when `recall` is the very table the count was
     /// made with (a session that recalled nothing before), as far as [`Keep`] says.
     found: Option<Vec<Span>>,
-    /// The counted text with `found`, when it is no slice of the message: a JSON document's
-    /// text with its escapes read.
+    /// The counted text, when it is no slice of the message: a JSON document's text with its
+    /// escapes read. `found` is in it, if given.
     counted: Option<String>,
 }
 
@@ -408,21 +408,20 @@ impl Engine {
         };
         let mut spans = Vec::new();
         let mut counted = None;
+        let text = doc();
         let exceeds = match keep {
-            Keep::Nothing => table.count_exceeds(&doc(), in_found),
+            Keep::Nothing => table.count_exceeds(&text, in_found),
             Keep::All => {
-                table.find(&doc(), &mut spans);
+                table.find(&text, &mut spans);
                 spans.len() > in_found
             }
-            Keep::UpToExcess => {
-                let text = doc();
-                let exceeds = table.find_exceeding(&text, in_found, &mut spans);
-                if let Cow::Owned(text) = text {
-                    counted = Some(text);
-                }
-                exceeds
-            }
+            Keep::UpToExcess => table.find_exceeding(&text, in_found, &mut spans),
         };
+        // Handed on with the second scan in any case: the first scan's record reads the
+        // decoded literals the text took from it there (`walk::counted_text`).
+        if let Cow::Owned(text) = text {
+            counted = Some(text);
+        }
         if !exceeds {
             // Learning names that all fold to less than two characters makes the session no
             // table at all, so an empty one is not handed on.
@@ -439,14 +438,14 @@ impl Engine {
             recall.map(|recall| Again {
                 recall,
                 found: kept.then_some(spans),
-                counted: counted.filter(|_| kept),
+                counted,
             })
         } else {
             book.learn(session, new);
             book.snapshot(session).map(|recall| Again {
                 recall,
                 found: None,
-                counted: None,
+                counted,
             })
         };
         again.map_or(Recheck::Done, Recheck::Again)

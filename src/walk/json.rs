@@ -649,16 +649,22 @@ pub(crate) fn document_text(doc: &str) -> Cow<'_, str> {
 /// [`document_text`] reads there, as [`decode_body_noting`] gives it when it says the two read
 /// it alike. A tool result's text block is decoded by the walk that reads it, and not again
 /// for counting names in it; the longest kept text is grown into the whole, in place when its
-/// spare capacity (the escapes it lost) holds the rest.
-pub(crate) fn document_text_with(doc: &str, kept: Vec<(Range<usize>, String)>) -> Cow<'_, str> {
+/// spare capacity (the escapes it lost) holds the rest. Also gives where each kept text stands
+/// in the whole, in their order.
+pub(crate) fn document_text_with(
+    doc: &str,
+    kept: Vec<(Range<usize>, String)>,
+) -> (Cow<'_, str>, Vec<usize>) {
     let Some(longest) = (0..kept.len()).max_by_key(|&k| kept[k].1.len()) else {
-        return document_text(doc);
+        return (document_text(doc), Vec::new());
     };
     let mut out = String::new();
+    let mut homes = Vec::with_capacity(kept.len());
     let mut at = 0;
     // Literal bodies start and end beside a quote, so no escape is cut.
     for (k, (body, decoded)) in kept.into_iter().enumerate() {
         out.push_str(&document_text(&doc[at..body.start]));
+        homes.push(out.len());
         if k == longest {
             let before = std::mem::replace(&mut out, decoded);
             out.insert_str(0, &before);
@@ -668,7 +674,7 @@ pub(crate) fn document_text_with(doc: &str, kept: Vec<(Range<usize>, String)>) -
         at = body.end;
     }
     out.push_str(&document_text(&doc[at..]));
-    Cow::Owned(out)
+    (Cow::Owned(out), homes)
 }
 
 /// The character of a `\uXXXX` escape whose `u` was just read (a surrogate pair's low half read
@@ -1361,7 +1367,14 @@ mod tests {
                 .filter(|(((_, keep), _), (_, alike))| *keep && *alike)
                 .map(|((_, r), (d, _))| (r.clone(), d))
                 .collect();
-            proptest::prop_assert_eq!(document_text_with(&doc, kept), document_text(&doc));
+            let texts: Vec<String> = kept.iter().map(|(_, t)| t.clone()).collect();
+            let (whole, homes) = document_text_with(&doc, kept);
+            proptest::prop_assert_eq!(&whole, &document_text(&doc));
+            // Each kept text stands where the whole says.
+            proptest::prop_assert_eq!(homes.len(), texts.len());
+            for (home, text) in homes.iter().zip(&texts) {
+                proptest::prop_assert_eq!(whole.get(*home..home + text.len()), Some(text.as_str()));
+            }
         }
     }
 

@@ -19,7 +19,8 @@ use std::ops::Range;
 use crate::detect::{FindContext, KeyFacts, Span};
 
 /// A string a recorded call was given: a slice of the document (by offset, compared by address),
-/// or a copy in [`ScanMemo::texts`].
+/// a slice of a long decoded literal the memo keeps ([`ScanMemo::keep_decoded`]), or a copy in
+/// [`ScanMemo::texts`].
 ///
 /// Offsets, lengths and the ranges of [`Call`] are `u32`: a memo holds a call for every string
 /// of a document (40,000 for a 2 MB tool result), and each byte of it is memory the process
@@ -28,8 +29,20 @@ use crate::detect::{FindContext, KeyFacts, Span};
 /// the detector throughout (correct, only slower).
 #[derive(Debug, Clone, Copy)]
 enum Stored {
-    Doc { at: u32, len: u32 },
-    Copy { at: u32, len: u32 },
+    Doc {
+        at: u32,
+        len: u32,
+    },
+    Copy {
+        at: u32,
+        len: u32,
+    },
+    /// `at` counts from the start of the first kept text, the kept texts laid end to end
+    /// ([`ScanMemo::kept_text`]).
+    Kept {
+        at: u32,
+        len: u32,
+    },
 }
 
 #[derive(Debug)]
@@ -146,6 +159,19 @@ pub(crate) struct ScanMemo {
     /// The long string literals of the document that were decoded, with their text: the
     /// range of each body in the document ([`ScanMemo::keep_decoded`]).
     decoded: Vec<(Range<usize>, String)>,
+    /// Where each kept text starts, the kept texts laid end to end (what [`Stored::Kept`]
+    /// counts from), and where the next one will.
+    kept_starts: Vec<usize>,
+    kept_end: usize,
+    /// The literal being read that will be kept ([`ScanMemo::reading_kept`]): its decoded
+    /// text's address and length.
+    reading: Option<(usize, usize)>,
+    /// Once counting took the kept texts ([`ScanMemo::take_decoded`]): where each stands in the
+    /// counted text ([`ScanMemo::kept_moved`]), which comes back as [`ScanMemo::counted`].
+    kept_in_counted: Option<Vec<usize>>,
+    /// The document's text with its escapes read, as counted (`json::document_text`), when
+    /// the count handed it back.
+    counted: Option<String>,
     /// Replaying: the next call to compare.
     next: usize,
     /// Replaying stopped: a call's inputs differed from the recorded call's.
@@ -168,9 +194,8 @@ struct Recalled {
     /// Every occurrence that starts before this offset is in `spans` (the search stopped here).
     upto: usize,
     spans: Vec<Span>,
-    /// The text searched, when it is no slice of the document: the document's text with its
-    /// escapes read (`json::document_text`).
-    counted: Option<String>,
+    /// The text searched is [`ScanMemo::counted`], not the document.
+    in_counted: bool,
 }
 
 /// How many quotes of the counted text [`locate`] tries from where the last call was found:
@@ -251,7 +276,7 @@ impl ScanMemo {
             len: text.len(),
             upto: text.len(),
             spans,
-            counted: None,
+            in_counted: false,
         });
     }
 
@@ -264,7 +289,7 @@ impl ScanMemo {
             len: doc.len(),
             upto: spans.last().map_or(0, |s| s.end),
             spans,
-            counted: None,
+            in_counted: false,
         });
     }
 
@@ -277,8 +302,15 @@ impl ScanMemo {
             len: counted.len(),
             upto: spans.last().map_or(0, |s| s.end),
             spans,
-            counted: Some(counted),
+            in_counted: true,
         });
+        self.counted = Some(counted);
+    }
+
+    /// Takes back the counted text (`json::document_text`) when no spans come with it: the
+    /// kept texts now stand in it ([`ScanMemo::kept_moved`]).
+    pub(super) fn counted_back(&mut self, counted: String) {
+        self.counted = Some(counted);
     }
 
     /// Pushes onto `out` what the replay's recall finds in `text`, taken from the spans given
@@ -305,17 +337,14 @@ impl ScanMemo {
         out: &mut Vec<Span>,
     ) -> Option<usize> {
         let r = self.recalled.as_ref()?;
-        let (b, at) = match &r.counted {
-            None => {
-                if (doc.as_ptr() as usize, doc.len()) != (r.at, r.len) {
-                    return None;
-                }
-                (doc.as_bytes(), (text.as_ptr() as usize).wrapping_sub(r.at))
+        let (b, at) = if r.in_counted {
+            let b = self.counted.as_deref()?.as_bytes();
+            (b, locate(b, text.as_bytes(), r.upto, &mut cursor.text)?)
+        } else {
+            if (doc.as_ptr() as usize, doc.len()) != (r.at, r.len) {
+                return None;
             }
-            Some(counted) => {
-                let b = counted.as_bytes();
-                (b, locate(b, text.as_bytes(), r.upto, &mut cursor.text)?)
-            }
+            (doc.as_bytes(), (text.as_ptr() as usize).wrapping_sub(r.at))
         };
         let end = at.wrapping_add(text.len());
         if at == 0 || at >= r.upto || end >= b.len() || b[at - 1] != b'"' || b[end] != b'"' {
@@ -373,6 +402,16 @@ impl ScanMemo {
                 len: n,
             });
         }
+        // A slice of the decoded literal being read, which the memo will keep: not copied.
+        if let Some((base, len)) = self.reading
+            && at >= base
+            && at + s.len() <= base + len
+        {
+            return Some(Stored::Kept {
+                at: small(self.kept_end + (at - base))?,
+                len: n,
+            });
+        }
         let start = small(self.texts.len())?;
         small(self.texts.len() + s.len())?;
         self.texts.push_str(s);
@@ -390,6 +429,38 @@ impl ScanMemo {
             Stored::Copy { at, len } => {
                 let (at, len) = (at as usize, len as usize);
                 self.texts.get(at..at + len) == Some(s)
+            }
+            Stored::Kept { at, len } => self.kept_text(at, len) == Some(s),
+        }
+    }
+
+    /// The text of [`Stored::Kept`] `at`, `len`: in the kept literal it lies in, or where that
+    /// literal stands in the counted text once counting took it; `None` when neither is here
+    /// (counting took the kept texts and the counted text did not come back).
+    fn kept_text(&self, at: u32, len: u32) -> Option<&str> {
+        let (at, len) = (at as usize, len as usize);
+        let k = self
+            .kept_starts
+            .partition_point(|&start| start <= at)
+            .checked_sub(1)?;
+        let from = at - self.kept_starts[k];
+        match &self.kept_in_counted {
+            None => self.decoded.get(k)?.1.get(from..from + len),
+            Some(homes) => {
+                let from = homes.get(k)? + from;
+                self.counted.as_deref()?.get(from..from + len)
+            }
+        }
+    }
+
+    /// Whether every stored string can be read: the kept texts are here, or in the counted
+    /// text that came back.
+    fn texts_here(&self) -> bool {
+        match &self.kept_in_counted {
+            None => self.decoded.len() == self.kept_starts.len(),
+            Some(homes) => {
+                self.kept_starts.is_empty()
+                    || self.counted.is_some() && homes.len() == self.kept_starts.len()
             }
         }
     }
@@ -519,21 +590,44 @@ impl ScanMemo {
         self.sites[k].unpack()
     }
 
+    /// Says that the calls to come, up to [`ScanMemo::keep_decoded`], read `text`, the decoded
+    /// body of a string literal the memo will keep: the calls' strings that lie in it are
+    /// recorded as slices of it rather than copied (a tool result's text block is megabytes).
+    pub(super) fn reading_kept(&mut self, text: &str) {
+        self.reading = Some((text.as_ptr() as usize, text.len()));
+    }
+
     /// Keeps `text`, the decoded body of the document's string literal whose body is `body`
     /// (a tool result's text block), for counting names in the document's text
     /// ([`ScanMemo::decoded`]) without decoding it again. Literals come in document order.
+    /// `text` is the string [`ScanMemo::reading_kept`] announced (moved, so at the same
+    /// address); if it is not, the memo records nothing more.
     pub(super) fn keep_decoded(&mut self, body: Range<usize>, text: String) {
+        if self.reading.take() != Some((text.as_ptr() as usize, text.len())) {
+            self.full = true;
+        }
+        self.kept_starts.push(self.kept_end);
+        self.kept_end += text.len();
         self.decoded.push((body, text));
     }
 
-    /// The literals [`ScanMemo::keep_decoded`] kept, taken out of the memo.
+    /// The literals [`ScanMemo::keep_decoded`] kept, taken out of the memo for counting; the
+    /// memo reads them in the counted text once it comes back ([`ScanMemo::kept_moved`]).
     pub(super) fn take_decoded(&mut self) -> Vec<(Range<usize>, String)> {
+        self.kept_in_counted = Some(Vec::new());
         std::mem::take(&mut self.decoded)
     }
 
-    /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]).
+    /// Where each literal [`ScanMemo::take_decoded`] gave stands in the counted text
+    /// (`json::document_text_with`), in their order.
+    pub(super) fn kept_moved(&mut self, homes: Vec<usize>) {
+        self.kept_in_counted = Some(homes);
+    }
+
+    /// Whether the memo keeps what a patch needs ([`ScanMemo::patchable`]), every recorded
+    /// string readable.
     pub(super) fn is_patchable(&self) -> bool {
-        self.patchable && !self.full
+        self.patchable && !self.full && self.texts_here()
     }
 
     /// Whether a call of the recorded scan had names recalled.
@@ -567,6 +661,8 @@ impl ScanMemo {
                 .texts
                 .get(at as usize..at as usize + len as usize)
                 .unwrap_or_default(),
+            // Readable when the memo is patchable ([`ScanMemo::texts_here`]).
+            Stored::Kept { at, len } => self.kept_text(at, len).unwrap_or_default(),
         }
     }
 
@@ -639,6 +735,18 @@ mod tests {
             r#"[{"name":"Omar Haddad","notes":"met omar haddad and Maria Garcia","city":"Haddad"},{"name":"Zola","who":"Haddad","notes":"Ysolde Brackwater\nsaid hi","email":"z@x.io"},{"name":"brackwater","notes":"Ask Haddad. Zola\u0021"}]"#,
             r#"{"a":"Haddad","b":"omar haddad","c":["Haddad","x"],"d":{"Garcia":"Maria Garcia"},"e":"Maria  Garcia"}"#,
         ];
+        // A tool result whose text block the memo keeps (4 KB and more): the calls' strings
+        // are slices of it, read where the count's text holds it once counting took it.
+        let records: Vec<String> = (0..80)
+            .map(|i| {
+                format!(
+                    r#"{{"id":"r{i}","name":"Omar Haddad","to":"Garcia\nHaddad","notes":"met Zola and Haddad on day {i}, then Maria Garcia"}}"#
+                )
+            })
+            .collect();
+        let block = tool_result(&format!("[{}]", records.join(",")));
+        assert!(block.len() > 2 * super::super::KEEP_DECODED_FROM);
+        let docs = docs.iter().copied().chain([block.as_str()]);
         for doc in docs {
             for names in [
                 &["Ysolde Brackwater", "Omar Haddad"][..],
@@ -658,9 +766,15 @@ mod tests {
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
                     // Given what the recall finds in the document's text, as the engine's count.
                     for limit in [None, Some(0), Some(1)] {
-                        let again = rescan_given(doc, first, &recall, limit);
+                        let again = rescan_given(doc, first, &recall, Some(limit));
                         assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?} {limit:?}");
                     }
+                    // Counted, the text handed back without spans (a session that recalled
+                    // before), or not handed back at all.
+                    let again = rescan_given(doc, first, &recall, None);
+                    assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
+                    let again = rescan_counted_not_back(doc, first, &recall);
+                    assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
                     // Always walked again.
                     let (_, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
                     let again = rescan_json_walking(&detector, Some(&recall), memo, &none).unwrap();
@@ -672,22 +786,25 @@ mod tests {
 
     /// [`rescan_json`] of `doc` (first scanned with `first`) given what `recall` finds in the
     /// document, as far as the engine's count reads when it expects `limit` occurrences (all of
-    /// it with `None`). Each way must find what a fresh scan finds.
+    /// it with `Some(None)`; no spans with `None`, the counted text alone). Each way must find
+    /// what a fresh scan finds.
     fn rescan_given(
         doc: &str,
         first: Option<&Recall>,
         recall: &Recall,
-        limit: Option<usize>,
+        limit: Option<Option<usize>>,
     ) -> Findings<FoundValue> {
         let detector = Detector::with_defaults();
         let none = |_: &crate::walk::json::Position<'_>| false;
-        let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+        let (found, mut memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
         // The engine's count reads the document's text with its escapes read.
-        let text = crate::walk::json::document_text(doc);
+        let text = crate::walk::counted_text(&mut memo);
+        assert_eq!(text, crate::walk::json::document_text(doc));
         let mut spans = Vec::new();
         match limit {
-            Some(limit) => _ = recall.find_exceeding(&text, limit, &mut spans),
-            None => recall.find(&text, &mut spans),
+            Some(Some(limit)) => _ = recall.find_exceeding(&text, limit, &mut spans),
+            Some(None) => recall.find(&text, &mut spans),
+            None => {}
         }
         let counted = match text {
             std::borrow::Cow::Owned(text) => Some(text),
@@ -698,11 +815,28 @@ mod tests {
             Some(recall),
             memo,
             found,
-            Some(spans),
+            limit.map(|_| spans),
             counted,
             &none,
         )
         .unwrap()
+    }
+
+    /// [`rescan_json`] of `doc` after a count that took the memo's kept texts and did not hand
+    /// its text back: the memo cannot read its calls' strings, so the document is walked again
+    /// and the replay stops at the first call that read one.
+    fn rescan_counted_not_back(
+        doc: &str,
+        first: Option<&Recall>,
+        recall: &Recall,
+    ) -> Findings<FoundValue> {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        let (found, mut memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
+        let kept = !memo.memo.decoded.is_empty();
+        drop(crate::walk::counted_text(&mut memo));
+        assert_eq!(memo.memo.is_patchable(), !kept && memo.memo.patchable);
+        rescan_json(&detector, Some(recall), memo, found, None, None, &none).unwrap()
     }
 
     /// In a tool result, the strings of the embedded document are found in the counted text
@@ -757,6 +891,44 @@ mod tests {
         }
     }
 
+    /// The strings of a kept text block are recorded as slices of it, not copied, and read
+    /// the same before counting takes it and after the counted text comes back.
+    #[test]
+    fn a_kept_text_blocks_strings_are_read_in_place() {
+        let detector = Detector::with_defaults();
+        let none = |_: &crate::walk::json::Position<'_>| false;
+        let records: Vec<String> = (0..80)
+            .map(|i| {
+                format!(
+                    r#"{{"id":"r{i}","name":"Omar Haddad","to":"Garcia\nHaddad","notes":"met on day {i}"}}"#
+                )
+            })
+            .collect();
+        let block = tool_result(&format!("[{}]", records.join(",")));
+        let (_, mut record) = scan_json_recorded(&detector, None, &block, &none).unwrap();
+        let memo = &record.memo;
+        assert_eq!(memo.decoded.len(), 1);
+        let kept = memo
+            .calls
+            .iter()
+            .filter(|c| matches!(c.text, super::Stored::Kept { .. }))
+            .count();
+        assert!(kept >= 80 * 3, "{kept}");
+        // Only the strings with an escape of their own (`to`) are copies.
+        assert_eq!(memo.texts, "Garcia\nHaddad".repeat(80));
+        let before: Vec<String> = memo.each_call(&block).map(|c| c.text.to_string()).collect();
+        let counted = crate::walk::counted_text(&mut record).into_owned();
+        assert!(record.memo.decoded.is_empty() && !record.memo.is_patchable());
+        record.memo.counted_back(counted);
+        assert!(record.memo.is_patchable());
+        let after: Vec<String> = record
+            .memo
+            .each_call(&block)
+            .map(|c| c.text.to_string())
+            .collect();
+        assert_eq!(before, after);
+    }
+
     /// `doc` as the text block of a tool result: one string, every quote of it escaped.
     fn tool_result(doc: &str) -> String {
         serde_json::json!({"content": [{"type": "text", "text": doc}], "isError": false})
@@ -801,7 +973,7 @@ mod tests {
                 let some = Recall::of_names(names.iter().copied().take(1));
                 for first in [None, Some(&some)] {
                     for limit in [None, Some(0), Some(1), Some(3)] {
-                        let again = rescan_given(doc, first, &recall, limit);
+                        let again = rescan_given(doc, first, &recall, Some(limit));
                         assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?} {limit:?}");
                     }
                 }
@@ -875,7 +1047,7 @@ mod tests {
             let fresh = scan_json_except(&detector, Some(&recall), &doc, &none).unwrap();
             let some = Recall::of_names(names.iter().take(first_takes).map(|&n| NAMES[n]));
             let first = (first_takes > 0).then_some(&some);
-            let again = rescan_given(&doc, first, &recall, limit);
+            let again = rescan_given(&doc, first, &recall, Some(limit));
             proptest::prop_assert_eq!(shown(&again), shown(&fresh), "{}", doc);
         }
     }

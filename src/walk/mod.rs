@@ -215,9 +215,12 @@ const KEEP_DECODED_FROM: usize = 4096;
 /// counting names in it ([`json::document_text`]): long literals the scan decoded are taken
 /// as it decoded them, where that is the same text ([`json::decode_body_noting`]). They are
 /// taken out of the record: one of them (a tool result's text block) becomes the text, so
-/// that the process touches no new memory for it.
+/// that the process touches no new memory for it. The record's calls read them in that text
+/// once it is handed back to [`rescan_json`] (as `counted`); without it, no patch.
 pub(crate) fn counted_text<'a>(record: &mut ScanRecord<'a>) -> Cow<'a, str> {
-    json::document_text_with(record.doc, record.memo.take_decoded())
+    let (text, homes) = json::document_text_with(record.doc, record.memo.take_decoded());
+    record.memo.kept_moved(homes);
+    text
 }
 
 /// [`scan_json_except`] of the document `earlier` scanned, with `recall`: gives what that
@@ -229,7 +232,8 @@ pub(crate) fn counted_text<'a>(record: &mut ScanRecord<'a>) -> Cow<'a, str> {
 /// span (`Recall::find_exceeding`): in the document itself, or in `counted` when given (the
 /// document's text with its escapes read, [`json::document_text`]). The patch takes each
 /// string's names there from it ([`memo::ScanMemo::recalled_within`]) instead of searching the
-/// string again.
+/// string again. `counted`, the text [`counted_text`] gave, is handed back in any case: the
+/// decoded literals it took from `earlier` stand in it.
 pub(crate) fn rescan_json<'d>(
     detector: &'d Detector,
     recall: Option<&'d Recall>,
@@ -247,6 +251,8 @@ pub(crate) fn rescan_json<'d>(
                 Some(text) => earlier.memo.set_recalled_upto_in(text, spans),
                 None => earlier.memo.set_recalled_upto(earlier.doc, spans),
             }
+        } else if let Some(text) = counted {
+            earlier.memo.counted_back(text);
         }
         if patch::again(detector, recall, earlier.doc, &earlier.memo, &mut first).is_some() {
             return Ok(first);
@@ -645,6 +651,16 @@ impl<'d> ValueScanner<'d> {
             let text: &str = decoded
                 .as_ref()
                 .map_or_else(|| lit.raw(doc), |(text, _)| text.as_str());
+            // A long decoded literal of the document (a tool result's text block) is kept for
+            // counting names in the document's text, which would decode it again; the calls
+            // that read it record their strings as slices of it, not copies.
+            let keep = depth == 0
+                && decoded
+                    .as_ref()
+                    .is_some_and(|(d, alike)| *alike && d.len() >= KEEP_DECODED_FROM);
+            if keep && let Some(Memo::Record(memo)) = &mut self.memo {
+                memo.reading_kept(text);
+            }
             // A value's key facts, worked out once for reading it and for column evidence.
             let content;
             let mut facts = KeyFacts::default();
@@ -708,11 +724,8 @@ impl<'d> ValueScanner<'d> {
                     column,
                 });
             }
-            // A long decoded literal of the document (a tool result's text block) is kept for
-            // counting names in the document's text, which would decode it again.
-            if depth == 0
-                && let Some((decoded, true)) = decoded
-                && decoded.len() >= KEEP_DECODED_FROM
+            if keep
+                && let Some((decoded, _)) = decoded
                 && let Some(Memo::Record(memo)) = &mut self.memo
             {
                 memo.keep_decoded(lit.start + 1..lit.end - 1, decoded);
