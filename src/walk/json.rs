@@ -780,10 +780,9 @@ fn copy_plain(r: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
 pub(crate) fn encode_body_into(s: &str, out: &mut String) {
     let bytes = s.as_bytes();
     let mut last = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
+    // The bytes to escape are the string stops: found eight bytes at a time.
+    while let Some(i) = string_stop(bytes, last) {
+        let b = bytes[i];
         let escape: Option<&str> = match b {
             b'"' => Some("\\\""),
             b'\\' => Some("\\\\"),
