@@ -13,6 +13,12 @@
 //! plus the new recall give exactly what the whole call would. Once a call's inputs differ from
 //! the recorded one's (a span recall added changed what the walk does next), the rest of the scan
 //! runs the detector throughout.
+//!
+//! The strings a call was given are kept without copying where possible ([`Stored`]): a slice of
+//! the document, or of a long decoded literal the memo keeps (a tool result's text block, which
+//! can be megabytes). Counting names later builds the document's text out of that literal, and
+//! hands it back with the second scan; the memo then reads those strings there. Other decoded
+//! strings are copied.
 
 use std::ops::Range;
 
@@ -737,14 +743,11 @@ mod tests {
         ];
         // A tool result whose text block the memo keeps (4 KB and more): the calls' strings
         // are slices of it, read where the count's text holds it once counting took it.
-        let records: Vec<String> = (0..80)
-            .map(|i| {
-                format!(
-                    r#"{{"id":"r{i}","name":"Omar Haddad","to":"Garcia\nHaddad","notes":"met Zola and Haddad on day {i}, then Maria Garcia"}}"#
-                )
-            })
-            .collect();
-        let block = tool_result(&format!("[{}]", records.join(",")));
+        let block = records_result(80, |i| {
+            format!(
+                r#"{{"id":"r{i}","name":"Omar Haddad","to":"Garcia\nHaddad","notes":"met Zola and Haddad on day {i}, then Maria Garcia"}}"#
+            )
+        });
         assert!(block.len() > 2 * super::super::KEEP_DECODED_FROM);
         let docs = docs.iter().copied().chain([block.as_str()]);
         for doc in docs {
@@ -848,14 +851,11 @@ mod tests {
     fn a_tool_results_strings_take_their_names_from_the_count() {
         let detector = Detector::with_defaults();
         let none = |_: &crate::walk::json::Position<'_>| false;
-        let records: Vec<String> = (0..40)
-            .map(|i| {
-                format!(
-                    r#"{{"id":"r{i}","name":"Maria Garcia","to":"Garcia\nHaddad","notes":"met Garcia and Haddad on day {i}, then Garcia"}}"#
-                )
-            })
-            .collect();
-        let doc = tool_result(&format!("[{}]", records.join(",")));
+        let doc = records_result(40, |i| {
+            format!(
+                r#"{{"id":"r{i}","name":"Maria Garcia","to":"Garcia\nHaddad","notes":"met Garcia and Haddad on day {i}, then Garcia"}}"#
+            )
+        });
         let text = crate::walk::json::document_text(&doc);
         let recall = Recall::of_names(["Maria Garcia", "Garcia", "Haddad"]);
         for limit in [None, Some(57)] {
@@ -897,14 +897,11 @@ mod tests {
     fn a_kept_text_blocks_strings_are_read_in_place() {
         let detector = Detector::with_defaults();
         let none = |_: &crate::walk::json::Position<'_>| false;
-        let records: Vec<String> = (0..80)
-            .map(|i| {
-                format!(
-                    r#"{{"id":"r{i}","name":"Omar Haddad","to":"Garcia\nHaddad","notes":"met on day {i}"}}"#
-                )
-            })
-            .collect();
-        let block = tool_result(&format!("[{}]", records.join(",")));
+        let block = records_result(80, |i| {
+            format!(
+                r#"{{"id":"r{i}","name":"Omar Haddad","to":"Garcia\nHaddad","notes":"met on day {i}"}}"#
+            )
+        });
         let (_, mut record) = scan_json_recorded(&detector, None, &block, &none).unwrap();
         let memo = &record.memo;
         assert_eq!(memo.decoded.len(), 1);
@@ -927,6 +924,13 @@ mod tests {
             .map(|c| c.text.to_string())
             .collect();
         assert_eq!(before, after);
+    }
+
+    /// A tool result whose text block is a JSON array of `n` records, record `i` being
+    /// `record(i)`.
+    fn records_result(n: usize, record: impl Fn(usize) -> String) -> String {
+        let records: Vec<String> = (0..n).map(record).collect();
+        tool_result(&format!("[{}]", records.join(",")))
     }
 
     /// `doc` as the text block of a tool result: one string, every quote of it escaped.
