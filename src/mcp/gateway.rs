@@ -375,10 +375,10 @@ where
                 let (tx, rx) = stdio::line_channel();
                 *lock(&upstream.to_server) = Some(tx);
                 writers.push(tokio::spawn(stdio::write_lines(stdin, rx)));
-                tokio::spawn(
-                    gw.clone()
-                        .read_upstream(idx, Lines::Stream(BufReader::new(stdout))),
-                );
+                tokio::spawn(gw.clone().read_upstream(
+                    idx,
+                    Lines::Stream(BufReader::with_capacity(stdio::PIPE_READ, stdout)),
+                ));
                 children.push(child);
             }
             Err(e) => {

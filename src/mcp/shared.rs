@@ -382,7 +382,7 @@ impl Hub {
 
     /// Reads the child until it exits, routing each message.
     async fn read_child<R: AsyncRead + Unpin>(self: Arc<Self>, stdout: R) {
-        let mut reader = BufReader::new(stdout);
+        let mut reader = BufReader::with_capacity(stdio::PIPE_READ, stdout);
         let mut buf = Vec::new();
         while let Ok(Some(())) = stdio::read_message(&mut reader, &mut buf).await {
             let Ok(line) = std::str::from_utf8(&buf) else {

@@ -246,6 +246,10 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
+/// How much a server's stdout is read at a time: what a Linux pipe holds, so one read takes all
+/// the server has written (a 5 MB tool result is 80 reads, not 640 of the default 8 KiB).
+pub(crate) const PIPE_READ: usize = 64 * 1024;
+
 /// A line buffer keeps at most this much capacity between messages: one larger message grows
 /// it, the next read gives the memory back.
 const KEPT_LINE_CAPACITY: usize = 16 * 1024;
@@ -397,7 +401,7 @@ where
         let (to_host, to_server) = (to_host.clone(), to_server.downgrade());
         let name = name.to_string();
         tokio::spawn(async move {
-            let mut reader = BufReader::new(stdout);
+            let mut reader = BufReader::with_capacity(PIPE_READ, stdout);
             let mut line = Vec::new();
             while let Ok(Some(())) = read_message(&mut reader, &mut line).await {
                 let outcome = interceptor.from_server_bytes(&name, &line).await;
