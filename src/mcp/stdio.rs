@@ -247,7 +247,7 @@ pub(crate) async fn write_lines<W: AsyncWrite + Unpin>(
 }
 
 /// How much a server's stdout is read at a time: what a Linux pipe holds, so one read takes all
-/// the server has written (a 5 MB tool result is 80 reads, not 640 of the default 8 KiB).
+/// the server has written (a 5 MB tool result takes about 100 reads, not 640 of 8 KiB).
 pub(crate) const PIPE_READ: usize = 64 * 1024;
 
 /// A line buffer keeps at most this much capacity between messages: one larger message grows
