@@ -47,6 +47,26 @@ pub(crate) fn idle(b: &[u8], i: usize) -> Idle {
     }
 }
 
+/// What the credential windows' scan needs of sixteen bytes (`secrets/windows.rs`): bit `k`
+/// is byte `k`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Credential {
+    /// Word bytes: ASCII letters and digits, and `_`.
+    pub(crate) word: u32,
+    /// The bytes a credential's word may stop at: `-`, `.` and `=`.
+    pub(crate) anchors: u32,
+}
+
+/// [`Credential`] of the sixteen bytes of `b` from `i`, zero bytes past its end (which are in
+/// no class).
+#[inline(always)]
+pub(crate) fn credential(b: &[u8], i: usize) -> Credential {
+    match b.get(i..i.saturating_add(16)) {
+        Some(w) => credential_of(w.try_into().unwrap_or([0; 16])),
+        None => credential_of(tail(b, i)),
+    }
+}
+
 /// The bytes of `b` from `i`, within its last sixteen, then zeros.
 #[cold]
 #[inline(never)]
@@ -111,6 +131,46 @@ fn idle_of(bytes: [u8; 16]) -> Idle {
         high: move_mask_i8_m128i(x) as u32 & 0xFFFF,
         joiners: move_mask_i8_m128i(joiners) as u32 & 0xFFFF,
     }
+}
+
+/// [`credential`] of sixteen bytes, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn credential_of(bytes: [u8; 16]) -> Credential {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
+        cmp_lt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let splat = |c: u8| set_splat_i8_m128i(c as i8);
+    let within = |x, lo: u8, hi: u8| {
+        bitand_m128i(
+            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
+            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
+        )
+    };
+    let x = load_unaligned_m128i(&bytes);
+    let folded = bitor_m128i(x, splat(0x20));
+    let word = bitor_m128i(
+        bitor_m128i(within(x, b'0', b'9'), within(folded, b'a', b'z')),
+        cmp_eq_mask_i8_m128i(x, splat(b'_')),
+    );
+    let anchors = bitor_m128i(
+        bitor_m128i(
+            cmp_eq_mask_i8_m128i(x, splat(b'-')),
+            cmp_eq_mask_i8_m128i(x, splat(b'.')),
+        ),
+        cmp_eq_mask_i8_m128i(x, splat(b'=')),
+    );
+    Credential {
+        word: move_mask_i8_m128i(word) as u32 & 0xFFFF,
+        anchors: move_mask_i8_m128i(anchors) as u32 & 0xFFFF,
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn credential_of(bytes: [u8; 16]) -> Credential {
+    swar::credential_of(bytes)
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -184,6 +244,16 @@ mod swar {
         }
     }
 
+    pub(super) fn credential_of(bytes: [u8; 16]) -> super::Credential {
+        let word = |v: u64| alnum_lanes(v) | equal_lanes(v, b'_');
+        let anchors = |v: u64| equal_lanes(v, b'-') | equal_lanes(v, b'.') | equal_lanes(v, b'=');
+        let (lo, hi) = halves(bytes);
+        super::Credential {
+            word: pack(word(lo)) | pack(word(hi)) << 8,
+            anchors: pack(anchors(lo)) | pack(anchors(hi)) << 8,
+        }
+    }
+
     pub(super) fn classes_of(bytes: [u8; 16]) -> Classes {
         let (lo, hi) = halves(bytes);
         let lead = |v: u64| v & (v << 1) & HIGH;
@@ -222,6 +292,18 @@ mod tests {
         c
     }
 
+    fn credential_bytewise(bytes: [u8; 16]) -> Credential {
+        let mut c = Credential {
+            word: 0,
+            anchors: 0,
+        };
+        for (k, &x) in bytes.iter().enumerate() {
+            c.word |= u32::from(x.is_ascii_alphanumeric() || x == b'_') << k;
+            c.anchors |= u32::from(matches!(x, b'-' | b'.' | b'=')) << k;
+        }
+        c
+    }
+
     #[test]
     fn every_byte_in_every_lane() {
         for lane in 0..16 {
@@ -234,6 +316,16 @@ mod tests {
                 assert_eq!(
                     swar::idle_of(bytes),
                     idle_bytewise(bytes),
+                    "{x:#x} at {lane}"
+                );
+                assert_eq!(
+                    credential_of(bytes),
+                    credential_bytewise(bytes),
+                    "{x:#x} at {lane}"
+                );
+                assert_eq!(
+                    swar::credential_of(bytes),
+                    credential_bytewise(bytes),
                     "{x:#x} at {lane}"
                 );
             }
@@ -253,6 +345,12 @@ mod tests {
             assert_eq!(idle(&text, i), idle_bytewise(bytes), "at {i}");
             assert_eq!(swar::idle_of(bytes), idle_bytewise(bytes), "at {i}");
             assert_eq!(swar::classes_of(bytes), bytewise(bytes), "at {i}");
+            assert_eq!(credential(&text, i), credential_bytewise(bytes), "at {i}");
+            assert_eq!(
+                swar::credential_of(bytes),
+                credential_bytewise(bytes),
+                "at {i}"
+            );
         }
     }
 }
