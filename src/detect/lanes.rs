@@ -67,6 +67,81 @@ pub(crate) fn credential(b: &[u8], i: usize) -> Credential {
     }
 }
 
+/// The first two bytes of every birth cue (`ids/dob.rs`), each `| 0x20` (ASCII case folded;
+/// `é`'s first byte `0xC3` becomes `0xE3`).
+pub(crate) const BIRTH_CUE_PAIRS: [(u8, u8); 9] = [
+    (b'b', b'o'),
+    (b'b', b'i'),
+    (b'd', b'o'),
+    (b'd', b'.'),
+    (b'd', b'a'),
+    (b'g', b'e'),
+    (b'f', b'e'),
+    (b'n', b'a'),
+    (b'n', 0xE3),
+];
+
+/// Bit `k` set when bytes `k` and `k + 1` of `b` from `i`, each `| 0x20`, are one of the
+/// [`BIRTH_CUE_PAIRS`]: where among those sixteen bytes a birth cue may start. Every cue start
+/// is flagged, and a few other bytes (`| 0x20` folds more than case).
+#[inline(always)]
+pub(crate) fn birth_cue_pairs(b: &[u8], i: usize) -> u32 {
+    match b.get(i..i.saturating_add(17)) {
+        Some(w) => birth_cue_pairs_of(w),
+        None => {
+            let mut w = [0u8; 17];
+            let rest = b.get(i..).unwrap_or_default();
+            w[..rest.len()].copy_from_slice(rest);
+            birth_cue_pairs_of(&w)
+        }
+    }
+}
+
+/// [`birth_cue_pairs`] of the seventeen bytes `w`, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn birth_cue_pairs_of(w: &[u8]) -> u32 {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i, zeroed_m128i,
+    };
+    let load = |k: usize| {
+        let mut a = [0u8; 16];
+        a.copy_from_slice(&w[k..k + 16]);
+        bitor_m128i(load_unaligned_m128i(&a), set_splat_i8_m128i(0x20))
+    };
+    let (first, second) = (load(0), load(1));
+    let mut hits = zeroed_m128i();
+    for (a, x) in BIRTH_CUE_PAIRS {
+        hits = bitor_m128i(
+            hits,
+            bitand_m128i(
+                cmp_eq_mask_i8_m128i(first, set_splat_i8_m128i(a as i8)),
+                cmp_eq_mask_i8_m128i(second, set_splat_i8_m128i(x as i8)),
+            ),
+        );
+    }
+    move_mask_i8_m128i(hits) as u32 & 0xFFFF
+}
+
+/// [`birth_cue_pairs`] of the seventeen bytes `w`, byte by byte: where SSE2 is missing, and in
+/// the tests.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+fn birth_cue_pairs_bytewise(w: &[u8]) -> u32 {
+    let mut bits = 0;
+    for k in 0..16 {
+        let pair = (w[k] | 0x20, w[k + 1] | 0x20);
+        bits |= u32::from(BIRTH_CUE_PAIRS.contains(&pair)) << k;
+    }
+    bits
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn birth_cue_pairs_of(w: &[u8]) -> u32 {
+    birth_cue_pairs_bytewise(w)
+}
+
 /// The bytes of `b` from `i`, within its last sixteen, then zeros.
 #[cold]
 #[inline(never)]
@@ -302,6 +377,29 @@ mod tests {
             c.anchors |= u32::from(matches!(x, b'-' | b'.' | b'=')) << k;
         }
         c
+    }
+
+    #[test]
+    fn birth_cue_pairs_are_the_bytewise_test() {
+        let mut rng = crate::testdata::Rng::new(9);
+        let alphabet = b"bBdDgGfFnNoOiIaAeE.\x0e\xc3\xe3\xa9xX \x00\xff";
+        for _ in 0..20_000 {
+            let len = rng.below(40);
+            let text: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            for i in 0..=text.len() + 1 {
+                let mut w = [0u8; 17];
+                for (k, x) in w.iter_mut().enumerate() {
+                    *x = text.get(i + k).copied().unwrap_or(0);
+                }
+                assert_eq!(
+                    birth_cue_pairs(&text, i),
+                    birth_cue_pairs_bytewise(&w),
+                    "{text:?} at {i}"
+                );
+            }
+        }
     }
 
     #[test]
