@@ -142,6 +142,61 @@ fn birth_cue_pairs_of(w: &[u8]) -> u32 {
     birth_cue_pairs_bytewise(w)
 }
 
+/// Bit `k` set when byte `i + k` of `b` is an ASCII digit, for the 64 bytes from `i` (none past
+/// the end of `b`).
+#[inline(always)]
+pub(crate) fn digits64(b: &[u8], i: usize) -> u64 {
+    let of = |block: &[u8]| {
+        let mut bits = 0u64;
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            bits |= u64::from(digits_of(w)) << (16 * k);
+        }
+        bits
+    };
+    match b.get(i..i.saturating_add(64)) {
+        Some(block) => of(block),
+        None => digits64_tail(b, i, of),
+    }
+}
+
+/// [`digits64`] of the last block of `b` (shorter than 64 bytes, or empty): copied once, with
+/// zeros (no digits) after it.
+#[cold]
+#[inline(never)]
+fn digits64_tail(b: &[u8], i: usize, of: impl Fn(&[u8]) -> u64) -> u64 {
+    let rest = b.get(i..).unwrap_or_default();
+    if rest.is_empty() {
+        return 0;
+    }
+    let mut block = [0u8; 64];
+    block[..rest.len()].copy_from_slice(rest);
+    of(&block)
+}
+
+/// Bit `k` set when byte `k` of `bytes` is an ASCII digit, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn digits_of(bytes: [u8; 16]) -> u32 {
+    use safe_arch::{
+        bitand_m128i, cmp_gt_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
+        move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let x = load_unaligned_m128i(&bytes);
+    let digits = bitand_m128i(
+        cmp_gt_mask_i8_m128i(x, set_splat_i8_m128i((b'0' - 1) as i8)),
+        cmp_lt_mask_i8_m128i(x, set_splat_i8_m128i((b'9' + 1) as i8)),
+    );
+    move_mask_i8_m128i(digits) as u32 & 0xFFFF
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn digits_of(bytes: [u8; 16]) -> u32 {
+    swar::digits_of(bytes)
+}
+
 /// The bytes of `b` from `i`, within its last sixteen, then zeros.
 #[cold]
 #[inline(never)]
@@ -329,6 +384,13 @@ mod swar {
         }
     }
 
+    pub(super) fn digits_of(bytes: [u8; 16]) -> u32 {
+        let (lo, hi) = halves(bytes);
+        let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+        let digits = |v: u64| ge(v, b'0') & !ge(v, b'9' + 1) & !v & HIGH;
+        pack(digits(lo)) | pack(digits(hi)) << 8
+    }
+
     pub(super) fn classes_of(bytes: [u8; 16]) -> Classes {
         let (lo, hi) = halves(bytes);
         let lead = |v: u64| v & (v << 1) & HIGH;
@@ -399,6 +461,27 @@ mod tests {
                     "{text:?} at {i}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn digits_are_the_bytewise_test() {
+        let mut rng = crate::testdata::Rng::new(37);
+        let text: Vec<u8> = (0..3000).map(|_| rng.below(256) as u8).collect();
+        let dense: Vec<u8> = (0..3000).map(|_| b"0123456789/:a"[rng.below(13)]).collect();
+        for t in [&text, &dense] {
+            for i in 0..t.len() + 70 {
+                let want = (0..64).fold(0u64, |m, k| {
+                    m | u64::from(t.get(i + k).is_some_and(u8::is_ascii_digit)) << k
+                });
+                assert_eq!(digits64(t, i), want, "at {i}");
+            }
+        }
+        for x in 0..=255u8 {
+            let bytes = [x; 16];
+            let want = if x.is_ascii_digit() { 0xFFFF } else { 0 };
+            assert_eq!(digits_of(bytes), want, "{x}");
+            assert_eq!(swar::digits_of(bytes), want, "{x}");
         }
     }
 

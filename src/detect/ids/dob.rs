@@ -69,37 +69,56 @@ const DOB_REACH: usize = 64;
 pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let b = text.as_bytes();
     let mut region: Option<(usize, usize)> = None;
-    let mut i = 0;
     // Cue starts have been looked for before `read`; `last_cue` is the last one found.
     let mut read = 0;
     let mut last_cue = None;
-    // The next digit eight bytes at a time (`phone::next_digit`).
-    while let Some(d) = crate::detect::phone::next_digit(b, i) {
-        i = d;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if !may_open_date(b, d, i) {
-            continue;
-        }
-        let s = spaces_before(b, d);
-        // The stretch `from..d` is this run's; `from` and `d` only grow from run to run.
-        let from = s.saturating_sub(DOB_REACH);
-        if let Some(j) = last_cue_in(b, read.max(from), d) {
-            last_cue = Some(j);
-        }
-        read = d;
-        if last_cue.is_none_or(|c| c < from) || !may_date(b, s, d, i - d) {
-            continue;
-        }
-        region = match region {
-            Some((rs, re)) if from <= re => Some((rs, d)),
-            Some((rs, re)) => {
-                dob_cues_in(cues, b, rs, re, out);
-                Some((from, d))
+    // The runs of one, two or four digits (no other can open a date: [`may_open_date`]), from
+    // 64-byte digit masks: a run's start is a digit after a non-digit, its length the digits
+    // after it (this block's and the next's). Walking each run byte by byte, and reading every
+    // other run, left the loop where the data said: a mispredicted branch per run of digits.
+    let mut carry = 0u64;
+    let mut this = lanes::digits64(b, 0);
+    let mut base = 0;
+    while base < b.len() {
+        let next = lanes::digits64(b, base + 64);
+        let w = u128::from(this) | u128::from(next) << 64;
+        let starts = this & !(this << 1 | carry);
+        let one = !(w >> 1) as u64;
+        let two = (w >> 1 & !(w >> 2)) as u64;
+        let four = (w >> 1 & w >> 2 & w >> 3 & !(w >> 4)) as u64;
+        let mut runs = starts & (one | two | four);
+        carry = this >> 63;
+        this = next;
+        let block = base;
+        base += 64;
+        while runs != 0 {
+            let k = runs.trailing_zeros();
+            runs &= runs - 1;
+            let d = block + k as usize;
+            // The run is `d..i`.
+            let i = d + (!(w >> k)).trailing_zeros() as usize;
+            if !may_open_date(b, d, i) {
+                continue;
             }
-            None => Some((from, d)),
-        };
+            let s = spaces_before(b, d);
+            // The stretch `from..d` is this run's; `from` and `d` only grow from run to run.
+            let from = s.saturating_sub(DOB_REACH);
+            if let Some(j) = last_cue_in(b, read.max(from), d) {
+                last_cue = Some(j);
+            }
+            read = d;
+            if last_cue.is_none_or(|c| c < from) || !may_date(b, s, d, i - d) {
+                continue;
+            }
+            region = match region {
+                Some((rs, re)) if from <= re => Some((rs, d)),
+                Some((rs, re)) => {
+                    dob_cues_in(cues, b, rs, re, out);
+                    Some((from, d))
+                }
+                None => Some((from, d)),
+            };
+        }
     }
     if let Some((rs, re)) = region {
         dob_cues_in(cues, b, rs, re, out);
