@@ -197,6 +197,85 @@ fn digits_of(bytes: [u8; 16]) -> u32 {
     swar::digits_of(bytes)
 }
 
+/// Bit `k` set when byte `i + k` of `b` may open an identifier candidate (`ids/scan.rs`): a
+/// digit, or a `-`, `.` or `:` right after a hex digit (the separator of a MAC address, whose
+/// group before it is hex). Zero bytes past the end of `b`, and before its start, are in no
+/// class.
+#[inline(always)]
+pub(crate) fn id_triggers(b: &[u8], i: usize) -> u32 {
+    match (
+        i.checked_sub(1).and_then(|p| b.get(p..i + 16)),
+        b.get(i..i.saturating_add(16)),
+    ) {
+        (Some(prev), Some(cur)) => id_triggers_of(
+            prev[..16].try_into().unwrap_or([0; 16]),
+            cur.try_into().unwrap_or([0; 16]),
+        ),
+        _ => {
+            let mut w = [0u8; 17];
+            if let Some(&before) = i.checked_sub(1).and_then(|p| b.get(p)) {
+                w[0] = before;
+            }
+            let rest = b.get(i..).unwrap_or_default();
+            let n = rest.len().min(16);
+            w[1..1 + n].copy_from_slice(&rest[..n]);
+            id_triggers_of(
+                w[..16].try_into().unwrap_or([0; 16]),
+                w[1..].try_into().unwrap_or([0; 16]),
+            )
+        }
+    }
+}
+
+/// [`id_triggers`] of sixteen bytes `cur` and the sixteen before each (`prev`, one byte
+/// earlier), with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn id_triggers_of(prev: [u8; 16], cur: [u8; 16]) -> u32 {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
+        cmp_lt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let splat = |c: u8| set_splat_i8_m128i(c as i8);
+    let within = |x, lo: u8, hi: u8| {
+        bitand_m128i(
+            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
+            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
+        )
+    };
+    let (p, c) = (load_unaligned_m128i(&prev), load_unaligned_m128i(&cur));
+    let hex_before = bitor_m128i(
+        within(p, b'0', b'9'),
+        within(bitor_m128i(p, splat(0x20)), b'a', b'f'),
+    );
+    let seps = bitor_m128i(
+        bitor_m128i(
+            cmp_eq_mask_i8_m128i(c, splat(b'-')),
+            cmp_eq_mask_i8_m128i(c, splat(b'.')),
+        ),
+        cmp_eq_mask_i8_m128i(c, splat(b':')),
+    );
+    let triggers = bitor_m128i(within(c, b'0', b'9'), bitand_m128i(seps, hex_before));
+    move_mask_i8_m128i(triggers) as u32 & 0xFFFF
+}
+
+/// [`id_triggers_of`] byte by byte: where SSE2 is missing, and in the tests.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+fn id_triggers_bytewise(prev: [u8; 16], cur: [u8; 16]) -> u32 {
+    let mut bits = 0;
+    for k in 0..16 {
+        let sep = matches!(cur[k], b'-' | b'.' | b':') && prev[k].is_ascii_hexdigit();
+        bits |= u32::from(cur[k].is_ascii_digit() || sep) << k;
+    }
+    bits
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn id_triggers_of(prev: [u8; 16], cur: [u8; 16]) -> u32 {
+    id_triggers_bytewise(prev, cur)
+}
+
 /// The bytes of `b` from `i`, within its last sixteen, then zeros.
 #[cold]
 #[inline(never)]
@@ -482,6 +561,30 @@ mod tests {
             let want = if x.is_ascii_digit() { 0xFFFF } else { 0 };
             assert_eq!(digits_of(bytes), want, "{x}");
             assert_eq!(swar::digits_of(bytes), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn id_triggers_are_the_bytewise_test() {
+        let mut rng = crate::testdata::Rng::new(47);
+        let alphabet = b"09afAFgG-.:/ \x00\xff\xc3";
+        for _ in 0..5_000 {
+            let len = rng.below(60);
+            let text: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            for i in 0..len + 2 {
+                let at = |j: Option<usize>| j.and_then(|j| text.get(j)).copied().unwrap_or(0);
+                let mut prev = [0u8; 16];
+                let mut cur = [0u8; 16];
+                for k in 0..16 {
+                    prev[k] = at((i + k).checked_sub(1));
+                    cur[k] = at(Some(i + k));
+                }
+                let want = id_triggers_bytewise(prev, cur);
+                assert_eq!(id_triggers(&text, i), want, "{text:?} at {i}");
+                assert_eq!(id_triggers_of(prev, cur), want);
+            }
         }
     }
 
