@@ -179,16 +179,9 @@ fn digits64_tail(b: &[u8], i: usize, of: impl Fn(&[u8]) -> u64) -> u64 {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn digits_of(bytes: [u8; 16]) -> u32 {
-    use safe_arch::{
-        bitand_m128i, cmp_gt_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
-        move_mask_i8_m128i, set_splat_i8_m128i,
-    };
+    use safe_arch::{load_unaligned_m128i, move_mask_i8_m128i};
     let x = load_unaligned_m128i(&bytes);
-    let digits = bitand_m128i(
-        cmp_gt_mask_i8_m128i(x, set_splat_i8_m128i((b'0' - 1) as i8)),
-        cmp_lt_mask_i8_m128i(x, set_splat_i8_m128i((b'9' + 1) as i8)),
-    );
-    move_mask_i8_m128i(digits) as u32 & 0xFFFF
+    move_mask_i8_m128i(sse::within(x, b'0', b'9')) as u32 & 0xFFFF
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
@@ -233,16 +226,9 @@ pub(crate) fn id_triggers(b: &[u8], i: usize) -> u32 {
 #[inline(always)]
 fn id_triggers_of(prev: [u8; 16], cur: [u8; 16]) -> u32 {
     use safe_arch::{
-        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
-        cmp_lt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i,
     };
-    let splat = |c: u8| set_splat_i8_m128i(c as i8);
-    let within = |x, lo: u8, hi: u8| {
-        bitand_m128i(
-            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
-            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
-        )
-    };
+    use sse::{splat, within};
     let (p, c) = (load_unaligned_m128i(&prev), load_unaligned_m128i(&cur));
     let hex_before = bitor_m128i(
         within(p, b'0', b'9'),
@@ -276,6 +262,30 @@ fn id_triggers_of(prev: [u8; 16], cur: [u8; 16]) -> u32 {
     id_triggers_bytewise(prev, cur)
 }
 
+/// The SSE2 steps the classes share.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse {
+    use safe_arch::{
+        bitand_m128i, cmp_gt_mask_i8_m128i, cmp_lt_mask_i8_m128i, m128i, set_splat_i8_m128i,
+    };
+
+    /// `c` in every lane.
+    #[inline(always)]
+    pub(super) fn splat(c: u8) -> m128i {
+        set_splat_i8_m128i(c as i8)
+    }
+
+    /// The lanes of `x` from `lo` to `hi` (ASCII bounds: signed comparisons serve, the bytes
+    /// from `0x80` being the negative ones).
+    #[inline(always)]
+    pub(super) fn within(x: m128i, lo: u8, hi: u8) -> m128i {
+        bitand_m128i(
+            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
+            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
+        )
+    }
+}
+
 /// The bytes of `b` from `i`, within its last sixteen, then zeros.
 #[cold]
 #[inline(never)]
@@ -295,13 +305,7 @@ fn classes_of(bytes: [u8; 16]) -> Classes {
         bitand_m128i, bitor_m128i, cmp_gt_mask_i8_m128i, cmp_lt_mask_i8_m128i,
         load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i, zeroed_m128i,
     };
-    let splat = |c: u8| set_splat_i8_m128i(c as i8);
-    let within = |x, lo: u8, hi: u8| {
-        bitand_m128i(
-            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
-            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
-        )
-    };
+    use sse::{splat, within};
     let x = load_unaligned_m128i(&bytes);
     let folded = bitor_m128i(x, splat(0x20));
     let alnum = bitor_m128i(within(x, b'0', b'9'), within(folded, b'a', b'z'));
@@ -320,17 +324,10 @@ fn classes_of(bytes: [u8; 16]) -> Classes {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn idle_of(bytes: [u8; 16]) -> Idle {
-    use safe_arch::{
-        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
-        cmp_lt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-    let splat = |c: u8| set_splat_i8_m128i(c as i8);
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
+    use sse::{splat, within};
     let x = load_unaligned_m128i(&bytes);
-    let folded = bitor_m128i(x, splat(0x20));
-    let letters = bitand_m128i(
-        cmp_gt_mask_i8_m128i(folded, splat(b'a' - 1)),
-        cmp_lt_mask_i8_m128i(folded, splat(b'z' + 1)),
-    );
+    let letters = within(bitor_m128i(x, splat(0x20)), b'a', b'z');
     let joiners = bitor_m128i(
         cmp_eq_mask_i8_m128i(x, splat(b'\'')),
         cmp_eq_mask_i8_m128i(x, splat(b'-')),
@@ -346,17 +343,8 @@ fn idle_of(bytes: [u8; 16]) -> Idle {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn credential_of(bytes: [u8; 16]) -> Credential {
-    use safe_arch::{
-        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
-        cmp_lt_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
-    };
-    let splat = |c: u8| set_splat_i8_m128i(c as i8);
-    let within = |x, lo: u8, hi: u8| {
-        bitand_m128i(
-            cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
-            cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
-        )
-    };
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
+    use sse::{splat, within};
     let x = load_unaligned_m128i(&bytes);
     let folded = bitor_m128i(x, splat(0x20));
     let word = bitor_m128i(

@@ -251,17 +251,7 @@ impl Windows {
                 let bit = anchors.trailing_zeros();
                 anchors &= anchors - 1;
                 let r = i + bit as usize;
-                // Patterns that may start anywhere, by their anchor.
-                let a = ANCHORS.iter().position(|&c| c == b[r]).unwrap_or_default();
-                for &(p, k) in &self.anchored[a] {
-                    // The bytes right before and after the anchor first (`y=`, `--`): most
-                    // anchors fail them, without a comparison.
-                    let around = (k == 0 || r >= k && b[r - 1] == p[k - 1])
-                        && p.get(k + 1).is_none_or(|&c| b.get(r + 1) == Some(&c));
-                    if around && r >= k && b[r - k..].starts_with(p) {
-                        seed(r - k);
-                    }
-                }
+                self.anchored_at(b, r, &mut seed);
                 // The word before the anchor, from its start: the byte after the last
                 // non-word byte below the anchor. A word that starts before the last block is
                 // longer than 64 bytes, so a long word, seeded above.
@@ -279,13 +269,7 @@ impl Windows {
             this = next;
             i += 64;
         }
-        for f in &self.anywhere {
-            for s in f.find_iter(b) {
-                seed(s);
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
+        self.finish(b, out);
     }
 
     /// [`Windows::find`] as it was, a word and an anchor at a time (through aligned blocks of
@@ -312,14 +296,7 @@ impl Windows {
         }
         let [a0, a1, a2] = ANCHORS;
         for r in memchr::memchr3_iter(a0, a1, a2, b) {
-            let a = ANCHORS.iter().position(|&c| c == b[r]).unwrap_or_default();
-            for &(p, k) in &self.anchored[a] {
-                let around = (k == 0 || r >= k && b[r - 1] == p[k - 1])
-                    && p.get(k + 1).is_none_or(|&c| b.get(r + 1) == Some(&c));
-                if around && r >= k && b[r - k..].starts_with(p) {
-                    seed(r - k);
-                }
-            }
+            self.anchored_at(b, r, &mut seed);
             if r == 0 || !is_word(b[r - 1]) {
                 continue;
             }
@@ -331,10 +308,30 @@ impl Windows {
                 seed(s);
             }
         }
-        for f in &self.anywhere {
-            for s in f.find_iter(b) {
-                seed(s);
+        self.finish(b, out);
+    }
+
+    /// Seeds the patterns that may start anywhere and whose anchor is the byte at `r` (one of
+    /// [`ANCHORS`]).
+    #[inline(always)]
+    fn anchored_at(&self, b: &[u8], r: usize, seed: &mut impl FnMut(usize)) {
+        let a = ANCHORS.iter().position(|&c| c == b[r]).unwrap_or_default();
+        for &(p, k) in &self.anchored[a] {
+            // The bytes right before and after the anchor first (`y=`, `--`): most anchors
+            // fail them, without a comparison.
+            let around = (k == 0 || r >= k && b[r - 1] == p[k - 1])
+                && p.get(k + 1).is_none_or(|&c| b.get(r + 1) == Some(&c));
+            if around && r >= k && b[r - k..].starts_with(p) {
+                seed(r - k);
             }
+        }
+    }
+
+    /// The last step of a search for windows: the seeds of the patterns found by `memmem`
+    /// (`://`), then the windows sorted, each once.
+    fn finish(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
+        for f in &self.anywhere {
+            out.extend(f.find_iter(b).map(|s| window(b, s)));
         }
         out.sort_unstable();
         out.dedup();
