@@ -22,7 +22,7 @@ pub(crate) struct Classes {
 pub(crate) fn classes(b: &[u8], i: usize) -> Classes {
     match b.get(i..i.saturating_add(16)) {
         Some(w) => classes_of(w.try_into().unwrap_or([0; 16])),
-        None => classes_of(tail(b, i)),
+        None => classes_of(padded(b, i)),
     }
 }
 
@@ -43,7 +43,7 @@ pub(crate) struct Idle {
 pub(crate) fn idle(b: &[u8], i: usize) -> Idle {
     match b.get(i..i.saturating_add(16)) {
         Some(w) => idle_of(w.try_into().unwrap_or([0; 16])),
-        None => idle_of(tail(b, i)),
+        None => idle_of(padded(b, i)),
     }
 }
 
@@ -63,7 +63,7 @@ pub(crate) struct Credential {
 pub(crate) fn credential(b: &[u8], i: usize) -> Credential {
     match b.get(i..i.saturating_add(16)) {
         Some(w) => credential_of(w.try_into().unwrap_or([0; 16])),
-        None => credential_of(tail(b, i)),
+        None => credential_of(padded(b, i)),
     }
 }
 
@@ -88,12 +88,7 @@ pub(crate) const BIRTH_CUE_PAIRS: [(u8, u8); 9] = [
 pub(crate) fn birth_cue_pairs(b: &[u8], i: usize) -> u32 {
     match b.get(i..i.saturating_add(17)) {
         Some(w) => birth_cue_pairs_of(w),
-        None => {
-            let mut w = [0u8; 17];
-            let rest = b.get(i..).unwrap_or_default();
-            w[..rest.len()].copy_from_slice(rest);
-            birth_cue_pairs_of(&w)
-        }
+        None => birth_cue_pairs_of(&padded::<17>(b, i)),
     }
 }
 
@@ -157,22 +152,9 @@ pub(crate) fn digits64(b: &[u8], i: usize) -> u64 {
     };
     match b.get(i..i.saturating_add(64)) {
         Some(block) => of(block),
-        None => digits64_tail(b, i, of),
+        None if i >= b.len() => 0,
+        None => of(&padded::<64>(b, i)),
     }
-}
-
-/// [`digits64`] of the last block of `b` (shorter than 64 bytes, or empty): copied once, with
-/// zeros (no digits) after it.
-#[cold]
-#[inline(never)]
-fn digits64_tail(b: &[u8], i: usize, of: impl Fn(&[u8]) -> u64) -> u64 {
-    let rest = b.get(i..).unwrap_or_default();
-    if rest.is_empty() {
-        return 0;
-    }
-    let mut block = [0u8; 64];
-    block[..rest.len()].copy_from_slice(rest);
-    of(&block)
 }
 
 /// Bit `k` set when byte `k` of `bytes` is an ASCII digit, with SSE2.
@@ -205,17 +187,15 @@ pub(crate) fn id_triggers(b: &[u8], i: usize) -> u32 {
             cur.try_into().unwrap_or([0; 16]),
         ),
         _ => {
-            let mut w = [0u8; 17];
-            if let Some(&before) = i.checked_sub(1).and_then(|p| b.get(p)) {
-                w[0] = before;
-            }
-            let rest = b.get(i..).unwrap_or_default();
-            let n = rest.len().min(16);
-            w[1..1 + n].copy_from_slice(&rest[..n]);
-            id_triggers_of(
-                w[..16].try_into().unwrap_or([0; 16]),
-                w[1..].try_into().unwrap_or([0; 16]),
-            )
+            let cur = padded::<16>(b, i);
+            let mut prev = [0u8; 16];
+            prev[0] = i
+                .checked_sub(1)
+                .and_then(|p| b.get(p))
+                .copied()
+                .unwrap_or(0);
+            prev[1..].copy_from_slice(&cur[..15]);
+            id_triggers_of(prev, cur)
         }
     }
 }
@@ -286,13 +266,15 @@ mod sse {
     }
 }
 
-/// The bytes of `b` from `i`, within its last sixteen, then zeros.
+/// The bytes of `b` from `i`, at most `N` of them, then zeros: the last block of a text, whose
+/// zeros are in no class of this module.
 #[cold]
 #[inline(never)]
-fn tail(b: &[u8], i: usize) -> [u8; 16] {
-    let mut w = [0u8; 16];
+pub(crate) fn padded<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    let mut w = [0u8; N];
     let rest = b.get(i..).unwrap_or_default();
-    w[..rest.len()].copy_from_slice(rest);
+    let n = rest.len().min(N);
+    w[..n].copy_from_slice(&rest[..n]);
     w
 }
 

@@ -344,22 +344,11 @@ impl Windows {
 fn masks(b: &[u8], i: usize) -> (u64, u64) {
     match b.get(i..i.saturating_add(64)) {
         Some(block) => masks_of(block),
-        None => tail_masks(b, i),
+        None if i >= b.len() => (0, 0),
+        // The last block (most strings of a JSON document are this block alone): its bytes
+        // copied once, with zeros after them (in no class).
+        None => masks_of(&lanes::padded::<64>(b, i)),
     }
-}
-
-/// [`masks`] of the last block of a text (shorter than 64 bytes, or empty): its bytes are
-/// copied once, with zeros after them (in no class). Most strings of a JSON document are
-/// this block alone.
-#[inline(never)]
-fn tail_masks(b: &[u8], i: usize) -> (u64, u64) {
-    let rest = b.get(i..).unwrap_or_default();
-    if rest.is_empty() {
-        return (0, 0);
-    }
-    let mut block = [0u8; 64];
-    block[..rest.len()].copy_from_slice(rest);
-    masks_of(&block)
 }
 
 /// [`masks`] of 64 bytes.
