@@ -20,10 +20,7 @@ pub(crate) struct Classes {
 /// class).
 #[inline(always)]
 pub(crate) fn classes(b: &[u8], i: usize) -> Classes {
-    match b.get(i..i.saturating_add(16)) {
-        Some(w) => classes_of(w.try_into().unwrap_or([0; 16])),
-        None => classes_of(padded(b, i)),
-    }
+    classes_of(sixteen(b, i))
 }
 
 /// What the name finder's idle scan needs of sixteen bytes: bit `k` is byte `k`'s.
@@ -41,10 +38,7 @@ pub(crate) struct Idle {
 /// class).
 #[inline(always)]
 pub(crate) fn idle(b: &[u8], i: usize) -> Idle {
-    match b.get(i..i.saturating_add(16)) {
-        Some(w) => idle_of(w.try_into().unwrap_or([0; 16])),
-        None => idle_of(padded(b, i)),
-    }
+    idle_of(sixteen(b, i))
 }
 
 /// What the credential windows' scan needs of sixteen bytes (`secrets/windows.rs`): bit `k`
@@ -61,10 +55,7 @@ pub(crate) struct Credential {
 /// no class).
 #[inline(always)]
 pub(crate) fn credential(b: &[u8], i: usize) -> Credential {
-    match b.get(i..i.saturating_add(16)) {
-        Some(w) => credential_of(w.try_into().unwrap_or([0; 16])),
-        None => credential_of(padded(b, i)),
-    }
+    credential_of(sixteen(b, i))
 }
 
 /// The first two bytes of every birth cue (`ids/dob.rs`), each `| 0x20` (ASCII case folded;
@@ -263,6 +254,16 @@ mod sse {
             cmp_gt_mask_i8_m128i(x, splat(lo - 1)),
             cmp_lt_mask_i8_m128i(x, splat(hi + 1)),
         )
+    }
+}
+
+/// The sixteen bytes of `b` from `i`, zeros past its end (the last block's copy is
+/// [`padded`]'s): what [`classes`], [`idle`] and [`credential`] classify.
+#[inline(always)]
+fn sixteen(b: &[u8], i: usize) -> [u8; 16] {
+    match b.get(i..i.saturating_add(16)) {
+        Some(w) => w.try_into().unwrap_or([0; 16]),
+        None => padded(b, i),
     }
 }
 
