@@ -4,9 +4,11 @@
 mod cli;
 mod commands;
 mod exit;
+mod heap;
 mod logging;
 
 fn main() -> std::process::ExitCode {
+    heap::keep_large_blocks();
     let cli = cli::parse();
     exit::report(commands::run(cli))
 }
