@@ -19,11 +19,11 @@
 //!
 //! Only the binary does this (no `unsafe`, no environment variable its upstream servers could
 //! inherit): the library runs in other programs' processes, whose allocator is theirs to tune.
-//! Elsewhere than glibc it does nothing.
+//! Elsewhere than glibc on a 64-bit target it does nothing.
 
 /// Raises glibc's mmap threshold to its dynamic maximum (see the module docs).
 pub(crate) fn keep_large_blocks() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
     {
         /// glibc's `DEFAULT_MMAP_THRESHOLD_MAX` on 64-bit targets: a freed mapped block larger
         /// than this leaves the threshold alone.
@@ -31,8 +31,11 @@ pub(crate) fn keep_large_blocks() {
         /// Room for the block's header and its rounding up to whole pages.
         const SLACK: usize = 64 << 10;
         // Never written: the kernel maps no page of it but the header's. `black_box` keeps the
-        // compiler from removing an allocation nothing reads.
-        let block: Vec<u8> = Vec::with_capacity(DYNAMIC_MAX - SLACK);
-        drop(std::hint::black_box(block));
+        // compiler from removing an allocation nothing reads. Where the address space is
+        // limited (`ulimit -v`) and the block does not fit, nothing changes: no abort at start.
+        let mut block: Vec<u8> = Vec::new();
+        if block.try_reserve_exact(DYNAMIC_MAX - SLACK).is_ok() {
+            drop(std::hint::black_box(block));
+        }
     }
 }
