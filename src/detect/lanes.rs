@@ -89,12 +89,13 @@ pub(crate) fn birth_cue_pairs(b: &[u8], i: usize) -> u32 {
 fn birth_cue_pairs_of(w: &[u8]) -> u32 {
     use safe_arch::{
         bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i, zeroed_m128i,
+        zeroed_m128i,
     };
+    use sse::splat;
     let load = |k: usize| {
         let mut a = [0u8; 16];
         a.copy_from_slice(&w[k..k + 16]);
-        bitor_m128i(load_unaligned_m128i(&a), set_splat_i8_m128i(0x20))
+        bitor_m128i(load_unaligned_m128i(&a), splat(0x20))
     };
     let (first, second) = (load(0), load(1));
     let mut hits = zeroed_m128i();
@@ -102,8 +103,8 @@ fn birth_cue_pairs_of(w: &[u8]) -> u32 {
         hits = bitor_m128i(
             hits,
             bitand_m128i(
-                cmp_eq_mask_i8_m128i(first, set_splat_i8_m128i(a as i8)),
-                cmp_eq_mask_i8_m128i(second, set_splat_i8_m128i(x as i8)),
+                cmp_eq_mask_i8_m128i(first, splat(a)),
+                cmp_eq_mask_i8_m128i(second, splat(x)),
             ),
         );
     }
