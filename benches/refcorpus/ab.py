@@ -11,20 +11,9 @@ the pairing.
     python3 benches/refcorpus/ab.py [--rounds 101] FILE BIN_A BIN_B
 """
 import argparse
-import os
 import statistics
-import subprocess
 
-
-def run(binary, path):
-    """(on-CPU milliseconds, minor page faults) of one `redact` of `path`."""
-    with open(path, "rb") as f:
-        p = subprocess.Popen([binary, "redact"], stdin=f, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        _, status, ru = os.wait4(p.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{binary} redact failed on {path}")
-    return (ru.ru_utime + ru.ru_stime) * 1e3, ru.ru_minflt
+from run import cpu_usage
 
 
 def main():
@@ -38,9 +27,9 @@ def main():
     faults = {args.a: [], args.b: []}
     for r in range(args.rounds):
         for binary in (args.a, args.b) if r % 2 == 0 else (args.b, args.a):
-            t, f = run(binary, args.file)
-            times[binary].append(t)
-            faults[binary].append(f)
+            cpu, _, minflt = cpu_usage([binary, "redact"], args.file)
+            times[binary].append(cpu * 1e3)
+            faults[binary].append(minflt)
     for name, binary in (("A", args.a), ("B", args.b)):
         q = statistics.quantiles(times[binary], n=4)
         print(f"{name} {binary}: ms p25 {q[0]:.1f} median {q[1]:.1f} p75 {q[2]:.1f}; "
