@@ -253,10 +253,16 @@ impl ScanMemo {
     }
 
     /// A memo of a JSON document's scan that also keeps what each call gave and which calls
-    /// are sites, for a second scan to patch the first (`patch.rs`).
-    pub(super) fn patchable(doc: &str) -> ScanMemo {
+    /// are sites, for a second scan to patch the first (`patch.rs`). `strings` is how many
+    /// string literals the document may hold ([`json::strings_bound`]): a call per string at
+    /// most, and about one site and one found value per value (half of them, keys the rest).
+    pub(super) fn patchable(doc: &str, strings: usize) -> ScanMemo {
         ScanMemo {
             patchable: true,
+            calls: Vec::with_capacity(strings),
+            spans: Vec::with_capacity(strings / 2),
+            finals: Vec::with_capacity(strings / 2),
+            sites: Vec::with_capacity(strings / 2),
             ..ScanMemo::new(doc)
         }
     }
