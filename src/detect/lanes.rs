@@ -164,6 +164,46 @@ fn digits_of(bytes: [u8; 16]) -> u32 {
     swar::digits_of(bytes)
 }
 
+/// Bit `k` set when byte `i + k` of `b` is a `:` or a `=`, for the 64 bytes from `i` (none past
+/// the end of `b`): the separators `seps.rs` lists.
+#[inline(always)]
+pub(crate) fn seps64(b: &[u8], i: usize) -> u64 {
+    let of = |block: &[u8]| {
+        let mut bits = 0u64;
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            bits |= u64::from(seps_of(w)) << (16 * k);
+        }
+        bits
+    };
+    match b.get(i..i.saturating_add(64)) {
+        Some(block) => of(block),
+        None if i >= b.len() => 0,
+        None => of(&padded::<64>(b, i)),
+    }
+}
+
+/// Bit `k` set when byte `k` of `bytes` is a `:` or a `=`, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn seps_of(bytes: [u8; 16]) -> u32 {
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
+    use sse::splat;
+    let x = load_unaligned_m128i(&bytes);
+    let hits = bitor_m128i(
+        cmp_eq_mask_i8_m128i(x, splat(b':')),
+        cmp_eq_mask_i8_m128i(x, splat(b'=')),
+    );
+    move_mask_i8_m128i(hits) as u32 & 0xFFFF
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn seps_of(bytes: [u8; 16]) -> u32 {
+    swar::seps_of(bytes)
+}
+
 /// Bit `k` set when byte `i + k` of `b` may open an identifier candidate (`ids/scan.rs`): a
 /// digit, or a `-`, `.` or `:` right after a hex digit (the separator of a MAC address, whose
 /// group before it is hex). Zero bytes past the end of `b`, and before its start, are in no
@@ -435,6 +475,12 @@ mod swar {
         }
     }
 
+    pub(super) fn seps_of(bytes: [u8; 16]) -> u32 {
+        let (lo, hi) = halves(bytes);
+        let seps = |v: u64| equal_lanes(v, b':') | equal_lanes(v, b'=');
+        pack(seps(lo)) | pack(seps(hi)) << 8
+    }
+
     pub(super) fn digits_of(bytes: [u8; 16]) -> u32 {
         let (lo, hi) = halves(bytes);
         let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
@@ -533,6 +579,27 @@ mod tests {
             let want = if x.is_ascii_digit() { 0xFFFF } else { 0 };
             assert_eq!(digits_of(bytes), want, "{x}");
             assert_eq!(swar::digits_of(bytes), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn seps_are_the_bytewise_test() {
+        let mut rng = crate::testdata::Rng::new(41);
+        let text: Vec<u8> = (0..3000).map(|_| rng.below(256) as u8).collect();
+        let dense: Vec<u8> = (0..3000).map(|_| b":=;9a\xff"[rng.below(6)]).collect();
+        for t in [&text, &dense] {
+            for i in 0..t.len() + 70 {
+                let want = (0..64).fold(0u64, |m, k| {
+                    m | u64::from(t.get(i + k).is_some_and(|c| matches!(c, b':' | b'='))) << k
+                });
+                assert_eq!(seps64(t, i), want, "at {i}");
+            }
+        }
+        for x in 0..=255u8 {
+            let bytes = [x; 16];
+            let want = if matches!(x, b':' | b'=') { 0xFFFF } else { 0 };
+            assert_eq!(seps_of(bytes), want, "{x}");
+            assert_eq!(swar::seps_of(bytes), want, "{x}");
         }
     }
 

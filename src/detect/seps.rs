@@ -5,7 +5,7 @@
 //! addresses) and secret-named keys (`secrets.rs`) all start at a `:` or a `=`. Each pass used
 //! to find them with its own `memchr` scan, and in code and logs (a `:` or `=` every 50 bytes)
 //! that is one call per separator per pass, most of those passes' cost. In a long text the
-//! separators are found by one `memchr2` pass instead ([`list`]) and every pass reads that list
+//! separators are found by one pass instead ([`list`]) and every pass reads that list
 //! ([`Listed`]). A short text (under [`LIST_FROM`] bytes: the values of most JSON documents)
 //! is scanned by each pass as before ([`Scanned`]), as there the list's allocation would cost
 //! more than the scans it saves. The passes are generic over the two ([`Seps`]), so a short
@@ -23,9 +23,29 @@ use memchr::{Memchr, Memchr2, memchr_iter, memchr2_iter};
 pub(super) const LIST_FROM: usize = 4096;
 
 /// The list of every `:` and `=` of `text`, in order, when it is long enough to list them
-/// (for [`Listed`]).
+/// (for [`Listed`]). `memchr2` finds the next one, and the 64 bytes from it are read at once
+/// (`lanes::seps64`): in code and logs, where they come every 50 bytes or so, a `memchr2` call
+/// per separator was most of the cost; in prose, where they are rare, this is that call.
 pub(super) fn list(text: &str) -> Option<Vec<usize>> {
-    (text.len() >= LIST_FROM).then(|| memchr2_iter(b':', b'=', text.as_bytes()).collect())
+    if text.len() < LIST_FROM {
+        return None;
+    }
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(at) = memchr::memchr2(b':', b'=', &b[i..]) {
+        i += at;
+        let mut bits = super::lanes::seps64(b, i);
+        while bits != 0 {
+            out.push(i + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+        i += 64;
+        if i >= b.len() {
+            break;
+        }
+    }
+    Some(out)
 }
 
 /// The `:` and `=` positions of one text, for the passes over them: scanned per pass
