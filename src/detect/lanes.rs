@@ -133,19 +133,26 @@ fn birth_cue_pairs_of(w: &[u8]) -> u32 {
 /// the end of `b`).
 #[inline(always)]
 pub(crate) fn digits64(b: &[u8], i: usize) -> u64 {
-    let of = |block: &[u8]| {
+    sixty_four(b, i, digits_of)
+}
+
+/// The masks `of` gives the four blocks of sixteen bytes of `b` from `i`, as one mask of 64
+/// bits; zero bytes past the end of `b` (in no class of this module).
+#[inline(always)]
+fn sixty_four(b: &[u8], i: usize, of: impl Fn([u8; 16]) -> u32) -> u64 {
+    let all = |block: &[u8]| {
         let mut bits = 0u64;
         for k in 0..4 {
             let mut w = [0u8; 16];
             w.copy_from_slice(&block[16 * k..16 * k + 16]);
-            bits |= u64::from(digits_of(w)) << (16 * k);
+            bits |= u64::from(of(w)) << (16 * k);
         }
         bits
     };
     match b.get(i..i.saturating_add(64)) {
-        Some(block) => of(block),
+        Some(block) => all(block),
         None if i >= b.len() => 0,
-        None => of(&padded::<64>(b, i)),
+        None => all(&padded::<64>(b, i)),
     }
 }
 
@@ -168,20 +175,7 @@ fn digits_of(bytes: [u8; 16]) -> u32 {
 /// the end of `b`): the separators `seps.rs` lists.
 #[inline(always)]
 pub(crate) fn seps64(b: &[u8], i: usize) -> u64 {
-    let of = |block: &[u8]| {
-        let mut bits = 0u64;
-        for k in 0..4 {
-            let mut w = [0u8; 16];
-            w.copy_from_slice(&block[16 * k..16 * k + 16]);
-            bits |= u64::from(seps_of(w)) << (16 * k);
-        }
-        bits
-    };
-    match b.get(i..i.saturating_add(64)) {
-        Some(block) => of(block),
-        None if i >= b.len() => 0,
-        None => of(&padded::<64>(b, i)),
-    }
+    sixty_four(b, i, seps_of)
 }
 
 /// Bit `k` set when byte `k` of `bytes` is a `:` or a `=`, with SSE2.
