@@ -555,46 +555,56 @@ mod tests {
         }
     }
 
-    #[test]
-    fn digits_are_the_bytewise_test() {
-        let mut rng = crate::testdata::Rng::new(37);
+    /// A 64-byte mask (`sixty_four` over `of`) and its sixteen-byte parts, SSE2 and SWAR,
+    /// against the bytewise test `is`, on random bytes and on bytes of `alphabet`.
+    fn sixty_four_is_bytewise(
+        seed: u64,
+        alphabet: &[u8],
+        is: impl Fn(u8) -> bool,
+        of64: impl Fn(&[u8], usize) -> u64,
+        parts: [fn([u8; 16]) -> u32; 2],
+    ) {
+        let mut rng = crate::testdata::Rng::new(seed);
         let text: Vec<u8> = (0..3000).map(|_| rng.below(256) as u8).collect();
-        let dense: Vec<u8> = (0..3000).map(|_| b"0123456789/:a"[rng.below(13)]).collect();
+        let dense: Vec<u8> = (0..3000)
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
         for t in [&text, &dense] {
             for i in 0..t.len() + 70 {
                 let want = (0..64).fold(0u64, |m, k| {
-                    m | u64::from(t.get(i + k).is_some_and(u8::is_ascii_digit)) << k
+                    m | u64::from(t.get(i + k).is_some_and(|&c| is(c))) << k
                 });
-                assert_eq!(digits64(t, i), want, "at {i}");
+                assert_eq!(of64(t, i), want, "at {i}");
             }
         }
         for x in 0..=255u8 {
-            let bytes = [x; 16];
-            let want = if x.is_ascii_digit() { 0xFFFF } else { 0 };
-            assert_eq!(digits_of(bytes), want, "{x}");
-            assert_eq!(swar::digits_of(bytes), want, "{x}");
+            let want = if is(x) { 0xFFFF } else { 0 };
+            for part in parts {
+                assert_eq!(part([x; 16]), want, "{x}");
+            }
         }
     }
 
     #[test]
+    fn digits_are_the_bytewise_test() {
+        sixty_four_is_bytewise(
+            37,
+            b"0123456789/:a",
+            |c| c.is_ascii_digit(),
+            digits64,
+            [digits_of, swar::digits_of],
+        );
+    }
+
+    #[test]
     fn seps_are_the_bytewise_test() {
-        let mut rng = crate::testdata::Rng::new(41);
-        let text: Vec<u8> = (0..3000).map(|_| rng.below(256) as u8).collect();
-        let dense: Vec<u8> = (0..3000).map(|_| b":=;9a\xff"[rng.below(6)]).collect();
-        for t in [&text, &dense] {
-            for i in 0..t.len() + 70 {
-                let want = (0..64).fold(0u64, |m, k| {
-                    m | u64::from(t.get(i + k).is_some_and(|c| matches!(c, b':' | b'='))) << k
-                });
-                assert_eq!(seps64(t, i), want, "at {i}");
-            }
-        }
-        for x in 0..=255u8 {
-            let bytes = [x; 16];
-            let want = if matches!(x, b':' | b'=') { 0xFFFF } else { 0 };
-            assert_eq!(seps_of(bytes), want, "{x}");
-            assert_eq!(swar::seps_of(bytes), want, "{x}");
-        }
+        sixty_four_is_bytewise(
+            41,
+            b":=;9a\xff",
+            |c| matches!(c, b':' | b'='),
+            seps64,
+            [seps_of, swar::seps_of],
+        );
     }
 
     #[test]
