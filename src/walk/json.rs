@@ -414,18 +414,30 @@ fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
         .map(|p| i + p)
 }
 
-/// How many string literals `doc` can hold at most: half its `"` bytes (escaped ones too, so a
-/// text block that holds a JSON document counts that document's strings). Counted 255 bytes
-/// at a time into a byte, which the compiler turns into vector compares (about 0.3
-/// instructions a byte), for sizing a scan's vectors before they fill: grown by doubling in
-/// the heap, each would copy itself several times over.
+/// At most how many string literals a scan of `doc` reads, for sizing its vectors before they
+/// fill (grown by doubling in the heap, each would copy itself several times over): half its
+/// `"` bytes (escaped ones too, so a text block that holds a JSON document counts that
+/// document's strings), and no more than one per four bytes of `doc` (a string the scan reads
+/// holds a character, and a comma or colon follows it), so that a document of empty strings
+/// (`["","",…]`, which no scan reads) does not reserve twice that. The quotes are counted 255
+/// bytes at a time into a byte, which the compiler turns into vector compares (about 0.3
+/// instructions a byte).
 pub(crate) fn strings_bound(doc: &str) -> usize {
     let quotes: usize = doc
         .as_bytes()
         .chunks(255)
         .map(|c| usize::from(c.iter().map(|&b| u8::from(b == b'"')).sum::<u8>()))
         .sum();
-    quotes / 2
+    (quotes / 2).min(doc.len() / 4 + 1)
+}
+
+/// An empty vector with room for `n` items when that much can be had, else with none: a
+/// capacity sized ahead ([`strings_bound`]) is a saving, never a reason to fail.
+pub(crate) fn room_for<T>(n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    // Not reserving only costs the copies it would have saved.
+    let _ = v.try_reserve_exact(n);
+    v
 }
 
 /// Whether `b` ends a run of plain string body (see [`string_stop`]).

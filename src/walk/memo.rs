@@ -22,6 +22,7 @@
 
 use std::ops::Range;
 
+use super::json;
 use crate::detect::{FindContext, KeyFacts, Span};
 
 /// A string a recorded call was given: a slice of the document (by offset, compared by address),
@@ -259,10 +260,10 @@ impl ScanMemo {
     pub(super) fn patchable(doc: &str, strings: usize) -> ScanMemo {
         ScanMemo {
             patchable: true,
-            calls: Vec::with_capacity(strings),
-            spans: Vec::with_capacity(strings / 2),
-            finals: Vec::with_capacity(strings / 2),
-            sites: Vec::with_capacity(strings / 2),
+            calls: json::room_for(strings),
+            spans: json::room_for(strings / 2),
+            finals: json::room_for(strings / 2),
+            sites: json::room_for(strings / 2),
             ..ScanMemo::new(doc)
         }
     }

@@ -192,7 +192,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     scanner.recall = recall;
     // Sized once for the whole document (see `json::strings_bound`).
     let strings = json::strings_bound(doc);
-    scanner.slots.reserve(strings / 2);
+    scanner.slots = json::room_for(strings / 2);
     scanner.pieces_hint = strings / 2;
     scanner.memo = Some(Memo::Record(memo::ScanMemo::patchable(doc, strings)));
     let pieces = scanner.json_pieces(doc, 0)?;
@@ -608,7 +608,7 @@ impl<'d> ValueScanner<'d> {
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
-        let mut pieces = Vec::with_capacity(std::mem::take(&mut self.pieces_hint));
+        let mut pieces = json::room_for(std::mem::take(&mut self.pieces_hint));
         let mut columns = columns::Columns::default();
         let things = if typed::might_have_types(doc) {
             typed::thing_objects(doc)
