@@ -419,7 +419,7 @@ fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
 /// `"` bytes (escaped ones too, so a text block that holds a JSON document counts that
 /// document's strings), and no more than one per four bytes of `doc` (a string the scan reads
 /// holds a character, and a comma or colon follows it), so that a document of empty strings
-/// (`["","",…]`, which no scan reads) does not reserve twice that. The quotes are counted 255
+/// (`["","",…]`, which no scan reads) reserves no more than one of strings the scan reads. The quotes are counted 255
 /// bytes at a time into a byte, which the compiler turns into vector compares (about 0.3
 /// instructions a byte).
 pub(crate) fn strings_bound(doc: &str) -> usize {

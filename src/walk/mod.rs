@@ -193,7 +193,6 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     // Sized once for the whole document (see `json::strings_bound`).
     let strings = json::strings_bound(doc);
     scanner.slots = json::room_for(strings / 2);
-    scanner.pieces_hint = strings / 2;
     scanner.memo = Some(Memo::Record(memo::ScanMemo::patchable(doc, strings)));
     let pieces = scanner.json_pieces(doc, 0)?;
     let memo = match scanner.memo.take() {
@@ -433,9 +432,6 @@ struct ValueScanner<'d> {
     reading_lit: Option<usize>,
     /// Tests: [`Self::facts_under`] always takes the general path.
     general_key_facts: bool,
-    /// How many pieces the next [`Self::json_pieces`] may give, when the caller knows
-    /// ([`json::strings_bound`]); taken by that call.
-    pieces_hint: usize,
 }
 
 enum Memo {
@@ -459,7 +455,6 @@ impl<'d> ValueScanner<'d> {
             last_flat: false,
             reading_lit: None,
             general_key_facts: false,
-            pieces_hint: 0,
         }
     }
 
@@ -608,7 +603,7 @@ impl<'d> ValueScanner<'d> {
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
-        let mut pieces = json::room_for(std::mem::take(&mut self.pieces_hint));
+        let mut pieces = Vec::new();
         let mut columns = columns::Columns::default();
         let things = if typed::might_have_types(doc) {
             typed::thing_objects(doc)
