@@ -171,6 +171,48 @@ fn digits_of(bytes: [u8; 16]) -> u32 {
     swar::digits_of(bytes)
 }
 
+/// Bit `k` set when byte `i + k` of `b` ends a run of plain JSON string body, for the 64 bytes
+/// from `i` (none past the end of `b`): a `"`, a `\\` or a control byte below `0x20` (which
+/// JSON requires escaped). For the long runs of a text block (`walk/json.rs`).
+#[inline(always)]
+pub(crate) fn string_stops64(b: &[u8], i: usize) -> u64 {
+    let mask = sixty_four(b, i, string_stops_of);
+    // The zeros `sixty_four` pads a short last block with are control bytes: not stops.
+    match b.len().saturating_sub(i) {
+        n if n >= 64 => mask,
+        n => mask & ((1u64 << n) - 1),
+    }
+}
+
+/// Bit `k` set when byte `k` of `bytes` is a `"`, a `\\` or below `0x20`, with SSE2. A byte
+/// below `0x20` is one that, with its high bit flipped, is below `0xA0` as a signed byte (the
+/// bytes from `0x80` flip to the non-negative ones).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn string_stops_of(bytes: [u8; 16]) -> u32 {
+    use safe_arch::{
+        bitor_m128i, bitxor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i,
+        load_unaligned_m128i, move_mask_i8_m128i,
+    };
+    use sse::splat;
+    let x = load_unaligned_m128i(&bytes);
+    let control = cmp_lt_mask_i8_m128i(bitxor_m128i(x, splat(0x80)), splat(0xA0));
+    let hits = bitor_m128i(
+        bitor_m128i(
+            cmp_eq_mask_i8_m128i(x, splat(b'"')),
+            cmp_eq_mask_i8_m128i(x, splat(b'\\')),
+        ),
+        control,
+    );
+    move_mask_i8_m128i(hits) as u32 & 0xFFFF
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn string_stops_of(bytes: [u8; 16]) -> u32 {
+    swar::string_stops_of(bytes)
+}
+
 /// Bit `k` set when byte `i + k` of `b` is a `:` or a `=`, for the 64 bytes from `i` (none past
 /// the end of `b`): the separators `seps.rs` lists.
 #[inline(always)]
@@ -475,6 +517,14 @@ mod swar {
         pack(seps(lo)) | pack(seps(hi)) << 8
     }
 
+    pub(super) fn string_stops_of(bytes: [u8; 16]) -> u32 {
+        let (lo, hi) = halves(bytes);
+        let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+        let stops =
+            |v: u64| equal_lanes(v, b'"') | equal_lanes(v, b'\\') | (!ge(v, 0x20) & !v & HIGH);
+        pack(stops(lo)) | pack(stops(hi)) << 8
+    }
+
     pub(super) fn digits_of(bytes: [u8; 16]) -> u32 {
         let (lo, hi) = halves(bytes);
         let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
@@ -604,6 +654,17 @@ mod tests {
             |c| matches!(c, b':' | b'='),
             seps64,
             [seps_of, swar::seps_of],
+        );
+    }
+
+    #[test]
+    fn string_stops_are_the_bytewise_test() {
+        sixty_four_is_bytewise(
+            43,
+            b"\"\\\x00\x1f\x20a\x7f\x80\xa0\xff",
+            |c| c < 0x20 || c == b'"' || c == b'\\',
+            string_stops64,
+            [string_stops_of, swar::string_stops_of],
         );
     }
 

@@ -26,7 +26,7 @@ mod ip;
 mod keyed;
 mod keys;
 mod labels;
-mod lanes;
+pub(crate) mod lanes;
 pub mod names;
 pub mod overlap;
 mod phone;

@@ -14,6 +14,8 @@ use std::borrow::Cow;
 use std::fmt::Write;
 use std::ops::Range;
 
+use crate::detect::lanes;
+
 /// Why a document is not JSON. Carries an offset, never content.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid JSON at byte {offset}: {what}")]
@@ -382,32 +384,72 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
 /// The first byte at or after `from` that ends a run of plain string body: a quote, a backslash
 /// or a control byte (which JSON requires escaped).
 ///
-/// Eight bytes per load (SWAR): in each word, a byte below `0x20` and a quote or a backslash
-/// each set the top bit of its lane in a mask whose lowest set bit is exact (a borrow only
-/// runs upwards from a lane that is a real hit, so a false hit only sits above a true one), so
-/// the lowest bit of the three masks or-ed is the first stop. String bodies are mostly short
-/// (names, e-mail addresses), where `memchr2`'s set-up costs more than the run, and this reads
-/// a 150-byte note in some twenty words instead of one table lookup per byte.
+/// The first [`SHORT_WORDS`] words eight bytes per load (SWAR): in each word, a byte below
+/// `0x20` and a quote or a backslash each set the top bit of its lane in a mask whose lowest
+/// set bit is exact (a borrow only runs upwards from a lane that is a real hit, so a false hit
+/// only sits above a true one), so the lowest bit of the three masks or-ed is the first stop.
+/// String bodies are mostly short (names, e-mail addresses), and a JSON document inside a
+/// string has an escape every few bytes: there a word finds the stop, where `memchr2`'s or a
+/// vector block's set-up would cost more than the run. A run longer than that (the prose or
+/// the log lines of a text block) is read 64 bytes at a time with SSE2
+/// ([`lanes::string_stops64`]), about a third of the instructions of the words.
+#[inline(always)]
 fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
-    const SLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
-    const SPACES: u64 = u64::from_ne_bytes([0x20; 8]);
     let mut i = from;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let v = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let q = v ^ QUOTES;
-        let s = v ^ SLASHES;
-        let hits = (q.wrapping_sub(ONES) & !q)
-            | (s.wrapping_sub(ONES) & !s)
-            | (v.wrapping_sub(SPACES) & !v);
-        let hits = hits & HIGHS;
+    for _ in 0..SHORT_WORDS {
+        let Some(chunk) = bytes.get(i..i + 8) else {
+            return last_stop(bytes, i);
+        };
+        let hits = word_stops(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
         if hits != 0 {
             return Some(i + (hits.trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
+    long_string_stop(bytes, i)
+}
+
+/// [`string_stop`] past its first words: 64-byte blocks, then the last words. Not inlined,
+/// so that the short path stays small enough to be inlined where it is called.
+#[inline(never)]
+fn long_string_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
+    while bytes.len().saturating_sub(i) >= 64 {
+        let hits = lanes::string_stops64(bytes, i);
+        if hits != 0 {
+            return Some(i + hits.trailing_zeros() as usize);
+        }
+        i += 64;
+    }
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let hits = word_stops(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        if hits != 0 {
+            return Some(i + (hits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    last_stop(bytes, i)
+}
+
+/// How many words [`string_stop`] reads one at a time before it reads 64-byte blocks.
+const SHORT_WORDS: usize = 4;
+
+/// The high bit of each lane of `v` (eight bytes of string body) that may be a string stop;
+/// the lowest one set is the first stop (see [`string_stop`]).
+#[inline(always)]
+fn word_stops(v: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
+    const SLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    const SPACES: u64 = u64::from_ne_bytes([0x20; 8]);
+    let q = v ^ QUOTES;
+    let s = v ^ SLASHES;
+    ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s) | (v.wrapping_sub(SPACES) & !v))
+        & HIGHS
+}
+
+/// [`string_stop`] in the last bytes of `bytes` from `i`, fewer than eight.
+fn last_stop(bytes: &[u8], i: usize) -> Option<usize> {
     bytes[i.min(bytes.len())..]
         .iter()
         .position(|&b| is_string_stop(b))
@@ -840,6 +882,10 @@ pub(crate) struct RawOffsets<'a> {
     raw: &'a [u8],
     raw_at: usize,
     decoded_at: usize,
+    /// The first backslash at or after `raw_at` (or the end) when it is after `raw_at`, found
+    /// once and kept: the spans of a long text block fall between its escapes, and the search
+    /// for the next one would otherwise read on to it again from every span.
+    escape_at: usize,
 }
 
 impl<'a> RawOffsets<'a> {
@@ -849,6 +895,7 @@ impl<'a> RawOffsets<'a> {
             raw: raw_body.as_bytes(),
             raw_at: 0,
             decoded_at: 0,
+            escape_at: 0,
         }
     }
 
@@ -859,9 +906,12 @@ impl<'a> RawOffsets<'a> {
             let (raw_len, decoded_len) = if r[0] == b'\\' {
                 escape_lengths(r)
             } else {
-                // A run of plain bytes decodes to itself.
-                let run = find_backslash(r);
-                let n = run.min(target - self.decoded_at);
+                // A run of plain bytes decodes to itself. (Not at a backslash, `escape_at` is
+                // stale when it is not after `raw_at`.)
+                if self.escape_at <= self.raw_at {
+                    self.escape_at = self.raw_at + find_backslash(r);
+                }
+                let n = (self.escape_at - self.raw_at).min(target - self.decoded_at);
                 (n, n)
             };
             self.raw_at += raw_len;
@@ -1013,6 +1063,41 @@ mod tests {
             let new = format!("{:?}", lex_string(&bytes, pad));
             let old = format!("{:?}", lex_string_by_table(&bytes, pad));
             proptest::prop_assert_eq!(new, old, "{:?}", bytes);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The same on long bodies whose stops are far apart (prose and log lines in a text
+        /// block), where `string_stop` reads 64-byte blocks: plain runs of any length with a
+        /// stop, an escape or a non-ASCII byte between them, at every alignment.
+        #[test]
+        fn long_runs_lex_as_the_byte_table(
+            runs in proptest::collection::vec(
+                (0usize..200, proptest::sample::select(vec![
+                    &b"\\n"[..], b"\\\"", b"\\u00e9", b"\xc3\xa9", b"\x01", b"\x1f", b"\x7f",
+                    b"\\x", b"\\u12", b"\"",
+                ])),
+                0..6,
+            ),
+            pad in 0usize..9,
+        ) {
+            let mut bytes = vec![b' '; pad];
+            bytes.push(b'"');
+            for (plain, stop) in &runs {
+                bytes.extend((0..*plain).map(|k| b"abc xyz,.:"[k % 10]));
+                bytes.extend_from_slice(stop);
+            }
+            let new = format!("{:?}", lex_string(&bytes, pad));
+            let old = format!("{:?}", lex_string_by_table(&bytes, pad));
+            proptest::prop_assert_eq!(new, old, "{:?}", bytes);
+            let body = String::from_utf8_lossy(&bytes[pad + 1..]).into_owned();
+            let mut encoded = String::new();
+            encode_body_into(&body, &mut encoded);
+            let mut want = serde_json::to_string(&body).unwrap_or_default();
+            want.pop();
+            want.remove(0);
+            proptest::prop_assert_eq!(encoded, want);
         }
     }
 
@@ -1187,6 +1272,26 @@ mod tests {
         let mut m = RawOffsets::new("plain text");
         assert_eq!(m.raw(6), 6);
         assert_eq!(m.raw(10), 10);
+    }
+
+    #[test]
+    fn raw_offsets_asked_in_turn_are_those_asked_afresh() {
+        // Plain runs of every length between escapes: one map asked at each decoded offset in
+        // turn (its next escape found once) answers as a new map asked at that offset alone.
+        let mut rng = crate::testdata::Rng::new(17);
+        let pieces = [r"\n", r#"\""#, r"\u00e9", r"\ud83d\ude00", "é", "x"];
+        for _ in 0..300 {
+            let mut raw = String::new();
+            for _ in 0..rng.below(6) {
+                raw.push_str(&"plain text ".repeat(rng.below(30)));
+                raw.push_str(pieces[rng.below(pieces.len())]);
+            }
+            let decoded = decode_body(&raw);
+            let mut m = RawOffsets::new(&raw);
+            for t in (0..=decoded.len()).filter(|&t| decoded.is_char_boundary(t)) {
+                assert_eq!(m.raw(t), RawOffsets::new(&raw).raw(t), "{raw:?} at {t}");
+            }
+        }
     }
 
     #[test]
