@@ -184,6 +184,44 @@ pub(crate) fn string_stops64(b: &[u8], i: usize) -> u64 {
     }
 }
 
+/// [`string_stops64`] for the sixteen bytes from `i`.
+#[inline(always)]
+pub(crate) fn string_stops(b: &[u8], i: usize) -> u32 {
+    let mask = string_stops_of(sixteen(b, i));
+    match b.len().saturating_sub(i) {
+        n if n >= 16 => mask,
+        n => mask & ((1u32 << n) - 1),
+    }
+}
+
+/// Bit `k` set when byte `i + k` of `b` is a `\\`, and with `quotes` also when it is a `"`, for
+/// the sixteen bytes from `i` (none past the end of `b`): the escapes of a JSON string body, and
+/// its end (`walk/json.rs`, `mcp/classify/members.rs`).
+#[inline(always)]
+pub(crate) fn backslashes(b: &[u8], i: usize, quotes: bool) -> u32 {
+    backslashes_of(sixteen(b, i), quotes)
+}
+
+/// [`backslashes`] of sixteen bytes, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn backslashes_of(bytes: [u8; 16], quotes: bool) -> u32 {
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
+    use sse::splat;
+    let x = load_unaligned_m128i(&bytes);
+    let mut hits = cmp_eq_mask_i8_m128i(x, splat(b'\\'));
+    if quotes {
+        hits = bitor_m128i(hits, cmp_eq_mask_i8_m128i(x, splat(b'"')));
+    }
+    move_mask_i8_m128i(hits) as u32 & 0xFFFF
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn backslashes_of(bytes: [u8; 16], quotes: bool) -> u32 {
+    swar::backslashes_of(bytes, quotes)
+}
+
 /// Bit `k` set when byte `k` of `bytes` is a `"`, a `\\` or below `0x20`, with SSE2. A byte
 /// below `0x20` is one that, with its high bit flipped, is below `0xA0` as a signed byte (the
 /// bytes from `0x80` flip to the non-negative ones).
@@ -517,6 +555,12 @@ mod swar {
         pack(seps(lo)) | pack(seps(hi)) << 8
     }
 
+    pub(super) fn backslashes_of(bytes: [u8; 16], quotes: bool) -> u32 {
+        let (lo, hi) = halves(bytes);
+        let hits = |v: u64| equal_lanes(v, b'\\') | if quotes { equal_lanes(v, b'"') } else { 0 };
+        pack(hits(lo)) | pack(hits(hi)) << 8
+    }
+
     pub(super) fn string_stops_of(bytes: [u8; 16]) -> u32 {
         let (lo, hi) = halves(bytes);
         let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
@@ -658,6 +702,35 @@ mod tests {
     }
 
     #[test]
+    fn backslashes_are_the_bytewise_test() {
+        for quotes in [false, true] {
+            let is = |c: u8| c == b'\\' || (quotes && c == b'"');
+            sixty_four_is_bytewise(
+                53,
+                b"\"\\\x00\x5b\x5da\xdc\xa2",
+                is,
+                |b, i| {
+                    (0..4).fold(0u64, |m, k| {
+                        m | u64::from(backslashes(b, i + 16 * k, quotes)) << (16 * k)
+                    })
+                },
+                [
+                    if quotes {
+                        |w| backslashes_of(w, true)
+                    } else {
+                        |w| backslashes_of(w, false)
+                    },
+                    if quotes {
+                        |w| swar::backslashes_of(w, true)
+                    } else {
+                        |w| swar::backslashes_of(w, false)
+                    },
+                ],
+            );
+        }
+    }
+
+    #[test]
     fn string_stops_are_the_bytewise_test() {
         sixty_four_is_bytewise(
             43,
@@ -666,6 +739,16 @@ mod tests {
             string_stops64,
             [string_stops_of, swar::string_stops_of],
         );
+        let text = b"ab\"c\\\x01\x1f \xe9\x80xyz\x00";
+        for i in 0..text.len() + 20 {
+            let want = (0..16).fold(0u32, |m, k| {
+                let stop = text
+                    .get(i + k)
+                    .is_some_and(|&c| c < 0x20 || c == b'"' || c == b'\\');
+                m | u32::from(stop) << k
+            });
+            assert_eq!(string_stops(text, i), want, "at {i}");
+        }
     }
 
     #[test]

@@ -384,33 +384,33 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
 /// The first byte at or after `from` that ends a run of plain string body: a quote, a backslash
 /// or a control byte (which JSON requires escaped).
 ///
-/// The first [`SHORT_WORDS`] words eight bytes per load (SWAR): in each word, a byte below
-/// `0x20` and a quote or a backslash each set the top bit of its lane in a mask whose lowest
-/// set bit is exact (a borrow only runs upwards from a lane that is a real hit, so a false hit
-/// only sits above a true one), so the lowest bit of the three masks or-ed is the first stop.
-/// String bodies are mostly short (names, e-mail addresses), and a JSON document inside a
-/// string has an escape every few bytes: there a word finds the stop, where `memchr2`'s or a
-/// vector block's set-up would cost more than the run. A run longer than that (the prose or
-/// the log lines of a text block) is read 64 bytes at a time with SSE2
-/// ([`lanes::string_stops64`]), about a third of the instructions of the words.
+/// Sixteen bytes a step with SSE2 ([`lanes::string_stops`]: the stops of a block as the bits of
+/// a mask, the lowest set the first), twice: string bodies are mostly short (names, e-mail
+/// addresses), and a JSON document inside a string has an escape every few bytes, where a
+/// block finds the stop in one step and `memchr2`'s set-up would cost more than the run. A run
+/// longer than that (the prose or the log lines of a text block) is read 64 bytes a step
+/// ([`lanes::string_stops64`]).
 #[inline(always)]
 fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
-    for _ in 0..SHORT_WORDS {
-        let Some(chunk) = bytes.get(i..i + 8) else {
-            return last_stop(bytes, i);
-        };
-        let hits = word_stops(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
-        if hits != 0 {
-            return Some(i + (hits.trailing_zeros() / 8) as usize);
+    for _ in 0..SHORT_BLOCKS {
+        if i >= bytes.len() {
+            return None;
         }
-        i += 8;
+        let hits = lanes::string_stops(bytes, i);
+        if hits != 0 {
+            return Some(i + hits.trailing_zeros() as usize);
+        }
+        i += 16;
     }
     long_string_stop(bytes, i)
 }
 
-/// [`string_stop`] past its first words: 64-byte blocks, then the last words. Not inlined,
-/// so that the short path stays small enough to be inlined where it is called.
+/// How many sixteen-byte blocks [`string_stop`] reads before it reads 64 bytes a step.
+const SHORT_BLOCKS: usize = 2;
+
+/// [`string_stop`] past its first blocks: 64 bytes a step, then sixteen to the end. Not
+/// inlined, so that the short path stays small enough to be inlined where it is called.
 #[inline(never)]
 fn long_string_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
     while bytes.len().saturating_sub(i) >= 64 {
@@ -420,40 +420,14 @@ fn long_string_stop(bytes: &[u8], mut i: usize) -> Option<usize> {
         }
         i += 64;
     }
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let hits = word_stops(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+    while i < bytes.len() {
+        let hits = lanes::string_stops(bytes, i);
         if hits != 0 {
-            return Some(i + (hits.trailing_zeros() / 8) as usize);
+            return Some(i + hits.trailing_zeros() as usize);
         }
-        i += 8;
+        i += 16;
     }
-    last_stop(bytes, i)
-}
-
-/// How many words [`string_stop`] reads one at a time before it reads 64-byte blocks.
-const SHORT_WORDS: usize = 4;
-
-/// The high bit of each lane of `v` (eight bytes of string body) that may be a string stop;
-/// the lowest one set is the first stop (see [`string_stop`]).
-#[inline(always)]
-fn word_stops(v: u64) -> u64 {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
-    const SLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
-    const SPACES: u64 = u64::from_ne_bytes([0x20; 8]);
-    let q = v ^ QUOTES;
-    let s = v ^ SLASHES;
-    ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s) | (v.wrapping_sub(SPACES) & !v))
-        & HIGHS
-}
-
-/// [`string_stop`] in the last bytes of `bytes` from `i`, fewer than eight.
-fn last_stop(bytes: &[u8], i: usize) -> Option<usize> {
-    bytes[i.min(bytes.len())..]
-        .iter()
-        .position(|&b| is_string_stop(b))
-        .map(|p| i + p)
+    None
 }
 
 /// At most how many string literals a scan of `doc` reads, for sizing its vectors before they
@@ -480,11 +454,6 @@ pub(crate) fn room_for<T>(n: usize) -> Vec<T> {
     // Not reserving only costs the copies it would have saved.
     let _ = v.try_reserve_exact(n);
     v
-}
-
-/// Whether `b` ends a run of plain string body (see [`string_stop`]).
-fn is_string_stop(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
 }
 
 /// Lexes the string literal whose opening quote is at `start`.
@@ -618,8 +587,8 @@ pub(crate) fn decode_body(raw: &str) -> String {
 pub(crate) fn decode_body_noting(raw: &str) -> (String, bool) {
     let mut alike = true;
     let r = raw.as_bytes();
-    // Decoded text is never longer than its escapes; eight more for `copy_plain`'s last word.
-    let mut out: Vec<u8> = Vec::with_capacity(r.len() + 8);
+    // Decoded text is never longer than its escapes; sixteen more for `copy_plain`'s last block.
+    let mut out: Vec<u8> = Vec::with_capacity(r.len() + 16);
     let mut i = 0;
     loop {
         i = copy_plain(r, i, &mut out);
@@ -678,7 +647,7 @@ pub(crate) fn document_text(doc: &str) -> Cow<'_, str> {
     let Some(first) = memchr::memchr(b'\\', b) else {
         return Cow::Borrowed(doc);
     };
-    let mut out: Vec<u8> = Vec::with_capacity(doc.len() + 8);
+    let mut out: Vec<u8> = Vec::with_capacity(doc.len() + 16);
     out.extend_from_slice(&b[..first]);
     // `i` is at a backslash on every turn.
     let mut i = first;
@@ -765,50 +734,28 @@ fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
     }
 }
 
-/// Where the first backslash in `r` is (`r.len()` if none): the first eight bytes read as one
-/// word, then `memchr` (see [`copy_plain`]).
+/// Where the first backslash in `r` is (`r.len()` if none): the first sixteen bytes with SSE2,
+/// then `memchr` (see [`copy_plain`]).
 #[inline]
 fn find_backslash(r: &[u8]) -> usize {
-    if let Some(chunk) = r.get(..8) {
-        let hits = backslashes(chunk.try_into().unwrap_or_default());
-        if hits != 0 {
-            return (hits.trailing_zeros() / 8) as usize;
-        }
+    let hits = lanes::backslashes(r, 0, false);
+    if hits != 0 {
+        return hits.trailing_zeros() as usize;
     }
-    // Past the word, if it was read.
-    let from = if r.len() >= 8 { 8 } else { 0 };
+    let from = r.len().min(16);
     from + memchr::memchr(b'\\', &r[from..]).unwrap_or(r.len() - from)
 }
 
-/// Where the first quote or backslash in `r` is, if any: the first eight bytes read as one
-/// word, then `memchr2` (see [`copy_plain`]).
+/// Where the first quote or backslash in `r` is, if any: the first sixteen bytes with SSE2,
+/// then `memchr2` (see [`copy_plain`]).
 #[inline]
 pub(crate) fn quote_or_backslash(r: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
-    if let Some(chunk) = r.get(..8) {
-        let word: [u8; 8] = chunk.try_into().unwrap_or_default();
-        let q = u64::from_le_bytes(word) ^ QUOTES;
-        let hits = backslashes(word) | (q.wrapping_sub(ONES) & !q & HIGHS);
-        if hits != 0 {
-            return Some((hits.trailing_zeros() / 8) as usize);
-        }
+    let hits = lanes::backslashes(r, 0, true);
+    if hits != 0 {
+        return Some(hits.trailing_zeros() as usize);
     }
-    // Past the word, if it was read.
-    let from = if r.len() >= 8 { 8 } else { 0 };
+    let from = r.len().min(16);
     memchr::memchr2(b'"', b'\\', &r[from..]).map(|p| from + p)
-}
-
-/// The high bit of each byte of `word` that is a backslash, and maybe of bytes after the
-/// first one (a borrow only sets bits above it): the lowest bit set is the first backslash.
-#[inline]
-fn backslashes(word: [u8; 8]) -> u64 {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const SLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
-    let s = u64::from_le_bytes(word) ^ SLASHES;
-    s.wrapping_sub(ONES) & !s & HIGHS
 }
 
 /// Appends `c`'s UTF-8 bytes.
@@ -820,23 +767,21 @@ fn push_char(out: &mut Vec<u8>, c: char) {
 /// Copies `r`'s bytes from `from` up to the next backslash (or the end) onto `out`, and returns
 /// where it stopped. Most runs in a text block that holds JSON are a few bytes (a key, a quote,
 /// an indent), where `memchr`'s set-up and a `memcpy` call cost more than the run: so the first
-/// eight bytes are read as one word and copied whole, the output then cut back to the
-/// backslash, and only a longer run goes to `memchr` and a bulk copy. (Two or four words first
-/// cost more instructions on both the reference corpus's JSON file and a 10 KB log through the
-/// proxy: `benches/README.md`.)
+/// sixteen bytes are searched with SSE2 and copied whole, the output then cut back to the
+/// backslash, and only a longer run goes to `memchr` and a bulk copy. (`out` has room for
+/// sixteen bytes past the decoded text: see [`decode_body_noting`].)
 #[inline]
 fn copy_plain(r: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
     let mut i = from;
-    if let Some(chunk) = r.get(i..i + 8) {
-        let word: [u8; 8] = chunk.try_into().unwrap_or_default();
-        let hits = backslashes(word);
-        out.extend_from_slice(&word);
+    if let Some(chunk) = r.get(i..i + 16) {
+        let hits = lanes::backslashes(r, i, false);
+        out.extend_from_slice(chunk);
         if hits != 0 {
-            let at = (hits.trailing_zeros() / 8) as usize;
-            out.truncate(out.len() - 8 + at);
+            let at = hits.trailing_zeros() as usize;
+            out.truncate(out.len() - 16 + at);
             return i + at;
         }
-        i += 8;
+        i += 16;
     }
     let rest = &r[i..];
     let run = memchr::memchr(b'\\', rest).unwrap_or(rest.len());
