@@ -268,13 +268,27 @@ fn prefix_bit(key: u64) -> usize {
 /// of the first word, up to eight, folded to lower case.
 #[inline(always)]
 fn key_at(b: &[u8], start: usize, words: u32) -> u64 {
-    let len = (!words).trailing_zeros().min(8);
-    let keep = if len >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (len * 8)) - 1
-    };
-    folded_at(b, start) & keep
+    folded_at(b, start) & KEEP[usize::from(words as u8)]
+}
+
+/// For each eight bits of word bytes (bit `k` for byte `k`), the mask of the bytes before the
+/// first that is no word byte ([`key_at`]): a load and an and per word start, where the word's
+/// length and a shift by it took a dozen instructions.
+static KEEP: [u64; 256] = keep_masks();
+
+const fn keep_masks() -> [u64; 256] {
+    let mut masks = [0u64; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let len = (!bits as u32).trailing_zeros();
+        masks[bits] = if len >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (len * 8)) - 1
+        };
+        bits += 1;
+    }
+    masks
 }
 
 /// log2 of the prefix table's size in bits.
@@ -548,7 +562,18 @@ impl Recall {
         let mut c = lanes::classes(b, i);
         let mut before = u32::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
         while i < b.len() {
-            let c2 = lanes::classes(b, i + 16);
+            // The 48 bytes from `i` (zeros past the end of the text): the sixteen of this step,
+            // the sixteen classified for the next, and the eight bytes from each word start,
+            // read without a bounds check (a word start is at most bit 32 of a `u32`).
+            let padded;
+            let block: &[u8; 48] = match b.get(i..).and_then(<[u8]>::first_chunk) {
+                Some(block) => block,
+                None => {
+                    padded = lanes::padded::<48>(b, i);
+                    &padded
+                }
+            };
+            let c2 = lanes::classes(block, 16);
             let words = c.alnum | c2.alnum << 16;
             let starts = c.alnum & !((c.alnum << 1) | before);
             let resume = if c.lead == 0 {
@@ -560,7 +585,7 @@ impl Recall {
                     let bit = next.trailing_zeros();
                     next &= next - 1;
                     let start = i + bit as usize;
-                    let k = prefix_bit(key_at(b, start, words >> bit));
+                    let k = prefix_bit(key_at(block, bit as usize, words >> bit));
                     if prefixes[k >> 6] & (1 << (k & 63)) != 0
                         && let Some(end) = self.match_at(text, start)
                     {
