@@ -267,14 +267,28 @@ fn prefix_bit(key: u64) -> usize {
 /// from `start` on are the bits of `words` from bit 0 (at least eight of them): the bytes
 /// of the first word, up to eight, folded to lower case.
 #[inline(always)]
-fn key_at(b: &[u8], start: usize, words: u32) -> u64 {
-    let len = (!words).trailing_zeros().min(8);
-    let keep = if len >= 8 {
-        u64::MAX
-    } else {
-        (1u64 << (len * 8)) - 1
-    };
-    folded_at(b, start) & keep
+fn key_at(b: &[u8], start: usize, words: u64) -> u64 {
+    folded_at(b, start) & KEEP[usize::from(words as u8)]
+}
+
+/// For each eight bits of word bytes (bit `k` for byte `k`), the mask of the bytes before the
+/// first that is no word byte ([`key_at`]): a load and an and per word start, where the word's
+/// length and a shift by it took a dozen instructions.
+static KEEP: [u64; 256] = keep_masks();
+
+const fn keep_masks() -> [u64; 256] {
+    let mut masks = [0u64; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let len = (!bits as u32).trailing_zeros();
+        masks[bits] = if len >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (len * 8)) - 1
+        };
+        bits += 1;
+    }
+    masks
 }
 
 /// log2 of the prefix table's size in bits.
@@ -540,18 +554,32 @@ impl Recall {
     fn each(&self, text: &str, from: usize, mut found: impl FnMut(Span) -> bool) {
         let b = text.as_bytes();
         let prefixes = &*self.prefixes;
-        // Sixteen bytes from `i` at a time: their classes (`lanes`), and whether the byte
-        // before `i` is a word byte (`before`, one bit). Each step classifies the sixteen
-        // bytes after its own too, for the words that start late in its own and go on. After
-        // an occurrence the search goes on from its end in this same state.
+        // Thirty-two bytes from `i` at a time: the classes of their first sixteen (`c`), and
+        // whether the byte before `i` is a word byte (`before`, one bit). Each step classifies
+        // its second sixteen and the sixteen after its own too, for the words that start late
+        // in its own and go on (and the next step's first sixteen). After an occurrence the
+        // search goes on from its end in this same state.
         let mut i = from;
         let mut c = lanes::classes(b, i);
         let mut before = u32::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
         while i < b.len() {
-            let c2 = lanes::classes(b, i + 16);
-            let words = c.alnum | c2.alnum << 16;
-            let starts = c.alnum & !((c.alnum << 1) | before);
-            let resume = if c.lead == 0 {
+            // The 48 bytes from `i` (zeros past the end of the text): the 32 of this step, the
+            // sixteen classified for the next, and the eight bytes from each word start, read
+            // without a bounds check (a word start is at most bit 32 of a `u32`).
+            let padded;
+            let block: &[u8; 48] = match b.get(i..).and_then(<[u8]>::first_chunk) {
+                Some(block) => block,
+                None => {
+                    padded = lanes::padded::<48>(b, i);
+                    &padded
+                }
+            };
+            let (c1, c2) = (lanes::classes(block, 16), lanes::classes(block, 32));
+            let alnum = c.alnum | c1.alnum << 16;
+            let words = u64::from(alnum) | u64::from(c2.alnum) << 32;
+            let starts = alnum & !((alnum << 1) | before);
+            let leads = c.lead | c1.lead << 16;
+            let resume = if leads == 0 {
                 // Word starts only (most of the text): the first eight bytes of each, then
                 // its first word's entry in the table, say whether a name may begin there.
                 let mut next = starts;
@@ -560,7 +588,7 @@ impl Recall {
                     let bit = next.trailing_zeros();
                     next &= next - 1;
                     let start = i + bit as usize;
-                    let k = prefix_bit(key_at(b, start, words >> bit));
+                    let k = prefix_bit(key_at(block, bit as usize, words >> bit));
                     if prefixes[k >> 6] & (1 << (k & 63)) != 0
                         && let Some(end) = self.match_at(text, start)
                     {
@@ -573,7 +601,7 @@ impl Recall {
                 }
                 resume
             } else {
-                match self.find_in_mixed(text, i, starts, c.lead, words) {
+                match self.find_in_mixed(text, i, starts, leads, words) {
                     Some((start, end)) => {
                         if !found(Span::new(start, end, Kind::Name)) {
                             return;
@@ -591,17 +619,17 @@ impl Recall {
                     before = u32::from(b[i - 1].is_ascii_alphanumeric());
                 }
                 None => {
-                    i += 16;
-                    before = c.alnum >> 15 & 1;
+                    i += 32;
+                    before = alnum >> 31;
                     c = c2;
                 }
             }
         }
     }
 
-    /// The step of [`Recall::find`] for sixteen bytes from `i` that hold non-ASCII character
+    /// The step of [`Recall::find`] for 32 bytes from `i` that hold non-ASCII character
     /// starts (`leads`) besides the word starts (`starts`): both are candidates, in text order.
-    /// `words` are the word bytes of the 32 bytes from `i`. Returns the start and end of the
+    /// `words` are the word bytes of the 48 bytes from `i`. Returns the start and end of the
     /// name found first.
     #[inline(never)]
     fn find_in_mixed(
@@ -610,7 +638,7 @@ impl Recall {
         i: usize,
         starts: u32,
         leads: u32,
-        words: u32,
+        words: u64,
     ) -> Option<(usize, usize)> {
         let b = text.as_bytes();
         let mut next = starts | leads;
