@@ -48,12 +48,11 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// compiled), shared by `Arc` with the scans that read them.
 ///
 /// A scan with thousands of names over every byte would cost as much as the rest of the
-/// detector, so the text is walked eight bytes per load, and names are compared only where one
-/// may begin. Each load gives the word starts in it; a word start's first eight bytes (folded
-/// to lower case, zero from the end of its word) are tested against a table of the names' own
-/// (so "the" and "and" are not taken for the start of "theo" or "andrew", nor "michael" for
-/// "michaela"),
-/// and only then is the word hashed and looked up in a hash table of the names' first ASCII
+/// detector, so the text is walked 32 bytes a step (their classes with SSE2, `lanes`), and
+/// names are compared only where one may begin. Each step gives the word starts in it; a word
+/// start's first eight bytes (folded to lower case, zero from the end of its word) are tested
+/// against a table of the names' own (so "the" and "and" are not taken for the start of "theo"
+/// or "andrew", nor "michael" for "michaela"), and only then is the word hashed and looked up in a hash table of the names' first ASCII
 /// words, whose entry lists the names that begin with that word, longest first. Names that
 /// begin with another character are tried at each non-ASCII character start whose first two
 /// bytes begin one (a 64 Kibit table, then a hash table of such pairs).
