@@ -198,74 +198,93 @@ fn seps_of(bytes: [u8; 16]) -> u32 {
     swar::seps_of(bytes)
 }
 
-/// Bit `k` set when byte `i + k` of `b` may open an identifier candidate (`ids/scan.rs`): a
-/// digit, or a `-`, `.` or `:` right after a hex digit (the separator of a MAC address, whose
-/// group before it is hex). Zero bytes past the end of `b`, and before its start, are in no
-/// class.
+/// Bit `k` set when byte `i + k` of `b` may open an identifier candidate (`ids/scan.rs`), for
+/// the 64 bytes from `i`: a digit, or a `-`, `.` or `:` right after a hex letter (`a-f`,
+/// `A-F`: the separator of a MAC address whose first group holds no digit). Zero bytes past
+/// the end of `b`, and before its start, are in no class. Sixty-four at a time, so the
+/// triggers close together (most are) share one classification of their bytes.
 #[inline(always)]
-pub(crate) fn id_triggers(b: &[u8], i: usize) -> u32 {
-    match (
-        i.checked_sub(1).and_then(|p| b.get(p..i + 16)),
-        b.get(i..i.saturating_add(16)),
-    ) {
-        (Some(prev), Some(cur)) => id_triggers_of(
-            prev[..16].try_into().unwrap_or([0; 16]),
-            cur.try_into().unwrap_or([0; 16]),
-        ),
-        _ => {
-            let cur = padded::<16>(b, i);
-            let mut prev = [0u8; 16];
-            prev[0] = i
-                .checked_sub(1)
-                .and_then(|p| b.get(p))
-                .copied()
-                .unwrap_or(0);
-            prev[1..].copy_from_slice(&cur[..15]);
-            id_triggers_of(prev, cur)
+pub(crate) fn id_triggers64(b: &[u8], i: usize) -> u64 {
+    let before = i
+        .checked_sub(1)
+        .and_then(|p| b.get(p))
+        .is_some_and(|&c| matches!(c | 0x20, b'a'..=b'f'));
+    let all = |block: &[u8]| {
+        let mut bits = 0u64;
+        let mut carry = u32::from(before);
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            let IdClasses {
+                digits,
+                hex_letters,
+                seps,
+            } = id_classes_of(w);
+            bits |= u64::from(digits | seps & (hex_letters << 1 | carry)) << (16 * k);
+            carry = hex_letters >> 15;
         }
+        bits
+    };
+    match b.get(i..i.saturating_add(64)) {
+        Some(block) => all(block),
+        None if i >= b.len() => 0,
+        None => all(&padded::<64>(b, i)),
     }
 }
 
-/// [`id_triggers`] of sixteen bytes `cur` and the sixteen before each (`prev`, one byte
-/// earlier), with SSE2.
+/// What [`id_triggers64`] needs of sixteen bytes: bit `k` is byte `k`'s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct IdClasses {
+    /// ASCII digits.
+    digits: u32,
+    /// `a-f` and `A-F`.
+    hex_letters: u32,
+    /// `-`, `.` and `:`.
+    seps: u32,
+}
+
+/// [`IdClasses`] of sixteen bytes, with SSE2.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn id_triggers_of(prev: [u8; 16], cur: [u8; 16]) -> u32 {
-    use safe_arch::{
-        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i,
-    };
+fn id_classes_of(bytes: [u8; 16]) -> IdClasses {
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
     use sse::{splat, within};
-    let (p, c) = (load_unaligned_m128i(&prev), load_unaligned_m128i(&cur));
-    let hex_before = bitor_m128i(
-        within(p, b'0', b'9'),
-        within(bitor_m128i(p, splat(0x20)), b'a', b'f'),
-    );
+    let x = load_unaligned_m128i(&bytes);
     let seps = bitor_m128i(
         bitor_m128i(
-            cmp_eq_mask_i8_m128i(c, splat(b'-')),
-            cmp_eq_mask_i8_m128i(c, splat(b'.')),
+            cmp_eq_mask_i8_m128i(x, splat(b'-')),
+            cmp_eq_mask_i8_m128i(x, splat(b'.')),
         ),
-        cmp_eq_mask_i8_m128i(c, splat(b':')),
+        cmp_eq_mask_i8_m128i(x, splat(b':')),
     );
-    let triggers = bitor_m128i(within(c, b'0', b'9'), bitand_m128i(seps, hex_before));
-    move_mask_i8_m128i(triggers) as u32 & 0xFFFF
+    IdClasses {
+        digits: move_mask_i8_m128i(within(x, b'0', b'9')) as u32 & 0xFFFF,
+        hex_letters: move_mask_i8_m128i(within(bitor_m128i(x, splat(0x20)), b'a', b'f')) as u32
+            & 0xFFFF,
+        seps: move_mask_i8_m128i(seps) as u32 & 0xFFFF,
+    }
 }
 
-/// [`id_triggers_of`] byte by byte: where SSE2 is missing, and in the tests.
+/// [`id_classes_of`] byte by byte: where SSE2 is missing, and in the tests.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
-fn id_triggers_bytewise(prev: [u8; 16], cur: [u8; 16]) -> u32 {
-    let mut bits = 0;
-    for k in 0..16 {
-        let sep = matches!(cur[k], b'-' | b'.' | b':') && prev[k].is_ascii_hexdigit();
-        bits |= u32::from(cur[k].is_ascii_digit() || sep) << k;
+fn id_classes_bytewise(bytes: [u8; 16]) -> IdClasses {
+    let mut c = IdClasses {
+        digits: 0,
+        hex_letters: 0,
+        seps: 0,
+    };
+    for (k, &x) in bytes.iter().enumerate() {
+        c.digits |= u32::from(x.is_ascii_digit()) << k;
+        c.hex_letters |= u32::from(matches!(x, b'a'..=b'f' | b'A'..=b'F')) << k;
+        c.seps |= u32::from(matches!(x, b'-' | b'.' | b':')) << k;
     }
-    bits
+    c
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-fn id_triggers_of(prev: [u8; 16], cur: [u8; 16]) -> u32 {
-    id_triggers_bytewise(prev, cur)
+fn id_classes_of(bytes: [u8; 16]) -> IdClasses {
+    id_classes_bytewise(bytes)
 }
 
 /// The SSE2 steps the classes share.
@@ -610,23 +629,33 @@ mod tests {
     #[test]
     fn id_triggers_are_the_bytewise_test() {
         let mut rng = crate::testdata::Rng::new(47);
-        let alphabet = b"09afAFgG-.:/ \x00\xff\xc3";
+        let alphabet = b"09afAFgG-.:/ \x00\xff\xc3\xc1\xe6";
+        let hex_letter = |c: u8| matches!(c, b'a'..=b'f' | b'A'..=b'F');
         for _ in 0..5_000 {
-            let len = rng.below(60);
+            let len = rng.below(150);
             let text: Vec<u8> = (0..len)
                 .map(|_| alphabet[rng.below(alphabet.len())])
                 .collect();
             for i in 0..len + 2 {
                 let at = |j: Option<usize>| j.and_then(|j| text.get(j)).copied().unwrap_or(0);
-                let mut prev = [0u8; 16];
-                let mut cur = [0u8; 16];
-                for k in 0..16 {
-                    prev[k] = at((i + k).checked_sub(1));
-                    cur[k] = at(Some(i + k));
-                }
-                let want = id_triggers_bytewise(prev, cur);
-                assert_eq!(id_triggers(&text, i), want, "{text:?} at {i}");
-                assert_eq!(id_triggers_of(prev, cur), want);
+                let want = (0..64).fold(0u64, |m, k| {
+                    let c = at(Some(i + k));
+                    let sep =
+                        matches!(c, b'-' | b'.' | b':') && hex_letter(at((i + k).checked_sub(1)));
+                    m | u64::from(c.is_ascii_digit() || sep) << k
+                });
+                assert_eq!(id_triggers64(&text, i), want, "{text:?} at {i}");
+            }
+        }
+        for lane in 0..16 {
+            for x in 0..=255u8 {
+                let mut bytes = [b' '; 16];
+                bytes[lane] = x;
+                assert_eq!(
+                    id_classes_of(bytes),
+                    id_classes_bytewise(bytes),
+                    "{x:#x} at {lane}"
+                );
             }
         }
     }
