@@ -105,8 +105,12 @@ impl Iterator for Candidates<'_> {
             let t = self.next_trigger()?;
             let c = b[t];
             if c.is_ascii_digit() {
+                // Only `AB 12 34 56 C` can start there (any other shape would hold a digit
+                // before `t`): its two capitals are looked at before the shapes are tried.
                 if t >= 3
                     && b[t - 1] == b' '
+                    && b[t - 2].is_ascii_uppercase()
+                    && b[t - 3].is_ascii_uppercase()
                     && let Some(e) = self.try_start(t - 3)
                 {
                     return Some((t - 3, e));
