@@ -6,10 +6,12 @@
 //! log file; here only the bytes near a *trigger* are looked at. Every shape of the regex has,
 //! within its first seven bytes, a digit or the separator of a MAC address (`:` at offset 1
 //! or 2, `-` at 2, `.` at 4), and it starts a word, so a match can start only at a word start
-//! at most six bytes before a digit or four before a separator (found sixteen bytes at a time,
-//! as the digits and the `-`, `.` and `:` right after a hex digit); the other starts are never
-//! looked at. At each such word start [`match_at`] follows the regex's shapes in their order, with its greedy
+//! at most six bytes before a digit or four before a separator (found sixty-four bytes at a
+//! time, as the digits and the `-`, `.` and `:` right after a hex letter); the other starts are
+//! never looked at. At each such word start [`match_at`] follows the regex's shapes in their order, with its greedy
 //! choices, by hand; the unit tests check it against the regex on many generated texts.
+
+use crate::detect::lanes;
 
 /// The candidate shapes: MAC addresses, `0x` + 40 hex, bech32 `bc1…`, grouped digit runs, and
 /// alphanumeric words with a digit after at most six letters. ASCII word boundaries keep the
@@ -32,11 +34,49 @@ pub(super) struct Candidates<'a> {
     b: &'a [u8],
     /// Every start before this has been tried (or lies inside a match given).
     pos: usize,
+    /// The triggers ([`lanes::id_triggers64`]) of the 64 bytes from `base` (bit `k`: byte
+    /// `base + k`), kept from one trigger to the next: most triggers are a few bytes apart,
+    /// and classifying their bytes again from each cost as much as the rest of the scan.
+    mask: u64,
+    base: usize,
+    /// `base + 64`, or 0 before the first block.
+    end: usize,
 }
 
 impl<'a> Candidates<'a> {
     pub(super) fn new(b: &'a [u8]) -> Candidates<'a> {
-        Candidates { b, pos: 0 }
+        Candidates {
+            b,
+            pos: 0,
+            mask: 0,
+            base: 0,
+            end: 0,
+        }
+    }
+
+    /// The first trigger at or after `pos`: a digit, or a `-`, `.` or `:` right after a hex
+    /// letter. A MAC separator after a digit needs no trigger of its own: the digit is one,
+    /// before it, and a start it could open holds that digit. So, for the starts from `pos`
+    /// on, such a separator is only ever the first trigger when `pos` is at it, and then every
+    /// MAC start it has lies before `pos`; in code and logs (`10:33:34`, `-> 0.5`) most
+    /// separators after hex digits are after digits.
+    fn next_trigger(&mut self) -> Option<usize> {
+        let mut i = self.pos;
+        loop {
+            if i >= self.end {
+                if i >= self.b.len() {
+                    return None;
+                }
+                self.base = i;
+                self.end = i + 64;
+                self.mask = lanes::id_triggers64(self.b, i);
+            }
+            let m = self.mask & (u64::MAX << (i - self.base));
+            if m != 0 {
+                return Some(self.base + m.trailing_zeros() as usize);
+            }
+            i = self.end;
+        }
     }
 }
 
@@ -62,11 +102,15 @@ impl Iterator for Candidates<'_> {
     fn next(&mut self) -> Option<(usize, usize)> {
         let b = self.b;
         loop {
-            let t = next_trigger(b, self.pos)?;
+            let t = self.next_trigger()?;
             let c = b[t];
             if c.is_ascii_digit() {
+                // Only `AB 12 34 56 C` can start there (any other shape would hold a digit
+                // before `t`): its two capitals are looked at before the shapes are tried.
                 if t >= 3
                     && b[t - 1] == b' '
+                    && b[t - 2].is_ascii_uppercase()
+                    && b[t - 3].is_ascii_uppercase()
                     && let Some(e) = self.try_start(t - 3)
                 {
                     return Some((t - 3, e));
@@ -197,22 +241,6 @@ fn run(b: &[u8], i: usize, cap: usize, class: u8) -> usize {
         j += 1;
     }
     j - i
-}
-
-/// The next trigger at or after `i`, sixteen bytes at a time ([`lanes::id_triggers`]): a digit,
-/// or a `-`, `.` or `:` right after a hex digit. The byte before a MAC's first separator is a hex
-/// digit, and `/` opens no shape, so every other separator is one [`Candidates::next`] would
-/// only step over: in code and logs (`self.flush`, `--`, `::`) most of them, each a branch the
-/// data decided.
-fn next_trigger(b: &[u8], mut i: usize) -> Option<usize> {
-    while i < b.len() {
-        let m = crate::detect::lanes::id_triggers(b, i);
-        if m != 0 {
-            return Some(i + m.trailing_zeros() as usize);
-        }
-        i += 16;
-    }
-    None
 }
 
 /// The end of the match of [`CANDIDATES`] that starts at the word start `p`, if any: its
@@ -363,26 +391,34 @@ mod tests {
         assert_eq!(got, want, "{:?}", String::from_utf8_lossy(text));
     }
 
-    #[test]
-    fn triggers_are_digits_and_separators_after_hex() {
-        let b: Vec<u8> = (0..=255u8).collect();
-        let mut i = 0;
+    /// The triggers of `b`, one after the other.
+    fn triggers(b: &[u8]) -> Vec<usize> {
+        let mut c = Candidates::new(b);
         let mut got = Vec::new();
-        while let Some(t) = next_trigger(&b, i) {
+        while let Some(t) = c.next_trigger() {
             got.push(t);
-            i = t + 1;
+            c.pos = t + 1;
         }
+        got
+    }
+
+    #[test]
+    fn triggers_are_digits_and_separators_after_hex_letters() {
+        let b: Vec<u8> = (0..=255u8).collect();
         // `-` `.` `/` follow `,` `-` `.`; `:` follows `9`.
-        let want: Vec<usize> = (0x30..=0x3a).collect();
-        assert_eq!(got, want);
-        let b = b"g-h.x:f-0.1:a/x9-";
-        let mut got = Vec::new();
-        let mut i = 0;
-        while let Some(t) = next_trigger(b, i) {
-            got.push(b[t]);
-            i = t + 1;
+        let want: Vec<usize> = (0x30..=0x39).collect();
+        assert_eq!(triggers(&b), want);
+        let b = b"g-h.x:f-0.1:a/x9-E.";
+        let got: Vec<u8> = triggers(b).iter().map(|&t| b[t]).collect();
+        assert_eq!(got, b"-019.");
+        // Across blocks of 64, and far apart.
+        let mut b = vec![b' '; 300];
+        for t in [0, 63, 64, 65, 127, 200, 299] {
+            b[t] = b'7';
         }
-        assert_eq!(got, b"-0.1:9-");
+        b[150] = b'c';
+        b[151] = b':';
+        assert_eq!(triggers(&b), [0, 63, 64, 65, 127, 151, 200, 299]);
     }
 
     #[test]
