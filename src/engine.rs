@@ -480,17 +480,48 @@ impl Engine {
         let Some(book) = &self.recall else {
             return Vec::new();
         };
-        let mut candidates: Vec<Composed> = Vec::new();
+        // Sized for every NAME slot, so that none of these grows as it fills.
+        let names = forms.of_slot.iter().filter(|r| r.is_some()).count();
+        let mut candidates: Vec<Composed> = Vec::with_capacity(names);
         // The names of one word (their set below is built from these, at its final size).
-        let mut single_slots: Vec<usize> = Vec::new();
+        let mut single_slots: Vec<usize> = Vec::with_capacity(names);
+        forms.words.reserve(names * 2);
+        forms.parts.reserve(names * 2);
         for (i, f) in slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
             }
             let value = f.value.expose().as_str();
+            let ascii = value.is_ascii();
             // The value's words, read once: kept for a name of two to four words.
             let first = forms.words.len();
-            forms.words.extend(word_ranges(value).take(5));
+            // An ASCII value as long as its form has its form's words at the same offsets (its
+            // white space is single separators, as the form's spaces): they are read off the
+            // form's spaces, without splitting the value again.
+            let aligned = forms.of_slot[i]
+                .clone()
+                .filter(|r| ascii && r.len() == value.len());
+            match aligned {
+                // Up to five words, as below (a fifth only says there are too many). Byte by
+                // byte: a name is a few bytes, too short for a search to pay.
+                Some(r) => {
+                    let form = &forms.buf.as_bytes()[r];
+                    if !form.is_empty() {
+                        let mut at = 0;
+                        for (k, &b) in form.iter().enumerate() {
+                            if b == b' ' {
+                                forms.words.push(at..k);
+                                at = k + 1;
+                                if forms.words.len() - first == 4 {
+                                    break;
+                                }
+                            }
+                        }
+                        forms.words.push(at..form.len());
+                    }
+                }
+                None => forms.words.extend(word_ranges(value).take(5)),
+            }
             let words = forms.words.len() - first;
             if words <= 1 {
                 single_slots.push(i);
@@ -501,7 +532,7 @@ impl Engine {
             }
             // An ASCII value's form is its words in lower case, one space apart: each word's
             // form is the word's stretch of it (words hold no space, lower case keeps length).
-            let full = forms.of_slot[i].clone().filter(|_| value.is_ascii());
+            let full = forms.of_slot[i].clone().filter(|_| ascii);
             let mut at = full.as_ref().map_or(0, |r| r.start);
             for k in first..forms.words.len() {
                 let r = forms.words[k].clone();
@@ -782,30 +813,31 @@ impl Engine {
         drop(texts);
         // The session learns the names minted, each with its form: a composed name's words in
         // its place.
+        // Gathered in one plain pass (the session reads them twice: its known forms, then its
+        // distinctive names).
+        let mut learned: Vec<(&str, &str)> = Vec::with_capacity(wanted);
         let mut composed = plan.iter().peekable();
-        let forms = &forms;
-        let learned = findings
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.kind == Kind::Name)
-            .flat_map(move |(i, f)| {
-                let value = f.value.expose().as_str();
-                let c = composed.next_if(|c| c.slot == i);
-                let whole = c
-                    .is_none()
-                    .then(|| (value, forms.of_slot(i).unwrap_or_default()));
-                let words = c.into_iter().flat_map(move |c| {
-                    forms.words(c).iter().enumerate().map(move |(w, r)| {
-                        (&value[r.clone()], forms.part(c, w).unwrap_or_default())
-                    })
-                });
-                whole.into_iter().chain(words)
-            });
+        for (i, f) in findings.slots.iter().enumerate() {
+            if f.kind != Kind::Name {
+                continue;
+            }
+            let value = f.value.expose().as_str();
+            match composed.next_if(|c| c.slot == i) {
+                None => learned.push((value, forms.of_slot(i).unwrap_or_default())),
+                Some(c) => {
+                    learned.extend(
+                        forms.words(c).iter().enumerate().map(|(w, r)| {
+                            (&value[r.clone()], forms.part(c, w).unwrap_or_default())
+                        }),
+                    )
+                }
+            }
+        }
         // A full name written as its words' tokens is learned as those words, not as the
         // names the count's table was made of.
         let fresh = fresh.filter(|_| plan.is_empty());
-        self.learn_with_forms(session, learned, fresh);
+        self.learn_with_forms(session, learned.iter().copied(), fresh);
+        drop(learned);
         // What was minted, parallel to `tokens`: the slots, a composed name's words in its place.
         let found: Vec<FoundValue> = if plan.is_empty() {
             findings.slots

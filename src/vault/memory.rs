@@ -19,6 +19,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use hashbrown::HashTable;
 
+use super::texts::{At, Texts};
 use super::{
     Entry, MintRequest, SessionId, SweepClock, VaultBackend, VaultError, normalize_into, sweep_idle,
 };
@@ -68,16 +69,15 @@ impl KindTables {
         self.0.iter().find(|(k, _)| k == kind).map(|(_, t)| t)
     }
 
-    /// The kind's table, made empty if the session has none yet.
-    fn get_or_default(&mut self, kind: &Kind) -> &mut KindTable {
-        let i = match self.0.iter().position(|(k, _)| k == kind) {
+    /// Where the kind's table is, made empty if the session has none yet.
+    fn position_or_default(&mut self, kind: &Kind) -> usize {
+        match self.0.iter().position(|(k, _)| k == kind) {
             Some(i) => i,
             None => {
                 self.0.push((kind.clone(), KindTable::default()));
                 self.0.len() - 1
             }
-        };
-        &mut self.0[i].1
+        }
     }
 
     fn iter(&self) -> impl Iterator<Item = (&Kind, &KindTable)> {
@@ -89,17 +89,26 @@ impl Table {
     /// Makes room in each kind's table for the values `requests` may add, at once: a message
     /// mints thousands of values, and growing the index as they go in rehashes it again and
     /// again. (At most one table per kind the requests name is added, empty until a value is.)
-    fn reserve(&mut self, requests: &[MintRequest<'_>]) {
-        let mut counts: Vec<(&Kind, usize)> = Vec::new();
+    ///
+    /// Returns where each request's kind's table is in `by_kind`: each kind is searched for
+    /// once per request, here, not again as its value goes in.
+    fn reserve(&mut self, requests: &[MintRequest<'_>]) -> Vec<usize> {
+        let mut tables = Vec::with_capacity(requests.len());
+        let mut counts: Vec<usize> = vec![0; self.by_kind.0.len()];
         for req in requests {
-            match counts.iter_mut().find(|(k, _)| *k == req.kind) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((req.kind, 1)),
+            let i = self.by_kind.position_or_default(req.kind);
+            if i == counts.len() {
+                counts.push(0);
+            }
+            counts[i] += 1;
+            tables.push(i);
+        }
+        for (i, n) in counts.into_iter().enumerate() {
+            if n > 0 {
+                self.by_kind.0[i].1.reserve(n);
             }
         }
-        for (kind, n) in counts {
-            self.by_kind.get_or_default(kind).reserve(n);
-        }
+        tables
     }
 }
 
@@ -109,10 +118,12 @@ impl Table {
 /// value is hashed once whether it is known or new (a map from key to number hashed a new
 /// key twice, to look and to insert) and a key that is the value itself is not stored twice.
 /// The hash is the standard library's SipHash with this table's own random keys: the values
-/// are the servers' to choose.
+/// are the servers' to choose. The entries' values and keys are in `texts`, not an
+/// allocation each.
 #[derive(Debug, Default)]
 struct KindTable {
     entries: Vec<Stored>,
+    texts: Texts,
     index: HashTable<u32>,
     hasher: RandomState,
 }
@@ -126,74 +137,86 @@ impl KindTable {
     /// it runs for every value minted, and a known value is the common case in a session.
     #[inline]
     fn get(&self, hash: u64, key: &str) -> Option<u32> {
-        let entries = &self.entries;
+        let (entries, texts) = (&self.entries, &self.texts);
         self.index
-            .find(hash, |&n| entries[n as usize - 1].key() == key)
+            .find(hash, |&n| texts.get(&entries[n as usize - 1].key) == key)
             .copied()
     }
 
-    /// Adds `stored`, whose match key (of hash `hash`) no entry has; returns its number.
-    fn push(&mut self, hash: u64, stored: Stored) -> u32 {
+    /// Adds an entry for `value`, matched by `key` (of hash `hash`), which no entry has;
+    /// returns its number.
+    fn push(
+        &mut self,
+        hash: u64,
+        value: &str,
+        key: &str,
+        origin: Arc<str>,
+        created: SystemTime,
+    ) -> u32 {
+        let stored = Stored::new(&mut self.texts, value, key, origin, created);
         self.entries.push(stored);
         let n = self.entries.len() as u32;
-        let (entries, hasher) = (&self.entries, &self.hasher);
-        self.index
-            .insert_unique(hash, n, |&m| hasher.hash_one(entries[m as usize - 1].key()));
+        let (entries, texts, hasher) = (&self.entries, &self.texts, &self.hasher);
+        self.index.insert_unique(hash, n, |&m| {
+            hasher.hash_one(texts.get(&entries[m as usize - 1].key))
+        });
         n
     }
 
     /// Makes room for `n` more entries.
     fn reserve(&mut self, n: usize) {
         self.entries.reserve(n);
-        let (entries, hasher) = (&self.entries, &self.hasher);
-        self.index
-            .reserve(n, |&m| hasher.hash_one(entries[m as usize - 1].key()));
+        let (entries, texts, hasher) = (&self.entries, &self.texts, &self.hasher);
+        self.index.reserve(n, |&m| {
+            hasher.hash_one(texts.get(&entries[m as usize - 1].key))
+        });
+    }
+
+    /// The value entry `stored` stands for, as first seen.
+    fn value(&self, stored: &Stored) -> &str {
+        self.texts.get(&stored.value)
+    }
+
+    /// The normal form later occurrences of `stored`'s value are matched by.
+    fn key(&self, stored: &Stored) -> &str {
+        self.texts.get(&stored.key)
     }
 }
 
 #[derive(Debug)]
 struct Stored {
-    /// The value as first seen, followed by its match key (`normalize`) when that is not the
-    /// value itself (a phone's E.164, a name in lower case): one allocation for both.
-    text: Sensitive<Box<str>>,
-    /// Where the value ends in `text`.
-    value_len: usize,
-    /// Where the match key starts in `text`: after the value, or at 0 when it is the value
-    /// (then `text` is the value alone). One slice either way, no branch, on every lookup.
-    key_start: usize,
+    /// The value as first seen, in its table's texts. Its match key (`normalize`) follows it
+    /// there when that is not the value itself (a phone's E.164, a name in lower case).
+    value: At,
+    /// The match key: the value's own text when it is the value. One slice either way, no
+    /// branch, on every lookup.
+    key: At,
     origin: Arc<str>,
     created: SystemTime,
 }
 
 impl Stored {
-    /// A new entry for `value`, matched by `key`.
-    fn new(value: &str, key: &str, origin: Arc<str>, created: SystemTime) -> Stored {
-        let (text, key_start): (Box<str>, usize) = if key != value {
-            let mut text = String::with_capacity(value.len() + key.len());
-            text.push_str(value);
-            text.push_str(key);
-            (text.into_boxed_str(), value.len())
+    /// A new entry for `value`, matched by `key`, whose texts go into `texts`.
+    fn new(
+        texts: &mut Texts,
+        value: &str,
+        key: &str,
+        origin: Arc<str>,
+        created: SystemTime,
+    ) -> Stored {
+        let (value, key) = if key != value {
+            let at = texts.push(value, key);
+            (at.prefix(value.len()), at.suffix(value.len()))
         } else {
-            (Box::from(value), 0)
+            let at = texts.push(value, "");
+            (at.clone(), at)
         };
         Stored {
-            text: Sensitive::new(text),
-            value_len: value.len(),
-            key_start,
+            value,
+            key,
             origin,
             created,
         }
-    }
-
-    /// The value as first seen.
-    fn value(&self) -> &str {
-        &self.text.expose()[..self.value_len]
-    }
-
-    /// The normal form later occurrences of the value are matched by.
-    #[inline]
-    fn key(&self) -> &str {
-        &self.text.expose()[self.key_start..]
     }
 }
 
@@ -259,14 +282,14 @@ impl MemoryVault {
         // Each value's normal form, when it is not a slice of the value (names, spaced card
         // numbers), is written into this one buffer.
         let mut buf = String::new();
-        table.reserve(requests);
+        let tables = table.reserve(requests);
         let Table { by_kind, len, .. } = &mut *table;
-        for req in requests {
+        for (req, &i) in requests.iter().zip(&tables) {
             let key = match normalize_into(req.kind, req.value, req.canonical, &mut buf) {
                 Some(form) => form,
                 None => buf.as_str(),
             };
-            let kind_table = by_kind.get_or_default(req.kind);
+            let kind_table = &mut by_kind.0[i].1;
             let hash = kind_table.hash(key);
             if let Some(n) = kind_table.get(hash, key) {
                 out.push(Token::new(req.kind.clone(), n));
@@ -280,7 +303,7 @@ impl MemoryVault {
             }
             let origin = origin_arc.get_or_insert_with(|| Arc::from(origin)).clone();
             let created = *now.get_or_insert_with(SystemTime::now);
-            let n = kind_table.push(hash, Stored::new(req.value, key, origin, created));
+            let n = kind_table.push(hash, req.value, key, origin, created);
             *len += 1;
             out.push(Token::new(req.kind.clone(), n));
         }
@@ -297,14 +320,11 @@ impl MemoryVault {
         tokens
             .iter()
             .map(|token| {
-                let stored = table
-                    .by_kind
-                    .get(&token.kind)?
-                    .entries
-                    .get((token.n as usize).checked_sub(1)?)?;
+                let kind_table = table.by_kind.get(&token.kind)?;
+                let stored = kind_table.entries.get((token.n as usize).checked_sub(1)?)?;
                 Some(Entry {
                     token: token.clone(),
-                    value: Sensitive::new(stored.value().to_string()),
+                    value: Sensitive::new(kind_table.value(stored).to_string()),
                     origin: stored.origin.clone(),
                     created: stored.created,
                 })
@@ -329,11 +349,11 @@ impl MemoryVault {
                 out.push(ExportedEntry {
                     entry: Entry {
                         token: Token::new(kind.clone(), i as u32 + 1),
-                        value: Sensitive::new(stored.value().to_string()),
+                        value: Sensitive::new(kind_table.value(stored).to_string()),
                         origin: stored.origin.clone(),
                         created: stored.created,
                     },
-                    match_key: Sensitive::new(stored.key().to_string()),
+                    match_key: Sensitive::new(kind_table.key(stored).to_string()),
                 });
             }
         }
@@ -383,9 +403,13 @@ impl MemoryVault {
                         e.entry.token
                     )));
                 }
-                let stored =
-                    Stored::new(e.entry.value.expose(), key, e.entry.origin, e.entry.created);
-                kind_table.push(hash, stored);
+                kind_table.push(
+                    hash,
+                    e.entry.value.expose(),
+                    key,
+                    e.entry.origin,
+                    e.entry.created,
+                );
                 len += 1;
             }
             by_kind.0.push((kind, kind_table));

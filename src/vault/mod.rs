@@ -14,6 +14,7 @@
 mod key;
 mod memory;
 mod redis;
+mod texts;
 
 use std::borrow::Cow;
 use std::fmt;
