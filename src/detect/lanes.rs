@@ -196,7 +196,7 @@ pub(crate) fn string_stops(b: &[u8], i: usize) -> u32 {
 
 /// Bit `k` set when byte `i + k` of `b` is a `\\`, and with `quotes` also when it is a `"`, for
 /// the sixteen bytes from `i` (none past the end of `b`): the escapes of a JSON string body, and
-/// its end (`walk/json.rs`, `mcp/classify/members.rs`).
+/// its end (`walk/json.rs`, and the test oracle in `mcp/classify/reference.rs`).
 #[inline(always)]
 pub(crate) fn backslashes(b: &[u8], i: usize, quotes: bool) -> u32 {
     backslashes_of(sixteen(b, i), quotes)

@@ -1,12 +1,12 @@
 //! Strict JSON-RPC 2.0 classification: one parse per message, and what cannot be classified.
 //!
-//! Every message the interceptor routes goes through [`classify`] first. It reads the top level
-//! once (capturing `id`, `method`, `params`, `result` and `error` as borrowed [`RawValue`]s, as
-//! [`Envelope`] holds them), then reads the bytes of every captured member once more
-//! (`members.rs`) for what serde's skip of a member lets through: duplicate object members at
-//! any depth and lone surrogate escapes. Both passes are linear, compile nothing and allocate
-//! nothing per key that has no escapes (keys are borrowed and compared in a small inline set;
-//! only objects with more than [`INLINE_KEYS`] members spill into a hash set).
+//! Every message the interceptor routes goes through [`classify`] first. It reads the message
+//! once (`read.rs`): its syntax as serde_json checks it, the top level's `id`, `method`,
+//! `params`, `result` and `error` as borrowed JSON text (as [`Envelope`] holds them), and in
+//! the members it forwards, what serde's skip of a value lets through: duplicate object
+//! members at any depth and lone surrogate escapes. The read is linear, compiles nothing and
+//! allocates nothing per key that has no escapes (keys are borrowed and compared in a small
+//! inline set; only objects with more than [`INLINE_KEYS`] members spill into a hash set).
 //!
 //! # The classes
 //!
@@ -41,12 +41,13 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::envelope::Envelope;
 
-mod members;
+mod read;
+#[cfg(test)]
+mod reference;
 
 /// Keys per object compared in place before a hash set is used.
 const INLINE_KEYS: usize = 16;
@@ -159,15 +160,7 @@ impl Rejected<'_> {
 
 /// Classifies one message (not a batch) written by `side`.
 pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'_>> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let top = match Top::read(&mut de).and_then(|t| de.end().map(|()| t)) {
-        Ok(t) => t,
-        Err(_) => return Err(Rejected::bare(Flaw::NotJson)),
-    };
-    let top = match top {
-        Some(t) => t,
-        None => return Err(Rejected::bare(Flaw::NotObject)),
-    };
+    let top = read::read(text).map_err(Rejected::bare)?;
     let id_kind = top.id.map(|raw| IdKind::of(raw.get()));
     let usable_id = match (top.id, id_kind, top.id_twice) {
         (Some(raw), Some(IdKind::Usable), false) => Some(raw.get().trim()),
@@ -183,10 +176,12 @@ pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'
         return Err(reject(Flaw::Duplicate));
     }
     let members = [top.params, top.result, top.error];
-    for raw in members.iter().flatten().chain(&top.extras) {
-        // The top level skipped this member unparsed: duplicates inside it, and a string
-        // serde cannot decode (a lone surrogate escape), which nothing can scan.
-        members::check(raw.get()).map_err(reject)?;
+    for member in members.iter().flatten().chain(&top.extras) {
+        // What serde's skip of a member lets through: duplicates inside it, and a string no
+        // decoding can take (a lone surrogate escape), which nothing can scan.
+        if let Some(flaw) = member.flaw {
+            return Err(reject(flaw));
+        }
     }
     if top.version_ok == Some(false) {
         return Err(reject(Flaw::Version));
@@ -208,18 +203,23 @@ pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'
         },
         None => None,
     };
-    if let Some(p) = top.params
-        && !matches!(p.get().trim_start().as_bytes().first(), Some(b'{' | b'['))
+    let (params, result, error) = (
+        top.params.map(|m| m.raw),
+        top.result.map(|m| m.raw),
+        top.error.map(|m| m.raw),
+    );
+    if let Some(p) = params
+        && !matches!(p.get().as_bytes().first(), Some(b'{' | b'['))
     {
         return Err(reject(Flaw::Params));
     }
-    if let Some(e) = top.error
-        && !e.get().trim_start().starts_with('{')
+    if let Some(e) = error
+        && !e.get().starts_with('{')
     {
         return Err(reject(Flaw::ErrorMember));
     }
     let null_id = matches!(id_kind, Some(IdKind::Null));
-    let class = match (&method, top.id.is_some(), top.result, top.error) {
+    let class = match (&method, top.id.is_some(), result, error) {
         (Some(m), true, None, None) if !null_id => {
             if m.starts_with("notifications/") {
                 return Err(reject(Flaw::Namespace));
@@ -241,11 +241,51 @@ pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'
         env: Envelope {
             id: top.id.filter(|_| !null_id),
             method,
-            params: top.params,
-            result: top.result,
-            error: top.error,
+            params,
+            result,
+            error,
         },
     })
+}
+
+/// The flaw of a message that does not start with `{`: [`Flaw::NotObject`] when serde reads
+/// it as one JSON value (as the layer's reading before [`read`] did, numbers and string
+/// escapes decoded, arrays skipped), [`Flaw::NotJson`] when not. It is refused either way.
+fn not_an_object(text: &str) -> Flaw {
+    struct Value;
+    impl<'de> Visitor<'de> for Value {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON-RPC message")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    match de.deserialize_any(Value).and_then(|()| de.end()) {
+        Ok(()) => Flaw::NotObject,
+        Err(_) => Flaw::NotJson,
+    }
 }
 
 /// The error the host gets for a message of its own that was refused: `-32700` for bytes that
@@ -279,111 +319,6 @@ impl IdKind {
             Some(b'n') => IdKind::Null,
             _ => IdKind::Bad,
         }
-    }
-}
-
-/// The top level of a message: its members as raw text, and what was odd about them.
-#[derive(Default)]
-struct Top<'a> {
-    id: Option<&'a RawValue>,
-    id_twice: bool,
-    method: Option<&'a RawValue>,
-    params: Option<&'a RawValue>,
-    result: Option<&'a RawValue>,
-    error: Option<&'a RawValue>,
-    /// `None`: no `jsonrpc` member.
-    version_ok: Option<bool>,
-    extras: Vec<&'a RawValue>,
-    duplicate: bool,
-}
-
-impl<'a> Top<'a> {
-    /// `Ok(None)`: valid JSON that is not an object.
-    fn read(
-        de: &mut serde_json::Deserializer<serde_json::de::StrRead<'a>>,
-    ) -> Result<Option<Top<'a>>, serde_json::Error> {
-        struct TopVisitor;
-        impl<'de> Visitor<'de> for TopVisitor {
-            type Value = Option<Top<'de>>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON-RPC message")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut top = Top::default();
-                let mut seen = KeySet::default();
-                while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                    let twice = !seen.insert(key.clone());
-                    top.duplicate |= twice;
-                    let raw: &'de RawValue = map.next_value()?;
-                    let slot = match &*key {
-                        "id" => {
-                            top.id_twice |= twice;
-                            &mut top.id
-                        }
-                        "method" => &mut top.method,
-                        "params" => &mut top.params,
-                        "result" => &mut top.result,
-                        "error" => &mut top.error,
-                        "jsonrpc" => {
-                            let ok = raw.get().trim() == "\"2.0\"";
-                            top.version_ok = Some(top.version_ok.unwrap_or(true) && ok);
-                            continue;
-                        }
-                        _ => {
-                            top.extras.push(raw);
-                            continue;
-                        }
-                    };
-                    *slot = Some(raw);
-                }
-                Ok(Some(top))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-                Ok(None)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(None)
-            }
-        }
-        de.deserialize_any(TopVisitor)
-    }
-}
-
-/// An object key, borrowed from the message unless it has escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> de::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_string())))
-            }
-        }
-        d.deserialize_str(KeyVisitor)
     }
 }
 

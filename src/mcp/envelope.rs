@@ -1,34 +1,59 @@
 //! The JSON-RPC envelope: just enough parsing to route a message, and in-place splicing.
 //!
 //! A message is parsed into [`Envelope`], whose `params`, `result` and `error` stay borrowed
-//! [`RawValue`]s: the interceptor rewrites only the member it must, by byte range, and every
+//! JSON text ([`Raw`]): the interceptor rewrites only the member it must, by byte range, and every
 //! other byte of the message (member order, whitespace, the `jsonrpc` field, unknown members) is
 //! kept. Replies the layer writes itself are built here too.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
+
+/// One JSON value's text, borrowed from a message whose syntax was checked: what serde's
+/// [`RawValue`] holds, without tying the layer to serde's reading of the message. `classify`
+/// reads a message once, checking its syntax as serde does, and hands its members out as these;
+/// [`Envelope::parse`] gets them from serde's `RawValue`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Raw<'a>(&'a str);
+
+impl<'a> Raw<'a> {
+    /// The value's JSON text, with no whitespace around it.
+    pub(crate) fn get(self) -> &'a str {
+        self.0
+    }
+
+    /// `text`, which the caller has checked is one JSON value with no whitespace around it.
+    pub(super) fn checked(text: &'a str) -> Raw<'a> {
+        Raw(text)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de RawValue>::deserialize(d).map(|raw| Raw(raw.get()))
+    }
+}
 
 /// The members of one JSON-RPC message that routing needs. Unknown members are ignored.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Envelope<'a> {
     /// The id (requests and responses); `None` for notifications.
     #[serde(borrow, default)]
-    pub(crate) id: Option<&'a RawValue>,
+    pub(crate) id: Option<Raw<'a>>,
     /// The method (requests and notifications).
     #[serde(borrow, default)]
     pub(crate) method: Option<Cow<'a, str>>,
     /// Request or notification parameters.
     #[serde(borrow, default)]
-    pub(crate) params: Option<&'a RawValue>,
+    pub(crate) params: Option<Raw<'a>>,
     /// A successful response's result.
     #[serde(borrow, default)]
-    pub(crate) result: Option<&'a RawValue>,
+    pub(crate) result: Option<Raw<'a>>,
     /// An error response's error object.
     #[serde(borrow, default)]
-    pub(crate) error: Option<&'a RawValue>,
+    pub(crate) error: Option<Raw<'a>>,
 }
 
 impl<'a> Envelope<'a> {

@@ -105,7 +105,7 @@ use super::blobs::{self, Patterns};
 use super::classify::{self, Class, Message, Side};
 use super::confirm;
 use super::echo::EchoGuard;
-use super::envelope::{self, Envelope};
+use super::envelope::{self, Envelope, Raw};
 use super::flow::{FlowPolicy, RestoreKnown};
 use super::methods;
 use super::report::{Reporter, Site};
@@ -451,7 +451,7 @@ impl Interceptor {
         env: &Envelope<'a>,
         text: &'a str,
     ) -> Outcome<'a> {
-        let params = env.params.map(RawValue::get);
+        let params = env.params.map(Raw::get);
         let pending = match method {
             "tools/call" => {
                 let Some(call) =

@@ -391,7 +391,7 @@ fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
 /// longer than that (the prose or the log lines of a text block) is read 64 bytes a step
 /// ([`lanes::string_stops64`]).
 #[inline(always)]
-fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn string_stop(bytes: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     for _ in 0..SHORT_BLOCKS {
         if i >= bytes.len() {
@@ -747,7 +747,9 @@ fn find_backslash(r: &[u8]) -> usize {
 }
 
 /// Where the first quote or backslash in `r` is, if any: the first sixteen bytes with SSE2,
-/// then `memchr2` (see [`copy_plain`]).
+/// then `memchr2` (see [`copy_plain`]). The member walk that `mcp/classify/reference.rs` keeps
+/// as a test oracle reads string bodies with it.
+#[cfg(test)]
 #[inline]
 pub(crate) fn quote_or_backslash(r: &[u8]) -> Option<usize> {
     let hits = lanes::backslashes(r, 0, true);

@@ -27,7 +27,7 @@ use super::{HostRequest, INTERNAL_ERROR, INVALID_PARAMS, Interceptor, Outcome};
 use crate::audit::{Direction, EventKind, Item};
 use crate::engine::EngineError;
 use crate::mcp::confirm::{self, Answer};
-use crate::mcp::envelope::{self, Envelope};
+use crate::mcp::envelope::{self, Envelope, Raw};
 use crate::mcp::flow::{Outbound, RawUse, TokenUse};
 use crate::mcp::report::Site;
 use crate::policy::{Action, CallVerdict, Cause, Confirmation, Denial, RawAction};
@@ -283,7 +283,7 @@ impl Interceptor {
 
     /// The host answered confirmation request `held`: resume or deny it.
     pub(super) async fn resume(&self, held: Held, env: &Envelope<'_>) -> Outcome<'static> {
-        let answer = confirm::answer(env.result.map(RawValue::get));
+        let answer = confirm::answer(env.result.map(Raw::get));
         let out = Out {
             server: &held.server,
             method: &held.method,
