@@ -184,6 +184,83 @@ pub(crate) fn string_stops64(b: &[u8], i: usize) -> u64 {
     }
 }
 
+/// The quotes, backslashes and control bytes of 64 bytes of a JSON string body, apart: what
+/// `walk/json/body.rs` reads a body with an escape every few bytes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StringMasks {
+    /// Bit `k` set when byte `i + k` is a `"`.
+    pub(crate) quotes: u64,
+    /// Bit `k` set when byte `i + k` is a `\\`.
+    pub(crate) backslashes: u64,
+    /// Bit `k` set when byte `i + k` is below `0x20` (none past the end of `b`).
+    pub(crate) controls: u64,
+}
+
+/// [`StringMasks`] of the 64 bytes of `b` from `i` (none past its end): each sixteen bytes
+/// loaded once for the three classes.
+#[inline(always)]
+pub(crate) fn string_masks64(b: &[u8], i: usize) -> StringMasks {
+    let all = |block: &[u8]| {
+        let mut m = StringMasks {
+            quotes: 0,
+            backslashes: 0,
+            controls: 0,
+        };
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            let (q, bs, c) = string_classes_of(w);
+            m.quotes |= u64::from(q) << (16 * k);
+            m.backslashes |= u64::from(bs) << (16 * k);
+            m.controls |= u64::from(c) << (16 * k);
+        }
+        m
+    };
+    let mut m = match b.get(i..i.saturating_add(64)) {
+        Some(block) => all(block),
+        None => all(&padded::<64>(b, i)),
+    };
+    // The zeros a short last block is padded with are control bytes, and past the text.
+    let n = b.len().saturating_sub(i);
+    if n < 64 {
+        m.controls &= (1u64 << n) - 1;
+    }
+    m
+}
+
+/// The quotes, backslashes and control bytes of sixteen bytes, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn string_classes_of(bytes: [u8; 16]) -> (u32, u32, u32) {
+    use safe_arch::{
+        bitxor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
+        move_mask_i8_m128i,
+    };
+    use sse::splat;
+    let x = load_unaligned_m128i(&bytes);
+    let mask = |m| move_mask_i8_m128i(m) as u32 & 0xFFFF;
+    (
+        mask(cmp_eq_mask_i8_m128i(x, splat(b'"'))),
+        mask(cmp_eq_mask_i8_m128i(x, splat(b'\\'))),
+        mask(cmp_lt_mask_i8_m128i(
+            bitxor_m128i(x, splat(0x80)),
+            splat(0xA0),
+        )),
+    )
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn string_classes_of(bytes: [u8; 16]) -> (u32, u32, u32) {
+    let mut m = (0, 0, 0);
+    for (k, &c) in bytes.iter().enumerate() {
+        m.0 |= u32::from(c == b'"') << k;
+        m.1 |= u32::from(c == b'\\') << k;
+        m.2 |= u32::from(c < 0x20) << k;
+    }
+    m
+}
+
 /// [`string_stops64`] for the sixteen bytes from `i`.
 #[inline(always)]
 pub(crate) fn string_stops(b: &[u8], i: usize) -> u32 {
@@ -758,6 +835,39 @@ mod tests {
                 m | u32::from(stop) << k
             });
             assert_eq!(string_stops(text, i), want, "at {i}");
+        }
+    }
+
+    #[test]
+    fn string_masks_are_the_bytewise_tests() {
+        let mut rng = crate::testdata::Rng::new(53);
+        let alphabet = b"\"\\\x00\x1f\x20a\x7f\x80\xa0\xffxyz";
+        for _ in 0..3_000 {
+            let len = rng.below(200);
+            // Many texts with none of the three classes: the block told plain at once.
+            let plain = rng.below(3) == 0;
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    if plain {
+                        b"az \x7f\x80\xff"[rng.below(6)]
+                    } else {
+                        alphabet[rng.below(alphabet.len())]
+                    }
+                })
+                .collect();
+            for i in 0..len + 2 {
+                let mask = |test: &dyn Fn(u8) -> bool| {
+                    (0..64).fold(0u64, |m, k| {
+                        m | u64::from(text.get(i + k).is_some_and(|&c| test(c))) << k
+                    })
+                };
+                let want = StringMasks {
+                    quotes: mask(&|c| c == b'"'),
+                    backslashes: mask(&|c| c == b'\\'),
+                    controls: mask(&|c| c < 0x20),
+                };
+                assert_eq!(string_masks64(&text, i), want, "at {i} of {text:?}");
+            }
         }
     }
 

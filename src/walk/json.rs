@@ -16,6 +16,9 @@ use std::ops::Range;
 
 use crate::detect::lanes;
 
+mod body;
+pub(crate) use body::body_end;
+
 /// Why a document is not JSON. Carries an offset, never content.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid JSON at byte {offset}: {what}")]
@@ -490,7 +493,6 @@ fn lex_string(bytes: &[u8], start: usize) -> Result<StrLit, JsonError> {
                 is_key: false,
             });
         }
-        escaped = true;
         match bytes.get(i + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
             Some(b'u') => {
@@ -513,7 +515,27 @@ fn lex_string(bytes: &[u8], start: usize) -> Result<StrLit, JsonError> {
                 });
             }
         }
+        if !escaped {
+            escaped = true;
+            // A body with one escape often has many (a JSON document in a text block, code and
+            // logs): read on 64 bytes a step (`body.rs`), or escape by escape where that reader
+            // stops, which says what is wrong. Once: no byte is read more than twice.
+            if let Some(end) = body_end(bytes, i, |at| hex_escape(bytes, at)) {
+                return Ok(StrLit {
+                    start,
+                    end: end + 1,
+                    escaped,
+                    is_key: false,
+                });
+            }
+        }
     }
+}
+
+/// The length of the `\u` escape at `at` (six bytes) when four hex digits follow it.
+pub(crate) fn hex_escape(b: &[u8], at: usize) -> Option<usize> {
+    let hex = b.get(at + 2..at + 6)?;
+    hex.iter().all(u8::is_ascii_hexdigit).then_some(6)
 }
 
 /// Lexes a number, `true`, `false` or `null` at `start`; returns its end.
@@ -1046,6 +1068,34 @@ mod tests {
             want.pop();
             want.remove(0);
             proptest::prop_assert_eq!(encoded, want);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The same on long bodies with an escape every few bytes (a JSON document in a text
+        /// block), which the lexer reads 64 bytes a step after the first escape (`body.rs`):
+        /// escapes, runs of backslashes, bad escapes and control bytes across block boundaries.
+        #[test]
+        fn dense_escapes_lex_as_the_byte_table(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"a"[..], b"xyz ", b"\\\"", b"\\\\", b"\\\\\\\\", b"\\n", b"\\u00e9",
+                    b"\\uD83D\\uDE00", b"\\u12", b"\\x", b"\x01", b"\x7f", b"\xc3\xa9", b"\"",
+                    b"0123456789abcdef0123456789",
+                ]),
+                0..50,
+            ),
+            pad in 0usize..9,
+        ) {
+            let mut bytes = vec![b' '; pad];
+            bytes.extend_from_slice(b"\"\\n");
+            for p in &pieces {
+                bytes.extend_from_slice(p);
+            }
+            let new = format!("{:?}", lex_string(&bytes, pad));
+            let old = format!("{:?}", lex_string_by_table(&bytes, pad));
+            proptest::prop_assert_eq!(new, old, "{:?}", bytes);
         }
     }
 

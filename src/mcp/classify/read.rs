@@ -327,34 +327,47 @@ fn string(b: &[u8], start: usize, surrogates: bool) -> Result<Str, Flaw> {
             // A control byte, which must be escaped.
             _ => return Err(Flaw::NotJson),
         }
-        s.escaped = true;
         match b.get(at + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i = at + 2,
-            Some(b'u') => {
-                let unit = hex4(b, at + 2).ok_or(Flaw::NotJson)?;
-                i = at + 6;
-                if !surrogates {
-                    continue;
-                }
-                match unit {
-                    0xDC00..=0xDFFF => s.lone = true,
-                    0xD800..=0xDBFF => {
-                        // Its pair is the escape right after it, or it is alone (and what
-                        // follows is read as itself).
-                        if b.get(i..i + 2) == Some(b"\\u")
-                            && hex4(b, i + 2).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low))
-                        {
-                            i += 6;
-                        } else {
-                            s.lone = true;
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            Some(b'u') => i = at + unicode(b, at, surrogates, &mut s.lone).ok_or(Flaw::NotJson)?,
             _ => return Err(Flaw::NotJson),
         }
+        if !s.escaped {
+            s.escaped = true;
+            // A body with one escape often has many: read on 64 bytes a step, as the lexer does
+            // (`walk/json.rs`, `lex_string`), or escape by escape where that reader stops (which
+            // finds what is wrong).
+            let mut lone = s.lone;
+            if let Some(end) = json::body_end(b, i, |at| unicode(b, at, surrogates, &mut lone)) {
+                s.end = end + 1;
+                s.lone = lone;
+                return Ok(s);
+            }
+        }
     }
+}
+
+/// How many bytes the `\u` escape at `at` covers: six, or twelve for a surrogate pair; `None`
+/// without four hex digits. With `surrogates`, `lone` is set for a lone surrogate (a high one
+/// with no low one right after it is alone, and what follows it is read as itself).
+fn unicode(b: &[u8], at: usize, surrogates: bool, lone: &mut bool) -> Option<usize> {
+    let unit = hex4(b, at + 2)?;
+    if !surrogates {
+        return Some(6);
+    }
+    match unit {
+        0xDC00..=0xDFFF => *lone = true,
+        0xD800..=0xDBFF => {
+            if b.get(at + 6..at + 8) == Some(b"\\u")
+                && hex4(b, at + 8).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low))
+            {
+                return Some(12);
+            }
+            *lone = true;
+        }
+        _ => {}
+    }
+    Some(6)
 }
 
 /// The four hex digits at `at`, if there are four.

@@ -486,6 +486,37 @@ mod tests {
     }
 
     #[test]
+    fn long_escaped_strings_agree_with_serde() {
+        // Strings past the 64 bytes the read takes at a step once a body has an escape, with
+        // escapes and surrogates across the blocks' boundaries, as values and as keys.
+        let pieces = [
+            "a",
+            "xyz ",
+            "\\\"",
+            "\\\\",
+            "\\n",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\udc00",
+            "\\ud800\\u0041",
+            "\\ud800\\n",
+            "\\uDBFF\\uDFFF",
+            "é",
+            "0123456789abcdef0123456789",
+        ];
+        let mut rng = crate::testdata::Rng::new(57);
+        for _ in 0..4_000 {
+            let body: String = (0..rng.below(60))
+                .map(|_| pieces[rng.below(pieces.len())])
+                .collect();
+            same(&format!("\"{body}\""));
+            same(&format!("{{\"{body}\":1,\"k\":[\"{body}\"]}}"));
+            same(&format!("{{\"{body}\":1,\"{body}\":2}}"));
+        }
+    }
+
+    #[test]
     fn past_the_inline_keys() {
         let many: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
         same(&format!("{{{}}}", many.join(",")));
