@@ -736,6 +736,18 @@ impl DigitRun {
         }
     }
 
+    /// The run starting at the digit `d` of `b` and ending at `end`, which the caller found
+    /// (the digit-run pass reads it off its digit mask).
+    #[inline(always)]
+    pub(super) fn ending(b: &[u8], d: usize, end: usize) -> DigitRun {
+        debug_assert_eq!(end, DigitRun::at(b, d).end);
+        DigitRun {
+            start: d,
+            end,
+            glued: d > 0 && is_word(b[d - 1]),
+        }
+    }
+
     /// How many digits the run has.
     pub(super) fn len(&self) -> usize {
         self.end - self.start
