@@ -179,10 +179,7 @@ impl Stops for Short<'_> {
 
     #[inline(always)]
     fn run_end(&mut self, d: usize) -> usize {
-        d + self.0[d..]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .count()
+        DigitRun::at(self.0, d).end
     }
 }
 

@@ -809,9 +809,6 @@ pub(super) fn glued_token_end(b: &[u8], d: usize) -> Option<usize> {
     Some(d + 1 + b[d + 1..].iter().take_while(|&&c| word(c)).count())
 }
 
-/// The index of the first ASCII digit at or after `i`: the next eight bytes first (the digit
-/// runs of dates, phone numbers and versions stand a separator or two apart), then 32 bytes per
-/// step while there is none, then eight at a time.
 /// The country calling code of an E.164 number (`+442079460958` -> 44), from the metadata
 /// (calling codes are prefix-free: the first of 1, 2 or 3 digits that names one is it).
 pub(crate) fn calling_code(e164: &str) -> Option<u16> {
@@ -829,6 +826,9 @@ pub(crate) fn calling_code(e164: &str) -> Option<u16> {
     None
 }
 
+/// The index of the first ASCII digit at or after `i`: the next eight bytes first (the digit
+/// runs of dates, phone numbers and versions stand a separator or two apart), then 32 bytes per
+/// step while there is none, then eight at a time.
 pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
     #[inline(always)]
     fn digit_mask(chunk: &[u8]) -> u64 {
@@ -997,8 +997,24 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
 /// or figure space (U+00A0, U+202F, U+2009, U+2007: typeset numbers group digits with them) is
 /// a space. Returns where that group starts and the separator (`' '` for spaces and brackets,
 /// `-`, `.` or `/` otherwise).
-#[inline]
+///
+/// Most runs the pass asks about are settled by their first two bytes: one separator and a
+/// digit (`2024-01-15`, `555 0100`), or a first byte no separator run starts with (`42,`,
+/// `7x`); only the others are walked.
+#[inline(always)]
 fn separator_run(b: &[u8], s: usize) -> Option<(usize, u8)> {
+    match b.get(s..s.saturating_add(2)) {
+        Some(&[b' ' | b'(' | b')', d]) if d.is_ascii_digit() => return Some((s + 1, b' ')),
+        Some(&[x @ (b'-' | b'.' | b'/'), d]) if d.is_ascii_digit() => return Some((s + 1, x)),
+        Some(&[x, _]) if !may_separate(x) => return None,
+        _ => {}
+    }
+    separator_run_walked(b, s)
+}
+
+/// [`separator_run`] byte by byte: its definition, and its path past the first two bytes.
+#[inline(never)]
+fn separator_run_walked(b: &[u8], s: usize) -> Option<(usize, u8)> {
     let mut i = s;
     let mut units = 0;
     let mut spaces = 0;
