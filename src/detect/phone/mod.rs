@@ -587,18 +587,7 @@ impl PhoneRecognizer {
         if !c.shape_ok(plus) || anti_cue_before(text, start) {
             return;
         }
-        // Read only now: most candidates fail the tests above.
-        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
         let end = extension_end(bytes, c.end);
-        let (intl, intl_digits) = if plus {
-            (true, digits)
-        } else if let Some(rest) = digits.strip_prefix("00").filter(|r| !r.starts_with('0')) {
-            (true, rest)
-        } else if let Some(rest) = digits.strip_prefix("011") {
-            (true, rest)
-        } else {
-            (false, digits)
-        };
         let bare = !plus && c.ngroups == 1 && start == c.start;
         let mut context = None;
         let mut context = |this: &Self| {
@@ -608,6 +597,18 @@ impl PhoneRecognizer {
             // Bare digit runs are taken only with context, confirmed or not.
             return;
         }
+        // Read only now: most candidates fail the tests above (in logs, bare numbers with no
+        // cue near them: `bytes=4832592`).
+        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
+        let (intl, intl_digits) = if plus {
+            (true, digits)
+        } else if let Some(rest) = digits.strip_prefix("00").filter(|r| !r.starts_with('0')) {
+            (true, rest)
+        } else if let Some(rest) = digits.strip_prefix("011") {
+            (true, rest)
+        } else {
+            (false, digits)
+        };
         let canonical = if c.ndigits < MIN_DIGITS {
             None
         } else if intl {
@@ -999,13 +1000,15 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
 /// `-`, `.` or `/` otherwise).
 ///
 /// Most runs the pass asks about are settled by their first two bytes: one separator and a
-/// digit (`2024-01-15`, `555 0100`), or a first byte no separator run starts with (`42,`,
-/// `7x`); only the others are walked.
+/// digit (`2024-01-15`, `555 0100`), one separator and a byte that is neither (`12 people`),
+/// or a first byte no separator run starts with (`42,`, `7x`); only the others are walked.
 #[inline(always)]
 fn separator_run(b: &[u8], s: usize) -> Option<(usize, u8)> {
     match b.get(s..s.saturating_add(2)) {
         Some(&[b' ' | b'(' | b')', d]) if d.is_ascii_digit() => return Some((s + 1, b' ')),
         Some(&[x @ (b'-' | b'.' | b'/'), d]) if d.is_ascii_digit() => return Some((s + 1, x)),
+        // One separator, then neither a digit nor another separator (`1417 bytes`, `12) `).
+        Some(&[b' ' | b'(' | b')' | b'-' | b'.' | b'/', y]) if !may_separate(y) => return None,
         Some(&[x, _]) if !may_separate(x) => return None,
         _ => {}
     }
@@ -1218,10 +1221,14 @@ static CUE_TRIGRAMS: [u64; 512] = {
 /// bytes of that trigram, so where this is false the automaton finds nothing and need not run
 /// (most windows in logs and code hold none).
 fn may_hold_cue(w: &[u8]) -> bool {
-    let mut t = 0usize;
-    for (i, &c) in w.iter().enumerate() {
+    // The first two bytes open the first trigram, so the loop tests one at every byte after.
+    let [a, b, rest @ ..] = w else {
+        return false;
+    };
+    let mut t = (usize::from(a & 31) << 5) | usize::from(b & 31);
+    for &c in rest {
         t = ((t << 5) | usize::from(c & 31)) & 0x7fff;
-        if i >= 2 && CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
+        if CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
             return true;
         }
     }

@@ -62,6 +62,31 @@ fn separator_runs_are_the_walk() {
     }
 }
 
+/// The cue prefilter against its definition: some three bytes in a row have the trigram of a
+/// cue's first three.
+#[test]
+fn may_hold_cue_is_a_trigram_of_a_cue() {
+    let mut rng = crate::testdata::Rng::new(67);
+    let alphabet = b"phonetlcaxPHOT =:_0\xc3\xa9";
+    let starts: Vec<usize> = CUES
+        .iter()
+        .map(|w| {
+            let w = w.as_bytes();
+            trigram(w[0], w[1], w[2])
+        })
+        .collect();
+    for _ in 0..20_000 {
+        let len = rng.below(20);
+        let w: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        let want = w
+            .windows(3)
+            .any(|t| starts.contains(&trigram(t[0], t[1], t[2])));
+        assert_eq!(may_hold_cue(&w), want, "{w:?}");
+    }
+}
+
 #[test]
 fn e164_writes_what_format_writes() {
     for code in [0u16, 1, 7, 44, 358, 999, 1000, u16::MAX] {
