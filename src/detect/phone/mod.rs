@@ -1183,10 +1183,12 @@ fn has_cue(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
     let from = start.saturating_sub(CUE_WINDOW);
     let to = (end + CUE_AFTER).min(b.len());
     let (before, after) = (&b[from..start], &b[end..to]);
-    (may_hold_cue(before) && cues.is_match(before)) || (may_hold_cue(after) && cues.is_match(after))
+    // A cue found in a window starts at or after the window's first cue trigram.
+    let found = |w: &[u8]| first_cue_trigram(w).is_some_and(|at| cues.is_match(&w[at..]));
+    found(before) || found(after)
 }
 
-/// [`has_cue`] without [`may_hold_cue`]: its test oracle.
+/// [`has_cue`] without [`first_cue_trigram`]: its test oracle.
 #[cfg(test)]
 fn has_cue_reference(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
@@ -1216,23 +1218,23 @@ static CUE_TRIGRAMS: [u64; 512] = {
     set
 };
 
-/// Whether a cue word may stand in `w`: some three bytes of it have the [`trigram`] of a cue's
-/// first three. A cue the cue automaton finds (ASCII case-insensitively) starts with three
-/// bytes of that trigram, so where this is false the automaton finds nothing and need not run
-/// (most windows in logs and code hold none).
-fn may_hold_cue(w: &[u8]) -> bool {
+/// Where in `w` a cue word may first start: the first three bytes of it with the [`trigram`]
+/// of a cue's first three. A cue the cue automaton finds (ASCII case-insensitively) starts
+/// with three bytes of that trigram, so it starts there or later, and where there is none the
+/// automaton finds nothing and need not run (most windows in logs and code hold none).
+fn first_cue_trigram(w: &[u8]) -> Option<usize> {
     // The first two bytes open the first trigram, so the loop tests one at every byte after.
     let [a, b, rest @ ..] = w else {
-        return false;
+        return None;
     };
     let mut t = (usize::from(a & 31) << 5) | usize::from(b & 31);
-    for &c in rest {
+    for (i, &c) in rest.iter().enumerate() {
         t = ((t << 5) | usize::from(c & 31)) & 0x7fff;
         if CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
-            return true;
+            return Some(i);
         }
     }
-    false
+    None
 }
 
 /// Whether one of the two words right before `start` names something else (`order`,
