@@ -444,15 +444,38 @@ const CARD_CUE_INITIALS: u32 = {
     mask
 };
 
+/// Bit `s - b'a'` of entry `c - b'a'`: a word of [`CARD_CUES`], or `cc`, starts with the
+/// letters `c` and `s` (each cue's second byte is a lower-case ASCII letter too).
+const CARD_CUE_SECONDS: [u32; 26] = {
+    let mut table = [0u32; 26];
+    let mut i = 0;
+    while i < CARD_CUES.len() {
+        let (first, second) = (CARD_CUES[i][0], CARD_CUES[i][1]);
+        assert!(second.is_ascii_lowercase());
+        table[(first - b'a') as usize] |= 1 << (second - b'a');
+        i += 1;
+    }
+    table[(b'c' - b'a') as usize] |= 1 << (b'c' - b'a');
+    table
+};
+
 /// Whether card context stands in the [`CARD_CUE_WINDOW`] bytes before the digit at `d`: a
 /// word of [`CARD_CUES`], or `cc` as a word of its own (`CC: 6759...`, `cc#`). One pass over
-/// the window: only a byte that starts a cue (most bytes start none) is compared further,
+/// the window: only a byte that starts a cue and is followed by a cue's second letter (most
+/// bytes are not) is compared further,
 /// ASCII case-insensitively in place (no lower-cased copy, no scan per cue).
 fn has_card_cue(b: &[u8], d: usize) -> bool {
     let w = &b[d.saturating_sub(CARD_CUE_WINDOW)..d];
     for (i, &c) in w.iter().enumerate() {
         let c = c.to_ascii_lowercase();
         if !c.is_ascii_lowercase() || CARD_CUE_INITIALS & (1 << (c - b'a')) == 0 {
+            continue;
+        }
+        // Code and logs are full of `c`, `t`, `a` and `m`: the second byte turns most away.
+        let second = w.get(i + 1).map_or(0, u8::to_ascii_lowercase);
+        if !second.is_ascii_lowercase()
+            || CARD_CUE_SECONDS[usize::from(c - b'a')] & (1 << (second - b'a')) == 0
+        {
             continue;
         }
         let rest = &w[i..];

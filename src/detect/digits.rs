@@ -3,11 +3,15 @@
 //!
 //! Each of the three looks only at digit positions (and IPv6 also at `:`), so running them one
 //! after the other skipped over the same non-digit text three times, and in code and logs that
-//! skip is most of their cost. Here one SWAR skip ([`next_digit`]) finds each digit once and
-//! hands it to every member whose own scan would stop there: each member keeps its resume point
-//! and is asked exactly at the positions its standalone [`Recognizer::find`] loop would visit
-//! (the first digit at or after its resume point), so the group finds exactly what the members
-//! find one by one.
+//! skip is most of their cost. Here one skip finds each digit once and hands it to every member
+//! whose own scan would stop there: each member keeps its resume point and is asked exactly at
+//! the positions its standalone [`Recognizer::find`] loop would visit (the first digit at or
+//! after its resume point), so the group finds exactly what the members find one by one.
+//!
+//! The skip reads the digits 64 bytes at a time and keeps that mask from one stop to the next
+//! ([`Digits`]): most stops are a few bytes apart (the runs of a date, a UUID, a log line's
+//! fields), and the eight-byte skip the members use alone ([`next_digit`](super::phone::next_digit)) read the bytes after
+//! each stop again. The same mask gives where each run ends.
 //!
 //! Each stop works out the run of digits there once ([`DigitRun`]: where it ends, whether a
 //! word glues it) for every member asked, and each member settles most runs from that alone
@@ -16,12 +20,13 @@
 
 use super::checksum::NumberRecognizer;
 use super::ip::IpRecognizer;
+use std::ops::Range;
+
 use super::phone::{
-    DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, is_word, may_separate, next_digit,
-    separates_group,
+    DigitRun, MIN_CONTEXT_DIGITS, PhoneRecognizer, is_word, may_separate, separates_group,
 };
 use super::seps::{Scanned, Seps};
-use super::{FindContext, Recognizer, Span, prefilter};
+use super::{FindContext, Recognizer, Span, lanes, prefilter};
 
 /// Phone, number and IP recognizers (each optional) run in one pass over the digits.
 #[derive(Debug)]
@@ -77,7 +82,30 @@ impl DigitRuns {
             Some(ip) => ip.find_v6_at(b, seps.of(b':'), out),
             None => out.len()..out.len(),
         };
-        let Some(mut d) = next_digit(b, 0) else {
+        // A text shorter than a block (most JSON values) is read as the members read it alone,
+        // eight bytes at a time: copying it into a zero-padded block would cost more than its
+        // few stops.
+        if b.len() < 64 {
+            self.runs(text, Short(b), &v6, keyed, ssn_key, out);
+        } else {
+            self.runs(text, Digits::new(b), &v6, keyed, ssn_key, out);
+        }
+    }
+
+    /// The pass over the digit runs of `text`, found by `stops`, after the IPv6 pass (whose
+    /// spans are `out[v6]`).
+    #[inline(always)]
+    fn runs(
+        &self,
+        text: &str,
+        mut stops: impl Stops,
+        v6: &Range<usize>,
+        keyed: bool,
+        ssn_key: bool,
+        out: &mut Vec<Span>,
+    ) {
+        let b = text.as_bytes();
+        let Some(mut d) = stops.next(0) else {
             return;
         };
         // Where each member resumes; a member that is off never asks again.
@@ -92,7 +120,7 @@ impl DigitRuns {
             v = 0;
         }
         loop {
-            let run = DigitRun::at(b, d);
+            let run = DigitRun::ending(b, d, stops.run_end(d));
             if let Some(to) = self.settled(b, &run, p <= d) {
                 // What each member asked here would return (see `settled`).
                 if p <= d {
@@ -118,14 +146,110 @@ impl DigitRuns {
                 if v <= d
                     && let Some(ip) = &self.ip
                 {
-                    v = ip.step(text, &run, &v6, out);
+                    v = ip.step(text, &run, v6, out);
                 }
             }
             // Every member asked here moved past `d`, so the pass always advances.
-            match next_digit(b, p.min(n).min(v)) {
+            match stops.next(p.min(n).min(v)) {
                 Some(next) => d = next,
                 None => return,
             }
+        }
+    }
+}
+
+/// Where the digit-run pass stops: the digits of a text, and the runs they start.
+trait Stops {
+    /// The first digit at or after `i` ([`next_digit`](super::phone::next_digit)).
+    fn next(&mut self, i: usize) -> Option<usize>;
+
+    /// One past the last digit of the run at `d`, the digit [`Stops::next`] just gave.
+    fn run_end(&mut self, d: usize) -> usize;
+}
+
+/// The stops of a text shorter than a block, found eight bytes at a time as the members find
+/// them alone.
+struct Short<'a>(&'a [u8]);
+
+impl Stops for Short<'_> {
+    #[inline(always)]
+    fn next(&mut self, i: usize) -> Option<usize> {
+        super::phone::next_digit(self.0, i)
+    }
+
+    #[inline(always)]
+    fn run_end(&mut self, d: usize) -> usize {
+        DigitRun::at(self.0, d).end
+    }
+}
+
+/// The ASCII digits of a text of 64 bytes or more, 64 at a time ([`lanes::digits64`]): the
+/// mask of the block last read is kept, so the stops inside one block (most are a few bytes
+/// apart) cost a shift and a bit count each, and the end of a run is the first byte after it
+/// that the mask says is no digit. Every block read lies inside the text (the last starts 64
+/// bytes before its end, however far back that reaches), so none is copied to be padded.
+struct Digits<'a> {
+    b: &'a [u8],
+    /// Bit `k`: byte `base + k` is a digit.
+    mask: u64,
+    base: usize,
+}
+
+impl<'a> Digits<'a> {
+    /// `b` is 64 bytes long or more.
+    fn new(b: &'a [u8]) -> Digits<'a> {
+        debug_assert!(b.len() >= 64);
+        Digits {
+            b,
+            mask: lanes::digits64(b, 0),
+            base: 0,
+        }
+    }
+}
+
+impl Stops for Digits<'_> {
+    /// A block starts where it is first needed (or 64 bytes before the end), so a stop after
+    /// a long stretch without digits is found in one read.
+    #[inline(always)]
+    fn next(&mut self, mut i: usize) -> Option<usize> {
+        loop {
+            // `i` before the block (a member may resume anywhere) or past it: read from `i`.
+            if i.wrapping_sub(self.base) >= 64 {
+                if i >= self.b.len() {
+                    return None;
+                }
+                self.base = i.min(self.b.len() - 64);
+                self.mask = lanes::digits64(self.b, self.base);
+            }
+            let m = self.mask & (u64::MAX << (i - self.base));
+            if m != 0 {
+                return Some(self.base + m.trailing_zeros() as usize);
+            }
+            i = self.base + 64;
+        }
+    }
+
+    /// The first clear bit after `d` (in the block, as [`Stops::next`] just gave it), in the
+    /// blocks after this one while the run fills them to the end.
+    #[inline(always)]
+    fn run_end(&mut self, d: usize) -> usize {
+        let b = self.b;
+        debug_assert!(
+            d >= self.base && d - self.base < 64 && self.mask >> (d - self.base) & 1 == 1
+        );
+        let mut k = d - self.base;
+        loop {
+            // The bits shifted in from the top are set once inverted: at most `64 - k`.
+            let n = (!(self.mask >> k)).trailing_zeros() as usize;
+            let end = self.base + k + n;
+            if k + n < 64 || end >= b.len() {
+                return end;
+            }
+            // The run fills the block to its end: read on from there (`k` is below 64, as
+            // `end` is before the end of the text).
+            self.base = end.min(b.len() - 64);
+            self.mask = lanes::digits64(b, self.base);
+            k = end - self.base;
         }
     }
 }
@@ -196,7 +320,7 @@ impl DigitRuns {
             Some(ip) => ip.find_v6(b, out),
             None => out.len()..out.len(),
         };
-        let Some(mut d) = next_digit(b, 0) else {
+        let Some(mut d) = super::phone::next_digit(b, 0) else {
             return;
         };
         let (mut p, mut n, mut v) = (usize::MAX, usize::MAX, usize::MAX);
@@ -225,7 +349,7 @@ impl DigitRuns {
             {
                 v = ip.step_reference(text, d, &v6, out);
             }
-            match next_digit(b, p.min(n).min(v)) {
+            match super::phone::next_digit(b, p.min(n).min(v)) {
                 Some(next) => d = next,
                 None => return,
             }
@@ -487,6 +611,56 @@ mod tests {
             let text = parts.concat();
             let (new, old) = both(default_group(), &text, keyed, ssn);
             proptest::prop_assert_eq!(new, old, "{:?}", text);
+        }
+    }
+
+    /// The stops `stops` gives in `text` against their bytewise definition: the first digit
+    /// at or after a position, and the end of the run there, asked in the order the pass asks
+    /// (onwards from the last stop, at times from before it).
+    fn stops_are_bytewise(text: &[u8], mut stops: impl Stops, rng: &mut crate::testdata::Rng) {
+        let mut i = 0;
+        while i <= text.len() + 2 {
+            let want = (i..text.len()).find(|&j| text[j].is_ascii_digit());
+            let got = stops.next(i);
+            assert_eq!(got, want, "{text:?} from {i}");
+            let Some(d) = got else {
+                break;
+            };
+            let end = (d..text.len())
+                .find(|&j| !text[j].is_ascii_digit())
+                .unwrap_or(text.len());
+            assert_eq!(stops.run_end(d), end, "{text:?} at {d}");
+            // Onwards from inside the run, its end or past it, or back before the stop.
+            i = match rng.below(6) {
+                0 => d + 1,
+                1 => d.saturating_sub(rng.below(70)),
+                2 => end + rng.below(100),
+                _ => end,
+            };
+        }
+    }
+
+    /// The digit masks (and the short texts' skip) against the bytewise definition, on texts
+    /// sparse and dense in digits, with runs longer than a block.
+    #[test]
+    fn the_stops_are_the_digits_byte_by_byte() {
+        let mut rng = crate::testdata::Rng::new(31);
+        for round in 0..6_000 {
+            let len = rng.below(if round % 4 == 0 { 400 } else { 140 });
+            let digit_share = 1 + rng.below(10);
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    if rng.below(10) < digit_share {
+                        b'0' + rng.below(10) as u8
+                    } else {
+                        *rng.pick(&[b'a', b' ', b'-', b'/', 0xc3, 0xa9, b':', b'.'])
+                    }
+                })
+                .collect();
+            if text.len() >= 64 {
+                stops_are_bytewise(&text, Digits::new(&text), &mut rng);
+            }
+            stops_are_bytewise(&text, Short(&text), &mut rng);
         }
     }
 

@@ -587,18 +587,7 @@ impl PhoneRecognizer {
         if !c.shape_ok(plus) || anti_cue_before(text, start) {
             return;
         }
-        // Read only now: most candidates fail the tests above.
-        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
         let end = extension_end(bytes, c.end);
-        let (intl, intl_digits) = if plus {
-            (true, digits)
-        } else if let Some(rest) = digits.strip_prefix("00").filter(|r| !r.starts_with('0')) {
-            (true, rest)
-        } else if let Some(rest) = digits.strip_prefix("011") {
-            (true, rest)
-        } else {
-            (false, digits)
-        };
         let bare = !plus && c.ngroups == 1 && start == c.start;
         let mut context = None;
         let mut context = |this: &Self| {
@@ -608,6 +597,18 @@ impl PhoneRecognizer {
             // Bare digit runs are taken only with context, confirmed or not.
             return;
         }
+        // Read only now: most candidates fail the tests above (in logs, bare numbers with no
+        // cue near them: `bytes=4832592`).
+        let digits = std::str::from_utf8(&c.digits[..c.ndigits]).unwrap_or("");
+        let (intl, intl_digits) = if plus {
+            (true, digits)
+        } else if let Some(rest) = digits.strip_prefix("00").filter(|r| !r.starts_with('0')) {
+            (true, rest)
+        } else if let Some(rest) = digits.strip_prefix("011") {
+            (true, rest)
+        } else {
+            (false, digits)
+        };
         let canonical = if c.ndigits < MIN_DIGITS {
             None
         } else if intl {
@@ -736,6 +737,18 @@ impl DigitRun {
         }
     }
 
+    /// The run starting at the digit `d` of `b` and ending at `end`, which the caller found
+    /// (the digit-run pass reads it off its digit mask).
+    #[inline(always)]
+    pub(super) fn ending(b: &[u8], d: usize, end: usize) -> DigitRun {
+        debug_assert_eq!(end, DigitRun::at(b, d).end);
+        DigitRun {
+            start: d,
+            end,
+            glued: d > 0 && is_word(b[d - 1]),
+        }
+    }
+
     /// How many digits the run has.
     pub(super) fn len(&self) -> usize {
         self.end - self.start
@@ -797,9 +810,6 @@ pub(super) fn glued_token_end(b: &[u8], d: usize) -> Option<usize> {
     Some(d + 1 + b[d + 1..].iter().take_while(|&&c| word(c)).count())
 }
 
-/// The index of the first ASCII digit at or after `i`: the next eight bytes first (the digit
-/// runs of dates, phone numbers and versions stand a separator or two apart), then 32 bytes per
-/// step while there is none, then eight at a time.
 /// The country calling code of an E.164 number (`+442079460958` -> 44), from the metadata
 /// (calling codes are prefix-free: the first of 1, 2 or 3 digits that names one is it).
 pub(crate) fn calling_code(e164: &str) -> Option<u16> {
@@ -817,6 +827,9 @@ pub(crate) fn calling_code(e164: &str) -> Option<u16> {
     None
 }
 
+/// The index of the first ASCII digit at or after `i`: the next eight bytes first (the digit
+/// runs of dates, phone numbers and versions stand a separator or two apart), then 32 bytes per
+/// step while there is none, then eight at a time.
 pub(super) fn next_digit(b: &[u8], mut i: usize) -> Option<usize> {
     #[inline(always)]
     fn digit_mask(chunk: &[u8]) -> u64 {
@@ -985,8 +998,26 @@ fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
 /// or figure space (U+00A0, U+202F, U+2009, U+2007: typeset numbers group digits with them) is
 /// a space. Returns where that group starts and the separator (`' '` for spaces and brackets,
 /// `-`, `.` or `/` otherwise).
-#[inline]
+///
+/// Most runs the pass asks about are settled by their first two bytes: one separator and a
+/// digit (`2024-01-15`, `555 0100`), one separator and a byte that is neither (`12 people`),
+/// or a first byte no separator run starts with (`42,`, `7x`); only the others are walked.
+#[inline(always)]
 fn separator_run(b: &[u8], s: usize) -> Option<(usize, u8)> {
+    match b.get(s..s.saturating_add(2)) {
+        Some(&[b' ' | b'(' | b')', d]) if d.is_ascii_digit() => return Some((s + 1, b' ')),
+        Some(&[x @ (b'-' | b'.' | b'/'), d]) if d.is_ascii_digit() => return Some((s + 1, x)),
+        // One separator, then neither a digit nor another separator (`1417 bytes`, `12) `).
+        Some(&[b' ' | b'(' | b')' | b'-' | b'.' | b'/', y]) if !may_separate(y) => return None,
+        Some(&[x, _]) if !may_separate(x) => return None,
+        _ => {}
+    }
+    separator_run_walked(b, s)
+}
+
+/// [`separator_run`] byte by byte: its definition, and its path past the first two bytes.
+#[inline(never)]
+fn separator_run_walked(b: &[u8], s: usize) -> Option<(usize, u8)> {
     let mut i = s;
     let mut units = 0;
     let mut spaces = 0;
@@ -1152,10 +1183,12 @@ fn has_cue(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
     let from = start.saturating_sub(CUE_WINDOW);
     let to = (end + CUE_AFTER).min(b.len());
     let (before, after) = (&b[from..start], &b[end..to]);
-    (may_hold_cue(before) && cues.is_match(before)) || (may_hold_cue(after) && cues.is_match(after))
+    // A cue found in a window starts at or after the window's first cue trigram.
+    let found = |w: &[u8]| first_cue_trigram(w).is_some_and(|at| cues.is_match(&w[at..]));
+    found(before) || found(after)
 }
 
-/// [`has_cue`] without [`may_hold_cue`]: its test oracle.
+/// [`has_cue`] without [`first_cue_trigram`]: its test oracle.
 #[cfg(test)]
 fn has_cue_reference(cues: &AhoCorasick, text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
@@ -1185,19 +1218,23 @@ static CUE_TRIGRAMS: [u64; 512] = {
     set
 };
 
-/// Whether a cue word may stand in `w`: some three bytes of it have the [`trigram`] of a cue's
-/// first three. A cue the cue automaton finds (ASCII case-insensitively) starts with three
-/// bytes of that trigram, so where this is false the automaton finds nothing and need not run
-/// (most windows in logs and code hold none).
-fn may_hold_cue(w: &[u8]) -> bool {
-    let mut t = 0usize;
-    for (i, &c) in w.iter().enumerate() {
+/// Where in `w` a cue word may first start: the first three bytes of it with the [`trigram`]
+/// of a cue's first three. A cue the cue automaton finds (ASCII case-insensitively) starts
+/// with three bytes of that trigram, so it starts there or later, and where there is none the
+/// automaton finds nothing and need not run (most windows in logs and code hold none).
+fn first_cue_trigram(w: &[u8]) -> Option<usize> {
+    // The first two bytes open the first trigram, so the loop tests one at every byte after.
+    let [a, b, rest @ ..] = w else {
+        return None;
+    };
+    let mut t = (usize::from(a & 31) << 5) | usize::from(b & 31);
+    for (i, &c) in rest.iter().enumerate() {
         t = ((t << 5) | usize::from(c & 31)) & 0x7fff;
-        if i >= 2 && CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
-            return true;
+        if CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
+            return Some(i);
         }
     }
-    false
+    None
 }
 
 /// Whether one of the two words right before `start` names something else (`order`,

@@ -24,6 +24,69 @@ fn next_digit_finds_the_first_digit_from_every_start() {
     }
 }
 
+/// The separator run's two-byte shortcuts against the walk that defines it, at every offset
+/// of texts dense in digits, separators and the lead bytes of the Unicode spaces.
+#[test]
+fn separator_runs_are_the_walk() {
+    let mut rng = crate::testdata::Rng::new(61);
+    let alphabet: &[&[u8]] = &[
+        b"0",
+        b"7",
+        b" ",
+        b"(",
+        b")",
+        b"-",
+        b".",
+        b"/",
+        b"x",
+        b",",
+        b"\xc2\xa0",
+        b"\xe2\x80\xaf",
+        b"\xe2\x80\x89",
+        b"\xc2",
+        b"\xe2\x80",
+        b"\xc3\xa9",
+    ];
+    for _ in 0..20_000 {
+        let parts = rng.below(10);
+        let b: Vec<u8> = (0..parts)
+            .flat_map(|_| rng.pick(alphabet).iter().copied())
+            .collect();
+        for s in 0..=b.len() + 1 {
+            assert_eq!(
+                separator_run(&b, s),
+                separator_run_walked(&b, s),
+                "{b:?} at {s}"
+            );
+        }
+    }
+}
+
+/// The cue prefilter against its definition: the first three bytes in a row with the trigram
+/// of a cue's first three.
+#[test]
+fn the_first_cue_trigram_is_the_first_window_of_one() {
+    let mut rng = crate::testdata::Rng::new(67);
+    let alphabet = b"phonetlcaxPHOT =:_0\xc3\xa9";
+    let starts: Vec<usize> = CUES
+        .iter()
+        .map(|w| {
+            let w = w.as_bytes();
+            trigram(w[0], w[1], w[2])
+        })
+        .collect();
+    for _ in 0..20_000 {
+        let len = rng.below(20);
+        let w: Vec<u8> = (0..len)
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        let want = w
+            .windows(3)
+            .position(|t| starts.contains(&trigram(t[0], t[1], t[2])));
+        assert_eq!(first_cue_trigram(&w), want, "{w:?}");
+    }
+}
+
 #[test]
 fn e164_writes_what_format_writes() {
     for code in [0u16, 1, 7, 44, 358, 999, 1000, u16::MAX] {
