@@ -22,7 +22,7 @@
 //!
 //! # Cost
 //! No allocation for text without candidates; a small vector per call otherwise. While no run is
-//! open, gaps and lower-case words are crossed eight bytes at a time (`skip_idle`). The
+//! open, gaps and lower-case words are crossed 64 bytes at a time (`skip_idle`). The
 //! gazetteer is packed at compile time (`build.rs`) and copied, with the word lists' flags added,
 //! once per process (see `gazetteer`); `README.md` beside this file has the map of the files
 //! (one job each: the scan, the runs, the judge, lists, inverted names, cues, markup ...), the
