@@ -74,6 +74,18 @@ pub(super) const BYTE_CLASS: [u8; 256] = {
 /// The high bit of every byte of a `u64`.
 pub(super) const HIGH: u64 = 0x8080_8080_8080_8080;
 
+/// The high bit of each byte of `x` (ASCII bytes only) that is ASCII white space as
+/// `char::is_whitespace` has it: a space, or `\t`, `\n`, the vertical tab, `\x0c`, `\r`.
+pub(super) fn ascii_space_lanes(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // `(x | 0x80) - lo` per byte never borrows from the next byte; its high bit says x >= lo.
+    let ge = |lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+    // A zero byte of `x ^ spaces`, exactly (no borrow from the byte below).
+    let z = x ^ (ONES * u64::from(b' '));
+    let spaces = !(((z & !HIGH) + !HIGH) | z) & HIGH;
+    spaces | (ge(0x09) & !ge(0x0e))
+}
+
 /// Eight bytes of `b` from `i`, little-endian, if there are eight.
 pub(super) fn load8(b: &[u8], i: usize) -> Option<u64> {
     match b.get(i..i.checked_add(8)?)? {

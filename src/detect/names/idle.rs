@@ -1,5 +1,5 @@
-//! The idle scan: while no run is open, cross gaps and plain lower-case ASCII words sixteen
-//! bytes at a time, stopping only where the full scan has something to decide (a capital, a
+//! The idle scan: while no run is open, cross gaps and plain lower-case ASCII words 64 bytes
+//! at a time, stopping only where the full scan has something to decide (a capital, a
 //! non-ASCII byte, a word going on with `'` or `-`, a lower-case greeting, an evidence word).
 //!
 //! Apart because it is the cost of clean text: most bytes of most texts go through
@@ -68,68 +68,103 @@ pub(super) fn is_lower_greeting(b: &[u8]) -> bool {
 /// be a name: punctuation, digits and plain lower-case ASCII words. Stops at a capital, a
 /// non-ASCII byte, a lower-case greeting ("hi"), a word of `ev` (e-mail evidence) or a word
 /// going on with `'`, `-` or a non-ASCII letter (the full scan decides those), at the start of
-/// that word. Sixteen bytes are classified at a time (`lanes`), and the words that lie in them
-/// are taken one after the other from those masks, without reading their bytes again but the
-/// first and the last. Kept out of line: inlined in the large scan loop, its constants and
-/// the text's bounds were reloaded from the stack on every step.
+/// that word.
+///
+/// 64 bytes are classified at a time (`lanes`), and what can be told of all their words at
+/// once is: where the words start and end, the first non-ASCII byte and the first word going
+/// on with `'`, `-` or a non-ASCII byte. Only the words before the first of those are taken one
+/// by one, each for its first letter, its length and its last letter (the [`IdleStops`]
+/// tests), read from the block. A word that runs past the block starts the next block. Kept
+/// out of line: inlined in the large scan loop, its constants and the text's bounds were
+/// reloaded from the stack on every step.
 #[inline(never)]
 pub(super) fn skip_idle(b: &[u8], mut i: usize, ev: &Evidence) -> usize {
     let n = b.len();
     let stops = ev.idle_stops();
+    // The last block of a text, zero-padded (zero bytes are in no class).
+    let mut tail: [u8; 64];
     'blocks: while i < n {
-        let c = lanes::idle(b, i);
-        // Bytes past the end are zero: in no class.
-        let goes_on = c.high | c.joiners;
-        let mut stop = c.letters | c.high;
-        while stop != 0 {
-            let p = stop.trailing_zeros();
-            let start = i + p as usize;
-            let first = b[start];
-            if !first.is_ascii_lowercase() {
-                return start;
+        let block: &[u8; 64] = match b.get(i..i.saturating_add(64)).map(<&[u8; 64]>::try_from) {
+            Some(Ok(block)) => block,
+            _ => {
+                tail = lanes::padded(b, i);
+                &tail
             }
-            // The word's letters from `p` (a zero bit ends them within the sixteen).
-            let run = (!(c.letters >> p)).trailing_zeros();
-            let after = p + run;
-            let (end, next_goes_on, next_in_text) = if after < 16 {
-                let end = start + run as usize;
-                (end, goes_on >> after & 1 != 0, end < n)
-            } else {
-                let end = ascii_letters_end(b, i + 16);
-                let next = b.get(end).copied();
-                (
-                    end,
-                    next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0),
-                    next.is_some(),
-                )
-            };
-            if next_goes_on {
-                return start;
+        };
+        let c = lanes::idle64(block);
+        let letters = c.letters;
+        // A letter at `i` starts a word: the scan comes here at a word's start or in a gap.
+        let starts = letters & !(letters << 1);
+        // The byte after each word's last letter (never bit 0).
+        let ends = !letters & (letters << 1);
+        // Where the block's words stop the scan whatever their letters: at a non-ASCII byte,
+        // or at the start of the first word going on with `'`, `-` or a non-ASCII byte (the
+        // last start before that word's end).
+        let mut limit = c.high.trailing_zeros();
+        let goes_on = ends & (c.high | c.joiners);
+        if goes_on != 0 {
+            let before = starts & ((1u64 << goes_on.trailing_zeros()) - 1);
+            limit = limit.min(63 - before.leading_zeros());
+        }
+        let mut words = starts & !u64::MAX.checked_shl(limit).unwrap_or(0);
+        while words != 0 {
+            let p = words.trailing_zeros() as usize;
+            words &= words - 1;
+            // A letter: below `a`, a capital.
+            let first = block[p];
+            if first < b'a' {
+                return i + p;
             }
+            let after = ends >> p;
+            if after == 0 {
+                // The word runs past the block: the next block starts with it.
+                if p > 0 {
+                    i += p;
+                    continue 'blocks;
+                }
+                match long_word(b, i, ev) {
+                    Some(next) => {
+                        i = next;
+                        continue 'blocks;
+                    }
+                    None => return i,
+                }
+            }
+            let end = p + after.trailing_zeros() as usize;
             // Two loads reject most words ("the", "to", "can"): no greeting or evidence word
             // has their first letter and length, or their first and last letter (`& 31` folds
             // the case of an ASCII letter, and the word is ASCII letters only).
             let key = usize::from(first & 31);
-            let len_bit = 1u64 << (end - start).min(63);
-            if stops.lens[key] & len_bit != 0
-                && stops.lasts[key] & (1 << (b[end - 1] & 31)) != 0
-                && idle_stop_word(&b[start..end], ev)
+            if stops.lens[key] & (1 << (end - p)) != 0
+                && stops.lasts[key] & (1 << (block[end - 1] & 31)) != 0
+                && idle_stop_word(&block[p..end], ev)
             {
-                return start;
+                return i + p;
             }
-            if after >= 16 {
-                // The word ran past the sixteen: go on after it and the byte after it (ASCII
-                // and no letter).
-                i = end + usize::from(next_in_text);
-                continue 'blocks;
-            }
-            // The byte after the word is no letter and no non-ASCII byte: the next word
-            // starts after it.
-            stop &= !((2u32 << after) - 1);
         }
-        i += 16;
+        if limit < 64 {
+            return i + limit as usize;
+        }
+        i += 64;
     }
     n
+}
+
+/// For a lower-case word of 64 letters or more at `i` (a block's letters all): where
+/// [`skip_idle`] goes on after it, or `None` when the word stops the scan (it goes on with `'`,
+/// `-` or a non-ASCII byte, or it is an evidence word).
+#[cold]
+#[inline(never)]
+fn long_word(b: &[u8], i: usize, ev: &Evidence) -> Option<usize> {
+    let end = ascii_letters_end(b, i);
+    let next = b.get(end).copied();
+    if next.is_some_and(|c| BYTE_CLASS[usize::from(c)] & GOES_ON != 0)
+        || (ev.idle_stops().passes(&b[i..end]) && idle_stop_word(&b[i..end], ev))
+    {
+        return None;
+    }
+    // The byte after the word is ASCII and no letter: the next word starts after it.
+    Some(end + usize::from(next.is_some()))
 }
 
 /// Whether the lower-case word `word`, which passed the [`IdleStops`] tests, stops
@@ -232,7 +267,7 @@ mod tests {
         let f = NameFinder::new(&[], &[]);
         let ev = Evidence::collect("write to maria.ortiz@example.com", f.gaz);
         let none = Evidence::default();
-        let pieces: [&[u8]; 24] = [
+        let pieces: [&[u8]; 27] = [
             b" ",
             b" ",
             b"  ",
@@ -257,6 +292,10 @@ mod tests {
             b"\n",
             b"cc",
             b"abcdefghijklmnopqrstuvwxyz",
+            // Words longer than a block of 64, lower case and not.
+            b"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+            b"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyZ-",
+            b"hiabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxy",
         ];
         let mut x = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = || {
@@ -268,7 +307,8 @@ mod tests {
         let mut compared = 0;
         for _ in 0..20_000 {
             let mut text = Vec::new();
-            for _ in 0..1 + next() % 24 {
+            // Up to a few blocks of 64 bytes.
+            for _ in 0..1 + next() % 40 {
                 text.extend_from_slice(pieces[(next() >> 40) as usize % pieces.len()]);
             }
             compared += text.len() + 1;

@@ -367,8 +367,15 @@ impl Scan<'_, '_> {
                 ]
                 .contains(&w)
             });
-        if self.evidence.any && toks.iter().any(|t| self.evidence.has(self.word(t))) {
-            cue = cue.max(Cue::Strong);
+        // (Asked only when it can raise the cue: most runs of a text with addresses are not
+        // their local parts, and the test reads every word.)
+        if cue < Cue::Strong
+            && self.evidence.any
+            && toks
+                .iter()
+                .any(|t| self.evidence.has_bytes(&text.as_bytes()[t.start..t.end]))
+        {
+            cue = Cue::Strong;
         }
         if last.possessive && toks.len() == 1 {
             // "Liam's address", "Mary's daughter": what people have.
@@ -465,6 +472,7 @@ impl Scan<'_, '_> {
                 after,
                 sentence_start,
                 prev,
+                next: if last.possessive { None } else { Some(next) },
                 rule,
                 settled: surname_first,
             };

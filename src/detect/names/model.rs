@@ -298,6 +298,9 @@ pub(super) struct Seen<'t, 'w> {
     pub(super) after: After,
     pub(super) sentence_start: bool,
     pub(super) prev: Option<&'w str>,
+    /// The word after the run, as [`Scan::next_word`] read it at the run's end, when there is
+    /// no possessive (`judge` asks for it first; the features reuse it).
+    pub(super) next: Option<Option<&'w str>>,
     pub(super) rule: bool,
     /// Whether the rules are sure (a romanized name, surname first): the judge keeps out.
     pub(super) settled: bool,
@@ -619,12 +622,17 @@ impl Scan<'_, '_> {
         }
         // The words around the run: one on each side (two on a side fitted the sentence
         // templates of the development data rather than names; see `data/names/README.md`).
-        let next_at = if last.possessive {
-            last.end + text[last.end..].find(' ').unwrap_or(0)
-        } else {
-            last.end
+        let n1 = match s.next {
+            Some(next) => next,
+            None => {
+                let next_at = if last.possessive {
+                    last.end + text[last.end..].find(' ').unwrap_or(0)
+                } else {
+                    last.end
+                };
+                self.next_word(next_at)
+            }
         };
-        let n1 = self.next_word(next_at);
         f.add_word(20, s.prev);
         f.add_word(22, n1);
         f.add(24, &[word_shape(s.prev), word_shape(n1), ncore]);

@@ -10,7 +10,7 @@ use super::gazetteer::Entry;
 use super::lexicon;
 use super::markup::{display_name_mention, html_tag_at, wrapped_phrase};
 use super::scan::{Scan, shortcuts};
-use super::words::{Shape, is_contraction, is_suffix_word, is_wordish, shape_of, shape_of_ascii};
+use super::words::{Shape, is_contraction, is_suffix_word, is_wordish, shape_of, shape_of_letters};
 
 /// One candidate word of a run.
 #[derive(Clone, Copy, Debug)]
@@ -206,7 +206,7 @@ impl Scan<'_, '_> {
             return None;
         }
         let shape = if plain {
-            shape_of_ascii(&text[start..end])
+            shape_of_letters(b, start, end)
         } else {
             shape_of(&text[start..end])
         };
@@ -214,7 +214,7 @@ impl Scan<'_, '_> {
             self.flush();
             return None;
         };
-        if is_suffix_word(&text[start..end]) {
+        if is_suffix_word(&b[start..end]) {
             // "Jr.", "PhD": taken by `suffix_len` when the name before them is accepted.
             self.flush();
             return None;
@@ -279,18 +279,19 @@ impl Scan<'_, '_> {
             },
             None => false,
         };
-        let word = &text[start..end];
-        let bare = word.strip_suffix('.').unwrap_or(word);
-        let (mut entry, flags) =
-            self.finder
-                .gaz
-                .lookup_with_flags_at(text, start, start + bare.len());
+        // The word without an initial's dot (a byte test: `.` is ASCII).
+        let bare_end = if b[end - 1] == b'.' { end - 1 } else { end };
+        let (mut entry, flags) = self.finder.gaz.lookup_with_flags_at(text, start, bare_end);
+        let bare = || &text[start..bare_end];
         if entry.is_none() && !plain && shape == Shape::Title {
-            entry = self.finder.gaz.lookup_declined_cyrillic(bare);
+            entry = self.finder.gaz.lookup_declined_cyrillic(bare());
         }
-        if entry.is_none() && !plain && bare.contains(['\'', '’']) {
+        if entry.is_none() && !plain && bare().contains(['\'', '’']) {
             // O'Neil → ONEIL in the census list
-            let joined: String = bare.chars().filter(|c| !matches!(c, '\'' | '’')).collect();
+            let joined: String = bare()
+                .chars()
+                .filter(|c| !matches!(c, '\'' | '’'))
+                .collect();
             entry = self.finder.gaz.lookup(&joined);
         }
         let t = Tok {
