@@ -102,11 +102,6 @@ mod tests {
         }
     }
 
-    fn hex(b: &[u8], at: usize) -> Option<usize> {
-        let h = b.get(at + 2..at + 6)?;
-        h.iter().all(u8::is_ascii_hexdigit).then_some(6)
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6000))]
         /// Bodies of dense escapes (runs of backslashes, escaped quotes, `\u` escapes, bad
@@ -128,7 +123,7 @@ mod tests {
                 bytes.extend_from_slice(p);
             }
             let want = reference(&bytes, pad);
-            let got = body_end(&bytes, pad, |at| hex(&bytes, at));
+            let got = body_end(&bytes, pad, |at| super::super::hex_escape(&bytes, at));
             // It answers for every body the bytewise reading ends, and ends it there.
             proptest::prop_assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&bytes));
         }
