@@ -377,7 +377,8 @@ fn after_value(frames: &mut [Frame], top_done: &mut bool) {
     }
 }
 
-fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+/// Past the JSON whitespace (space, tab, CR, LF) at `i`.
+pub(crate) fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
     while i < bytes.len() && matches!(bytes[i], b' ' | b'\n' | b'\r' | b'\t') {
         i += 1;
     }

@@ -27,6 +27,7 @@ use std::collections::HashSet;
 use super::{Flaw, INLINE_KEYS, KeySet};
 use crate::mcp::envelope::Raw;
 use crate::walk::json;
+use crate::walk::json::skip_ws as ws;
 
 /// How deep arrays and objects may nest inside a forwarded member: as deep as serde's default
 /// recursion limit let the walk of serde's visitor over a member go, which the layer made before
@@ -386,14 +387,6 @@ fn key_text(text: &str, start: usize, s: Str) -> Option<Cow<'_, str>> {
     } else {
         Some(Cow::Borrowed(&text[start + 1..s.end - 1]))
     }
-}
-
-/// Past the whitespace at `i`.
-fn ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
 }
 
 /// Past `w` (`true`, `false` or `null`) at `i`.
