@@ -91,10 +91,14 @@ fn the_first_cue_trigram_is_the_first_window_of_one() {
 fn e164_writes_what_format_writes() {
     for code in [0u16, 1, 7, 44, 358, 999, 1000, u16::MAX] {
         for rest in ["", "2071838750", "0"] {
-            assert_eq!(e164(Some(code), rest), format!("+{code}{rest}"));
+            assert_eq!(*e164(Some(code), rest), format!("+{code}{rest}"));
         }
     }
-    assert_eq!(e164(None, "442071838750"), "+442071838750");
+    assert_eq!(&*e164(None, "442071838750"), "+442071838750");
+    // Past the stack buffer: written all the same.
+    let long = "1234567890".repeat(4);
+    assert_eq!(*e164(Some(44), &long), format!("+44{long}"));
+    assert_eq!(*e164(None, &long), format!("+{long}"));
 }
 
 fn rec() -> PhoneRecognizer {
