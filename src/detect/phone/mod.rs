@@ -286,6 +286,11 @@ fn prefix_regex(source: &str) -> Option<Regex> {
 /// By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id `001`.
 fn international(code: u16) -> Option<&'static Validity> {
     static TABLE: [OnceLock<Validity>; 1000] = [const { OnceLock::new() }; 1000];
+    // A slot is filled only for a code with entries: a filled one is the answer, without
+    // looking the entries up again (most numbers name a code seen before).
+    if let Some(validity) = TABLE.get(usize::from(code)).and_then(OnceLock::get) {
+        return Some(validity);
+    }
     let entries = metadata::by_code(code);
     let slot = TABLE
         .get(usize::from(code))

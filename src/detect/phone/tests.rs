@@ -385,6 +385,22 @@ fn validity_automata_agree_with_the_regexes() {
     assert!(valid > 1_000 && invalid > 1_000, "{valid} {invalid}");
 }
 
+/// `international` answers with the rules of the code asked, the first time (from the
+/// metadata) and after (from its filled slot), whatever codes were asked before.
+#[test]
+fn international_rules_are_the_codes_own() {
+    let codes = [1u16, 7, 43, 44, 48, 49, 86, 87];
+    for _ in 0..2 {
+        for code in codes {
+            let v = international(code);
+            assert_eq!(v.is_some(), !metadata::by_code(code).is_empty(), "{code}");
+            let Some(v) = v else { continue };
+            assert!(!v.entries.is_empty(), "{code}");
+            assert!(v.entries.iter().all(|(_, m)| m.code == code), "{code}");
+        }
+    }
+}
+
 /// What lets `national_e164` ask the first region before its shape and pass over the others
 /// whose shape the digits miss: every number a region's national rules take matches that
 /// region's shape.
