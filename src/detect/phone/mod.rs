@@ -30,7 +30,8 @@
 //! phone number is personal data whether or not its area code exists. Such spans carry a
 //! canonical form only when written in international form.
 
-use std::sync::OnceLock;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::AhoCorasick;
 use regex::Regex;
@@ -83,17 +84,24 @@ const CUES: &[&str] = &[
 ];
 
 /// `+`, the calling code (in decimal, when given) and `rest`: what `format!("+{code}{rest}")`
-/// writes, without the formatting machinery (each phone found gets one).
-fn e164(code: Option<u16>, rest: &str) -> String {
-    // Exactly the length written, so that the caller's `into_boxed_str` does not reallocate.
-    let code_len = code.map_or(0, |n| n.checked_ilog10().map_or(1, |l| l as usize + 1));
-    let mut out = String::with_capacity(1 + code_len + rest.len());
-    out.push('+');
-    if let Some(n) = code {
-        crate::token::push_decimal(&mut out, u32::from(n));
+/// writes, as the span's canonical form. Written on the stack and copied once into the `Arc`
+/// (each phone found gets one): through a `String`, it cost two allocations and a copy.
+fn e164(code: Option<u16>, rest: &str) -> Arc<str> {
+    let mut decimal = itoa::Buffer::new();
+    let code = code.map_or("", |n| decimal.format(n));
+    let mut buf = [0u8; 32];
+    let (code_end, len) = (1 + code.len(), 1 + code.len() + rest.len());
+    if let Some(out) = buf.get_mut(..len) {
+        out[0] = b'+';
+        out[1..code_end].copy_from_slice(code.as_bytes());
+        out[code_end..].copy_from_slice(rest.as_bytes());
+        // Always `Ok`: ASCII and the whole of `rest`.
+        if let Ok(s) = std::str::from_utf8(out) {
+            return Arc::from(s);
+        }
     }
-    out.push_str(rest);
-    out
+    // Longer than any number the metadata takes (at most 17 digits and a 3-digit code).
+    Arc::from(format!("+{code}{rest}"))
 }
 
 /// Bit `n` of entry `b`: some word of [`CUES`] or [`ANTI_CUES`] starts with byte `b` and is
@@ -278,6 +286,11 @@ fn prefix_regex(source: &str) -> Option<Regex> {
 /// By code, not by id: the non-geographic entities (+800, +870, +882 ...) share the id `001`.
 fn international(code: u16) -> Option<&'static Validity> {
     static TABLE: [OnceLock<Validity>; 1000] = [const { OnceLock::new() }; 1000];
+    // A slot is filled only for a code with entries: a filled one is the answer, without
+    // looking the entries up again (most numbers name a code seen before).
+    if let Some(validity) = TABLE.get(usize::from(code)).and_then(OnceLock::get) {
+        return Some(validity);
+    }
     let entries = metadata::by_code(code);
     let slot = TABLE
         .get(usize::from(code))
@@ -423,14 +436,15 @@ impl Region {
                 .is_none_or(|f| f.entry.needs_prefix)
     }
 
-    /// The national significant number of `digits` written in national form, if valid.
-    fn national(&self, digits: &str) -> Option<String> {
+    /// The national significant number of `digits` written in national form, if valid:
+    /// borrowed from `digits` but where a transform rule rewrites the prefix (a few regions).
+    fn national<'d>(&self, digits: &'d str) -> Option<Cow<'d, str>> {
         if let Some(literal) = &self.prefix_literal {
             // What `prefix` would capture: the literal and no group.
             if let Some(stripped) = digits.strip_prefix(&**literal)
                 && self.validity.valid(stripped)
             {
-                return Some(stripped.to_string());
+                return Some(Cow::Borrowed(stripped));
             }
         } else if let Some(re) = &self.prefix
             // `is_match` first: a lazy-DFA test, where `captures` costs about ten times as
@@ -445,9 +459,9 @@ impl Region {
                     let mut out = String::new();
                     caps.expand(rule, &mut out);
                     out.push_str(&digits[whole..]);
-                    out
+                    Cow::Owned(out)
                 }
-                _ => digits[whole..].to_string(),
+                _ => Cow::Borrowed(&digits[whole..]),
             };
             if whole > 0 && self.validity.valid(&stripped) {
                 return Some(stripped);
@@ -455,7 +469,7 @@ impl Region {
         }
         // Without the prefix: only numbers whose national form is written without one
         // (`92998-3874` is no German number: Germans write `0` before the area code).
-        (self.validity.valid(digits) && !self.needs_prefix(digits)).then(|| digits.to_string())
+        (self.validity.valid(digits) && !self.needs_prefix(digits)).then_some(Cow::Borrowed(digits))
     }
 }
 
@@ -507,7 +521,7 @@ impl PhoneRecognizer {
     }
 
     /// E.164 of an international-form number (`digits` without `+` or the exit code).
-    fn international_e164(&self, digits: &str) -> Option<String> {
+    fn international_e164(&self, digits: &str) -> Option<Arc<str>> {
         for cc_len in 1..=3 {
             if digits.len() <= cc_len {
                 return None;
@@ -538,7 +552,7 @@ impl PhoneRecognizer {
     /// `national_numbers_match_their_region_shape` checks it), so a region whose shape the
     /// digits miss is passed over without its exact checks. The first region is asked before
     /// its shape: most numbers are of the region listed first.
-    fn national_e164(&self, digits: &str) -> Option<String> {
+    fn national_e164(&self, digits: &str) -> Option<Arc<str>> {
         let mut regions = self.regions.iter();
         let first = regions.next()?;
         if let Some(nsn) = first.national(digits) {
@@ -552,7 +566,7 @@ impl PhoneRecognizer {
     /// [`PhoneRecognizer::national_e164`] as it was, with the union of the shapes tested
     /// before the other regions are asked in turn: the test oracle for its per-region filter.
     #[cfg(test)]
-    fn national_e164_reference(&self, digits: &str) -> Option<String> {
+    fn national_e164_reference(&self, digits: &str) -> Option<Arc<str>> {
         let mut regions = self.regions.iter();
         let first = regions.next()?;
         if let Some(nsn) = first.national(digits) {
@@ -633,7 +647,7 @@ impl PhoneRecognizer {
                 start,
                 end,
                 kind: Kind::Phone,
-                canonical: canonical.map(std::sync::Arc::from),
+                canonical,
             });
         }
     }

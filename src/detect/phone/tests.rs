@@ -91,10 +91,14 @@ fn the_first_cue_trigram_is_the_first_window_of_one() {
 fn e164_writes_what_format_writes() {
     for code in [0u16, 1, 7, 44, 358, 999, 1000, u16::MAX] {
         for rest in ["", "2071838750", "0"] {
-            assert_eq!(e164(Some(code), rest), format!("+{code}{rest}"));
+            assert_eq!(*e164(Some(code), rest), format!("+{code}{rest}"));
         }
     }
-    assert_eq!(e164(None, "442071838750"), "+442071838750");
+    assert_eq!(&*e164(None, "442071838750"), "+442071838750");
+    // Past the stack buffer: written all the same.
+    let long = "1234567890".repeat(4);
+    assert_eq!(*e164(Some(44), &long), format!("+44{long}"));
+    assert_eq!(*e164(None, &long), format!("+{long}"));
 }
 
 fn rec() -> PhoneRecognizer {
@@ -379,6 +383,22 @@ fn validity_automata_agree_with_the_regexes() {
         }
     }
     assert!(valid > 1_000 && invalid > 1_000, "{valid} {invalid}");
+}
+
+/// `international` answers with the rules of the code asked, the first time (from the
+/// metadata) and after (from its filled slot), whatever codes were asked before.
+#[test]
+fn international_rules_are_the_codes_own() {
+    let codes = [1u16, 7, 43, 44, 48, 49, 86, 87];
+    for _ in 0..2 {
+        for code in codes {
+            let v = international(code);
+            assert_eq!(v.is_some(), !metadata::by_code(code).is_empty(), "{code}");
+            let Some(v) = v else { continue };
+            assert!(!v.entries.is_empty(), "{code}");
+            assert!(v.entries.iter().all(|(_, m)| m.code == code), "{code}");
+        }
+    }
 }
 
 /// What lets `national_e164` ask the first region before its shape and pass over the others
