@@ -203,7 +203,10 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
     // `shifts[k]`: the end of the `k`th changed site's old slots, and the growth up to it.
     let mut shifts: Vec<(usize, isize)> = Vec::with_capacity(changes.len());
     let mut old = std::mem::take(&mut findings.slots).into_iter();
-    let mut slots = Vec::with_capacity(old.len());
+    // Sized for what the changes leave: the slots grow as a change gives more than it takes.
+    let gone: usize = changes.iter().map(|c| c.site.slots.len()).sum();
+    let given: usize = changes.iter().map(|c| c.spans.len()).sum();
+    let mut slots = Vec::with_capacity((old.len() + given).saturating_sub(gone));
     let mut at = 0;
     let mut growth = 0isize;
     // Each change's new pieces: its literal and its spans with their new slots.
