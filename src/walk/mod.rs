@@ -193,6 +193,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     // Sized once for the whole document (see `json::strings_bound`).
     let strings = json::strings_bound(doc);
     scanner.slots = json::room_for(strings / 2);
+    scanner.piece_room = strings / 2;
     scanner.memo = Some(Memo::Record(memo::ScanMemo::patchable(doc, strings)));
     let pieces = scanner.json_pieces(doc, 0)?;
     let memo = match scanner.memo.take() {
@@ -432,6 +433,9 @@ struct ValueScanner<'d> {
     reading_lit: Option<usize>,
     /// Tests: [`Self::facts_under`] always takes the general path.
     general_key_facts: bool,
+    /// At most how many pieces a JSON document of the scan holds, when known ahead (a piece
+    /// per value at most: half the document's [`json::strings_bound`]); 0 when not.
+    piece_room: usize,
 }
 
 enum Memo {
@@ -455,6 +459,7 @@ impl<'d> ValueScanner<'d> {
             last_flat: false,
             reading_lit: None,
             general_key_facts: false,
+            piece_room: 0,
         }
     }
 
@@ -603,7 +608,10 @@ impl<'d> ValueScanner<'d> {
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
-        let mut pieces = Vec::new();
+        // Sized ahead, so that a large document's list does not copy itself as it grows: for
+        // the scan's bound, and no more than a value per eight bytes of this document (a key,
+        // a value and their quotes), so that a small document held by a string reserves little.
+        let mut pieces = json::room_for(self.piece_room.min(doc.len() / 8 + 1));
         let mut columns = columns::Columns::default();
         let things = if typed::might_have_types(doc) {
             typed::thing_objects(doc)
