@@ -40,6 +40,7 @@ pub(crate) mod json;
 mod memo;
 mod patch;
 mod repr;
+mod spans;
 mod table;
 mod text;
 mod typed;
@@ -52,6 +53,8 @@ use std::ops::Range;
 pub use json::JsonError;
 pub use warm::warm_up;
 pub use write::apply;
+
+use spans::SpanSlots;
 
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
@@ -115,11 +118,11 @@ enum Content {
     /// Text document: this piece is replaced by the slot's replacement.
     Slot(usize),
     /// JSON literal whose decoded text has spans replaced by slots.
-    Spans(Vec<(Range<usize>, usize)>),
+    Spans(SpanSlots),
     /// JSON literal whose decoded text is itself a document with its own pieces.
     Embedded { json: bool, pieces: Vec<Piece> },
     /// JSON number whose text has spans replaced by slots: written as a string literal.
-    Number(Vec<(Range<usize>, usize)>),
+    Number(SpanSlots),
 }
 
 impl<S> Findings<S> {
@@ -769,7 +772,7 @@ impl<'d> ValueScanner<'d> {
                 });
                 pieces.push(Piece {
                     range,
-                    content: Content::Spans(vec![(s..e, self.slots.len() - 1)]),
+                    content: Content::Spans(SpanSlots::One([(s..e, self.slots.len() - 1)])),
                 });
                 added = true;
             }
@@ -851,7 +854,7 @@ impl<'d> ValueScanner<'d> {
     }
 
     /// Detects spans in `text`; returns (range, slot) pairs.
-    fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> Vec<(Range<usize>, usize)> {
+    fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> SpanSlots {
         let classes = prefilter::classes(text.as_bytes());
         self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key))
     }
@@ -863,7 +866,7 @@ impl<'d> ValueScanner<'d> {
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-    ) -> Vec<(Range<usize>, usize)> {
+    ) -> SpanSlots {
         let cx = FindContext {
             recall: self.recall,
             ..*cx
@@ -898,23 +901,40 @@ impl<'d> ValueScanner<'d> {
                     .detect_classified(text, &cx, classes, facts, &mut self.spans),
             },
         }
-        if self.spans.is_empty() {
-            return Vec::new();
-        }
-        let mut out = Vec::with_capacity(self.spans.len());
-        self.slots.reserve(self.spans.len());
-        for span in self.spans.drain(..) {
-            if let Some(paths) = &mut self.paths {
-                paths.push(self.path.clone());
+        match self.spans.len() {
+            0 => SpanSlots::default(),
+            // Most strings hold one value: kept inline, with no list of its own.
+            1 => match self.spans.pop() {
+                Some(span) => SpanSlots::One([self.push_found(text, span)]),
+                None => SpanSlots::default(),
+            },
+            n => {
+                let mut out = Vec::with_capacity(n);
+                self.slots.reserve(n);
+                let mut spans = std::mem::take(&mut self.spans);
+                for span in spans.drain(..) {
+                    out.push(self.push_found(text, span));
+                }
+                self.spans = spans;
+                SpanSlots::Many(out)
             }
-            out.push((span.start..span.end, self.slots.len()));
-            self.slots.push(FoundValue {
-                kind: span.kind,
-                value: Sensitive::new(text[span.start..span.end].to_string()),
-                canonical: span.canonical,
-            });
         }
-        out
+    }
+
+    /// Fills a new slot with the value `span` of `text`; returns the span's range and slot.
+    /// (Inlined: a text document's one call can fill tens of thousands.)
+    #[inline(always)]
+    fn push_found(&mut self, text: &str, span: Span) -> (Range<usize>, usize) {
+        if let Some(paths) = &mut self.paths {
+            paths.push(self.path.clone());
+        }
+        let slot = self.slots.len();
+        self.slots.push(FoundValue {
+            kind: span.kind,
+            value: Sensitive::new(text[span.start..span.end].to_string()),
+            canonical: span.canonical,
+        });
+        (span.start..span.end, slot)
     }
 }
 

@@ -27,13 +27,11 @@
 use std::ops::Range;
 
 use super::memo::{RecalledCursor, ScanMemo, Site};
+use super::spans::SpanSlot;
 use super::{Content, Findings, FoundValue, Piece, columns};
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Kind, Span};
 use crate::sensitive::Sensitive;
-
-/// Spans of a string and their slots, as in [`Content::Spans`].
-type SpanSlots = Vec<(Range<usize>, usize)>;
 
 /// A site whose call now gives `spans`.
 struct Change<'m> {
@@ -210,7 +208,7 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
     let mut at = 0;
     let mut growth = 0isize;
     // Each change's new pieces: its literal and its spans with their new slots.
-    let mut replaced: Vec<(Option<usize>, Range<usize>, SpanSlots)> = Vec::new();
+    let mut replaced: Vec<(Option<usize>, Range<usize>, Vec<SpanSlot>)> = Vec::new();
     for change in changes {
         let Site {
             lit,
@@ -264,12 +262,12 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
             (true, true) => {
                 pieces.remove(k);
             }
-            (true, false) => pieces[k].content = Content::Spans(spans),
+            (true, false) => pieces[k].content = Content::Spans(spans.into()),
             (false, false) => pieces.insert(
                 k,
                 Piece {
                     range: lit,
-                    content: Content::Spans(spans),
+                    content: Content::Spans(spans.into()),
                 },
             ),
             (false, true) => {}

@@ -220,7 +220,7 @@ mod tests {
             write_plain_quoted(&mid, &spans, &reps, &mut String::new(), &mut fast);
             let decoded = json::decode_body(&raw);
             let mut piece = String::new();
-            write_piece(&decoded, &Content::Spans(spans.clone()), true, &reps, &mut piece).unwrap();
+            write_piece(&decoded, &Content::Spans(spans.clone().into()), true, &reps, &mut piece).unwrap();
             let mut slow = String::new();
             json::encode_body_into(&piece, &mut slow);
             proptest::prop_assert_eq!(fast, slow);
