@@ -709,7 +709,7 @@ impl<'d> ValueScanner<'d> {
                         text,
                         spans
                             .iter()
-                            .map(|(r, slot)| (r, self.slots[*slot].kind == Kind::Name)),
+                            .map(|(r, slot)| (r.len(), self.slots[*slot].kind == Kind::Name)),
                     ),
                     _ => false,
                 };

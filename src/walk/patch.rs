@@ -27,7 +27,7 @@
 use std::ops::Range;
 
 use super::memo::{RecalledCursor, ScanMemo, Site};
-use super::spans::SpanSlot;
+use super::spans::SpanSlots;
 use super::{Content, Findings, FoundValue, Piece, columns};
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Kind, Span};
@@ -131,6 +131,7 @@ fn changes<'m>(
     let sites = memo.sites();
     let mut next_site = 0;
     let mut found = Vec::new();
+    let mut spans = Vec::new();
     let mut changes = Vec::new();
     let first_recalled = memo.recalled_first();
     let mut recalled = RecalledCursor::default();
@@ -158,8 +159,10 @@ fn changes<'m>(
             // The recorded result was the candidates resolved, as now.
             continue;
         }
-        // Room for the recalled spans too: `finish_recalling_found` appends them.
-        let mut spans = Vec::with_capacity(call.candidates.len() + found.len());
+        // Room for the recalled spans too: `finish_recalling_found` appends them. (One list
+        // for the calls that give what they gave; a change takes it with it.)
+        spans.clear();
+        spans.reserve(call.candidates.len() + found.len());
         spans.extend_from_slice(call.candidates);
         detector.finish_recalling_found(call.text, &cx, &call.facts, Some(&found), &mut spans);
         if spans == call.finals {
@@ -170,12 +173,12 @@ fn changes<'m>(
         }
         let site = memo.site(next_site);
         if let Some((is_name, open)) = site.column {
-            let ranges: Vec<(Range<usize>, bool)> = spans
-                .iter()
-                .map(|s| (s.start..s.end, s.kind == Kind::Name))
-                .collect();
-            let now_is_name =
-                columns::covers_name(call.text, ranges.iter().map(|(r, name)| (r, *name)));
+            let now_is_name = columns::covers_name(
+                call.text,
+                spans
+                    .iter()
+                    .map(|s| ((s.start..s.end).len(), s.kind == Kind::Name)),
+            );
             let now_open = spans.is_empty() && detector.column_name(call.text).is_some();
             if now_is_name != is_name || now_open != open {
                 return None;
@@ -184,7 +187,7 @@ fn changes<'m>(
         changes.push(Change {
             site,
             text: call.text,
-            spans,
+            spans: std::mem::take(&mut spans),
         });
     }
     Some(changes)
@@ -208,7 +211,7 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
     let mut at = 0;
     let mut growth = 0isize;
     // Each change's new pieces: its literal and its spans with their new slots.
-    let mut replaced: Vec<(Option<usize>, Range<usize>, Vec<SpanSlot>)> = Vec::new();
+    let mut replaced: Vec<(Option<usize>, Range<usize>, SpanSlots)> = Vec::new();
     for change in changes {
         let Site {
             lit,
@@ -219,15 +222,20 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
         slots.extend(old.by_ref().take(gone.start - at));
         old.by_ref().take(gone.len()).for_each(drop);
         at = gone.end;
-        let mut spans = Vec::with_capacity(change.spans.len());
-        for span in change.spans {
-            spans.push((span.start..span.end, slots.len()));
-            slots.push(FoundValue {
-                kind: span.kind,
-                value: Sensitive::new(change.text[span.start..span.end].to_string()),
-                canonical: span.canonical,
-            });
-        }
+        // A change's one span is kept inline (`SpanSlots`).
+        let spans: SpanSlots = change
+            .spans
+            .into_iter()
+            .map(|span| {
+                let slot = slots.len();
+                slots.push(FoundValue {
+                    kind: span.kind,
+                    value: Sensitive::new(change.text[span.start..span.end].to_string()),
+                    canonical: span.canonical,
+                });
+                (span.start..span.end, slot)
+            })
+            .collect();
         growth += spans.len() as isize - gone.len() as isize;
         shifts.push((gone.end, growth));
         replaced.push((*outer, lit.clone(), spans));
@@ -262,12 +270,12 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
             (true, true) => {
                 pieces.remove(k);
             }
-            (true, false) => pieces[k].content = Content::Spans(spans.into()),
+            (true, false) => pieces[k].content = Content::Spans(spans),
             (false, false) => pieces.insert(
                 k,
                 Piece {
                     range: lit,
-                    content: Content::Spans(spans.into()),
+                    content: Content::Spans(spans),
                 },
             ),
             (false, true) => {}

@@ -466,7 +466,7 @@ impl ValueScanner<'_> {
                     value,
                     found
                         .iter()
-                        .map(|(r, slot)| (r, self.slots[*slot].kind == Kind::Name)),
+                        .map(|(r, slot)| (r.len(), self.slots[*slot].kind == Kind::Name)),
                 );
                 let open =
                     (found.is_empty() && self.detector.column_name(value).is_some()).then(|| {
