@@ -177,9 +177,17 @@ fn write_plain_quoted<R: AsRef<str>>(
     let mut at = 0;
     for (range, slot) in spans {
         out.push_str(&mid[at..range.start]);
-        scratch.clear();
-        json::encode_body_into(replacements[*slot].as_ref(), scratch);
-        json::encode_body_into(scratch, out);
+        let replacement = replacements[*slot].as_ref();
+        // Encoded once: when that escapes nothing (a token), encoding it again gives it again.
+        // (Encoding only ever lengthens what it escapes.)
+        let start = out.len();
+        json::encode_body_into(replacement, out);
+        if out.len() - start != replacement.len() {
+            out.truncate(start);
+            scratch.clear();
+            json::encode_body_into(replacement, scratch);
+            json::encode_body_into(scratch, out);
+        }
         at = range.end;
     }
     out.push_str(&mid[at..]);
