@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::detect::recall::{MAX_RECALLED_NAMES, Recall, RecallBook};
 use crate::detect::{Detector, FindContext, Kind, Span};
+use crate::sensitive::Sensitive;
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
@@ -406,7 +407,12 @@ impl Engine {
         } else {
             Keep::Nothing
         };
-        let mut spans = Vec::new();
+        // Room for what the count keeps: all it reads up to the one past those (and past it, a
+        // whole find reads on), so that the list does not grow as it fills.
+        let mut spans = match keep {
+            Keep::Nothing => Vec::new(),
+            Keep::All | Keep::UpToExcess => Vec::with_capacity(in_found + 1),
+        };
         let mut counted = None;
         let text = doc();
         let exceeds = match keep {
@@ -454,8 +460,14 @@ impl Engine {
     /// The normal form (`vault::normalize` as a NAME) of each NAME slot's value, worked out
     /// once for the plan, the vault and what the session learns.
     fn name_forms(slots: &[FoundValue]) -> NameForms {
+        // Room for forms as long as their values (most are), so that the buffer seldom grows.
+        let names: usize = slots
+            .iter()
+            .filter(|f| f.kind == Kind::Name)
+            .map(|f| f.value.expose().len())
+            .sum();
         let mut forms = NameForms {
-            buf: String::new(),
+            buf: String::with_capacity(names),
             of_slot: Vec::with_capacity(slots.len()),
             words: Vec::new(),
             parts: Vec::new(),
@@ -737,7 +749,10 @@ impl Engine {
         let plan = self.compose_plan(session, &findings.slots, &mut forms);
         // A NAME goes to the vault with the normal form it is matched by (the same the vault
         // would work out), so it is not worked out again there.
-        let mut requests: Vec<MintRequest<'_>> = Vec::with_capacity(findings.slots.len());
+        // Sized for a composed name's words in its place, so that it never grows.
+        let words: usize = plan.iter().map(|c| c.words.len()).sum();
+        let room = findings.slots.len().saturating_sub(plan.len()) + words;
+        let mut requests: Vec<MintRequest<'_>> = Vec::with_capacity(room);
         let mut composed = plan.iter().peekable();
         for (i, f) in findings.slots.iter().enumerate() {
             let value = f.value.expose().as_str();
@@ -847,13 +862,26 @@ impl Engine {
             for (i, f) in findings.slots.into_iter().enumerate() {
                 match composed.next_if(|c| c.slot == i) {
                     None => found.push(f),
-                    Some(c) => found.extend(forms.words(c).iter().map(|r| FoundValue {
-                        kind: f.kind.clone(),
-                        value: crate::sensitive::Sensitive::new(
-                            f.value.expose()[r.clone()].to_string(),
-                        ),
-                        canonical: None,
-                    })),
+                    Some(c) => {
+                        let Some((last, words)) = forms.words(c).split_last() else {
+                            continue;
+                        };
+                        let value = f.value.into_inner();
+                        found.extend(words.iter().map(|r| FoundValue {
+                            kind: f.kind.clone(),
+                            value: Sensitive::new(value[r.clone()].to_string()),
+                            canonical: None,
+                        }));
+                        // The last word takes the name's own buffer, cut down to it.
+                        let mut value = value;
+                        value.truncate(last.end);
+                        value.drain(..last.start);
+                        found.push(FoundValue {
+                            kind: f.kind,
+                            value: Sensitive::new(value),
+                            canonical: None,
+                        });
+                    }
                 }
             }
             found

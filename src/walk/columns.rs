@@ -102,12 +102,10 @@ impl Columns {
     }
 }
 
-/// Whether the spans found in `text` (with their kinds) cover most of it with names.
-pub(super) fn covers_name<'k>(
-    text: &str,
-    spans: impl Iterator<Item = (&'k Range<usize>, bool)>,
-) -> bool {
-    let named: usize = spans.filter(|(_, name)| *name).map(|(r, _)| r.len()).sum();
+/// Whether the spans found in `text` (their lengths, with whether each is a name) cover most
+/// of it with names.
+pub(super) fn covers_name(text: &str, spans: impl Iterator<Item = (usize, bool)>) -> bool {
+    let named: usize = spans.filter(|(_, name)| *name).map(|(len, _)| len).sum();
     named > 0 && named * 3 >= text.trim().len() * 2
 }
 

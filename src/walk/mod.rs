@@ -40,6 +40,7 @@ pub(crate) mod json;
 mod memo;
 mod patch;
 mod repr;
+mod spans;
 mod table;
 mod text;
 mod typed;
@@ -52,6 +53,8 @@ use std::ops::Range;
 pub use json::JsonError;
 pub use warm::warm_up;
 pub use write::apply;
+
+use spans::SpanSlots;
 
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
@@ -115,11 +118,11 @@ enum Content {
     /// Text document: this piece is replaced by the slot's replacement.
     Slot(usize),
     /// JSON literal whose decoded text has spans replaced by slots.
-    Spans(Vec<(Range<usize>, usize)>),
+    Spans(SpanSlots),
     /// JSON literal whose decoded text is itself a document with its own pieces.
     Embedded { json: bool, pieces: Vec<Piece> },
     /// JSON number whose text has spans replaced by slots: written as a string literal.
-    Number(Vec<(Range<usize>, usize)>),
+    Number(SpanSlots),
 }
 
 impl<S> Findings<S> {
@@ -193,6 +196,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
     // Sized once for the whole document (see `json::strings_bound`).
     let strings = json::strings_bound(doc);
     scanner.slots = json::room_for(strings / 2);
+    scanner.piece_room = strings / 2;
     scanner.memo = Some(Memo::Record(memo::ScanMemo::patchable(doc, strings)));
     let pieces = scanner.json_pieces(doc, 0)?;
     let memo = match scanner.memo.take() {
@@ -432,6 +436,9 @@ struct ValueScanner<'d> {
     reading_lit: Option<usize>,
     /// Tests: [`Self::facts_under`] always takes the general path.
     general_key_facts: bool,
+    /// At most how many pieces a JSON document of the scan holds, when known ahead (a piece
+    /// per value at most: half the document's [`json::strings_bound`]); 0 when not.
+    piece_room: usize,
 }
 
 enum Memo {
@@ -455,6 +462,7 @@ impl<'d> ValueScanner<'d> {
             last_flat: false,
             reading_lit: None,
             general_key_facts: false,
+            piece_room: 0,
         }
     }
 
@@ -603,7 +611,10 @@ impl<'d> ValueScanner<'d> {
     }
 
     fn json_pieces(&mut self, doc: &str, depth: usize) -> Result<Vec<Piece>, JsonError> {
-        let mut pieces = Vec::new();
+        // Sized ahead, so that a large document's list does not copy itself as it grows: for
+        // the scan's bound, and no more than a value per eight bytes of this document (a key,
+        // a value and their quotes), so that a small document held by a string reserves little.
+        let mut pieces = json::room_for(self.piece_room.min(doc.len() / 8 + 1));
         let mut columns = columns::Columns::default();
         let things = if typed::might_have_types(doc) {
             typed::thing_objects(doc)
@@ -698,7 +709,7 @@ impl<'d> ValueScanner<'d> {
                         text,
                         spans
                             .iter()
-                            .map(|(r, slot)| (r, self.slots[*slot].kind == Kind::Name)),
+                            .map(|(r, slot)| (r.len(), self.slots[*slot].kind == Kind::Name)),
                     ),
                     _ => false,
                 };
@@ -761,7 +772,7 @@ impl<'d> ValueScanner<'d> {
                 });
                 pieces.push(Piece {
                     range,
-                    content: Content::Spans(vec![(s..e, self.slots.len() - 1)]),
+                    content: Content::Spans(SpanSlots::One([(s..e, self.slots.len() - 1)])),
                 });
                 added = true;
             }
@@ -843,7 +854,7 @@ impl<'d> ValueScanner<'d> {
     }
 
     /// Detects spans in `text`; returns (range, slot) pairs.
-    fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> Vec<(Range<usize>, usize)> {
+    fn detect(&mut self, text: &str, cx: &FindContext<'_>) -> SpanSlots {
         let classes = prefilter::classes(text.as_bytes());
         self.detect_classified(text, cx, classes, &KeyFacts::of(cx.key))
     }
@@ -855,7 +866,7 @@ impl<'d> ValueScanner<'d> {
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-    ) -> Vec<(Range<usize>, usize)> {
+    ) -> SpanSlots {
         let cx = FindContext {
             recall: self.recall,
             ..*cx
@@ -890,23 +901,40 @@ impl<'d> ValueScanner<'d> {
                     .detect_classified(text, &cx, classes, facts, &mut self.spans),
             },
         }
-        if self.spans.is_empty() {
-            return Vec::new();
-        }
-        let mut out = Vec::with_capacity(self.spans.len());
-        self.slots.reserve(self.spans.len());
-        for span in self.spans.drain(..) {
-            if let Some(paths) = &mut self.paths {
-                paths.push(self.path.clone());
+        match self.spans.len() {
+            0 => SpanSlots::default(),
+            // Most strings hold one value: kept inline, with no list of its own.
+            1 => match self.spans.pop() {
+                Some(span) => SpanSlots::One([self.push_found(text, span)]),
+                None => SpanSlots::default(),
+            },
+            n => {
+                let mut out = Vec::with_capacity(n);
+                self.slots.reserve(n);
+                let mut spans = std::mem::take(&mut self.spans);
+                for span in spans.drain(..) {
+                    out.push(self.push_found(text, span));
+                }
+                self.spans = spans;
+                SpanSlots::Many(out)
             }
-            out.push((span.start..span.end, self.slots.len()));
-            self.slots.push(FoundValue {
-                kind: span.kind,
-                value: Sensitive::new(text[span.start..span.end].to_string()),
-                canonical: span.canonical,
-            });
         }
-        out
+    }
+
+    /// Fills a new slot with the value `span` of `text`; returns the span's range and slot.
+    /// (Inlined: a text document's one call can fill tens of thousands.)
+    #[inline(always)]
+    fn push_found(&mut self, text: &str, span: Span) -> (Range<usize>, usize) {
+        if let Some(paths) = &mut self.paths {
+            paths.push(self.path.clone());
+        }
+        let slot = self.slots.len();
+        self.slots.push(FoundValue {
+            kind: span.kind,
+            value: Sensitive::new(text[span.start..span.end].to_string()),
+            canonical: span.canonical,
+        });
+        (span.start..span.end, slot)
     }
 }
 

@@ -27,13 +27,11 @@
 use std::ops::Range;
 
 use super::memo::{RecalledCursor, ScanMemo, Site};
+use super::spans::SpanSlots;
 use super::{Content, Findings, FoundValue, Piece, columns};
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Kind, Span};
 use crate::sensitive::Sensitive;
-
-/// Spans of a string and their slots, as in [`Content::Spans`].
-type SpanSlots = Vec<(Range<usize>, usize)>;
 
 /// A site whose call now gives `spans`.
 struct Change<'m> {
@@ -133,6 +131,7 @@ fn changes<'m>(
     let sites = memo.sites();
     let mut next_site = 0;
     let mut found = Vec::new();
+    let mut spans = Vec::new();
     let mut changes = Vec::new();
     let first_recalled = memo.recalled_first();
     let mut recalled = RecalledCursor::default();
@@ -160,8 +159,10 @@ fn changes<'m>(
             // The recorded result was the candidates resolved, as now.
             continue;
         }
-        // Room for the recalled spans too: `finish_recalling_found` appends them.
-        let mut spans = Vec::with_capacity(call.candidates.len() + found.len());
+        // Room for the recalled spans too: `finish_recalling_found` appends them. (One list
+        // for the calls that give what they gave; a change takes it with it.)
+        spans.clear();
+        spans.reserve(call.candidates.len() + found.len());
         spans.extend_from_slice(call.candidates);
         detector.finish_recalling_found(call.text, &cx, &call.facts, Some(&found), &mut spans);
         if spans == call.finals {
@@ -172,12 +173,12 @@ fn changes<'m>(
         }
         let site = memo.site(next_site);
         if let Some((is_name, open)) = site.column {
-            let ranges: Vec<(Range<usize>, bool)> = spans
-                .iter()
-                .map(|s| (s.start..s.end, s.kind == Kind::Name))
-                .collect();
-            let now_is_name =
-                columns::covers_name(call.text, ranges.iter().map(|(r, name)| (r, *name)));
+            let now_is_name = columns::covers_name(
+                call.text,
+                spans
+                    .iter()
+                    .map(|s| ((s.start..s.end).len(), s.kind == Kind::Name)),
+            );
             let now_open = spans.is_empty() && detector.column_name(call.text).is_some();
             if now_is_name != is_name || now_open != open {
                 return None;
@@ -186,7 +187,7 @@ fn changes<'m>(
         changes.push(Change {
             site,
             text: call.text,
-            spans,
+            spans: std::mem::take(&mut spans),
         });
     }
     Some(changes)
@@ -203,7 +204,10 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
     // `shifts[k]`: the end of the `k`th changed site's old slots, and the growth up to it.
     let mut shifts: Vec<(usize, isize)> = Vec::with_capacity(changes.len());
     let mut old = std::mem::take(&mut findings.slots).into_iter();
-    let mut slots = Vec::with_capacity(old.len());
+    // Sized for what the changes leave: the slots grow as a change gives more than it takes.
+    let gone: usize = changes.iter().map(|c| c.site.slots.len()).sum();
+    let given: usize = changes.iter().map(|c| c.spans.len()).sum();
+    let mut slots = Vec::with_capacity((old.len() + given).saturating_sub(gone));
     let mut at = 0;
     let mut growth = 0isize;
     // Each change's new pieces: its literal and its spans with their new slots.
@@ -218,15 +222,20 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
         slots.extend(old.by_ref().take(gone.start - at));
         old.by_ref().take(gone.len()).for_each(drop);
         at = gone.end;
-        let mut spans = Vec::with_capacity(change.spans.len());
-        for span in change.spans {
-            spans.push((span.start..span.end, slots.len()));
-            slots.push(FoundValue {
-                kind: span.kind,
-                value: Sensitive::new(change.text[span.start..span.end].to_string()),
-                canonical: span.canonical,
-            });
-        }
+        // A change's one span is kept inline (`SpanSlots`).
+        let spans: SpanSlots = change
+            .spans
+            .into_iter()
+            .map(|span| {
+                let slot = slots.len();
+                slots.push(FoundValue {
+                    kind: span.kind,
+                    value: Sensitive::new(change.text[span.start..span.end].to_string()),
+                    canonical: span.canonical,
+                });
+                (span.start..span.end, slot)
+            })
+            .collect();
         growth += spans.len() as isize - gone.len() as isize;
         shifts.push((gone.end, growth));
         replaced.push((*outer, lit.clone(), spans));

@@ -20,6 +20,7 @@
 
 use std::ops::Range;
 
+use super::spans::SpanSlots;
 use super::{
     Content, MAX_EMBED_DEPTH, Piece, ValueScanner, columns, csv, looks_like_json, repr, table,
 };
@@ -32,7 +33,7 @@ pub(super) enum Doc {
     /// The text has structure (CSV, a table, a repr): each piece is a replaced range (a slot).
     Structured(Vec<Piece>),
     /// Plain text: each found span and its slot.
-    Flat(Vec<(Range<usize>, usize)>),
+    Flat(SpanSlots),
 }
 
 /// Keys whose string value is a document rather than a field: MCP content blocks and
@@ -465,7 +466,7 @@ impl ValueScanner<'_> {
                     value,
                     found
                         .iter()
-                        .map(|(r, slot)| (r, self.slots[*slot].kind == Kind::Name)),
+                        .map(|(r, slot)| (r.len(), self.slots[*slot].kind == Kind::Name)),
                 );
                 let open =
                     (found.is_empty() && self.detector.column_name(value).is_some()).then(|| {
