@@ -119,10 +119,30 @@ enum Content {
     Slot(usize),
     /// JSON literal whose decoded text has spans replaced by slots.
     Spans(SpanSlots),
-    /// JSON literal whose decoded text is itself a document with its own pieces.
-    Embedded { json: bool, pieces: Vec<Piece> },
+    /// JSON literal whose decoded text is itself a document with its own pieces. Boxed, as
+    /// [`Content::Number`] is: both are rare, and unboxed either makes every piece a word
+    /// larger (a 5 MB text holds hundreds of thousands of pieces).
+    Embedded(Box<Embedded>),
     /// JSON number whose text has spans replaced by slots: written as a string literal.
-    Number(SpanSlots),
+    Number(Box<SpanSlots>),
+}
+
+/// The document a JSON literal holds ([`Content::Embedded`]).
+#[derive(Debug)]
+struct Embedded {
+    /// Whether the document is JSON (else structured text: CSV, a table, a literal repr).
+    json: bool,
+    pieces: Vec<Piece>,
+}
+
+// Six words: a range and a `Content` no larger than the spans it holds inline.
+const _: () = assert!(std::mem::size_of::<Piece>() <= 6 * std::mem::size_of::<usize>());
+
+impl Content {
+    /// [`Content::Embedded`] of `pieces`.
+    fn embedded(json: bool, pieces: Vec<Piece>) -> Self {
+        Content::Embedded(Box::new(Embedded { json, pieces }))
+    }
 }
 
 impl<S> Findings<S> {
@@ -806,7 +826,7 @@ impl<'d> ValueScanner<'d> {
         };
         let classes = prefilter::classes(text.as_bytes());
         let spans = self.detect_classified(text, &cx, classes, &facts);
-        (!spans.is_empty()).then_some(Content::Number(spans))
+        (!spans.is_empty()).then(|| Content::Number(Box::new(spans)))
     }
 
     /// What to replace inside one decoded JSON string, if anything: the string goes through
@@ -822,13 +842,10 @@ impl<'d> ValueScanner<'d> {
         let doc = self.document_with(text, cx, facts, depth);
         self.last_flat = matches!(doc, text::Doc::Flat(_));
         match doc {
-            text::Doc::Json(pieces) if !pieces.is_empty() => {
-                Some(Content::Embedded { json: true, pieces })
+            text::Doc::Json(pieces) if !pieces.is_empty() => Some(Content::embedded(true, pieces)),
+            text::Doc::Structured(pieces) if !pieces.is_empty() => {
+                Some(Content::embedded(false, pieces))
             }
-            text::Doc::Structured(pieces) if !pieces.is_empty() => Some(Content::Embedded {
-                json: false,
-                pieces,
-            }),
             text::Doc::Flat(spans) if !spans.is_empty() => Some(Content::Spans(spans)),
             _ => None,
         }
@@ -840,7 +857,7 @@ impl<'d> ValueScanner<'d> {
             text::Doc::Json(pieces) if pieces.is_empty() => pieces,
             text::Doc::Json(pieces) => vec![Piece {
                 range: 0..text.len(),
-                content: Content::Embedded { json: true, pieces },
+                content: Content::embedded(true, pieces),
             }],
             text::Doc::Structured(pieces) => pieces,
             text::Doc::Flat(spans) => spans
@@ -966,10 +983,7 @@ pub fn scan_tokens_text(text: &str) -> Findings<FoundTokenAt> {
             } else {
                 vec![Piece {
                     range: 0..text.len(),
-                    content: Content::Embedded {
-                        json: true,
-                        pieces: inner,
-                    },
+                    content: Content::embedded(true, inner),
                 }]
             };
             return Findings {
@@ -1037,10 +1051,7 @@ fn token_json_pieces(
         let content = if depth < MAX_EMBED_DEPTH && looks_like_json(text) {
             let mark = slots.len();
             match token_json_pieces(text, &path, slots, depth + 1) {
-                Ok(inner) => Content::Embedded {
-                    json: true,
-                    pieces: inner,
-                },
+                Ok(inner) => Content::embedded(true, inner),
                 Err(_) => {
                     slots.truncate(mark);
                     spans_content(text, &path, slots)

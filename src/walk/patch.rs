@@ -67,8 +67,8 @@ fn embedded(pieces: &[Piece], outer: usize) -> Option<&[Piece]> {
     match pieces.get(k) {
         Some(Piece {
             range,
-            content: Content::Embedded { json: true, pieces },
-        }) if range.start == outer => Some(pieces),
+            content: Content::Embedded(e),
+        }) if range.start == outer && e.json => Some(&e.pieces),
         _ => None,
     }
 }
@@ -79,8 +79,8 @@ fn embedded_mut(pieces: &mut [Piece], outer: usize) -> Option<&mut Vec<Piece>> {
     match pieces.get_mut(k) {
         Some(Piece {
             range,
-            content: Content::Embedded { json: true, pieces },
-        }) if range.start == outer => Some(pieces),
+            content: Content::Embedded(e),
+        }) if range.start == outer && e.json => Some(&mut e.pieces),
         _ => None,
     }
 }
@@ -288,13 +288,18 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
 fn renumber(content: &mut Content, moved: &impl Fn(usize) -> usize) {
     match content {
         Content::Slot(slot) => *slot = moved(*slot),
-        Content::Spans(spans) | Content::Number(spans) => {
+        Content::Spans(spans) => {
             for (_, slot) in spans {
                 *slot = moved(*slot);
             }
         }
-        Content::Embedded { pieces, .. } => {
-            for piece in pieces {
+        Content::Number(spans) => {
+            for (_, slot) in spans.iter_mut() {
+                *slot = moved(*slot);
+            }
+        }
+        Content::Embedded(e) => {
+            for piece in &mut e.pieces {
                 renumber(&mut piece.content, moved);
             }
         }

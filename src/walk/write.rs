@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::{Content, Findings, Piece, WalkError, json};
+use super::{Content, Embedded, Findings, Piece, WalkError, json};
 
 /// Writes `doc` with each slot's occurrence replaced by `replacements[slot]`.
 ///
@@ -73,14 +73,14 @@ fn write_piece<R: AsRef<str>>(
     match content {
         Content::Slot(slot) => out.push_str(replacements[*slot].as_ref()),
         // A text document that is itself JSON: the piece is raw text, not a literal.
-        Content::Embedded { json, pieces } if !json_doc => {
-            write_pieces(text, pieces, *json, replacements, out)?;
+        Content::Embedded(e) if !json_doc => {
+            write_pieces(text, &e.pieces, e.json, replacements, out)?;
         }
         // A number is plain ASCII: its replaced text is written as a string literal.
         Content::Number(spans) => {
             let mut at = 0;
             out.push('"');
-            for (range, slot) in spans {
+            for (range, slot) in spans.iter() {
                 out.push_str(&text[at..range.start]);
                 json::encode_body_into(replacements[*slot].as_ref(), out);
                 at = range.end;
@@ -109,7 +109,8 @@ fn write_piece<R: AsRef<str>>(
         }
         // A document inside a literal: inner pieces are ranges of the decoded literal. Each is
         // decoded on its own (as the scan decoded it), written, and encoded back in place.
-        Content::Embedded { json, pieces } => {
+        Content::Embedded(e) => {
+            let Embedded { json, pieces } = &**e;
             let body = &text[1..text.len() - 1];
             let mut offsets = json::RawOffsets::new(body);
             let mut at = 0;
