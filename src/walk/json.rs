@@ -875,7 +875,12 @@ impl<'a> RawOffsets<'a> {
         while self.decoded_at < target && self.raw_at < self.raw.len() {
             let r = &self.raw[self.raw_at..];
             let (raw_len, decoded_len) = if r[0] == b'\\' {
-                escape_lengths(r)
+                // Only a `\u` escape has a length to work out: a text block's escapes are
+                // mostly `\"` and `\n`, and the call would cost more than the step.
+                match r.get(1) {
+                    Some(b'u') => escape_lengths(r),
+                    _ => (2, 1),
+                }
             } else {
                 // A run of plain bytes decodes to itself. (Not at a backslash, `escape_at` is
                 // stale when it is not after `raw_at`.)
