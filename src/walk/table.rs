@@ -32,12 +32,17 @@ pub(super) fn find(text: &str) -> Option<Found<'_>> {
     if memchr(b'|', b).is_some() {
         pipe_tables(text, &mut found);
     }
-    if found.tables.is_empty()
-        && (memmem::find(b, b"<tr").is_some() || memmem::find(b, b"<TR").is_some())
-    {
+    if found.tables.is_empty() && has_row_tag(b) {
         html_tables(text, &mut found);
     }
     (!found.tables.is_empty()).then_some(found)
+}
+
+/// Whether `b` holds `<tr` or `<TR`, the start of an HTML table row. Found from each `<` (one
+/// pass; most text has few or none), not by a substring search for each spelling: those read
+/// all of a long text that has no table twice.
+fn has_row_tag(b: &[u8]) -> bool {
+    memchr::memchr_iter(b'<', b).any(|i| matches!(b.get(i + 1..i + 3), Some(b"tr" | b"TR")))
 }
 
 /// The lines of `text`: (start, end without the line break).
@@ -222,6 +227,31 @@ fn html_tables<'t>(text: &'t str, found: &mut Found<'t>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_row_tag_is_found_as_the_two_searches_found_it() {
+        for text in [
+            "",
+            "<",
+            "<t",
+            "<tr",
+            "<TR>",
+            "<Tr>",
+            "<tR>",
+            "a < b <tr",
+            "x<<TR",
+            "<td>",
+            "tr <",
+            "<table>\n<tr><td>a</td></tr>",
+            "no tags at all",
+            "é<tr",
+            "<é<TR",
+        ] {
+            let b = text.as_bytes();
+            let searched = memmem::find(b, b"<tr").is_some() || memmem::find(b, b"<TR").is_some();
+            assert_eq!(has_row_tag(b), searched, "{text:?}");
+        }
+    }
 
     /// Each table's headers and (cell text, column) pairs.
     type Read = Vec<(Vec<String>, Vec<(String, usize)>)>;
