@@ -18,21 +18,21 @@ use mcp_veil::sensitive::Sensitive;
 use mcp_veil::token::Token;
 
 fn bench(c: &mut Criterion) {
-    let email = Sensitive::new("alice.bench@example.com".to_string());
-    let name = Sensitive::new("Alice Benchmark".to_string());
+    let email = Sensitive::new("alice.bench@example.com");
+    let name = Sensitive::new("Alice Benchmark");
     let t1 = Token::new(Kind::Email, 1);
     let t2 = Token::new(Kind::Name, 1);
     let items = [
         Item {
             kind: &Kind::Email,
             token: Some(&t1),
-            value: Some(&email),
+            value: Some(email),
             canonical: None,
         },
         Item {
             kind: &Kind::Name,
             token: Some(&t2),
-            value: Some(&name),
+            value: Some(name),
             canonical: None,
         },
     ];

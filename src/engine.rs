@@ -25,10 +25,9 @@ use std::sync::Arc;
 
 use crate::detect::recall::{MAX_RECALLED_NAMES, Recall, RecallBook};
 use crate::detect::{Detector, FindContext, Kind, Span};
-use crate::sensitive::Sensitive;
 use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
-use crate::walk::{self, FoundTokenAt, FoundValue, WalkError};
+use crate::walk::{self, Findings, FoundTokenAt, FoundValue, FoundValues, WalkError};
 
 /// A byte range of a value.
 type Range = std::ops::Range<usize>;
@@ -110,7 +109,7 @@ pub struct Tokenized<'a> {
     /// The document with every value replaced by its token (borrowed when nothing was found).
     pub text: Cow<'a, str>,
     /// Each occurrence replaced, in document order.
-    pub found: Vec<FoundValue>,
+    pub found: FoundValues,
     /// The token of each occurrence, parallel to `found`.
     pub tokens: Vec<Token>,
 }
@@ -354,7 +353,7 @@ impl Engine {
         session: &SessionId,
         doc: impl FnOnce() -> Cow<'d, str>,
         before: Option<&Recall>,
-        found: &[FoundValue],
+        found: &Findings<FoundValue>,
         keep: Keep,
     ) -> Recheck {
         let Some(book) = self.recall.as_ref() else {
@@ -365,15 +364,15 @@ impl Engine {
         // (SipHash: the values are the server's to choose.)
         // Sized for every NAME found, so that it never grows (each growth hashes every key
         // again).
-        let names = found.iter().filter(|f| f.kind == Kind::Name).count();
+        let names = found.slots.iter().filter(|f| f.kind == Kind::Name).count();
         let mut seen: std::collections::HashMap<&str, (bool, usize)> =
             std::collections::HashMap::with_capacity(names);
         // Each fresh value once, in order of first occurrence: the table and the session
         // learn the same names in the same order as from every occurrence (a repeat adds
         // nothing, and the session's cap counts names).
         let mut new: Vec<&str> = Vec::new();
-        for f in found.iter().filter(|f| f.kind == Kind::Name) {
-            let v = f.value.expose().as_str();
+        for f in found.slots.iter().filter(|f| f.kind == Kind::Name) {
+            let v = *found.value_of(f).expose();
             let entry = seen.entry(v).or_insert_with(|| {
                 let fresh =
                     !before.is_some_and(|r| r.contains(v)) && self.detector.is_distinctive_name(v);
@@ -459,22 +458,23 @@ impl Engine {
 
     /// The normal form (`vault::normalize` as a NAME) of each NAME slot's value, worked out
     /// once for the plan, the vault and what the session learns.
-    fn name_forms(slots: &[FoundValue]) -> NameForms {
+    fn name_forms(slots: &Findings<FoundValue>) -> NameForms {
         // Room for forms as long as their values (most are), so that the buffer seldom grows.
         let names: usize = slots
+            .slots
             .iter()
             .filter(|f| f.kind == Kind::Name)
-            .map(|f| f.value.expose().len())
+            .map(FoundValue::len)
             .sum();
         let mut forms = NameForms {
             buf: String::with_capacity(names),
-            of_slot: Vec::with_capacity(slots.len()),
+            of_slot: Vec::with_capacity(slots.slots.len()),
             words: Vec::new(),
             parts: Vec::new(),
             scratch: String::new(),
         };
-        for f in slots {
-            let form = (f.kind == Kind::Name).then(|| forms.push(f.value.expose()));
+        for f in &slots.slots {
+            let form = (f.kind == Kind::Name).then(|| forms.push(slots.value_of(f).expose()));
             forms.of_slot.push(form);
         }
         forms
@@ -486,7 +486,7 @@ impl Engine {
     fn compose_plan(
         &self,
         session: &SessionId,
-        slots: &[FoundValue],
+        slots: &Findings<FoundValue>,
         forms: &mut NameForms,
     ) -> Vec<Composed> {
         let Some(book) = &self.recall else {
@@ -499,11 +499,11 @@ impl Engine {
         let mut single_slots: Vec<usize> = Vec::with_capacity(names);
         forms.words.reserve(names * 2);
         forms.parts.reserve(names * 2);
-        for (i, f) in slots.iter().enumerate() {
+        for (i, f) in slots.slots.iter().enumerate() {
             if f.kind != Kind::Name {
                 continue;
             }
-            let value = f.value.expose().as_str();
+            let value = *slots.value_of(f).expose();
             let ascii = value.is_ascii();
             // The value's words, read once: kept for a name of two to four words.
             let first = forms.words.len();
@@ -639,7 +639,7 @@ impl Engine {
             session,
             || walk::counted_text(&mut first),
             recall.as_deref(),
-            &findings.slots,
+            &findings,
             Keep::UpToExcess,
         );
         // Learning the names found copies the session's recall tables if a snapshot is held.
@@ -697,7 +697,7 @@ impl Engine {
             session,
             || Cow::Borrowed(text),
             recall.as_deref(),
-            &findings.slots,
+            &findings,
             Keep::All,
         );
         drop(recall);
@@ -736,7 +736,7 @@ impl Engine {
         if findings.is_empty() {
             return Ok(Tokenized {
                 text: Cow::Borrowed(doc),
-                found: Vec::new(),
+                found: FoundValues::new(),
                 tokens: Vec::new(),
             });
         }
@@ -745,8 +745,8 @@ impl Engine {
         if let Some(error) = vault_unreachable {
             return Err(error.into());
         }
-        let mut forms = Self::name_forms(&findings.slots);
-        let plan = self.compose_plan(session, &findings.slots, &mut forms);
+        let mut forms = Self::name_forms(&findings);
+        let plan = self.compose_plan(session, &findings, &mut forms);
         // A NAME goes to the vault with the normal form it is matched by (the same the vault
         // would work out), so it is not worked out again there.
         // Sized for a composed name's words in its place, so that it never grows.
@@ -754,17 +754,17 @@ impl Engine {
         let room = findings.slots.len().saturating_sub(plan.len()) + words;
         let mut requests: Vec<MintRequest<'_>> = Vec::with_capacity(room);
         let mut composed = plan.iter().peekable();
-        for (i, f) in findings.slots.iter().enumerate() {
-            let value = f.value.expose().as_str();
+        for (i, f) in findings.found_iter().enumerate() {
+            let value = *f.value.expose();
             match composed.next_if(|c| c.slot == i) {
                 None => requests.push(MintRequest {
-                    kind: &f.kind,
+                    kind: f.kind,
                     value,
-                    canonical: f.canonical.as_deref().or_else(|| forms.of_slot(i)),
+                    canonical: f.canonical.or_else(|| forms.of_slot(i)),
                 }),
                 Some(c) => {
                     requests.extend(forms.words(c).iter().enumerate().map(|(w, r)| MintRequest {
-                        kind: &f.kind,
+                        kind: f.kind,
                         value: &value[r.clone()],
                         canonical: forms.part(c, w),
                     }))
@@ -792,8 +792,8 @@ impl Engine {
                 None => {
                     if let Some(t) = next.next() {
                         if reveal.reveals(&f.kind) {
-                            let part =
-                                reveal.part(&f.kind, f.value.expose(), f.canonical.as_deref());
+                            let value = findings.value_of(f);
+                            let part = reveal.part(&f.kind, value.expose(), f.canonical.as_deref());
                             t.write_revealed(part.as_deref(), &mut buf);
                         } else {
                             t.write_to(&mut buf);
@@ -801,7 +801,7 @@ impl Engine {
                     }
                 }
                 Some(c) => {
-                    let value = f.value.expose().as_str();
+                    let value = *findings.value_of(f).expose();
                     let mut at = 0;
                     for r in forms.words(c) {
                         buf.push_str(&value[at..r.start]);
@@ -836,7 +836,7 @@ impl Engine {
             if f.kind != Kind::Name {
                 continue;
             }
-            let value = f.value.expose().as_str();
+            let value = *findings.value_of(f).expose();
             match composed.next_if(|c| c.slot == i) {
                 None => learned.push((value, forms.of_slot(i).unwrap_or_default())),
                 Some(c) => {
@@ -854,38 +854,22 @@ impl Engine {
         self.learn_with_forms(session, learned.iter().copied(), fresh);
         drop(learned);
         // What was minted, parallel to `tokens`: the slots, a composed name's words in its place.
-        let found: Vec<FoundValue> = if plan.is_empty() {
-            findings.slots
+        let (buf, slots) = findings.into_values();
+        let found = if plan.is_empty() {
+            slots
         } else {
             let mut found = Vec::with_capacity(tokens.len());
             let mut composed = plan.iter().peekable();
-            for (i, f) in findings.slots.into_iter().enumerate() {
+            for (i, f) in slots.into_iter().enumerate() {
                 match composed.next_if(|c| c.slot == i) {
                     None => found.push(f),
-                    Some(c) => {
-                        let Some((last, words)) = forms.words(c).split_last() else {
-                            continue;
-                        };
-                        let value = f.value.into_inner();
-                        found.extend(words.iter().map(|r| FoundValue {
-                            kind: f.kind.clone(),
-                            value: Sensitive::new(value[r.clone()].to_string()),
-                            canonical: None,
-                        }));
-                        // The last word takes the name's own buffer, cut down to it.
-                        let mut value = value;
-                        value.truncate(last.end);
-                        value.drain(..last.start);
-                        found.push(FoundValue {
-                            kind: f.kind,
-                            value: Sensitive::new(value),
-                            canonical: None,
-                        });
-                    }
+                    // Each word's text is its stretch of the name's.
+                    Some(c) => found.extend(forms.words(c).iter().map(|r| f.part(r.clone()))),
                 }
             }
             found
         };
+        let found = FoundValues::from_parts(buf, found);
         Ok(Tokenized {
             text,
             found,
@@ -1179,7 +1163,7 @@ mod tests {
         assert_eq!(t.text, "Dear [NAME_1] [NAME_2], thanks.");
         assert_eq!(t.tokens.len(), 2);
         assert_eq!(t.found.len(), 2);
-        assert_eq!(t.found[1].value.expose(), "Brackwater");
+        assert_eq!(*t.found.get(1).unwrap().value.expose(), "Brackwater");
         // In one message too: the full name beside its parts.
         let doc =
             r#"{"first_name":"Quennell","last_name":"Ostrova","full_name":"Quennell  Ostrova"}"#;
@@ -1298,8 +1282,8 @@ mod tests {
                 &w,
                 t.found
                     .iter()
-                    .filter(|f| f.kind == Kind::Name)
-                    .map(|f| f.value.expose().as_str())
+                    .filter(|f| *f.kind == Kind::Name)
+                    .map(|f| *f.value.expose())
                     .filter(|v| e.detector().is_distinctive_name(v)),
             );
             let got = block_on(e.recall_for(s));

@@ -9,7 +9,7 @@
 use std::fmt;
 
 /// A raw value (an email address, a phone number, a name ...) that must never be logged.
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Sensitive<T>(T);
 
 impl<T> Sensitive<T> {
@@ -21,6 +21,11 @@ impl<T> Sensitive<T> {
     /// The raw value. Call sites are easy to audit with a search for `expose`.
     pub fn expose(&self) -> &T {
         &self.0
+    }
+
+    /// The raw value, to change it in place (append to a buffer of values).
+    pub fn expose_mut(&mut self) -> &mut T {
+        &mut self.0
     }
 
     /// Unwraps the raw value.

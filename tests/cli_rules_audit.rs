@@ -242,7 +242,9 @@ fn write_log(path: &Path) {
         let items = [Item {
             kind: &Kind::Email,
             token: Some(&token),
-            value: Some(if i % 2 == 0 { &value } else { &other }),
+            value: Some(Sensitive::new(
+                if i % 2 == 0 { &value } else { &other }.expose().as_str(),
+            )),
             canonical: None,
         }];
         log.record(&Event {

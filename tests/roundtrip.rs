@@ -278,7 +278,7 @@ proptest! {
             let t = block_on(e.tokenize_json(&s, "prop", doc)).unwrap();
             for (found, token) in t.found.iter().zip(&t.tokens) {
                 let seen = first
-                    .entry(found.value.expose().clone())
+                    .entry(found.value.expose().to_string())
                     .or_insert_with(|| token.to_string());
                 prop_assert_eq!(seen.as_str(), token.to_string());
             }
@@ -295,7 +295,7 @@ proptest! {
             let doc = &docs[rng.below(docs.len())];
             let t = block_on(e.tokenize_json(&s, "prop", doc)).unwrap();
             for (found, token) in t.found.iter().zip(&t.tokens) {
-                prop_assert_eq!(&first[found.value.expose()], &token.to_string());
+                prop_assert_eq!(&first[*found.value.expose()], &token.to_string());
             }
         }
     }

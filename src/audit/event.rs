@@ -97,19 +97,19 @@ pub struct Item<'a> {
     /// Its token, when it has one.
     pub token: Option<&'a Token>,
     /// The raw value, only to fingerprint it; never written.
-    pub value: Option<&'a Sensitive<String>>,
+    pub value: Option<Sensitive<&'a str>>,
     /// The recognizer's canonical form (a phone's E.164), if known.
     pub canonical: Option<&'a str>,
 }
 
 impl<'a> Item<'a> {
     /// An inbound value and the token it was replaced by.
-    pub fn tokenized(found: &'a crate::walk::FoundValue, token: &'a Token) -> Item<'a> {
+    pub fn tokenized(found: crate::walk::Found<'a>, token: &'a Token) -> Item<'a> {
         Item {
-            kind: &found.kind,
+            kind: found.kind,
             token: Some(token),
-            value: Some(&found.value),
-            canonical: found.canonical.as_deref(),
+            value: Some(found.value),
+            canonical: found.canonical,
         }
     }
 
@@ -118,7 +118,7 @@ impl<'a> Item<'a> {
         Item {
             kind: &entry.token.kind,
             token: Some(&entry.token),
-            value: Some(&entry.value),
+            value: Some(Sensitive::new(entry.value.expose().as_str())),
             canonical: None,
         }
     }

@@ -36,7 +36,7 @@ fn write_events(log: &AuditLog, n: usize) {
         let items = [Item {
             kind,
             token: Some(&token),
-            value: Some(&value),
+            value: Some(Sensitive::new(value.expose().as_str())),
             canonical: None,
         }];
         let id = serde_json::json!(i);
@@ -519,12 +519,9 @@ proptest::proptest! {
 #[test]
 fn items_from_engine_types_fingerprint_alike() {
     use crate::vault::Entry;
-    use crate::walk::FoundValue;
-    let found = FoundValue {
-        kind: Kind::Email,
-        value: Sensitive::new("Erin.Items@Example.com".to_string()),
-        canonical: None,
-    };
+    use crate::walk::FoundValues;
+    let mut found = FoundValues::new();
+    found.push(Kind::Email, "Erin.Items@Example.com", None);
     let token = Token::new(Kind::Email, 1);
     let entry = Entry {
         token: token.clone(),
@@ -536,7 +533,10 @@ fn items_from_engine_types_fingerprint_alike() {
     let path = dir.path().join("a.jsonl");
     let log = AuditLog::open(&path, key(), &config(0)).unwrap();
     for (event, item) in [
-        (EventKind::Tokenized, Item::tokenized(&found, &token)),
+        (
+            EventKind::Tokenized,
+            Item::tokenized(found.get(0).unwrap(), &token),
+        ),
         (EventKind::Restored, Item::entry(&entry)),
         (EventKind::UnknownToken, Item::token_only(&token)),
     ] {

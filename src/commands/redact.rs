@@ -4,7 +4,7 @@ use futures::executor::block_on;
 use mcp_veil::engine::{EngineError, Tokenized};
 use mcp_veil::token::Token;
 use mcp_veil::vault::SessionId;
-use mcp_veil::walk::{FoundValue, WalkError};
+use mcp_veil::walk::{FoundValues, WalkError};
 use mcp_veil::{Engine, Kind};
 
 use super::format::{Format, lines_or_text, lines_with_ends, opens_json};
@@ -58,7 +58,7 @@ pub(super) fn run(settings: &Settings, args: &RedactArgs) -> Result<(), Failure>
 
 /// What a whole document's tokenization found, kept past the output for the exit to free
 /// (see `run`).
-type Leftovers = Option<(Vec<FoundValue>, Vec<Token>)>;
+type Leftovers = Option<(FoundValues, Vec<Token>)>;
 
 /// Tokenizes `input` in the format it is in (see `format.rs`).
 async fn redact(
@@ -116,7 +116,7 @@ async fn redact(
 
 /// The text of `t`, with its count of values added to `values`; its found values and tokens
 /// are given back for the caller to drop or keep.
-fn counted(t: Tokenized<'_>, values: &mut usize) -> (String, (Vec<FoundValue>, Vec<Token>)) {
+fn counted(t: Tokenized<'_>, values: &mut usize) -> (String, (FoundValues, Vec<Token>)) {
     *values += t.found.len();
     if tracing::enabled!(tracing::Level::TRACE) {
         let names: Vec<String> = t.tokens.iter().map(ToString::to_string).collect();

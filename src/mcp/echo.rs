@@ -27,7 +27,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 use crate::detect::Kind;
 use crate::token::Token;
-use crate::walk::{FoundValue, json};
+use crate::walk::{FoundValues, json};
 
 /// The shortest value guarded, in bytes.
 pub(crate) const MIN_LEN: usize = 3;
@@ -95,7 +95,7 @@ impl EchoGuard {
     pub(crate) fn kept_back(
         &self,
         text: &str,
-        found: &[FoundValue],
+        found: &FoundValues,
         tokens: &[Token],
     ) -> Option<String> {
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
@@ -104,8 +104,8 @@ impl EchoGuard {
         }
         let mut back: Vec<(String, &str)> = Vec::new();
         for (f, t) in found.iter().zip(tokens) {
-            let value = f.value.expose().as_str();
-            if f.kind == Kind::Literal && kept.contains(value) {
+            let value = *f.value.expose();
+            if *f.kind == Kind::Literal && kept.contains(value) {
                 let literal = t.to_string();
                 if !back.iter().any(|(l, _)| *l == literal) {
                     back.push((literal, value));
@@ -213,12 +213,9 @@ mod tests {
     #[test]
     fn kept_tokens_come_back_as_themselves_forged_ones_stay_literals() {
         let g = EchoGuard::default();
-        let found = |v: &str| FoundValue {
-            kind: Kind::Literal,
-            value: crate::sensitive::Sensitive::new(v.to_string()),
-            canonical: None,
-        };
-        let found = [found("[NAME_1]"), found("[NAME_9]")];
+        let mut found = FoundValues::new();
+        found.push(Kind::Literal, "[NAME_1]", None);
+        found.push(Kind::Literal, "[NAME_9]", None);
         let tokens = [Token::new(Kind::Literal, 1), Token::new(Kind::Literal, 2)];
         let text = r#"{"e":"[LITERAL_1] and [LITERAL_2]","f":"[LITERAL_1]"}"#;
         assert_eq!(g.kept_back(text, &found, &tokens), None);

@@ -60,11 +60,10 @@ use std::ops::Range;
 pub use crate::config::surfaces::{SurfaceMode, SurfacesConfig};
 use crate::detect::Kind;
 use crate::engine::{Engine, EngineError};
-use crate::sensitive::Sensitive;
 use crate::token::{self, Token};
 use crate::vault::{MintRequest, SessionId};
 use crate::walk::json::{self, Position, Segment, StrLit};
-use crate::walk::{FoundValue, WalkError};
+use crate::walk::{FoundValues, WalkError};
 
 /// One kind of server → host message the interceptor scans outside tool results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -352,7 +351,7 @@ pub(crate) struct Literalized {
     /// Each text rewritten (all of them held token-shaped text).
     pub(crate) texts: Vec<String>,
     /// Each token-shaped occurrence, as found.
-    pub(crate) found: Vec<FoundValue>,
+    pub(crate) found: FoundValues,
     /// Its `LITERAL` token, parallel to `found`.
     pub(crate) tokens: Vec<Token>,
 }
@@ -387,14 +386,10 @@ pub(crate) async fn literalize(
         });
     }
     let tokens = engine.vault().mint(session, origin, &requests).await?;
-    let found = requests
-        .iter()
-        .map(|r| FoundValue {
-            kind: Kind::Literal,
-            value: Sensitive::new(r.value.to_string()),
-            canonical: None,
-        })
-        .collect();
+    let mut found = FoundValues::new();
+    for r in &requests {
+        found.push(Kind::Literal, r.value, None);
+    }
     drop(requests);
     let mut next = tokens.iter();
     let texts = texts
@@ -507,7 +502,7 @@ mod tests {
         let out =
             futures::executor::block_on(literalize(&engine, &session, "s/x", &texts)).unwrap();
         assert_eq!(out.tokens.len(), 5);
-        assert_eq!(out.found[2].value.expose(), "[EMAIL_1]");
+        assert_eq!(*out.found.get(2).unwrap().value.expose(), "[EMAIL_1]");
         let new: Vec<Option<String>> = out.texts.into_iter().map(Some).collect();
         assert_eq!(
             rebuild(doc, &picked, &new),

@@ -721,13 +721,12 @@ mod tests {
     /// What a scan found, values included.
     fn shown(f: &Findings<FoundValue>) -> String {
         let values: Vec<_> = f
-            .slots
-            .iter()
+            .found_iter()
             .map(|s| {
                 (
                     s.kind.clone(),
-                    s.value.expose().clone(),
-                    s.canonical.clone(),
+                    s.value.expose().to_string(),
+                    s.canonical.map(std::sync::Arc::<str>::from),
                 )
             })
             .collect();

@@ -36,6 +36,7 @@
 
 mod columns;
 mod csv;
+mod found;
 pub(crate) mod json;
 mod memo;
 mod patch;
@@ -50,6 +51,7 @@ mod write;
 use std::borrow::Cow;
 use std::ops::Range;
 
+pub use found::{Found, FoundValue, FoundValues};
 pub use json::JsonError;
 pub use warm::warm_up;
 pub use write::apply;
@@ -72,17 +74,8 @@ pub struct Findings<S> {
     json: bool,
     /// One slot per occurrence, in document order.
     pub slots: Vec<S>,
-}
-
-/// A value found inbound: a slot of [`scan_json`] / [`scan_text`] findings.
-#[derive(Debug, Clone)]
-pub struct FoundValue {
-    /// Its kind.
-    pub kind: Kind,
-    /// The text as found.
-    pub value: Sensitive<String>,
-    /// The recognizer's canonical form (a phone's E.164), if any.
-    pub canonical: Option<std::sync::Arc<str>>,
+    /// The texts of [`FoundValue`] slots, one after another (`found.rs`); empty for tokens.
+    values: Sensitive<String>,
 }
 
 /// A token found outbound: a slot of [`scan_tokens_json`] / [`scan_tokens_text`] findings.
@@ -191,6 +184,7 @@ pub(crate) fn scan_json_except<'d>(
         pieces,
         json: true,
         slots: scanner.slots,
+        values: scanner.values,
     })
 }
 
@@ -229,6 +223,7 @@ pub(crate) fn scan_json_recorded<'d, 'doc>(
             pieces,
             json: true,
             slots: scanner.slots,
+            values: scanner.values,
         },
         ScanRecord { doc, memo },
     ))
@@ -307,6 +302,7 @@ pub(super) fn rescan_json_walking<'d>(
         pieces,
         json: true,
         slots: scanner.slots,
+        values: scanner.values,
     })
 }
 
@@ -331,6 +327,7 @@ pub fn scan_json_with_paths(
             pieces,
             json: true,
             slots: scanner.slots,
+            values: scanner.values,
         },
         paths,
     ))
@@ -354,6 +351,7 @@ pub fn scan_text<'d>(
         pieces,
         json: false,
         slots: scanner.slots,
+        values: scanner.values,
     }
 }
 
@@ -377,6 +375,7 @@ pub(crate) fn scan_text_recorded<'d, 'doc>(
         pieces,
         json: false,
         slots: scanner.slots,
+        values: scanner.values,
     };
     (findings, ScanRecord { doc: text, memo })
 }
@@ -404,6 +403,7 @@ pub(crate) fn rescan_text<'d>(
         pieces,
         json: false,
         slots: scanner.slots,
+        values: scanner.values,
     }
 }
 
@@ -436,6 +436,8 @@ type KeyMemos = std::collections::HashMap<Box<str>, KeyMemo, std::hash::BuildHas
 struct ValueScanner<'d> {
     detector: &'d Detector,
     slots: Vec<FoundValue>,
+    /// The texts of `slots` (`found.rs`).
+    values: Sensitive<String>,
     spans: Vec<Span>,
     keys: KeyMemos,
     /// The last key [`Self::key_facts`] answered for, and its facts.
@@ -471,6 +473,7 @@ impl<'d> ValueScanner<'d> {
         ValueScanner {
             detector,
             slots: Vec::new(),
+            values: Sensitive::default(),
             spans: Vec::with_capacity(8),
             keys: KeyMemos::default(),
             last_key: None,
@@ -516,6 +519,9 @@ impl<'d> ValueScanner<'d> {
 
     /// Forgets the slots (and their paths) from `mark` on: an embedded document that failed.
     fn truncate(&mut self, mark: usize) {
+        if let Some(first) = self.slots.get(mark) {
+            self.values.expose_mut().truncate(first.text_start());
+        }
         self.slots.truncate(mark);
         if let Some(paths) = &mut self.paths {
             paths.truncate(mark);
@@ -785,11 +791,8 @@ impl<'d> ValueScanner<'d> {
                 if let (Some(paths), Some(path)) = (&mut self.paths, path) {
                     paths.push(path);
                 }
-                self.slots.push(FoundValue {
-                    kind: Kind::Name,
-                    value: Sensitive::new(text[s..e].to_string()),
-                    canonical: None,
-                });
+                let slot = FoundValue::push(&mut self.values, Kind::Name, &text[s..e], None);
+                self.slots.push(slot);
                 pieces.push(Piece {
                     range,
                     content: Content::Spans(SpanSlots::One([(s..e, self.slots.len() - 1)])),
@@ -946,11 +949,13 @@ impl<'d> ValueScanner<'d> {
             paths.push(self.path.clone());
         }
         let slot = self.slots.len();
-        self.slots.push(FoundValue {
-            kind: span.kind,
-            value: Sensitive::new(text[span.start..span.end].to_string()),
-            canonical: span.canonical,
-        });
+        let found = FoundValue::push(
+            &mut self.values,
+            span.kind,
+            &text[span.start..span.end],
+            span.canonical,
+        );
+        self.slots.push(found);
         (span.start..span.end, slot)
     }
 }
@@ -968,6 +973,7 @@ pub fn scan_tokens_json(doc: &str) -> Result<Findings<FoundTokenAt>, WalkError> 
         pieces,
         json: true,
         slots,
+        values: Sensitive::default(),
     })
 }
 
@@ -990,6 +996,7 @@ pub fn scan_tokens_text(text: &str) -> Findings<FoundTokenAt> {
                 pieces,
                 json: false,
                 slots,
+                values: Sensitive::default(),
             };
         }
         slots.clear();
@@ -999,6 +1006,7 @@ pub fn scan_tokens_text(text: &str) -> Findings<FoundTokenAt> {
         pieces,
         json: false,
         slots,
+        values: Sensitive::default(),
     }
 }
 
@@ -1302,7 +1310,7 @@ mod tests {
         assert_eq!(inner["mobile"], "[PHONE_5]");
         // Restored, the value comes back as a string.
         let back = scan_tokens_json(&out).unwrap();
-        let values: Vec<&str> = f.slots.iter().map(|s| s.value.expose().as_str()).collect();
+        let values: Vec<&str> = f.found_iter().map(|s| *s.value.expose()).collect();
         let restored: serde_json::Value =
             serde_json::from_str(&apply(&out, &back, &values).unwrap()).unwrap();
         assert_eq!(restored["phone"], "4155550132");
@@ -1322,7 +1330,12 @@ mod tests {
         let values: Vec<_> = scanner
             .slots
             .iter()
-            .map(|s| (s.kind.clone(), s.value.expose().clone()))
+            .map(|s| {
+                (
+                    s.kind.clone(),
+                    s.read(&scanner.values).value.expose().to_string(),
+                )
+            })
             .collect();
         format!("{pieces:?} {values:?}")
     }

@@ -31,7 +31,6 @@ use super::spans::SpanSlots;
 use super::{Content, Findings, FoundValue, Piece, columns};
 use crate::detect::recall::Recall;
 use crate::detect::{Detector, FindContext, Kind, Span};
-use crate::sensitive::Sensitive;
 
 /// A site whose call now gives `spans`.
 struct Change<'m> {
@@ -228,11 +227,13 @@ fn apply_changes(findings: &mut Findings<FoundValue>, changes: Vec<Change<'_>>) 
             .into_iter()
             .map(|span| {
                 let slot = slots.len();
-                slots.push(FoundValue {
-                    kind: span.kind,
-                    value: Sensitive::new(change.text[span.start..span.end].to_string()),
-                    canonical: span.canonical,
-                });
+                // The text of the slots it replaces stays in the buffer, unread.
+                slots.push(FoundValue::push(
+                    &mut findings.values,
+                    span.kind,
+                    &change.text[span.start..span.end],
+                    span.canonical,
+                ));
                 (span.start..span.end, slot)
             })
             .collect();
@@ -313,13 +314,12 @@ mod tests {
 
     fn shown(f: &Findings<FoundValue>) -> String {
         let values: Vec<_> = f
-            .slots
-            .iter()
+            .found_iter()
             .map(|s| {
                 (
                     s.kind.clone(),
-                    s.value.expose().clone(),
-                    s.canonical.clone(),
+                    s.value.expose().to_string(),
+                    s.canonical.map(std::sync::Arc::<str>::from),
                 )
             })
             .collect();

@@ -529,11 +529,8 @@ impl ValueScanner<'_> {
         if let Some(paths) = &mut self.paths {
             paths.push(self.path.clone());
         }
-        self.slots.push(super::FoundValue {
-            kind,
-            value: crate::sensitive::Sensitive::new(value.to_string()),
-            canonical: None,
-        });
+        let slot = super::FoundValue::push(&mut self.values, kind, value, None);
+        self.slots.push(slot);
         self.slots.len() - 1
     }
 

@@ -448,10 +448,13 @@ impl Interceptor {
             if !tokenize.is_empty() {
                 let requests: Vec<MintRequest<'_>> = tokenize
                     .iter()
-                    .map(|&i| MintRequest {
-                        kind: &findings.slots[i].kind,
-                        value: findings.slots[i].value.expose(),
-                        canonical: findings.slots[i].canonical.as_deref(),
+                    .map(|&i| {
+                        let found = findings.found(i);
+                        MintRequest {
+                            kind: found.kind,
+                            value: found.value.expose(),
+                            canonical: found.canonical,
+                        }
                     })
                     .collect();
                 let origin = format!("host/{}", out.destination());
@@ -461,9 +464,8 @@ impl Interceptor {
                     .mint(&self.session, &origin, &requests)
                     .await?;
                 let mut replacements: Vec<Cow<'_, str>> = findings
-                    .slots
-                    .iter()
-                    .map(|s| Cow::Borrowed(s.value.expose().as_str()))
+                    .found_iter()
+                    .map(|s| Cow::Borrowed(*s.value.expose()))
                     .collect();
                 for (&i, token) in tokenize.iter().zip(&minted) {
                     replacements[i] = Cow::Owned(token.to_string());
@@ -606,17 +608,17 @@ impl Interceptor {
         }
         let mut minted = minted.iter();
         let items = raw_at.iter().zip(decisions).map(|(&i, d)| {
-            let found = &findings.slots[i];
+            let found = findings.found(i);
             let token = (d.action == RawAction::Tokenize)
                 .then(|| minted.next())
                 .flatten();
             (
                 d.rule.as_deref(),
                 Item {
-                    kind: &found.kind,
+                    kind: found.kind,
                     token,
-                    value: Some(&found.value),
-                    canonical: found.canonical.as_deref(),
+                    value: Some(found.value),
+                    canonical: found.canonical,
                 },
             )
         });
@@ -657,12 +659,12 @@ impl Interceptor {
         if let Some((findings, _)) = raw_scan {
             for (&i, d) in raw_at.iter().zip(raw_decisions) {
                 if d.action == RawAction::Deny {
-                    let found = &findings.slots[i];
+                    let found = findings.found(i);
                     items.push(Item {
-                        kind: &found.kind,
+                        kind: found.kind,
                         token: None,
-                        value: Some(&found.value),
-                        canonical: found.canonical.as_deref(),
+                        value: Some(found.value),
+                        canonical: found.canonical,
                     });
                 }
             }

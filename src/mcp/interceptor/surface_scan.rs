@@ -17,7 +17,7 @@ use crate::mcp::envelope::{self, Envelope};
 use crate::mcp::report::Site;
 use crate::mcp::surfaces::{self, Class, Select, Surface, SurfaceMode};
 use crate::token::Token;
-use crate::walk::FoundValue;
+use crate::walk::FoundValues;
 use crate::walk::json::Position;
 
 impl Interceptor {
@@ -88,7 +88,7 @@ impl Interceptor {
     }
 
     /// Audits what one step of a surface scan minted.
-    fn audit_minted(&self, site: &Site<'_>, found: &[FoundValue], tokens: &[Token]) {
+    fn audit_minted(&self, site: &Site<'_>, found: &FoundValues, tokens: &[Token]) {
         if tokens.is_empty() {
             return;
         }
