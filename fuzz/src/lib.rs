@@ -177,7 +177,7 @@ pub fn check_walk(data: &[u8]) {
 fn folded_collision(t: &mcp_veil::engine::Tokenized<'_>) -> bool {
     let mut first: HashMap<String, &str> = HashMap::new();
     t.found.iter().zip(&t.tokens).any(|(found, token)| {
-        let value = found.value.expose().as_str();
+        let value = *found.value.expose();
         *first.entry(token.to_string()).or_insert(value) != value
     })
 }
