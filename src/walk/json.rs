@@ -599,7 +599,8 @@ pub(crate) fn decode_noting(doc: &str, lit: StrLit) -> (String, bool) {
 ///
 /// A tool result's text block that holds a JSON document has an escape every few bytes (each
 /// quote of the document is `\"`, each line break `\n`), and the per-call cost of `memchr` and
-/// of `memcpy` would dominate such a body: plain runs are copied as [`copy_plain`] says.
+/// of `memcpy` would dominate such a body: it is read 64 bytes a step, as
+/// [`decode_body_noting`] says.
 pub(crate) fn decode_body(raw: &str) -> String {
     decode_body_noting(raw).0
 }
@@ -607,52 +608,21 @@ pub(crate) fn decode_body(raw: &str) -> String {
 /// [`decode_body`], and whether [`document_text`] reads `raw` alike: true unless it has a `\b`
 /// or `\f` escape, or a surrogate escape (paired or lone), which [`document_text`] reads as
 /// spaces where no character comes of it.
+///
+/// The body is read 64 bytes a step ([`decode_blocks`]): the block is copied whole and cut back
+/// at each escape, which is written in its place; the block's last 64 bytes or fewer come from a
+/// copy padded with zeros, so that every copy is of 64 bytes.
 pub(crate) fn decode_body_noting(raw: &str) -> (String, bool) {
     let mut alike = true;
     let r = raw.as_bytes();
-    // Decoded text is never longer than its escapes; sixteen more for `copy_plain`'s last block.
-    let mut out: Vec<u8> = Vec::with_capacity(r.len() + 16);
-    let mut i = 0;
-    loop {
-        i = copy_plain(r, i, &mut out);
-        if i >= r.len() {
-            break;
-        }
-        // Only `\u` escapes have a length to work out.
-        let raw_len = match r.get(i + 1) {
-            Some(b'u') => escape_lengths(&r[i..]).0,
-            _ => 2,
-        };
-        match r.get(i + 1) {
-            Some(b'n') => out.push(b'\n'),
-            Some(b't') => out.push(b'\t'),
-            Some(b'r') => out.push(b'\r'),
-            Some(b'b') => {
-                out.push(0x08);
-                alike = false;
-            }
-            Some(b'f') => {
-                out.push(0x0c);
-                alike = false;
-            }
-            Some(b'u') if raw_len == 12 => {
-                let hi = u32::from(hex4(&r[i + 2..i + 6]));
-                let lo = u32::from(hex4(&r[i + 8..i + 12]));
-                let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                push_char(&mut out, char::from_u32(c).unwrap_or('\u{FFFD}'));
-                alike = false;
-            }
-            Some(b'u') if raw_len == 6 => {
-                let unit = u32::from(hex4(&r[i + 2..i + 6]));
-                push_char(&mut out, char::from_u32(unit).unwrap_or('\u{FFFD}'));
-                alike &= !(0xD800..=0xDFFF).contains(&unit);
-            }
-            // `\"`, `\\`, `\/`.
-            Some(&c) if c.is_ascii() => out.push(c),
-            Some(&c) => push_char(&mut out, char::from(c)),
-            None => {}
-        }
-        i += raw_len;
+    // Decoded text is never longer than its escapes; 128 more for the window past it.
+    let mut out: Vec<u8> = Vec::with_capacity(r.len() + 128);
+    let at = decode_blocks(r, 0, r, &mut out, &mut alike);
+    if at < r.len() {
+        // Zeros are no backslash. Fewer than 129 bytes are left, and a block read from any of
+        // them has its 128.
+        let last = lanes::padded::<256>(r, at);
+        decode_blocks(&last, at, r, &mut out, &mut alike);
     }
     // Runs cut at a backslash (ASCII) and whole characters: UTF-8 throughout. Were it not, the
     // text is still scanned, not dropped.
@@ -661,10 +631,192 @@ pub(crate) fn decode_body_noting(raw: &str) -> (String, bool) {
     (text, alike)
 }
 
+/// The byte each two-byte escape stands for, by its second byte (`\"`, `\\`, `\/`, `\n`, `\t`,
+/// `\r`); zero for the rest (`\u`, `\b`, `\f`, and what is no escape), which
+/// [`decode_escape`] decodes.
+static PLAIN_ESCAPES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'n' as usize] = b'\n';
+    t[b't' as usize] = b'\t';
+    t[b'r' as usize] = b'\r';
+    t
+};
+
+/// The backslashes of `backslashes` (one 64-byte block's) that start an escape, and whether the
+/// last of them starts one whose second byte is in the next block. `escaped` is that of the block
+/// before: its first byte is the second byte of an escape. In a run of backslashes, every other
+/// one starts an escape (`\\` is one), from the first; a run's parity is found for all runs at
+/// once with one subtraction (simdjson's escape scanner): subtracting the run's starts from the
+/// odd bits carries along even-aligned runs only.
+#[inline(always)]
+fn escape_starts(backslashes: u64, escaped: bool) -> (u64, bool) {
+    const ODD: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    let potential = backslashes & !u64::from(escaped);
+    // Set at the byte after each escape and at each escape start, in every run.
+    let codes = ((potential << 1) | ODD).wrapping_sub(potential) ^ ODD;
+    let starts = codes & backslashes;
+    (starts, starts >> 63 != 0)
+}
+
+/// Decodes the body `r[at..]` (whose bytes `src` starts with) onto `out`, which holds the decoded
+/// text of `r[..at]`, a block of 64 bytes a step, for as long as `src` has 128 bytes from the
+/// block; then `out` holds the decoded text of `r` up to the position returned (where `src` ran
+/// short, or the end of `r`). `src` is `r` itself, or a copy of its last bytes padded with zeros.
+///
+/// A step appends 128 bytes to `out` as a window to write in, takes the block's escape starts
+/// from its mask of backslashes ([`escape_starts`]), and for each one copies the 64 bytes from
+/// the start of the run before it into the window (the run is shorter), moves past the run and
+/// writes the escape's byte. It copies the run after the last escape to the block's end in the
+/// same way, and cuts `out` back to what was written. An escape whose second byte is in the next
+/// block makes that block start a byte later. Only `\"`, `\\`, `\/`, `\n`, `\t` and `\r` are
+/// written this way: at any other escape (or a backslash that starts none), the window is cut
+/// back, [`decode_escape`] writes the escape and the next block starts after it.
+///
+/// A block with no escape starts a long plain run: it is copied with the run after it up to the
+/// next backslash (found with `memchr`), in one copy, and so on while the runs are a block long
+/// or longer; then the blocks go on after the escape that ends the last run.
+#[inline(always)]
+fn decode_blocks(src: &[u8], at: usize, r: &[u8], out: &mut Vec<u8>, alike: &mut bool) -> usize {
+    let end = r.len() - at;
+    // `out` holds the decoded text of `src[..s]`; `s` is `base`, or one byte after it when the
+    // block's first byte ends an escape of the block before (`escaped`).
+    let mut s = 0;
+    let mut base = 0;
+    let mut escaped = false;
+    loop {
+        if s >= end {
+            return at + s;
+        }
+        let Some(block) = src.get(base..).and_then(<[u8]>::first_chunk::<128>) else {
+            return at + s;
+        };
+        let (mut escapes, next_escaped) = escape_starts(lanes::backslashes64(block, 0), escaped);
+        if escapes == 0 {
+            // A long plain run (prose has an escape every few hundred bytes): run by run, each
+            // to the next backslash (which starts an escape), found with `memchr` and copied
+            // whole, for as long as the runs are a block long.
+            let mut from = base + 64;
+            loop {
+                let stop = match src[..end].get(from..) {
+                    Some(rest) => from + memchr::memchr(b'\\', rest).unwrap_or(rest.len()),
+                    None => end,
+                };
+                out.extend_from_slice(&src[s..stop]);
+                if stop >= end {
+                    return at + end;
+                }
+                let long = stop - s >= 64;
+                let plain = src
+                    .get(stop + 1)
+                    .map_or(0, |&c| PLAIN_ESCAPES[usize::from(c)]);
+                s = stop
+                    + if plain != 0 {
+                        out.push(plain);
+                        2
+                    } else {
+                        decode_escape(r, at + stop, out, alike)
+                    };
+                if !long || s >= end {
+                    break;
+                }
+                from = s;
+            }
+            (base, escaped) = (s, false);
+            continue;
+        }
+        let w0 = out.len();
+        out.extend_from_slice(&[0u8; 128]);
+        let window = out[w0..]
+            .first_chunk_mut::<128>()
+            .expect("128 bytes were just appended");
+        // Within the block and the window: the run from `from` goes to `o`. At an escape `p`,
+        // `o <= from <= p < 64`: the `& 63` below change no index, and spare the bounds checks.
+        let mut from = s - base;
+        let mut o = 0;
+        let mut rare = None;
+        while escapes != 0 {
+            let p = escapes.trailing_zeros() as usize;
+            escapes &= escapes - 1;
+            let (to, run) = (o & 63, from & 63);
+            window[to..to + 64].copy_from_slice(&block[run..run + 64]);
+            o += p - from;
+            let plain = PLAIN_ESCAPES[usize::from(block[p + 1])];
+            if plain == 0 {
+                rare = Some(p);
+                break;
+            }
+            window[o & 63] = plain;
+            o += 1;
+            from = p + 2;
+        }
+        if let Some(p) = rare {
+            out.truncate(w0 + o);
+            s = base + p + decode_escape(r, at + base + p, out, alike);
+            (base, escaped) = (s, false);
+            continue;
+        }
+        let stop = (end - base).min(64);
+        if from < stop {
+            window[o..o + 64].copy_from_slice(&block[from..from + 64]);
+            o += stop - from;
+            from = stop;
+        }
+        out.truncate(w0 + o);
+        s = base + from;
+        base += 64;
+        escaped = next_escaped;
+    }
+}
+
+/// Writes the text of the escape at `r[i]` onto `out` and returns its raw length: any escape,
+/// though [`decode_blocks`] asks only about `\u`, `\b`, `\f` and what is no escape.
+#[inline(never)]
+fn decode_escape(r: &[u8], i: usize, out: &mut Vec<u8>, alike: &mut bool) -> usize {
+    // Only `\u` escapes have a length to work out.
+    let raw_len = match r.get(i + 1) {
+        Some(b'u') => escape_lengths(&r[i..]).0,
+        _ => 2,
+    };
+    match r.get(i + 1) {
+        Some(b'n') => out.push(b'\n'),
+        Some(b't') => out.push(b'\t'),
+        Some(b'r') => out.push(b'\r'),
+        Some(b'b') => {
+            out.push(0x08);
+            *alike = false;
+        }
+        Some(b'f') => {
+            out.push(0x0c);
+            *alike = false;
+        }
+        Some(b'u') if raw_len == 12 => {
+            let hi = u32::from(hex4(&r[i + 2..i + 6]));
+            let lo = u32::from(hex4(&r[i + 8..i + 12]));
+            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+            push_char(out, char::from_u32(c).unwrap_or('\u{FFFD}'));
+            *alike = false;
+        }
+        Some(b'u') if raw_len == 6 => {
+            let unit = u32::from(hex4(&r[i + 2..i + 6]));
+            push_char(out, char::from_u32(unit).unwrap_or('\u{FFFD}'));
+            *alike &= !(0xD800..=0xDFFF).contains(&unit);
+        }
+        // `\"`, `\\`, `\/`.
+        Some(&c) if c.is_ascii() => out.push(c),
+        Some(&c) => push_char(out, char::from(c)),
+        None => {}
+    }
+    raw_len
+}
+
 /// `doc` (JSON) with its string escapes decoded (`\n` as a line break, `\u00e9` as `é`), for
 /// counting names: not JSON any more, and only read. Borrowed when `doc` has no escape. `\b`,
 /// `\f`, a lone surrogate and a cut escape read as spaces. Plain runs are copied as
-/// [`decode_body`] copies them: a tool result's text block has an escape every few bytes.
+/// [`copy_plain`] says: a tool result's text block has an escape every few bytes. (The text
+/// block itself is mostly not read here, but taken from its decoding: [`document_text_with`].)
 pub(crate) fn document_text(doc: &str) -> Cow<'_, str> {
     let b = doc.as_bytes();
     let Some(first) = memchr::memchr(b'\\', b) else {
@@ -758,8 +910,9 @@ fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
 }
 
 /// Where the first backslash in `r` is (`r.len()` if none): the first sixteen bytes with SSE2,
-/// then `memchr` (see [`copy_plain`]).
-#[inline]
+/// then `memchr` (see [`copy_plain`]). The old [`RawOffsets`], kept as the test oracle, found
+/// its plain runs with it.
+#[cfg(test)]
 fn find_backslash(r: &[u8]) -> usize {
     let hits = lanes::backslashes(r, 0, false);
     if hits != 0 {
@@ -794,7 +947,8 @@ fn push_char(out: &mut Vec<u8>, c: char) {
 /// an indent), where `memchr`'s set-up and a `memcpy` call cost more than the run: so the first
 /// sixteen bytes are searched with SSE2 and copied whole, the output then cut back to the
 /// backslash, and only a longer run goes to `memchr` and a bulk copy. (`out` has room for
-/// sixteen bytes past the decoded text: see [`decode_body_noting`].)
+/// sixteen bytes past the decoded text: see [`document_text`].) [`decode_body_noting`] read
+/// bodies with it before it read them 64 bytes a step.
 #[inline]
 fn copy_plain(r: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
     let mut i = from;
@@ -852,11 +1006,14 @@ pub(crate) fn encode_body_into(s: &str, out: &mut String) {
 pub(crate) struct RawOffsets<'a> {
     raw: &'a [u8],
     raw_at: usize,
-    decoded_at: usize,
-    /// The first backslash at or after `raw_at` (or the end) when it is after `raw_at`, found
-    /// once and kept: the spans of a long text block fall between its escapes, and the search
-    /// for the next one would otherwise read on to it again from every span.
-    escape_at: usize,
+    /// How many bytes shorter than `raw[..raw_at]` its decoded text is (escapes only shorten).
+    shrink: usize,
+    /// The end of the 64-byte block the last answer was in (zero for none), and the escapes of
+    /// it not yet read ([`escape_starts`], at `raw_at` or after it): the spans of a long text
+    /// block are close together, several to a block. Or, with no escapes, the end of the plain
+    /// run the last answer was in (the next backslash).
+    until: usize,
+    escapes: u64,
 }
 
 impl<'a> RawOffsets<'a> {
@@ -865,35 +1022,85 @@ impl<'a> RawOffsets<'a> {
         RawOffsets {
             raw: raw_body.as_bytes(),
             raw_at: 0,
-            decoded_at: 0,
-            escape_at: 0,
+            shrink: 0,
+            until: 0,
+            escapes: 0,
         }
     }
 
     /// The raw offset of decoded offset `target`.
+    ///
+    /// Reads on from where the last answer was, 64 bytes a step: the escapes of a step come
+    /// from its mask of backslashes ([`escape_starts`]), and what is before an escape decodes to
+    /// itself, so `target` is as many bytes after it in the raw body as the escapes before it
+    /// took away. A `\u` escape has its lengths worked out ([`escape_lengths`]), and the next
+    /// step starts after it (a surrogate pair's second escape is part of it).
+    #[inline]
     pub(crate) fn raw(&mut self, target: usize) -> usize {
-        while self.decoded_at < target && self.raw_at < self.raw.len() {
-            let r = &self.raw[self.raw_at..];
-            let (raw_len, decoded_len) = if r[0] == b'\\' {
-                // Only a `\u` escape has a length to work out: a text block's escapes are
-                // mostly `\"` and `\n`, and the call would cost more than the step.
-                match r.get(1) {
-                    Some(b'u') => escape_lengths(r),
-                    _ => (2, 1),
-                }
-            } else {
-                // A run of plain bytes decodes to itself. (Not at a backslash, `escape_at` is
-                // stale when it is not after `raw_at`.)
-                if self.escape_at <= self.raw_at {
-                    self.escape_at = self.raw_at + find_backslash(r);
-                }
-                let n = (self.escape_at - self.raw_at).min(target - self.decoded_at);
-                (n, n)
-            };
-            self.raw_at += raw_len;
-            self.decoded_at += decoded_len;
+        // Most often, on a long text block, `target` is before the next escape (the end of a span
+        // whose start was asked for last), or in the plain run the last answer was in.
+        let t = target + self.shrink;
+        let next = match self.escapes {
+            0 => self.until.min(self.raw.len()),
+            e => self.until - 64 + e.trailing_zeros() as usize,
+        };
+        if t >= self.raw_at && t <= next {
+            self.raw_at = t;
+            return t;
         }
-        self.raw_at
+        self.raw_on(target)
+    }
+
+    /// [`RawOffsets::raw`], read on past an escape or a block.
+    #[inline(never)]
+    fn raw_on(&mut self, target: usize) -> usize {
+        let (raw, len) = (self.raw, self.raw.len());
+        let mut raw_at = self.raw_at;
+        // Where `target` is in the raw body if no escape comes before it.
+        let mut t = target + self.shrink;
+        let (mut until, mut escapes) = (self.until, self.escapes);
+        'steps: while t > raw_at && raw_at < len {
+            if raw_at >= until {
+                // `raw_at` is at no escape's second byte: a block's escapes are read afresh.
+                escapes = escape_starts(lanes::backslashes64(raw, raw_at), false).0;
+                until = raw_at + 64;
+                if escapes == 0 && t > until && until < len {
+                    // A long plain run (prose has an escape every few hundred bytes): it goes
+                    // on to the next backslash, found with `memchr` and kept for the next spans.
+                    until += memchr::memchr(b'\\', &raw[until..]).unwrap_or(len - until);
+                }
+            }
+            while escapes != 0 {
+                // `escapes` is a block's, and the block ends at `until`.
+                let p = until - 64 + escapes.trailing_zeros() as usize;
+                if t <= p {
+                    raw_at = t;
+                    break 'steps;
+                }
+                escapes &= escapes - 1;
+                // Only a `\u` escape has a length to work out: a text block's escapes are
+                // mostly `\"` and `\n`.
+                if raw.get(p + 1) == Some(&b'u') {
+                    let (raw_len, decoded_len) = escape_lengths(&raw[p..]);
+                    raw_at = p + raw_len;
+                    t += raw_len - decoded_len;
+                    (until, escapes) = (0, 0);
+                    continue 'steps;
+                }
+                raw_at = p + 2;
+                t += 1;
+            }
+            // No escape in the rest of the block.
+            let end = until.min(len);
+            if t <= end {
+                raw_at = raw_at.max(t);
+                break;
+            }
+            raw_at = raw_at.max(end);
+        }
+        (self.raw_at, self.shrink) = (raw_at, t - target);
+        (self.until, self.escapes) = (until, escapes);
+        raw_at
     }
 }
 
@@ -1278,6 +1485,79 @@ mod tests {
         assert_eq!(m.raw(10), 10);
     }
 
+    /// [`RawOffsets`] before [`escape_starts`] (a plain run at a time, its end found with
+    /// [`find_backslash`] and kept), the oracle of the one read 64 bytes a step.
+    struct RawOffsetsByRuns<'a> {
+        raw: &'a [u8],
+        raw_at: usize,
+        decoded_at: usize,
+        escape_at: usize,
+    }
+
+    impl<'a> RawOffsetsByRuns<'a> {
+        fn new(raw_body: &'a str) -> Self {
+            RawOffsetsByRuns {
+                raw: raw_body.as_bytes(),
+                raw_at: 0,
+                decoded_at: 0,
+                escape_at: 0,
+            }
+        }
+
+        fn raw(&mut self, target: usize) -> usize {
+            while self.decoded_at < target && self.raw_at < self.raw.len() {
+                let r = &self.raw[self.raw_at..];
+                let (raw_len, decoded_len) = if r[0] == b'\\' {
+                    match r.get(1) {
+                        Some(b'u') => escape_lengths(r),
+                        _ => (2, 1),
+                    }
+                } else {
+                    if self.escape_at <= self.raw_at {
+                        self.escape_at = self.raw_at + find_backslash(r);
+                    }
+                    let n = (self.escape_at - self.raw_at).min(target - self.decoded_at);
+                    (n, n)
+                };
+                self.raw_at += raw_len;
+                self.decoded_at += decoded_len;
+            }
+            self.raw_at
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Asked in turn at some of the decoded text's character boundaries (each of them, or a
+        /// few far apart, the same one twice, past the end), the map answers as the old one
+        /// does; bodies of dense escapes of every kind at every alignment, and long plain runs.
+        #[test]
+        fn raw_offsets_are_the_old_ones(
+            pieces in proptest::collection::vec(proptest::sample::select(BODY_PIECES), 0..80),
+            pad in 0usize..70,
+            steps in proptest::collection::vec(
+                proptest::prop_oneof![0usize..3, 0usize..150],
+                1..120,
+            ),
+        ) {
+            let mut body = "p".repeat(pad);
+            for p in &pieces {
+                body.push_str(p);
+            }
+            let decoded = decode_body(&body);
+            let (mut new, mut old) = (RawOffsets::new(&body), RawOffsetsByRuns::new(&body));
+            let boundaries: Vec<usize> = (0..=decoded.len() + 2)
+                .filter(|&t| decoded.is_char_boundary(t) || t > decoded.len())
+                .collect();
+            let mut k = 0;
+            for step in steps {
+                k += step;
+                let Some(&t) = boundaries.get(k) else { break };
+                proptest::prop_assert_eq!(new.raw(t), old.raw(t), "{:?} at {}", body, t);
+            }
+        }
+    }
+
     #[test]
     fn raw_offsets_asked_in_turn_are_those_asked_afresh() {
         // Plain runs of every length between escapes: one map asked at each decoded offset in
@@ -1357,6 +1637,201 @@ mod tests {
             i += raw_len;
         }
         out
+    }
+
+    /// The decoder before [`decode_blocks`] (a [`copy_plain`] and a match per escape): the
+    /// oracle of the block decoder, `alike` included.
+    fn decode_body_noting_by_copy_plain(raw: &str) -> (String, bool) {
+        let mut alike = true;
+        let r = raw.as_bytes();
+        let mut out: Vec<u8> = Vec::with_capacity(r.len() + 16);
+        let mut i = 0;
+        loop {
+            i = copy_plain(r, i, &mut out);
+            if i >= r.len() {
+                break;
+            }
+            let raw_len = match r.get(i + 1) {
+                Some(b'u') => escape_lengths(&r[i..]).0,
+                _ => 2,
+            };
+            match r.get(i + 1) {
+                Some(b'n') => out.push(b'\n'),
+                Some(b't') => out.push(b'\t'),
+                Some(b'r') => out.push(b'\r'),
+                Some(b'b') => {
+                    out.push(0x08);
+                    alike = false;
+                }
+                Some(b'f') => {
+                    out.push(0x0c);
+                    alike = false;
+                }
+                Some(b'u') if raw_len == 12 => {
+                    let hi = u32::from(hex4(&r[i + 2..i + 6]));
+                    let lo = u32::from(hex4(&r[i + 8..i + 12]));
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    push_char(&mut out, char::from_u32(c).unwrap_or('\u{FFFD}'));
+                    alike = false;
+                }
+                Some(b'u') if raw_len == 6 => {
+                    let unit = u32::from(hex4(&r[i + 2..i + 6]));
+                    push_char(&mut out, char::from_u32(unit).unwrap_or('\u{FFFD}'));
+                    alike &= !(0xD800..=0xDFFF).contains(&unit);
+                }
+                Some(&c) if c.is_ascii() => out.push(c),
+                Some(&c) => push_char(&mut out, char::from(c)),
+                None => {}
+            }
+            i += raw_len;
+        }
+        let text = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        (text, alike)
+    }
+
+    /// Pieces of string bodies the lexer lets through: every escape (the common ones, `\b`,
+    /// `\f`, `\u` in both cases, pairs, lone halves of either kind, a high half before a
+    /// non-surrogate or a second high half), characters of one to four bytes, runs of backslash
+    /// escapes, and plain runs as long as a block and longer.
+    const BODY_PIECES: &[&str] = &[
+        "a",
+        "xyz ",
+        "\\\"",
+        "\\\\",
+        "\\\\\\\\",
+        "\\/",
+        "\\n",
+        "\\t",
+        "\\r",
+        "\\b",
+        "\\f",
+        "\\u00e9",
+        "\\u00E9",
+        "\\u0041",
+        "\\u0000",
+        "\\u001f",
+        "\\u20AC",
+        "\\uffff",
+        "\\uFFFD",
+        "\\ud83d\\ude00",
+        "\\uD83D\\uDE00",
+        "\\udbff\\udfff",
+        "\\ud800\\udc00",
+        "\\ud83d",
+        "\\udc00",
+        "\\uDFFF",
+        "\\ud83d\\u0041",
+        "\\ud83d\\ud83d",
+        "\\ud83d\\ude00\\udc00",
+        "\\ud83dx",
+        "\u{e9}",
+        "\u{20ac}",
+        "\u{1f600}",
+        "\u{7f}",
+        "\\\"\\n",
+        "\\n  \\\"",
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde",
+        "A plain run of more than two blocks, as prose has between its escapes: a paragraph, a \
+         sentence or two of it, goes on for a few hundred bytes before the next line break.",
+    ];
+
+    /// A body of exactly `len` bytes of [`BODY_PIECES`] (whole pieces, then ASCII to fill).
+    fn body_of_len(rng: &mut crate::testdata::Rng, len: usize) -> String {
+        let mut body = String::new();
+        loop {
+            let piece = *rng.pick(BODY_PIECES);
+            if body.len() + piece.len() > len {
+                break;
+            }
+            body.push_str(piece);
+        }
+        while body.len() < len {
+            body.push('q');
+        }
+        body
+    }
+
+    #[test]
+    fn block_decoder_is_the_old_one_at_every_length() {
+        let mut rng = crate::testdata::Rng::new(0xdec0de);
+        for len in 0..200 {
+            for _ in 0..300 {
+                let body = body_of_len(&mut rng, len);
+                assert!(
+                    lex_string(format!("\"{body}\"").as_bytes(), 0).is_ok(),
+                    "{body:?}"
+                );
+                assert_eq!(
+                    decode_body_noting(&body),
+                    decode_body_noting_by_copy_plain(&body),
+                    "{body:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn block_decoder_is_the_old_one_with_an_escape_at_every_block_position() {
+        // Each escape at every offset up to two blocks and a half, alone and followed by
+        // another, so that it starts in one block and ends in the next (or the padded last one).
+        for &esc in BODY_PIECES.iter().filter(|p| p.starts_with('\\')) {
+            for pad in 0..160 {
+                for after in ["", "b", "\\n", "\\u00e9", "xx\\\"", &"c".repeat(70)] {
+                    let body = format!("{}{esc}{after}", "a".repeat(pad));
+                    assert_eq!(
+                        decode_body_noting(&body),
+                        decode_body_noting_by_copy_plain(&body),
+                        "{body:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escape_starts_are_those_read_in_order() {
+        let mut rng = crate::testdata::Rng::new(0xe5c);
+        for round in 0..20_000 {
+            // Dense runs of backslashes, sparse ones, and all of them.
+            let density = [2, 3, 8, 64][round % 4];
+            let backslashes = (0..64).fold(0u64, |m, k| {
+                m | u64::from(rng.below(density) != 0 || density == 64 && round % 8 == 3) << k
+            });
+            for escaped in [false, true] {
+                let (mut want, mut k) = (0u64, usize::from(escaped));
+                while k < 64 {
+                    if backslashes >> k & 1 == 1 {
+                        want |= 1 << k;
+                        k += 2;
+                    } else {
+                        k += 1;
+                    }
+                }
+                let got = escape_starts(backslashes, escaped);
+                assert_eq!(got, (want, want >> 63 == 1), "{backslashes:064b} {escaped}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+        /// Dense escapes of every kind at every alignment, against the old decoder.
+        #[test]
+        fn block_decoder_is_the_old_one(
+            pieces in proptest::collection::vec(proptest::sample::select(BODY_PIECES), 0..80),
+            pad in 0usize..70,
+        ) {
+            let mut body = "p".repeat(pad);
+            for p in &pieces {
+                body.push_str(p);
+            }
+            proptest::prop_assert_eq!(
+                decode_body_noting(&body),
+                decode_body_noting_by_copy_plain(&body),
+                "{:?}", body
+            );
+        }
     }
 
     proptest::proptest! {
