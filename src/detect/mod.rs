@@ -65,8 +65,9 @@ fn names_login(label: &str) -> bool {
 ///
 /// `canonical` is the form used to decide whether two findings are the same value when it is
 /// not a plain case/whitespace fold of the text (a phone's E.164 form). The span holds no copy of
-/// the text itself, so it is safe to log.
-#[derive(Clone, PartialEq, Eq, Debug)]
+/// the text itself, and its `Debug` does not show the canonical form (a phone's E.164 form is the
+/// phone number), so it is safe to log.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Span {
     /// Byte offset of the first byte.
     pub start: usize,
@@ -76,6 +77,23 @@ pub struct Span {
     pub kind: Kind,
     /// A canonical form for equality (E.164 for phones), if the recognizer computed one.
     pub canonical: Option<std::sync::Arc<str>>,
+}
+
+impl std::fmt::Debug for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Span")
+            .field("start", &self.start)
+            .field("end", &self.end)
+            .field("kind", &self.kind)
+            .field("canonical", &redacted(self.canonical.is_some()))
+            .finish()
+    }
+}
+
+/// What `Debug` shows of a canonical form: whether there is one, never the form (a phone's
+/// E.164 form is the number).
+pub(crate) fn redacted(present: bool) -> Option<crate::sensitive::Sensitive<()>> {
+    present.then_some(crate::sensitive::Sensitive::new(()))
 }
 
 impl Span {

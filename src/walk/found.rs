@@ -11,20 +11,20 @@
 //! and the text only of the slots they want ([`Findings::value_of`]).
 //!
 //! The buffer is [`Sensitive`], and a value's text is only read as a [`Sensitive`] `&str`
-//! ([`Found::value`]), so neither the buffer nor a value's text ever prints (a canonical form
-//! shows in `Debug`, as it did in a [`crate::detect::Span`]'s).
+//! ([`Found::value`]), so neither the buffer nor a value's text ever prints; nor does a
+//! canonical form (a phone's E.164 form), which `Debug` shows only as present or not.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use super::Findings;
-use crate::detect::Kind;
+use crate::detect::{Kind, redacted};
 use crate::sensitive::Sensitive;
 
 /// A value found inbound: a slot of [`super::scan_json`] / [`super::scan_text`] findings. Its
 /// text is in the buffer of the findings (read it with [`Findings::found`]) or of the
 /// [`FoundValues`] it was handed on in.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FoundValue {
     /// Its kind.
     pub kind: Kind,
@@ -89,7 +89,7 @@ impl FoundValue {
 }
 
 /// A found value, read: its kind, its text and its canonical form.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Found<'a> {
     /// Its kind.
     pub kind: &'a Kind,
@@ -166,5 +166,52 @@ impl Findings<FoundValue> {
     /// Its slots, and the buffer their texts are in.
     pub(crate) fn into_values(self) -> (Sensitive<String>, Vec<FoundValue>) {
         (self.values, self.slots)
+    }
+}
+
+impl std::fmt::Debug for FoundValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FoundValue")
+            .field("kind", &self.kind)
+            .field("text", &self.text)
+            .field("canonical", &redacted(self.canonical.is_some()))
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for Found<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Found")
+            .field("kind", self.kind)
+            .field("value", &self.value)
+            .field("canonical", &redacted(self.canonical.is_some()))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::Span;
+
+    #[test]
+    fn debug_shows_no_value_and_no_canonical_form() {
+        let e164: Arc<str> = Arc::from("+14155550132");
+        let mut found = FoundValues::new();
+        found.push(Kind::Phone, "(415) 555-0132", Some(e164.clone()));
+        let span = Span {
+            canonical: Some(e164),
+            ..Span::new(0, 14, Kind::Phone)
+        };
+        let shown = [
+            format!("{found:?}"),
+            format!("{:?}", found.get(0)),
+            format!("{:?}", found.slots),
+            format!("{span:?}"),
+        ];
+        for s in shown {
+            assert!(!s.contains("555"), "{s}");
+            assert!(s.contains("canonical: Some("), "{s}");
+        }
     }
 }
