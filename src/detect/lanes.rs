@@ -76,10 +76,33 @@ pub(crate) struct Credential {
 }
 
 /// [`Credential`] of the sixteen bytes of `b` from `i`, zero bytes past its end (which are in
-/// no class).
-#[inline(always)]
-pub(crate) fn credential(b: &[u8], i: usize) -> Credential {
+/// no class): the oracle of [`credential64`]'s blocks.
+#[cfg(test)]
+fn credential(b: &[u8], i: usize) -> Credential {
     credential_of(sixteen(b, i))
+}
+
+/// [`Credential`] of the 64 bytes of `b` from `i` as two masks, word bytes and anchors (bit
+/// `k`: byte `i + k`), zero bytes past its end. Whole 64-byte blocks are classified without a
+/// bounds test per sixteen bytes; only the last, short one is copied ([`padded`]).
+#[inline(always)]
+pub(crate) fn credential64(b: &[u8], i: usize) -> (u64, u64) {
+    let all = |block: &[u8]| {
+        let (mut word, mut anchors) = (0u64, 0u64);
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            let c = credential_of(w);
+            word |= u64::from(c.word) << (16 * k);
+            anchors |= u64::from(c.anchors) << (16 * k);
+        }
+        (word, anchors)
+    };
+    match b.get(i..i.saturating_add(64)) {
+        Some(block) => all(block),
+        None if i >= b.len() => (0, 0),
+        None => all(&padded::<64>(b, i)),
+    }
 }
 
 /// The first two bytes of every birth cue (`ids/dob.rs`), each `| 0x20` (ASCII case folded;
@@ -1005,6 +1028,16 @@ mod tests {
             assert_eq!(swar::idle_of(bytes), idle_bytewise(bytes), "at {i}");
             assert_eq!(swar::classes_of(bytes), bytewise(bytes), "at {i}");
             assert_eq!(credential(&text, i), credential_bytewise(bytes), "at {i}");
+            let want = (0..4).fold((0u64, 0u64), |(word, anchors), k| {
+                let mut w = [0u8; 16];
+                w.copy_from_slice(&block[16 * k..16 * k + 16]);
+                let part = credential_bytewise(w);
+                (
+                    word | u64::from(part.word) << (16 * k),
+                    anchors | u64::from(part.anchors) << (16 * k),
+                )
+            });
+            assert_eq!(credential64(&text, i), want, "at {i}");
             assert_eq!(
                 swar::credential_of(bytes),
                 credential_bytewise(bytes),

@@ -16,7 +16,7 @@
 //!
 //! - a `-`, `.` or `=` right after the word (the first byte of a prefix or tail that is not a
 //!   word byte: `sk-`, `SG.`, `hvs.`, a base64url tail, a JWT's dots), or
-//! - else a word of at least `Windows::long` bytes (the credential is that whole word: a
+//! - else a word of at least `LONG` bytes (the credential is that whole word: a
 //!   prefix of word bytes and its tail, which is not glued to a word byte after it);
 //!
 //! and for the patterns that may start anywhere (`AccountKey=`, `SharedAccessKey=`,
@@ -74,6 +74,30 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// The shortest credential of a rule that must start a word and whose prefix is all word
+/// bytes: its prefix and shortest tail (at least 15, see the module docs). A constant, so that
+/// [`runs_from`]'s shifts in [`Windows::find`] are fixed at compile time (worked out from a
+/// field, its loop and `u128` shifts by a variable cost a tenth of the pass).
+const LONG: usize = {
+    let mut long = usize::MAX;
+    let mut i = 0;
+    while i < RULES.len() {
+        let rule = &RULES[i];
+        let p = rule.prefix.as_bytes();
+        let mut all_word = !p.is_empty();
+        let mut k = 0;
+        while k < p.len() {
+            all_word &= p[k].is_ascii_alphanumeric() || p[k] == b'_';
+            k += 1;
+        }
+        if all_word && !matches!(rule.check, Check::TailOnly) && p.len() + rule.min < long {
+            long = p.len() + rule.min;
+        }
+        i += 1;
+    }
+    long
+};
+
 /// The patterns that must start a word, by first byte, and the finders of the others.
 #[derive(Debug)]
 pub(super) struct Windows {
@@ -84,9 +108,6 @@ pub(super) struct Windows {
     anchored: [Vec<(&'static [u8], usize)>; 3],
     /// Finders of the other patterns that may start anywhere.
     anywhere: Vec<memmem::Finder<'static>>,
-    /// The shortest credential of a rule whose prefix is all word bytes: prefix and shortest
-    /// tail (at least 15, see the module docs).
-    long: usize,
     /// The first two bytes of the word-starting patterns, and the [`trigram`]s of their first
     /// three ([`Windows::pattern_at`] turns most words away with these, without comparing).
     heads: Box<Heads>,
@@ -135,7 +156,6 @@ impl Windows {
                 None => anywhere.push(memmem::Finder::new(p)),
             }
         };
-        let mut long = usize::MAX;
         let starts_anywhere = |p: &str| !p.as_bytes().first().copied().is_some_and(is_word);
         for rule in RULES {
             if rule.check == Check::TailOnly || starts_anywhere(rule.prefix) {
@@ -143,9 +163,6 @@ impl Windows {
                 continue;
             }
             by_first[usize::from(rule.prefix.as_bytes()[0])].push(rule.prefix.as_bytes());
-            if rule.prefix.bytes().all(is_word) {
-                long = long.min(rule.prefix.len() + rule.min);
-            }
         }
         for p in extra {
             if starts_anywhere(p) {
@@ -172,7 +189,6 @@ impl Windows {
             by_first,
             anchored,
             anywhere,
-            long,
             heads,
         }
     }
@@ -211,7 +227,7 @@ impl Windows {
     ///
     /// The text is read 64 bytes at a time as two masks, its word bytes and its anchors
     /// ([`lanes::credential`]), and the seeds come out of bit arithmetic on them: the words of
-    /// [`Windows::long`] bytes or more are the word starts with that many word bytes from them
+    /// [`LONG`] bytes or more are the word starts with that many word bytes from them
     /// ([`runs_from`], over this block and the next), and the start of the word before an
     /// anchor is the bit after the last non-word byte below it (this block and the last).
     /// Only the few starts that the masks select are read as bytes. A scan that stops at each
@@ -221,24 +237,23 @@ impl Windows {
         out.clear();
         // Each seed (where a pattern may start) is pushed as its window at once.
         let mut seed = |s: usize| out.push(window(b, s));
-        // `long` is at most 64 but for a rule not yet written: then the masks select the
+        // `LONG` is at most 64 but for a rule not yet written: then the masks select the
         // words of 64 bytes or more, and each is measured.
-        let reach = self.long.min(64);
+        const REACH: usize = if LONG < 64 { LONG } else { 64 };
         let mut last_word = 0u64;
-        let mut this = masks(b, 0);
+        let mut this = lanes::credential64(b, 0);
         let mut i = 0;
         while i < b.len() {
-            let next = masks(b, i + 64);
+            let next = lanes::credential64(b, i + 64);
             let (word, anchors) = this;
             // Long words: their starts (no word byte before) with `reach` word bytes on.
             let starts = word & !(word << 1 | last_word >> 63);
             let both = u128::from(word) | u128::from(next.0) << 64;
-            let mut long = starts & runs_from(both, reach) as u64;
+            let mut long = starts & runs_from(both, REACH) as u64;
             while long != 0 {
                 let s = i + long.trailing_zeros() as usize;
                 long &= long - 1;
-                if (reach == self.long || word_end(b, s) - s >= self.long) && self.pattern_at(b, s)
-                {
+                if (REACH == LONG || word_end(b, s) - s >= LONG) && self.pattern_at(b, s) {
                     seed(s);
                 }
             }
@@ -289,7 +304,7 @@ impl Windows {
                 s -= 1;
             }
             let e = word_end(b, i + 8);
-            if e - s >= self.long && self.pattern_at(b, s) {
+            if e - s >= LONG && self.pattern_at(b, s) {
                 seed(s);
             }
             i = (e + 1).next_multiple_of(8).max(i + 8);
@@ -301,7 +316,7 @@ impl Windows {
                 continue;
             }
             let mut s = r - 1;
-            while s > 0 && is_word(b[s - 1]) && r - s < self.long {
+            while s > 0 && is_word(b[s - 1]) && r - s < LONG {
                 s -= 1;
             }
             if (s == 0 || !is_word(b[s - 1])) && self.pattern_at(b, s) {
@@ -344,31 +359,6 @@ impl Windows {
         out.sort_unstable();
         out.dedup();
     }
-}
-
-/// The word bytes and the anchors of the 64 bytes of `b` from `i` (none past its end), one bit
-/// per byte.
-#[inline(always)]
-fn masks(b: &[u8], i: usize) -> (u64, u64) {
-    match b.get(i..i.saturating_add(64)) {
-        Some(block) => masks_of(block),
-        None if i >= b.len() => (0, 0),
-        // The last block (most strings of a JSON document are this block alone): its bytes
-        // copied once, with zeros after them (in no class).
-        None => masks_of(&lanes::padded::<64>(b, i)),
-    }
-}
-
-/// [`masks`] of 64 bytes.
-#[inline(always)]
-fn masks_of(block: &[u8]) -> (u64, u64) {
-    let (mut word, mut anchors) = (0u64, 0u64);
-    for k in 0..4 {
-        let c = lanes::credential(block, 16 * k);
-        word |= u64::from(c.word) << (16 * k);
-        anchors |= u64::from(c.anchors) << (16 * k);
-    }
-    (word, anchors)
 }
 
 /// The bits `p` of `x` with `n` set bits from `p` on (`n` from 1 to 64): `x` and-ed with
@@ -586,7 +576,15 @@ mod tests {
             }
         }
         let w = Windows::new(&super::super::EXTRA);
-        assert!(w.long >= 15, "{}", w.long);
+        assert!(LONG >= 15, "{LONG}");
+        // `LONG` is the shortest credential of the word-starting rules whose prefix is all
+        // word bytes, worked out here as `Windows::new` sorts the rules.
+        let long = RULES
+            .iter()
+            .filter(|r| r.check != Check::TailOnly && r.prefix.bytes().all(is_word))
+            .map(|r| r.prefix.len() + r.min)
+            .min();
+        assert_eq!(long, Some(LONG));
         // `pattern_at` reads the first two bytes of every word-starting pattern.
         assert!(w.by_first.iter().flatten().all(|p| p.len() >= 2));
     }
