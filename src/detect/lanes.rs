@@ -105,6 +105,33 @@ pub(crate) fn credential64(b: &[u8], i: usize) -> (u64, u64) {
     }
 }
 
+/// Bit `k` set when byte `i + k` of `b` is `byte`, for the 64 bytes from `i` (none past the
+/// end of `b`; `byte` is not 0, the padding). For a walk over a text's few bytes of one kind,
+/// where `memchr`'s set-up per call costs more than the search between them.
+#[inline(always)]
+pub(crate) fn eq64(b: &[u8], i: usize, byte: u8) -> u64 {
+    sixty_four(b, i, |w| eq_of(w, byte))
+}
+
+/// Bit `k` set when byte `k` of `bytes` is `byte`, with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn eq_of(bytes: [u8; 16], byte: u8) -> u32 {
+    use safe_arch::{cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
+    let x = load_unaligned_m128i(&bytes);
+    move_mask_i8_m128i(cmp_eq_mask_i8_m128i(x, sse::splat(byte))) as u32 & 0xFFFF
+}
+
+/// Bit `k` set when byte `k` of `bytes` is `byte`, a byte at a time.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn eq_of(bytes: [u8; 16], byte: u8) -> u32 {
+    bytes
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &c)| m | u32::from(c == byte) << k)
+}
+
 /// The first two bytes of every birth cue (`ids/dob.rs`), each `| 0x20` (ASCII case folded;
 /// `é`'s first byte `0xC3` becomes `0xE3`).
 pub(crate) const BIRTH_CUE_PAIRS: [(u8, u8); 9] = [
@@ -1038,6 +1065,11 @@ mod tests {
                 )
             });
             assert_eq!(credential64(&text, i), want, "at {i}");
+            let colons = block
+                .iter()
+                .enumerate()
+                .fold(0u64, |m, (k, &c)| m | u64::from(c == b':') << k);
+            assert_eq!(eq64(&text, i, b':'), colons, "at {i}");
             assert_eq!(
                 swar::credential_of(bytes),
                 credential_bytewise(bytes),
