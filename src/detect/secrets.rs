@@ -406,7 +406,10 @@ fn may_end_secret_key(b: &[u8], sep: usize) -> bool {
 /// the pass over every separator, as most are turned away by its first test.
 #[inline(always)]
 fn pair_at(text: &str, sep: usize) -> Option<(usize, usize)> {
-    if !may_end_secret_key(text.as_bytes(), sep) {
+    let b = text.as_bytes();
+    // `::`, `==`, `=>`, `:=` first: one byte turns away what the key's test would read back for
+    // (`Result::Ok`, every `::` of code); `pair_reading_key` turns them away too.
+    if matches!(b.get(sep + 1), Some(b'=' | b':' | b'>')) || !may_end_secret_key(b, sep) {
         return None;
     }
     pair_reading_key(text, sep)
