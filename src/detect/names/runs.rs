@@ -91,6 +91,71 @@ pub(super) fn single_needs_title(t: &Tok) -> bool {
         })
 }
 
+/// Whether the bytes around the word `b[start..end]` (not empty) make it code, a mention, a
+/// hashtag, part of a path, an e-mail address or a number: [`Scan::push_word`] then ends the
+/// run and adds no word. `last` is the run's last word (a dot right after an initial joins,
+/// "J.R."). Apart so that the idle scan's shortcut for such words (`idle::code_either_side`)
+/// is tested against it.
+#[inline(always)]
+pub(super) fn code_context(b: &[u8], start: usize, end: usize, last: Option<&Tok>) -> bool {
+    let mut before = if start > 0 { b[start - 1] } else { b' ' };
+    // Markdown wraps a phrase in `[...]`, `` `...` `` or `_..._` ("[Maria Garcia](mailto:..)"):
+    // there the mark is no code, it opens the phrase like a space.
+    if matches!(before, b'[' | b'`' | b'_') && wrapped_phrase(b, start - 1) {
+        before = b' ';
+    }
+    // A chat tool's mention of a display name ("@Maria Garcia can you check"): `@`, a
+    // capitalised word, a space and another capitalised word. A handle has no space
+    // ("@maria_garcia", "@MariaGarcia").
+    if before == b'@' && display_name_mention(b, start, end) {
+        before = b' ';
+    }
+    // A URL-encoded space between two words of a name (`?name=Maria%20Garcia`).
+    if before == b'0' && start >= 3 && &b[start - 3..start] == b"%20" {
+        before = b' ';
+    }
+    let after = b.get(end).copied().unwrap_or(b' ');
+    let after2 = b.get(end + 1).copied().unwrap_or(b' ');
+    let joined_by_dot = before == b'.'
+        && start >= 2
+        && b[start - 2].is_ascii_alphanumeric()
+        && !last.is_some_and(|t| t.shape == Shape::Initial && t.end == start);
+    matches!(
+        before,
+        b'@' | b'#'
+            | b'_'
+            | b'/'
+            | b'\\'
+            | b'$'
+            | b'='
+            | b'{'
+            | b'['
+            | b'|'
+            | b'`'
+            | b'~'
+            | b'^'
+            | b'+'
+            | b'%'
+            | b'&'
+    ) || before.is_ascii_digit()
+        || joined_by_dot
+        || matches!(after, b'@' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+')
+        // An identifier goes on after `_`; Markdown's `_Omar Haddad_` ends there.
+        || (after == b'_' && (is_wordish(after2) || after2 == b'_'))
+        // A type goes on after `<` ("List<Person>"); an HTML tag ends the word like a
+        // space (`<td>Maria Garcia</td>`, `Maria Garcia<br>`: an HTML mail body).
+        || (after == b'<' && !html_tag_at(b, end))
+        // A path goes on after `\`; an escape in logged or double-encoded text
+        // (`\"Mary Jones\"`, `Mary\'s`, `Mary\nThanks`) ends the word like its character.
+        || (after == b'\\' && !is_escape_letter(Some(after2)))
+        || after.is_ascii_digit()
+        || (after == b'.'
+            && after2.is_ascii_alphanumeric()
+            && end - start > 1
+            && !document_extension_at(b, end))
+        || (after == b':' && after2 == b':')
+}
+
 impl Scan<'_, '_> {
     /// Whether the lower-case word at `start..end` is a particle inside a run ("van", "del").
     pub(super) fn is_particle_here(&self, start: usize, end: usize) -> bool {
@@ -142,69 +207,11 @@ impl Scan<'_, '_> {
         let text = self.text;
         let b = text.as_bytes();
         // Code, mentions, hashtags, paths, e-mail addresses, numbers.
-        let mut before = if start > 0 { b[start - 1] } else { b' ' };
-        // Markdown wraps a phrase in `[...]`, `` `...` `` or `_..._` ("[Maria Garcia](mailto:..)"):
-        // there the mark is no code, it opens the phrase like a space.
-        if matches!(before, b'[' | b'`' | b'_') && wrapped_phrase(b, start - 1) {
-            before = b' ';
-        }
-        // A chat tool's mention of a display name ("@Maria Garcia can you check"): `@`, a
-        // capitalised word, a space and another capitalised word. A handle has no space
-        // ("@maria_garcia", "@MariaGarcia").
-        if before == b'@' && display_name_mention(b, start, end) {
-            before = b' ';
-        }
-        // A URL-encoded space between two words of a name (`?name=Maria%20Garcia`).
-        if before == b'0' && start >= 3 && &b[start - 3..start] == b"%20" {
-            before = b' ';
-        }
-        let after = b.get(end).copied().unwrap_or(b' ');
-        let after2 = b.get(end + 1).copied().unwrap_or(b' ');
-        let joined_by_dot = before == b'.'
-            && start >= 2
-            && b[start - 2].is_ascii_alphanumeric()
-            && !self
-                .run
-                .last()
-                .is_some_and(|t| t.shape == Shape::Initial && t.end == start);
-        if matches!(
-            before,
-            b'@' | b'#'
-                | b'_'
-                | b'/'
-                | b'\\'
-                | b'$'
-                | b'='
-                | b'{'
-                | b'['
-                | b'|'
-                | b'`'
-                | b'~'
-                | b'^'
-                | b'+'
-                | b'%'
-                | b'&'
-        ) || before.is_ascii_digit()
-            || joined_by_dot
-            || matches!(after, b'@' | b'(' | b'/' | b'=' | b'[' | b'{' | b'>' | b'+')
-            // An identifier goes on after `_`; Markdown's `_Omar Haddad_` ends there.
-            || (after == b'_' && (is_wordish(after2) || after2 == b'_'))
-            // A type goes on after `<` ("List<Person>"); an HTML tag ends the word like a
-            // space (`<td>Maria Garcia</td>`, `Maria Garcia<br>`: an HTML mail body).
-            || (after == b'<' && !html_tag_at(b, end))
-            // A path goes on after `\`; an escape in logged or double-encoded text
-            // (`\"Mary Jones\"`, `Mary\'s`, `Mary\nThanks`) ends the word like its character.
-            || (after == b'\\' && !is_escape_letter(Some(after2)))
-            || after.is_ascii_digit()
-            || (after == b'.'
-                && after2.is_ascii_alphanumeric()
-                && end - start > 1
-                && !document_extension_at(b, end))
-            || (after == b':' && after2 == b':')
-        {
+        if code_context(b, start, end, self.run.last()) {
             self.flush();
             return None;
         }
+        let after = b.get(end).copied().unwrap_or(b' ');
         let shape = if plain {
             shape_of_letters(b, start, end)
         } else {

@@ -534,6 +534,10 @@ mod tests {
             "<br>",
             "[",
             "]",
+            "::",
+            "<",
+            "7",
+            "=",
         ];
         let f = NameFinder::new(&[], &[]);
         // The rules alone: no learned judge to rescue a run.
