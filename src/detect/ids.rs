@@ -271,15 +271,12 @@ impl IdRecognizer {
             }
             let groups = Groups::of(cand);
             let before = &b[start.saturating_sub(48)..start];
-            // A candidate near the start of its text (a JSON value: a phone number with `+`
-            // or nothing before it) has few bytes before it, cheaper to read for a cue than
-            // the checksums of the kinds that need one; further on they are read only when a
-            // kind takes the candidate (below).
-            let near_start = start < 48;
-            if near_start
-                && keyed.is_none_or(|k| fit & kind_bit(k) == 0)
-                && self.pair_kinds(before) & fit == 0
-            {
+            // The kinds that fit and a cue word before the candidate may vouch for: most
+            // candidates have none (the word starts of the bytes before open no cue of theirs,
+            // [`IdRecognizer::pair_kinds`]), and are then asked of each kind without a cue,
+            // its grouping before its checksum, so the kinds that need a cue refuse at once.
+            let may_be_cued = self.pair_kinds(before) & fit;
+            if keyed.is_none_or(|k| fit & kind_bit(k) == 0) && may_be_cued == 0 {
                 // No cue can vouch for any kind that fits: the key names none of them and the
                 // bytes before hold no cue word. Below, a kind is then chosen only on its
                 // format alone, the first that takes the candidate so; and a kind that takes
@@ -315,7 +312,7 @@ impl IdRecognizer {
             }
             // The cue words are looked for only when one may vouch for a kind that takes the
             // candidate: `cued_kinds` is read only at the bits of `open`.
-            let cued_kinds = if self.pair_kinds(before) & open != 0 {
+            let cued_kinds = if may_be_cued & open != 0 {
                 self.cued_kinds(before)
             } else {
                 0
