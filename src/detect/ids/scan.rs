@@ -98,7 +98,11 @@ impl Iterator for Candidates<'_> {
     ///   before its first digit. `/` opens no shape.
     ///
     /// The starts tried are the ones [`match_at`] would take, in order; the others at `t` are
-    /// starts it refuses, so `pos` moves past them as before.
+    /// starts it refuses, so `pos` moves past them as before. At a digit the word that holds
+    /// it is read first (its end is where `pos` goes when nothing matches): most words are
+    /// followed by no byte a match could go on with ([`may_cross`]: `(2029)`, `latency_ms=1417 `,
+    /// a UUID's first group), and then the match is the whole word or none ([`whole_word`]),
+    /// which needs no walk through the shapes.
     fn next(&mut self) -> Option<(usize, usize)> {
         let b = self.b;
         loop {
@@ -115,18 +119,36 @@ impl Iterator for Candidates<'_> {
                 {
                     return Some((t - 3, e));
                 }
+                // The trigger's word: its start `w` (at most six bytes back) and end `q`, and
+                // the classes all its bytes share.
+                let mut shared = CLASS[usize::from(c)];
                 let mut w = t;
-                while w > self.pos && t - w < 6 && word(b[w - 1]) {
+                while w > self.pos && t - w < 6 {
+                    let k = CLASS[usize::from(b[w - 1])];
+                    if k & WORD == 0 {
+                        break;
+                    }
+                    shared &= k;
                     w -= 1;
                 }
-                if let Some(e) = self.try_start(w) {
-                    return Some((w, e));
-                }
-                // No start inside the rest of the trigger's word.
                 let mut q = t + 1;
-                while q < b.len() && word(b[q]) {
+                while let Some(&d) = b.get(q) {
+                    let k = CLASS[usize::from(d)];
+                    if k & WORD == 0 {
+                        break;
+                    }
+                    shared &= k;
                     q += 1;
                 }
+                if may_cross(b, w, q, shared) {
+                    if let Some(e) = self.try_start(w) {
+                        return Some((w, e));
+                    }
+                } else if shared & ALNUM != 0 && starts_word(b, w) && whole_word(b, w, t, q) {
+                    self.pos = q;
+                    return Some((w, q));
+                }
+                // No start inside the rest of the trigger's word.
                 self.pos = q;
             } else {
                 // The group before a MAC's first separator is hex (and holds no digit, which
@@ -170,6 +192,40 @@ impl Candidates<'_> {
         self.pos = e;
         Some(e)
     }
+}
+
+/// Whether a match of [`CANDIDATES`] at `w` may go past the end `q` of its word (the word
+/// bytes `w..q`, which all are in the classes `shared`): only a MAC's first group (one or two
+/// hex digits before `:`, two before `-`, four before `.`) or a digit group of one to six
+/// digits before `\x20` `.` `/` `-` and a digit can be followed by more of the match. Every
+/// other shape is word bytes to its end, which `\b` puts at `q`. (Conservative is enough:
+/// a word that may cross is given to [`match_at`].)
+#[inline]
+fn may_cross(b: &[u8], w: usize, q: usize, shared: u8) -> bool {
+    let (Some(&sep), Some(&next)) = (b.get(q), b.get(q + 1)) else {
+        return false;
+    };
+    let len = q - w;
+    let digit_group = len <= 6 && shared & DIGIT != 0 && is(next, DIGIT);
+    let mac_group = |n: usize| len <= n && shared & HEX != 0 && is(next, HEX);
+    match sep {
+        b':' => mac_group(2),
+        b'-' => digit_group || len == 2 && mac_group(2),
+        b'.' => digit_group || len == 4 && mac_group(4),
+        b' ' | b'/' => digit_group,
+        _ => false,
+    }
+}
+
+/// Whether [`match_at`] takes the whole word `w..q`, whose first digit is `t` (the bytes
+/// before it letters, at most six), when no match at `w` can go past `q` ([`may_cross`]) and
+/// the word is letters and digits: so it is a shape of letters and digits alone, `bc1` and
+/// 11 to 71 more, or up to six letters, a digit and 3 to 61 more (`0x` and 40 hex digits is
+/// one of those).
+#[inline]
+fn whole_word(b: &[u8], w: usize, t: usize, q: usize) -> bool {
+    (4..=62).contains(&(q - t))
+        || matches!(b.get(w..w + 3), Some(b"bc1" | b"BC1")) && (14..=74).contains(&(q - w))
 }
 
 /// Byte classes ([`CLASS`] bits).
@@ -507,6 +563,17 @@ mod tests {
             b"529.982.247-25".to_vec(),
             b"11.222.333/0001-81".to_vec(),
             b"12/34-ab_".to_vec(),
+            // Words a match may or may not go past ([`may_cross`]).
+            b"1234:5".to_vec(),
+            b"12-ab-cd-ef-01-23".to_vec(),
+            b"ab-12-cd".to_vec(),
+            b"abcd.12".to_vec(),
+            b"a1cd.1234.5678".to_vec(),
+            b"1.a".to_vec(),
+            b"123456 7".to_vec(),
+            b"1234567 8".to_vec(),
+            b"x1y2z3/4".to_vec(),
+            b"ab1_234".to_vec(),
         ];
         for len in [10, 11, 12, 39, 40, 41, 60, 61, 62, 63, 70, 71, 72] {
             let run: Vec<u8> = (0..len).map(|i| b"a1B2c3"[i % 6]).collect();
