@@ -30,7 +30,7 @@ use super::memo::{RecalledCursor, ScanMemo, Site};
 use super::spans::SpanSlots;
 use super::{Content, Findings, FoundValue, Piece, columns};
 use crate::detect::recall::Recall;
-use crate::detect::{Detector, FindContext, Kind, Span};
+use crate::detect::{Detector, FindContext, Kind, Span, overlap};
 
 /// A site whose call now gives `spans`.
 struct Change<'m> {
@@ -154,16 +154,27 @@ fn changes<'m>(
                 None => recall.find(call.text, &mut found),
             }
         }
-        if found.is_empty() && !first_recalled {
-            // The recorded result was the candidates resolved, as now.
-            continue;
-        }
-        // Room for the recalled spans too: `finish_recalling_found` appends them. (One list
-        // for the calls that give what they gave; a change takes it with it.)
+        // Room for the recalled spans too: they are appended. (One list for the calls that
+        // give what they gave; a change takes it with it.)
         spans.clear();
-        spans.reserve(call.candidates.len() + found.len());
-        spans.extend_from_slice(call.candidates);
-        detector.finish_recalling_found(call.text, &cx, &call.facts, Some(&found), &mut spans);
+        if first_recalled {
+            spans.reserve(call.candidates.len() + found.len());
+            spans.extend_from_slice(call.candidates);
+            detector.finish_recalling_found(call.text, &cx, &call.facts, Some(&found), &mut spans);
+        } else {
+            // The recorded result was the candidates resolved, as now.
+            if found.is_empty() {
+                continue;
+            }
+            detector.extend_all_recalled(call.text, &mut found);
+            if adds_nothing(&found, call.finals) {
+                continue;
+            }
+            spans.reserve(call.candidates.len() + found.len());
+            spans.extend_from_slice(call.candidates);
+            spans.extend_from_slice(&found);
+            overlap::resolve(&mut spans);
+        }
         if spans == call.finals {
             continue;
         }
@@ -190,6 +201,21 @@ fn changes<'m>(
         });
     }
     Some(changes)
+}
+
+/// Whether resolving a call's candidates with `recalled` (session recall's names in its text,
+/// grown as [`Detector::extend_all_recalled`] grows them) gives `finals`, the candidates
+/// resolved without them, because each recalled span is one of `finals` exactly: the common
+/// case of a second scan, whose recall holds the names the first scan found, found again where
+/// they were.
+///
+/// Such a span changes nothing in [`overlap::resolve`]: it has the start, length and kind of a
+/// winner among the candidates, so it ranks with that winner and, added after the candidates,
+/// comes after it in both of the resolution's stable sorts. Every candidate is then decided
+/// as before (a recalled span is never kept: its twin is kept before it is reached), and the
+/// span is dropped. (`resolve_unchanged_by_winners_twins` in the tests checks this.)
+fn adds_nothing(recalled: &[Span], finals: &[Span]) -> bool {
+    recalled.iter().all(|r| finals.contains(r))
 }
 
 /// Replaces each changed site's slots and piece in `findings`, renumbering the other slots;
@@ -311,6 +337,40 @@ fn renumber(content: &mut Content, moved: &impl Fn(usize) -> usize) {
 mod tests {
     use super::*;
     use crate::walk::{rescan_json_walking, scan_json_except, scan_json_recorded};
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+        /// [`adds_nothing`]'s premise: candidates resolved with twins of some of their winners
+        /// appended resolve to what they resolve to alone. Dense overlapping candidates of
+        /// kinds of every rank, some with a canonical form, in clusters small and large.
+        #[test]
+        fn resolve_unchanged_by_winners_twins(
+            raw in proptest::collection::vec((0usize..60, 1usize..9, 0usize..5), 0..48),
+            picks in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..8),
+        ) {
+            let kinds = [Kind::Name, Kind::Email, Kind::Phone, Kind::Id(crate::kind::IdKind::ALL[0]), Kind::Secret];
+            let candidates: Vec<Span> = raw
+                .iter()
+                .map(|&(start, len, k)| Span {
+                    start,
+                    end: start + len,
+                    kind: kinds[k].clone(),
+                    canonical: (k == 2).then(|| std::sync::Arc::from(format!("{start}").as_str())),
+                })
+                .collect();
+            let mut finals = candidates.clone();
+            overlap::resolve(&mut finals);
+            if !finals.is_empty() {
+                let twins: Vec<Span> =
+                    picks.iter().map(|i| finals[i.index(finals.len())].clone()).collect();
+                proptest::prop_assert!(adds_nothing(&twins, &finals));
+                let mut with = candidates;
+                with.extend(twins);
+                overlap::resolve(&mut with);
+                proptest::prop_assert_eq!(with, finals);
+            }
+        }
+    }
 
     fn shown(f: &Findings<FoundValue>) -> String {
         let values: Vec<_> = f
