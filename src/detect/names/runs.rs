@@ -362,13 +362,17 @@ impl Scan<'_, '_> {
             && !possessive
             && let Some(resume) = self.closed_after(&t)
         {
-            // A word `flush` keeps is judged at once: the run would end with it anyway, and
-            // the scan need not read the next word again (as `flush` would, it drops the
-            // run of a word it would drop).
-            if !self.drops(std::slice::from_ref(&t)) {
-                self.judge_run(std::slice::from_ref(&t));
+            if self.drops(std::slice::from_ref(&t)) {
+                return Some(resume);
             }
-            return Some(resume);
+            // A word `flush` keeps is judged at once: the run would end with it anyway, and
+            // the scan need not read the next word again. Not in a field or lower-case text,
+            // where a lower-case word after the gap may still be a candidate because of the
+            // run's last word (`lower_candidate`), and then ends the run itself.
+            if !self.field && !self.lower_text {
+                self.judge_run(std::slice::from_ref(&t));
+                return Some(resume);
+            }
         }
         if alone && possessive && self.drops(std::slice::from_ref(&t)) {
             return None;
