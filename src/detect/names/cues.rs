@@ -94,12 +94,53 @@ impl Scan<'_, '_> {
     /// start there, without searching the text for the word again.
     pub(super) fn prev_word_at(&self, at: usize) -> (Option<(usize, &str)>, bool) {
         let text = self.text;
+        let b = &text.as_bytes()[..at];
+        // Byte by byte, whole characters only: spaces and no-break spaces (`C2 A0`), one
+        // `,` `:` `-` `(` `"` or `“` (`E2 80 9C`), then spaces (as the character scan of
+        // `prev_word_at_chars` trims them).
+        let mut k = at;
+        loop {
+            if k >= 1 && b[k - 1] == b' ' {
+                k -= 1;
+            } else if k >= 2 && b[k - 2] == 0xc2 && b[k - 1] == 0xa0 {
+                k -= 2;
+            } else {
+                break;
+            }
+        }
+        if k >= 1 && matches!(b[k - 1], b',' | b':' | b'-' | b'(' | b'"') {
+            k -= 1;
+        } else if k >= 3 && b[k - 3..k] == [0xe2, 0x80, 0x9c] {
+            k -= 3;
+        }
+        while k >= 1 && b[k - 1] == b' ' {
+            k -= 1;
+        }
+        let head_p = &text[..k];
+        let last = match b[..k].last() {
+            None => None,
+            Some(&c) if c < 0x80 => Some(char::from(c)),
+            Some(_) => head_p.chars().next_back(),
+        };
+        Self::prev_word_of(head_p, last)
+    }
+
+    /// [`Self::prev_word_at`] by characters: the oracle of its byte scan.
+    #[cfg(test)]
+    pub(super) fn prev_word_at_chars(&self, at: usize) -> (Option<(usize, &str)>, bool) {
+        let text = self.text;
         let head = text[..at].trim_end_matches([' ', '\u{a0}']);
         let head_p = head
             .strip_suffix([',', ':', '-', '(', '"', '“'])
             .unwrap_or(head)
             .trim_end_matches(' ');
-        match head_p.chars().next_back() {
+        Self::prev_word_of(head_p, head_p.chars().next_back())
+    }
+
+    /// The word that ends `head_p` (the text before a run, trimmed), whose last character is
+    /// `last`, and whether a sentence boundary comes first (see [`Self::prev_word_at`]).
+    fn prev_word_of(head_p: &str, last: Option<char>) -> (Option<(usize, &str)>, bool) {
+        match last {
             None => (None, true),
             Some(c) if !c.is_alphabetic() => (
                 None,
@@ -155,7 +196,12 @@ impl Scan<'_, '_> {
 
     /// The word right after `at`, skipping spaces and one `,`.
     pub(super) fn next_word(&self, at: usize) -> Option<&str> {
-        let rest = self.text[at..].trim_start_matches([' ', ',']);
+        // (Spaces and commas are ASCII: trimmed byte by byte.)
+        let skip = self.text.as_bytes()[at..]
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b',')
+            .count();
+        let rest = &self.text[at + skip..];
         // ASCII letters eight bytes at a time; the char scan only from a non-ASCII byte.
         let mut end = ascii_letters_end(rest.as_bytes(), 0);
         if rest.as_bytes().get(end).is_some_and(|&c| c >= 0x80) {
@@ -195,6 +241,10 @@ impl Scan<'_, '_> {
     /// Whether `rest` (the text after a run) goes on with "and I" or "& I": the run is a person.
     pub(super) fn and_i(rest: &str) -> bool {
         let rest = rest.trim_start_matches(' ');
+        // Most runs go on with another word: its first byte tells.
+        if !matches!(rest.as_bytes().first(), Some(b'a' | b'&')) {
+            return false;
+        }
         let rest = rest
             .strip_prefix("and ")
             .or_else(|| rest.strip_prefix("&amp; "))
@@ -264,8 +314,40 @@ mod tests {
         let f = NameFinder::new(&[], &[]);
         let ev = Evidence::default();
         let pieces = [
-            "to", "in", "and", "me", "is", "went", "Good", "morning", "don't", "l'", "Müller", " ",
-            " ", "  ", "\u{a0}", ",", ":", "-", "(", "\"", "“", ".", "!", "\n", "42", "x",
+            "to",
+            "in",
+            "and",
+            "me",
+            "is",
+            "went",
+            "Good",
+            "morning",
+            "don't",
+            "l'",
+            "Müller",
+            " ",
+            " ",
+            "  ",
+            "\u{a0}",
+            ",",
+            ":",
+            "-",
+            "(",
+            "\"",
+            "“",
+            ".",
+            "!",
+            "\n",
+            "42",
+            "x",
+            "”",
+            "\u{2000}",
+            "é",
+            "\u{a0}\u{a0}",
+            ", ",
+            "\t",
+            "’",
+            "\u{c2}",
         ];
         let mut x = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
@@ -284,6 +366,12 @@ mod tests {
             let scan = Scan::new(&f, &text, &ev, false, false, &mut out, None);
             for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
                 let (word, boundary) = scan.prev_word_at(at);
+                // The byte scan finds what the character scan found.
+                assert_eq!(
+                    scan.prev_word_at_chars(at),
+                    (word, boundary),
+                    "{text:?} at {at}"
+                );
                 assert_eq!(scan.prev_word(at), (word.map(|(_, w)| w), boundary));
                 if let Some((pos, w)) = word {
                     assert_eq!(text[..at].rfind(w), Some(pos), "{text:?} at {at}");

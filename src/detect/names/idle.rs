@@ -58,6 +58,7 @@ pub(super) static GREETING_STOPS: IdleStops = {
 
 /// Whether `b` (lower-case ASCII bytes of a short word) is a greeting or thanks that may precede
 /// a lower-case name ("hi megan", "thanks omar").
+#[inline]
 pub(super) fn is_lower_greeting(b: &[u8]) -> bool {
     matches!(
         b,

@@ -264,12 +264,14 @@ impl Scan<'_, '_> {
         {
             let word = self.word(&toks[0]);
             let tail = &text[run_end..];
-            if lexicon::PHRASE_TAILS.iter().any(|(head, rest)| {
-                word.eq_ignore_ascii_case(head)
-                    && tail
-                        .get(..rest.len())
-                        .is_some_and(|t| t.eq_ignore_ascii_case(rest))
-            }) {
+            if phrase_head_may_be(word.as_bytes())
+                && lexicon::PHRASE_TAILS.iter().any(|(head, rest)| {
+                    word.eq_ignore_ascii_case(head)
+                        && tail
+                            .get(..rest.len())
+                            .is_some_and(|t| t.eq_ignore_ascii_case(rest))
+                })
+            {
                 return false;
             }
         }
@@ -306,17 +308,18 @@ impl Scan<'_, '_> {
         // Street addresses: a number right before or after the run (looked for only when the
         // cue is weak enough for it to matter).
         if cue < Cue::Strong {
-            let num_before = text[..toks[0].start]
-                .trim_end_matches([' ', ','])
-                .bytes()
-                .next_back()
-                .is_some_and(|c| c.is_ascii_digit());
+            // (Spaces and commas are ASCII: skipped byte by byte.)
+            let b = text.as_bytes();
+            let num_before = b[..toks[0].start]
+                .iter()
+                .rev()
+                .find(|&&c| c != b' ' && c != b',')
+                .is_some_and(u8::is_ascii_digit);
             let num_after = || {
-                text[toks[toks.len() - 1].end..]
-                    .trim_start_matches([' ', ','])
-                    .bytes()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_digit())
+                b[toks[toks.len() - 1].end..]
+                    .iter()
+                    .find(|&&c| c != b' ' && c != b',')
+                    .is_some_and(u8::is_ascii_digit)
                     || self.corner_of_streets(toks[toks.len() - 1].end)
             };
             if num_before || num_after() || self.in_address_block(toks) {
@@ -346,7 +349,11 @@ impl Scan<'_, '_> {
         };
         // "Where are you, Summer?": a clear given name addressed at the end of a sentence.
         if toks.len() == 1
-            && text[..run_start].trim_end_matches(' ').ends_with(',')
+            && text.as_bytes()[..run_start]
+                .iter()
+                .rev()
+                .find(|&&c| c != b' ')
+                .is_some_and(|&c| c == b',')
             && rest
                 .trim_start_matches(' ')
                 .bytes()
@@ -727,6 +734,25 @@ impl Scan<'_, '_> {
     }
 }
 
+/// Whether `word` has the length and first letter (`& 31` folds an ASCII letter's case) of
+/// some head of [`lexicon::PHRASE_TAILS`]: when not, it is none of them up to ASCII case, and
+/// `judge` skips the list (most single words).
+fn phrase_head_may_be(word: &[u8]) -> bool {
+    const KEYS: (u64, u32) = {
+        let (mut lens, mut firsts) = (0u64, 0u32);
+        let mut i = 0;
+        while i < lexicon::PHRASE_TAILS.len() {
+            let h = lexicon::PHRASE_TAILS[i].0.as_bytes();
+            lens |= 1 << if h.len() < 63 { h.len() } else { 63 };
+            firsts |= 1 << (h[0] & 31);
+            i += 1;
+        }
+        (lens, firsts)
+    };
+    KEYS.0 & (1 << word.len().min(63)) != 0
+        && word.first().is_some_and(|&c| KEYS.1 & (1 << (c & 31)) != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::detect::names::tests::names;
@@ -737,5 +763,18 @@ mod tests {
         assert_eq!(names("Senator Maria Ortiz spoke."), vec!["Maria Ortiz"]);
         assert!(names("Back to Lake Charles tonight.").is_empty());
         assert!(names("Kenya was super fun to visit!").is_empty());
+    }
+
+    #[test]
+    fn phrase_head_filter_keeps_every_head() {
+        use super::phrase_head_may_be;
+        use crate::detect::names::lexicon::PHRASE_TAILS;
+        for (head, _) in PHRASE_TAILS {
+            assert!(phrase_head_may_be(head.as_bytes()), "{head}");
+            assert!(phrase_head_may_be(head.to_uppercase().as_bytes()), "{head}");
+            assert!(phrase_head_may_be(b"Ruby"));
+        }
+        assert!(!phrase_head_may_be(b"Tree") && !phrase_head_may_be(b""));
+        assert!(names("I love Ruby on Rails.").is_empty());
     }
 }

@@ -106,9 +106,13 @@ impl Scan<'_, '_> {
         let start = toks[0].start;
         let end = toks[toks.len() - 1].end;
         let head = &text[..start];
-        // The run must end its line (the cheapest test, and most runs do not: first).
-        let tail = text[end..].trim_start_matches([' ', ',', '.']);
-        if !(tail.is_empty() || tail.starts_with('\n') || tail.starts_with('\r')) {
+        // The run must end its line (the cheapest test, and most runs do not: first; the
+        // bytes skipped are ASCII, so byte by byte).
+        if !text.as_bytes()[end..]
+            .iter()
+            .find(|&&c| !matches!(c, b' ' | b',' | b'.'))
+            .is_none_or(|&c| c == b'\n' || c == b'\r')
+        {
             return false;
         }
         // Only the current line matters, and the line must be short: look back a little.

@@ -67,6 +67,7 @@ pub(super) fn may_be_particle(word: &[u8]) -> bool {
 /// Whether a lower-case word right after `prev` may join its run as a surname written in lower
 /// case ("Kylie minogue"): `prev` is a clear given name (the first test of
 /// [`Scan::lower_surname`]).
+#[inline]
 pub(super) fn given_before_lower_surname(prev: &Tok) -> bool {
     prev.shape == Shape::Title
         && !prev.possessive
@@ -98,6 +99,46 @@ pub(super) fn single_needs_title(t: &Tok) -> bool {
 /// is tested against it.
 #[inline(always)]
 pub(super) fn code_context(b: &[u8], start: usize, end: usize, last: Option<&Tok>) -> bool {
+    // Most words sit between a space and a space or a punctuation mark: two table loads
+    // answer for them, without the tests below.
+    let before = if start > 0 { b[start - 1] } else { b' ' };
+    let after = b.get(end).copied().unwrap_or(b' ');
+    if QUIET[usize::from(before)] & QUIET_BEFORE != 0
+        && QUIET[usize::from(after)] & QUIET_AFTER != 0
+    {
+        return false;
+    }
+    code_context_full(b, start, end, last)
+}
+
+/// Bits of [`QUIET`]: a byte right before a word, or right after it, that none of the tests
+/// of [`code_context_full`] takes as code or looks past (no `.`, `:`, `_`, `<`, `\`, `[`,
+/// `@` or digit).
+const QUIET_BEFORE: u8 = 1;
+const QUIET_AFTER: u8 = 2;
+
+/// For each byte, whether it is quiet right before a word ([`QUIET_BEFORE`]) or right after
+/// it ([`QUIET_AFTER`]): with a quiet byte on each side, [`code_context_full`] is false.
+static QUIET: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let before = b" \n\r\t(\"',;:!?)*-";
+    let after = b" \n\r\t\"',;!?)*-";
+    let mut k = 0;
+    while k < before.len() {
+        t[before[k] as usize] |= QUIET_BEFORE;
+        k += 1;
+    }
+    k = 0;
+    while k < after.len() {
+        t[after[k] as usize] |= QUIET_AFTER;
+        k += 1;
+    }
+    t
+};
+
+/// [`code_context`] without its shortcut for quiet bytes on both sides (and its oracle).
+#[inline(always)]
+pub(super) fn code_context_full(b: &[u8], start: usize, end: usize, last: Option<&Tok>) -> bool {
     let mut before = if start > 0 { b[start - 1] } else { b' ' };
     // Markdown wraps a phrase in `[...]`, `` `...` `` or `_..._` ("[Maria Garcia](mailto:..)"):
     // there the mark is no code, it opens the phrase like a space.
@@ -320,9 +361,18 @@ impl Scan<'_, '_> {
         if alone
             && !possessive
             && let Some(resume) = self.closed_after(&t)
-            && self.drops(std::slice::from_ref(&t))
         {
-            return Some(resume);
+            if self.drops(std::slice::from_ref(&t)) {
+                return Some(resume);
+            }
+            // A word `flush` keeps is judged at once: the run would end with it anyway, and
+            // the scan need not read the next word again. Not in a field or lower-case text,
+            // where a lower-case word after the gap may still be a candidate because of the
+            // run's last word (`lower_candidate`), and then ends the run itself.
+            if !self.field && !self.lower_text {
+                self.judge_run(std::slice::from_ref(&t));
+                return Some(resume);
+            }
         }
         if alone && possessive && self.drops(std::slice::from_ref(&t)) {
             return None;
@@ -454,6 +504,74 @@ mod tests {
             }
         }
         assert!(!may_be_particle(b"was") && !may_be_particle(b"it") && !may_be_particle(b"the"));
+    }
+
+    #[test]
+    fn quiet_bytes_are_never_code() {
+        // Every pair of quiet bytes around a word, with every byte after the second and a
+        // run's last word an initial or none: the full test finds no code there, so the
+        // shortcut of `code_context` changes nothing. Also at the text's start and end.
+        let initial = Tok {
+            start: 0,
+            end: 1,
+            shape: Shape::Initial,
+            particle: false,
+            comma_before: false,
+            possessive: false,
+            entry: None,
+            flags: 0,
+        };
+        let mut checked = 0;
+        for before in 0..=255u8 {
+            if QUIET[usize::from(before)] & QUIET_BEFORE == 0 {
+                continue;
+            }
+            for after in 0..=255u8 {
+                if QUIET[usize::from(after)] & QUIET_AFTER == 0 {
+                    continue;
+                }
+                for after2 in 0..=255u8 {
+                    for lead in [b'a', b'.', b'0', b' ', b'@', b'%'] {
+                        let b = [lead, before, b'W', b'o', b'r', b'd', after, after2, b'x'];
+                        for last in [None, Some(&initial)] {
+                            assert!(!code_context_full(&b, 2, 6, last), "{b:?}");
+                            assert!(!code_context(&b, 2, 6, last));
+                        }
+                        checked += 1;
+                    }
+                }
+                assert!(!code_context_full(b"Word", 0, 4, None));
+                assert!(!code_context_full(&[before, b'W', b'o'], 1, 3, None));
+                assert!(!code_context_full(&[b'W', b'o', after], 0, 2, None));
+            }
+        }
+        assert!(checked > 50_000, "{checked}");
+        // Random bytes around random words: the same answer with and without the shortcut.
+        let bytes = b" \n\t.,;:!?()[]{}<>@#_/\\$=|`~^+%&'\"-*0123456789aZ";
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let mut b: Vec<u8> = (0..(next() % 6))
+                .map(|_| bytes[(next() >> 33) as usize % bytes.len()])
+                .collect();
+            let start = b.len();
+            b.extend_from_slice(&b"Maria"[..1 + (next() % 5) as usize]);
+            let end = b.len();
+            b.extend((0..(next() % 6)).map(|_| bytes[(next() >> 33) as usize % bytes.len()]));
+            for last in [None, Some(&initial)] {
+                assert_eq!(
+                    code_context(&b, start, end, last),
+                    code_context_full(&b, start, end, last),
+                    "{:?}",
+                    String::from_utf8_lossy(&b)
+                );
+            }
+        }
     }
 
     /// A five-byte word of `shape` with gazetteer `entry` and lexicon `flags`.
