@@ -63,7 +63,7 @@ pub struct Recall {
     bytes: String,
     /// One per pattern in `bytes`, chained per first word (or pair) longest first.
     patterns: Vec<Pattern>,
-    /// The first pattern of each first ASCII word, by [`word_hash`].
+    /// The first pattern of each first ASCII word, by its hash ([`ascii_word`]).
     words: Heads,
     /// The first pattern of each pair of leading bytes of a name that does not start with an
     /// ASCII letter or digit, by [`pair_key`].
@@ -96,13 +96,6 @@ struct Pattern {
     /// these (compared before the whole pattern is).
     tail: u64,
     tail_mask: u64,
-}
-
-/// The length of the ASCII word (letters and digits) at the start of `b`.
-fn word_len(b: &[u8]) -> usize {
-    b.iter()
-        .position(|c| !c.is_ascii_alphanumeric())
-        .unwrap_or(b.len())
 }
 
 /// Eight bytes of `b` from `i` ([`load`]), each or-ed with `0x20` (so ASCII letters compare
@@ -190,15 +183,23 @@ fn pair_hash(a: u8, b: u8) -> u64 {
     (pair_key(a, b) as u64 + 1).wrapping_mul(CHUNK_MUL)
 }
 
-/// Which table chains a pattern or a text position, and its key there: the hash of its first
-/// ASCII word when it starts with an ASCII letter or digit, else of its first two bytes.
-fn chain_key(b: &[u8]) -> Option<(bool, u64)> {
+/// Which table chains a pattern, and its key there: the hash of its first ASCII word when it
+/// starts with an ASCII letter or digit, else of its first two bytes. Also the length of that
+/// first word (zero for a pair), where the pattern's [`Pattern::tail`] begins.
+fn chain_key(b: &[u8]) -> Option<ChainKey> {
     match b {
-        [a, ..] if a.is_ascii_alphanumeric() => Some((true, word_hash(b))),
-        [a, c, ..] => Some((false, pair_hash(*a, *c))),
+        [a, ..] if a.is_ascii_alphanumeric() => {
+            let (end, h) = ascii_word(b, 0);
+            Some((true, h, end))
+        }
+        [a, c, ..] => Some((false, pair_hash(*a, *c), 0)),
         _ => None,
     }
 }
+
+/// A pattern's table (true: the words), its key there and the length of its first word
+/// ([`chain_key`]).
+type ChainKey = (bool, u64, usize);
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = ONES * 0x80;
@@ -334,11 +335,6 @@ fn ascii_word(b: &[u8], mut i: usize) -> (usize, u64) {
     }
 }
 
-/// The hash of the ASCII letters and digits at the start of `bytes`, folded to lower case.
-fn word_hash(bytes: &[u8]) -> u64 {
-    ascii_word(bytes, 0).1
-}
-
 impl Recall {
     fn new() -> Recall {
         Recall {
@@ -366,49 +362,72 @@ impl Recall {
     /// Learns `name` (a recall form: lower case, single spaces, two characters or more), in
     /// place; false when it is known already.
     fn insert(&mut self, name: &str) -> bool {
-        let Some((word, h)) = chain_key(name.as_bytes()) else {
+        let Some(key) = chain_key(name.as_bytes()) else {
             return false;
         };
-        let table = if word { &self.words } else { &self.pairs };
-        let mut at = table.get(h).unwrap_or(NONE);
-        while at != NONE {
-            if self.patterns[at as usize].name && self.pattern(at) == name.as_bytes() {
-                return false;
-            }
-            at = self.patterns[at as usize].next;
-        }
+        // One walk down the chain (longest first) both looks for the name among the patterns
+        // as long as it and finds where it goes: after the last of them.
+        let Some(after) = self.place(key, name.as_bytes(), true) else {
+            return false;
+        };
         self.names += 1;
-        self.add(name, true);
+        self.add(name, true, key, after);
         // Matching folds ASCII case only; a name with other cased letters ("józef wąs") gets
         // its upper-case and title-case forms as patterns of their own.
         if !name.is_ascii() {
             let upper = name.to_uppercase();
             let title = title_case(name);
             if upper != name {
-                self.add(&upper, false);
+                self.add_form(&upper);
             }
             if title != name && title != upper {
-                self.add(&title, false);
+                self.add_form(&title);
             }
         }
         true
     }
 
-    /// Adds one pattern to its chain (after the patterns at least as long) and to the filters.
-    fn add(&mut self, form: &str, name: bool) {
+    /// Where a pattern of `b` goes in the chain of `key` ([`chain_key`]): after the last
+    /// pattern at least as long ([`NONE`]: at the head). `None` when `name` is set and a name
+    /// (not a case form) with the same bytes is on the chain; the chain is longest first, so
+    /// such a name lies among the patterns the walk passes.
+    fn place(&self, (word, h, _): ChainKey, b: &[u8], name: bool) -> Option<u32> {
+        let table = if word { &self.words } else { &self.pairs };
+        let mut at = table.get(h).unwrap_or(NONE);
+        let mut after = NONE;
+        while let Some(p) = self.patterns.get(at as usize)
+            && p.len as usize >= b.len()
+        {
+            if name && p.name && p.len as usize == b.len() && self.pattern(at) == b {
+                return None;
+            }
+            after = at;
+            at = p.next;
+        }
+        Some(after)
+    }
+
+    /// Adds an extra case form of a name ([`Recall::insert`]).
+    fn add_form(&mut self, form: &str) {
+        let Some(key) = chain_key(form.as_bytes()) else {
+            return;
+        };
+        if let Some(after) = self.place(key, form.as_bytes(), false) {
+            self.add(form, false, key, after);
+        }
+    }
+
+    /// Adds one pattern to the chain of `key` after pattern `after` ([`Recall::place`]), and
+    /// to the filters.
+    fn add(&mut self, form: &str, name: bool, (word, h, skip): ChainKey, after: u32) {
         let b = form.as_bytes();
-        let (Some((word, h)), Ok(start), Ok(len), Ok(index)) = (
-            chain_key(b),
+        let (Ok(start), Ok(len), Ok(index)) = (
             u32::try_from(self.bytes.len()),
             u32::try_from(b.len()),
             u32::try_from(self.patterns.len()),
         ) else {
             return;
         };
-        let head = if word { &self.words } else { &self.pairs }
-            .get(h)
-            .unwrap_or(NONE);
-        let skip = if word { word_len(b) } else { 0 };
         let tail_len = (b.len() - skip).min(8);
         let tail_mask = if tail_len == 8 {
             u64::MAX
@@ -418,26 +437,22 @@ impl Recall {
         let mut pattern = Pattern {
             start,
             len,
-            next: head,
+            next: NONE,
             name,
             tail: folded_at(b, skip) & tail_mask,
             tail_mask,
         };
-        if head != NONE && self.patterns[head as usize].len >= len {
-            let mut at = head;
-            loop {
-                let next = self.patterns[at as usize].next;
-                if next == NONE || self.patterns[next as usize].len < len {
-                    break;
-                }
-                at = next;
-            }
-            pattern.next = self.patterns[at as usize].next;
-            self.patterns[at as usize].next = index;
-        } else if word {
-            self.words.set(h, index);
+        if let Some(prev) = self.patterns.get_mut(after as usize) {
+            pattern.next = prev.next;
+            prev.next = index;
         } else {
-            self.pairs.set(h, index);
+            let table = if word {
+                &mut self.words
+            } else {
+                &mut self.pairs
+            };
+            pattern.next = table.get(h).unwrap_or(NONE);
+            table.set(h, index);
         }
         self.patterns.push(pattern);
         self.bytes.push_str(form);
@@ -611,6 +626,9 @@ impl Recall {
                 }
             };
             match resume {
+                // A name that ends the text ends the search (a found value counted is most
+                // often one name, to its end): no step is classified after it.
+                Some(end) if end >= b.len() => return,
                 // Go on after the name (no word byte follows it).
                 Some(end) => {
                     i = end;
@@ -697,22 +715,37 @@ impl Recall {
         while at != NONE {
             let p = &self.patterns[at as usize];
             if tail & p.tail_mask == p.tail
-                && let pattern = self.pattern(at)
-                && rest
-                    .get(..pattern.len())
-                    .is_some_and(|t| t.eq_ignore_ascii_case(pattern))
+                && let n = p.len as usize
+                && let Some(pattern) = self.bytes.as_bytes().get(p.start as usize..)
+                && same_ignoring_ascii_case(rest, pattern, n)
             {
-                return stands(text, start, start + pattern.len());
+                return stands(text, start, start + n);
             }
-            at = self.patterns[at as usize].next;
+            at = p.next;
         }
         None
     }
 }
 
 /// `end` when `text[start..end]` stands as whole words (no word character joins it on either
-/// side).
+/// side). An ASCII neighbour (or none) is read as a byte: it joins when it is a letter or a
+/// digit (no ASCII character is CJK); only a non-ASCII one is decoded ([`stands_by_chars`]).
+#[inline(always)]
 fn stands(text: &str, start: usize, end: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let before = start.checked_sub(1).and_then(|k| b.get(k)).copied();
+    let after = b.get(end).copied();
+    if before.is_none_or(|c| c.is_ascii()) && after.is_none_or(|c| c.is_ascii()) {
+        let joined = before.is_some_and(|c| c.is_ascii_alphanumeric())
+            || after.is_some_and(|c| c.is_ascii_alphanumeric());
+        return (!joined).then_some(end);
+    }
+    stands_by_chars(text, start, end)
+}
+
+/// [`stands`], decoding the characters on either side.
+#[inline(never)]
+fn stands_by_chars(text: &str, start: usize, end: usize) -> Option<usize> {
     let joined_before = text[..start]
         .chars()
         .next_back()
@@ -724,6 +757,44 @@ fn stands(text: &str, start: usize, end: usize) -> Option<usize> {
     (!joined_before && !joined_after).then_some(end)
 }
 
+/// Whether the first `n` bytes of `a` and `b` are equal but for ASCII case
+/// ([`<[u8]>::eq_ignore_ascii_case`]; false when either is shorter), eight bytes at a time (the
+/// last eight overlapping the ones before): a name's comparison, where the standard library's
+/// went byte by byte (it takes sixteen at a time only from sixteen bytes, and most names are
+/// shorter). Under eight, the eight bytes from the start are read (zero past the end of either,
+/// [`load`]) and the first `n` compared.
+#[inline(always)]
+fn same_ignoring_ascii_case(a: &[u8], b: &[u8], n: usize) -> bool {
+    if a.len() < n || b.len() < n {
+        return false;
+    }
+    if n < 8 {
+        let keep = (1u64 << (n * 8)) - 1;
+        return lower_lanes(load(a, 0)) & keep == lower_lanes(load(b, 0)) & keep;
+    }
+    let mut k = 0;
+    while k + 8 < n {
+        if lower_lanes(load(a, k)) != lower_lanes(load(b, k)) {
+            return false;
+        }
+        k += 8;
+    }
+    lower_lanes(load(a, n - 8)) == lower_lanes(load(b, n - 8))
+}
+
+/// The bytes of `v`, ASCII upper-case letters in lower case (each byte's
+/// [`u8::to_ascii_lowercase`]).
+#[inline(always)]
+fn lower_lanes(v: u64) -> u64 {
+    // Per byte, on its low seven bits (no carry leaves a byte): the high bit of `at_a` is set
+    // from `A` on, of `past_z` from the byte after `Z` on; bytes from 0x80 are no letters.
+    let low = v & !HIGH;
+    let at_a = low.wrapping_add(ONES * (0x80 - 0x41));
+    let past_z = low.wrapping_add(ONES * (0x80 - 0x5B));
+    let upper = at_a & !past_z & !v & HIGH;
+    v | (upper >> 2)
+}
+
 /// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
 /// except between characters of scripts written without spaces (CJK), where any boundary is one.
 fn joins(neighbour: char, edge: Option<char>) -> bool {
@@ -732,8 +803,34 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
 }
 
 /// Appends `value` normalised for recall to `out`: trimmed, inner whitespace runs made one
-/// space, lower case.
+/// space, lower case. ASCII text without a vertical tab (what [`super::words`] splits byte by
+/// byte) is done in one pass over its bytes, where splitting, joining and folding the case took
+/// three; any other text goes the general way ([`push_recall_form_by_words`]).
 fn push_recall_form(value: &str, out: &mut String) {
+    let start = out.len();
+    out.reserve(value.len());
+    let mut gap = false;
+    for &c in value.as_bytes() {
+        if !c.is_ascii() || c == 0x0b {
+            out.truncate(start);
+            push_recall_form_by_words(value, out);
+            return;
+        }
+        if c.is_ascii_whitespace() {
+            gap = true;
+        } else {
+            if gap && out.len() > start {
+                out.push(' ');
+            }
+            gap = false;
+            out.push(char::from(c.to_ascii_lowercase()));
+        }
+    }
+}
+
+/// [`push_recall_form`] of any text: its words ([`super::words`]) joined by single spaces, then
+/// in lower case.
+fn push_recall_form_by_words(value: &str, out: &mut String) {
     let start = out.len();
     for word in super::words(value) {
         if out.len() > start {
@@ -1251,7 +1348,9 @@ mod tests {
     fn found_by_automaton<'t>(matcher: &AhoCorasick, text: &'t str) -> Vec<&'t str> {
         found_at_word_starts(text, |i| {
             let input = Input::new(text).span(i..text.len()).anchored(Anchored::Yes);
-            matcher.find(input).and_then(|m| stands(text, i, m.end()))
+            matcher
+                .find(input)
+                .and_then(|m| stands_by_chars(text, i, m.end()))
         })
     }
 
@@ -1412,5 +1511,351 @@ mod tests {
         assert!(!took);
         assert_eq!(got.names(), 2);
         assert!(got.contains("ada lovelace") && got.contains("grace hopper"));
+    }
+
+    /// [`Recall::insert`] as it was before one walk found both a known name and the new
+    /// pattern's place: a walk over the whole chain for the name, then, in `add`, the first
+    /// word's hash and length again and a second walk for the place.
+    fn insert_by_two_walks(r: &mut Recall, name: &str) -> bool {
+        let Some((word, h, _)) = chain_key(name.as_bytes()) else {
+            return false;
+        };
+        let table = if word { &r.words } else { &r.pairs };
+        let mut at = table.get(h).unwrap_or(NONE);
+        while at != NONE {
+            if r.patterns[at as usize].name && r.pattern(at) == name.as_bytes() {
+                return false;
+            }
+            at = r.patterns[at as usize].next;
+        }
+        r.names += 1;
+        add_by_walk(r, name, true);
+        if !name.is_ascii() {
+            let upper = name.to_uppercase();
+            let title = title_case(name);
+            if upper != name {
+                add_by_walk(r, &upper, false);
+            }
+            if title != name && title != upper {
+                add_by_walk(r, &title, false);
+            }
+        }
+        true
+    }
+
+    /// The `add` of [`insert_by_two_walks`].
+    fn add_by_walk(r: &mut Recall, form: &str, name: bool) {
+        let b = form.as_bytes();
+        let word = b[0].is_ascii_alphanumeric();
+        let h = if word {
+            ascii_word(b, 0).1
+        } else {
+            pair_hash(b[0], b[1])
+        };
+        let (start, len, index) = (
+            r.bytes.len() as u32,
+            b.len() as u32,
+            r.patterns.len() as u32,
+        );
+        let head = if word { &r.words } else { &r.pairs }
+            .get(h)
+            .unwrap_or(NONE);
+        let skip = if word {
+            b.iter()
+                .position(|c| !c.is_ascii_alphanumeric())
+                .unwrap_or(b.len())
+        } else {
+            0
+        };
+        let tail_len = (b.len() - skip).min(8);
+        let tail_mask = if tail_len == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (tail_len * 8)) - 1
+        };
+        let mut pattern = Pattern {
+            start,
+            len,
+            next: head,
+            name,
+            tail: folded_at(b, skip) & tail_mask,
+            tail_mask,
+        };
+        if head != NONE && r.patterns[head as usize].len >= len {
+            let mut at = head;
+            loop {
+                let next = r.patterns[at as usize].next;
+                if next == NONE || r.patterns[next as usize].len < len {
+                    break;
+                }
+                at = next;
+            }
+            pattern.next = r.patterns[at as usize].next;
+            r.patterns[at as usize].next = index;
+        } else if word {
+            r.words.set(h, index);
+        } else {
+            r.pairs.set(h, index);
+        }
+        r.patterns.push(pattern);
+        r.bytes.push_str(form);
+        if word {
+            let v = load(b, 0);
+            let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
+            r.prefixes[bit >> 6] |= 1 << (bit & 63);
+        } else {
+            let k = pair_key(b[0], b[1]);
+            let starts = r.starts.get_or_insert_with(|| Box::new([0u64; PAIR_WORDS]));
+            starts[k >> 6] |= 1 << (k & 63);
+        }
+    }
+
+    /// Random names: words from a small set (so first words and whole names repeat, chains
+    /// grow long and names begin others), in any case and spacing, some with other cased
+    /// letters or starting with a non-ASCII character.
+    fn random_names(rng: &mut crate::testdata::Rng, n: usize) -> Vec<String> {
+        let words = [
+            "maria",
+            "Maria",
+            "ORTIZ",
+            "ortiza",
+            "jo",
+            "józef",
+            "WĄS",
+            "ørjan",
+            "王伟",
+            "ßtraße",
+            "o'neil",
+            "jean-luc",
+            "x",
+            "ab1234567",
+            "abcdefghij",
+            "q.",
+            "al",
+            "smith",
+            "Ángel",
+            "de",
+            "la",
+            "cruz",
+        ];
+        (0..n)
+            .map(|_| {
+                let mut name = String::new();
+                for k in 0..1 + rng.below(4) {
+                    if k > 0 || rng.below(8) == 0 {
+                        name.push_str(rng.pick::<&str>(&[" ", "  ", "\t", "\u{a0}", "\u{b}"]));
+                    }
+                    name.push_str(rng.pick::<&str>(&words));
+                }
+                name
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_walk_builds_the_table_two_walks_built() {
+        let mut rng = crate::testdata::Rng::new(23);
+        for round in 0..300 {
+            let n = 1 + rng.below(if round % 10 == 0 { 2000 } else { 60 });
+            let names = random_names(&mut rng, n);
+            let room = rng.below(names.len() + 2);
+            let new = Recall::of_names_upto(names.iter().map(String::as_str), room);
+            let mut old = Recall::new();
+            let mut form = String::new();
+            for name in &names {
+                if old.names >= room {
+                    break;
+                }
+                form.clear();
+                push_recall_form_by_words(name, &mut form);
+                if form.chars().count() >= 2 {
+                    insert_by_two_walks(&mut old, &form);
+                }
+            }
+            assert_eq!(format!("{new:?}"), format!("{old:?}"), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn the_recall_form_in_one_pass_is_the_form_by_words() {
+        let mut rng = crate::testdata::Rng::new(29);
+        let pieces = [
+            "Maria", "ORTIZ", " ", "  ", "\t", "\n", "\r", "\u{c}", "\u{b}", "\u{a0}", "\u{85}",
+            "józef", "ÅSA", "x", "-", "'", "7", "\u{0}", "\u{7f}", "İ",
+        ];
+        for _ in 0..20_000 {
+            let value = random_text(&mut rng, &pieces, 8);
+            let prefix: &str = rng.pick::<&str>(&["", "kept ", "Ø"]);
+            let (mut new, mut old) = (String::from(prefix), String::from(prefix));
+            push_recall_form(&value, &mut new);
+            push_recall_form_by_words(&value, &mut old);
+            assert_eq!(new, old, "{value:?}");
+        }
+    }
+
+    /// The search as it was before a name that ends the text ended it (it classified a step
+    /// from the text's end first).
+    fn found_by_restarts<'t>(r: &Recall, text: &'t str, from: usize) -> Vec<&'t str> {
+        let mut out = Vec::new();
+        let b = text.as_bytes();
+        let prefixes = &*r.prefixes;
+        let mut i = from;
+        let mut c = lanes::classes(b, i);
+        let mut before = u32::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
+        while i < b.len() {
+            let block = lanes::padded::<48>(b, i);
+            let (c1, c2) = (lanes::classes(&block, 16), lanes::classes(&block, 32));
+            let alnum = c.alnum | c1.alnum << 16;
+            let words = u64::from(alnum) | u64::from(c2.alnum) << 32;
+            let starts = alnum & !((alnum << 1) | before);
+            let leads = c.lead | c1.lead << 16;
+            let resume = if leads == 0 {
+                let mut next = starts;
+                let mut resume = None;
+                while next != 0 {
+                    let bit = next.trailing_zeros();
+                    next &= next - 1;
+                    let start = i + bit as usize;
+                    let k = prefix_bit(key_at(&block, bit as usize, words >> bit));
+                    if prefixes[k >> 6] & (1 << (k & 63)) != 0
+                        && let Some(end) = r.match_at(text, start)
+                    {
+                        out.push(&text[start..end]);
+                        resume = Some(end);
+                        break;
+                    }
+                }
+                resume
+            } else {
+                r.find_in_mixed(text, i, starts, leads, words)
+                    .map(|(start, end)| {
+                        out.push(&text[start..end]);
+                        end
+                    })
+            };
+            match resume {
+                Some(end) => {
+                    i = end;
+                    c = lanes::classes(b, i);
+                    before = u32::from(b[i - 1].is_ascii_alphanumeric());
+                }
+                None => {
+                    i += 32;
+                    before = alnum >> 31;
+                    c = c2;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_search_finds_what_it_found_before_it_stopped_at_the_end() {
+        let mut rng = crate::testdata::Rng::new(31);
+        let names = random_names(&mut rng, 400);
+        let r = Recall::of_names(names.iter().map(String::as_str));
+        // The names themselves in other cases and spacing, pieces of them, and long fillers,
+        // so names end at every offset of a step, inside it, at its end and past it.
+        let mut pieces: Vec<String> = names.iter().take(60).cloned().collect();
+        pieces.extend(names.iter().take(30).map(|n| n.to_uppercase()));
+        pieces.extend(
+            [
+                "maria",
+                "jo",
+                "王伟明",
+                "ørjanx",
+                "x",
+                "é",
+                " ",
+                ", ",
+                "-",
+                "'",
+                "\n",
+                "9",
+                "a",
+                "abcdefghijklmnopqrstuvwxyz0123",
+                "the quick brown fox jumps over",
+                "…",
+            ]
+            .map(String::from),
+        );
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        for round in 0..6000 {
+            let text = random_text(&mut rng, &pieces, if round % 50 == 0 { 120 } else { 14 });
+            let mut spans = Vec::new();
+            r.find(&text, &mut spans);
+            let got: Vec<&str> = spans.iter().map(|s| &text[s.start..s.end]).collect();
+            assert_eq!(got, found_by_restarts(&r, &text, 0), "{text:?}");
+            assert_eq!(r.count(&text), got.len());
+            // Going on from each end, and stopping after any number.
+            for (k, s) in spans.iter().enumerate() {
+                let mut rest = Vec::new();
+                r.find_from(&text, s.end, &mut rest);
+                assert_eq!(rest, spans[k + 1..], "{text:?} from {}", s.end);
+                let mut first = Vec::new();
+                assert!(r.find_exceeding(&text, k, &mut first));
+                assert_eq!(first, spans[..=k]);
+                assert!(r.count_exceeds(&text, k) && !r.count_exceeds(&text, spans.len()));
+            }
+        }
+    }
+
+    #[test]
+    fn lower_lanes_is_to_ascii_lowercase_in_every_lane() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                for fill in [b'Z', b'a', 0xff, b'@', b'[', 0x7f, 0] {
+                    let mut bytes = [fill; 8];
+                    bytes[lane] = b;
+                    let want = bytes.map(|c| c.to_ascii_lowercase());
+                    assert_eq!(
+                        lower_lanes(u64::from_le_bytes(bytes)),
+                        u64::from_le_bytes(want),
+                        "byte {b:#x} in lane {lane}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_word_compare_and_the_byte_neighbours_agree_with_the_char_ones() {
+        let mut rng = crate::testdata::Rng::new(37);
+        let pieces = [
+            "a", "A", "z", "Z", "@", "[", "`", "{", "0", "9", " ", "é", "É", "王", "伟", "ß",
+            "\u{0}", "\u{7f}", "mArIa", "MARIA", "ortiz", "-", "'",
+        ];
+        for _ in 0..20_000 {
+            let a = random_text(&mut rng, &pieces, 10);
+            let b = if rng.below(2) == 0 {
+                // The same text in some other case.
+                a.chars()
+                    .map(|c| match rng.below(3) {
+                        0 => c.to_ascii_uppercase(),
+                        1 => c.to_ascii_lowercase(),
+                        _ => c,
+                    })
+                    .collect()
+            } else {
+                random_text(&mut rng, &pieces, 10)
+            };
+            // Every length, past the shorter too.
+            let (x, y) = (a.as_bytes(), b.as_bytes());
+            for n in 0..=x.len().max(y.len()) + 1 {
+                let want = n <= x.len().min(y.len()) && x[..n].eq_ignore_ascii_case(&y[..n]);
+                assert_eq!(same_ignoring_ascii_case(x, y, n), want, "{a:?} {b:?} {n}");
+            }
+            // Every pair of character boundaries of `a`.
+            let bounds: Vec<usize> = a.char_indices().map(|(i, _)| i).chain([a.len()]).collect();
+            for &s in &bounds {
+                for &e in bounds.iter().filter(|&&e| e >= s) {
+                    assert_eq!(
+                        stands(&a, s, e),
+                        stands_by_chars(&a, s, e),
+                        "{a:?} {s}..{e}"
+                    );
+                }
+            }
+        }
     }
 }
