@@ -190,7 +190,14 @@ fn chain_key(b: &[u8]) -> Option<ChainKey> {
     match b {
         [a, ..] if a.is_ascii_alphanumeric() => {
             let (end, h) = ascii_word(b, 0);
-            Some((true, h, end))
+            // A name with two bytes or more after its first word is chained by those two
+            // bytes too ([`next_two_key`]).
+            let key = if b.len() - end >= 2 {
+                next_two_key(h, folded_at(b, end))
+            } else {
+                h
+            };
+            Some((true, key, end))
         }
         [a, c, ..] => Some((false, pair_hash(*a, *c), 0)),
         _ => None,
@@ -200,6 +207,19 @@ fn chain_key(b: &[u8]) -> Option<ChainKey> {
 /// A pattern's table (true: the words), its key there and the length of its first word
 /// ([`chain_key`]).
 type ChainKey = (bool, u64, usize);
+
+/// The key in [`Recall::words`] of the names whose first word has hash `h` and whose two bytes
+/// after it are the first two of `tail` (eight bytes or-ed with `0x20`, [`folded_at`]). A
+/// first name is the first word of many names ("maria ortiz", "maria lopez", ...) and of
+/// many words of the text that begin none ("Maria said"); chained by their first word alone,
+/// each such word walked all of them. A text that holds a name holds its two bytes after the
+/// first word, or-ed alike, so the name is on the chain of the text's own two bytes there; a
+/// name with fewer after its first word (a single word, most often) is on its first word's
+/// chain and shorter than any on the other.
+#[inline(always)]
+fn next_two_key(h: u64, tail: u64) -> u64 {
+    (h.rotate_left(17) ^ (tail & 0xFFFF | 0x1_0000)).wrapping_mul(0xd6e8_feb8_6659_fd93)
+}
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = ONES * 0x80;
@@ -685,41 +705,53 @@ impl Recall {
     }
 
     /// The end of a recalled name starting at `start`, standing as whole words: the names
-    /// that begin with the word (or the two bytes) there, longest first. Kept out of the
-    /// scan's loop, which calls it at a few word starts in a thousand.
+    /// that begin with the word (and the two bytes after it, [`next_two_key`]) or the two bytes
+    /// there, longest first. Kept out of the scan's loop, which calls it at a few word starts
+    /// in a thousand.
     #[inline(never)]
     fn match_at(&self, text: &str, start: usize) -> Option<usize> {
         let b = text.as_bytes();
-        let head = match b.get(start..)? {
+        let rest = b.get(start..)?;
+        match rest {
             [a, ..] if a.is_ascii_alphanumeric() => {
                 let (end, h) = word_at(b, start);
-                self.words.get(h).map(|head| (head, end - start))
+                let skip = end - start;
+                let tail = folded_at(rest, skip);
+                // The names with two bytes or more after the first word first: any of them
+                // that matches is longer than all the others.
+                if let Some(head) = self.words.get(next_two_key(h, tail))
+                    && let Some(longest) = self.match_chain(text, start, head, tail)
+                {
+                    return longest;
+                }
+                let head = self.words.get(h)?;
+                self.match_chain(text, start, head, tail)?
             }
-            [a, c, ..] => self.pairs.get(pair_hash(*a, *c)).map(|head| (head, 0)),
+            [a, c, ..] => {
+                let head = self.pairs.get(pair_hash(*a, *c))?;
+                self.match_chain(text, start, head, folded_at(rest, 0))?
+            }
             _ => None,
-        }?;
-        self.match_chain(text, start, head.0, head.1)
+        }
     }
 
-    /// The end of the longest pattern of the chain from `head` that `text` holds at `start`
-    /// (ASCII case folded), if it stands there as whole words. Only the longest is tried for
-    /// standing: a name that ends inside a word is no match, even when a shorter one stands.
-    /// Every pattern that can match at `start` is on the chain but those that end inside the
-    /// first word, which cannot stand.
-    /// `skip` is the length of the text's first ASCII word at `start` (zero at another
-    /// character), where the patterns' [`Pattern::tail`] begin.
-    fn match_chain(&self, text: &str, start: usize, head: u32, skip: usize) -> Option<usize> {
+    /// The longest pattern of the chain from `head` that `text` holds at `start` (ASCII case
+    /// folded), if any: `Some` of its end if it stands there as whole words, else `Some(None)`.
+    /// Only the longest is tried for standing: a name that ends inside a word is no match, even
+    /// when a shorter one stands. Every pattern that can match at `start` is on the chains
+    /// [`Recall::match_at`] walks but those that end inside the first word, which cannot stand.
+    /// `tail` is the eight bytes of the text after its first ASCII word at `start` (from
+    /// `start` at another character), or-ed with `0x20`, as the patterns' [`Pattern::tail`].
+    fn match_chain(&self, text: &str, start: usize, head: u32, tail: u64) -> Option<Option<usize>> {
         let rest = text.as_bytes().get(start..)?;
-        let tail = folded_at(rest, skip);
         let mut at = head;
-        while at != NONE {
-            let p = &self.patterns[at as usize];
+        while let Some(p) = self.patterns.get(at as usize) {
             if tail & p.tail_mask == p.tail
                 && let n = p.len as usize
                 && let Some(pattern) = self.bytes.as_bytes().get(p.start as usize..)
                 && same_ignoring_ascii_case(rest, pattern, n)
             {
-                return stands(text, start, start + n);
+                return Some(stands(text, start, start + n));
             }
             at = p.next;
         }
@@ -1515,7 +1547,8 @@ mod tests {
 
     /// [`Recall::insert`] as it was before one walk found both a known name and the new
     /// pattern's place: a walk over the whole chain for the name, then, in `add`, the first
-    /// word's hash and length again and a second walk for the place.
+    /// word's hash and length again and a second walk for the place. (Keyed as the tables are
+    /// now, [`chain_key`].)
     fn insert_by_two_walks(r: &mut Recall, name: &str) -> bool {
         let Some((word, h, _)) = chain_key(name.as_bytes()) else {
             return false;
@@ -1546,12 +1579,7 @@ mod tests {
     /// The `add` of [`insert_by_two_walks`].
     fn add_by_walk(r: &mut Recall, form: &str, name: bool) {
         let b = form.as_bytes();
-        let word = b[0].is_ascii_alphanumeric();
-        let h = if word {
-            ascii_word(b, 0).1
-        } else {
-            pair_hash(b[0], b[1])
-        };
+        let (word, h, _) = chain_key(b).unwrap();
         let (start, len, index) = (
             r.bytes.len() as u32,
             b.len() as u32,
@@ -1855,6 +1883,62 @@ mod tests {
                         "{a:?} {s}..{e}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn names_chained_by_their_two_bytes_after_the_first_word_find_what_the_automaton_found() {
+        let mut rng = crate::testdata::Rng::new(41);
+        for round in 0..40 {
+            let n = 5 + rng.below(if round % 4 == 0 { 300 } else { 30 });
+            let names = random_names(&mut rng, n);
+            // The automaton has no two-character floor of its own.
+            let names: Vec<&str> = names
+                .iter()
+                .map(String::as_str)
+                .filter(|n| {
+                    let mut form = String::new();
+                    push_recall_form(n, &mut form);
+                    form.chars().count() >= 2
+                })
+                .collect();
+            let r = Recall::of_names(names.iter().copied());
+            let matcher = automaton(&names);
+            let mut pieces: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            pieces.extend(names.iter().map(|n| n.to_uppercase()));
+            pieces.extend(names.iter().map(|n| format!("{n}s")));
+            pieces.extend(
+                [
+                    "maria",
+                    "Maria Ort",
+                    "jo",
+                    "JO S",
+                    "x",
+                    "é",
+                    " ",
+                    ", ",
+                    "-",
+                    "'",
+                    "9",
+                    "al s",
+                    "smithy",
+                    "王伟明",
+                    "q",
+                ]
+                .map(String::from),
+            );
+            let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            for _ in 0..400 {
+                let text = random_text(&mut rng, &pieces, 10);
+                assert_eq!(
+                    found(&r, &text),
+                    found_by_automaton(&matcher, &text),
+                    "{text:?} {names:?}"
+                );
+            }
+            for name in &names {
+                assert!(r.contains(name), "{name:?}");
             }
         }
     }
