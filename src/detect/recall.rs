@@ -835,29 +835,47 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
 }
 
 /// Appends `value` normalised for recall to `out`: trimmed, inner whitespace runs made one
-/// space, lower case. Most values are already so but for case (ASCII, words apart by one
-/// space): one pass over the bytes says so, and they are copied whole and folded in place,
-/// where splitting and joining their words took a pass a word and pushing them byte by byte
-/// about 26 instructions a byte. Any other text goes the general way
-/// ([`push_recall_form_by_words`]).
+/// space, lower case. Most values are already so but for case ([`is_plain_ascii`]): they are
+/// copied whole and folded in place, where splitting and joining their words took a pass a
+/// word and pushing them byte by byte about 26 instructions a byte. Any other text goes the
+/// general way ([`push_recall_form_by_words`]).
 fn push_recall_form(value: &str, out: &mut String) {
-    // Whether every byte is ASCII and no whitespace but single spaces between words: a space
-    // after a space or at the start (`after_space` starts true) or at the end is not.
-    let mut plain = true;
-    let mut after_space = true;
-    for &c in value.as_bytes() {
-        let space = c == b' ';
-        plain &= c.is_ascii() && (space || !c.is_ascii_whitespace()) && c != 0x0b;
-        plain &= !(space && after_space);
-        after_space = space;
-    }
-    if plain && !after_space {
+    if is_plain_ascii(value.as_bytes()) {
         let start = out.len();
         out.push_str(value);
         out[start..].make_ascii_lowercase();
     } else {
         push_recall_form_by_words(value, out);
     }
+}
+
+/// Whether `v` is ASCII with no whitespace but single spaces between words (none at either
+/// end), eight bytes at a time: what [`push_recall_form_by_words`] leaves as it is but for
+/// case.
+fn is_plain_ascii(v: &[u8]) -> bool {
+    if v.first() == Some(&b' ') || v.last() == Some(&b' ') {
+        return false;
+    }
+    // The high bit of each lane holding a space, of the last lane of the eight before.
+    let mut space_before = 0;
+    let mut k = 0;
+    while k < v.len() {
+        // Zero past the end, which is ASCII and no whitespace.
+        let w = load(v, k);
+        let x = w ^ (ONES * u64::from(b' '));
+        let spaces = !(((x & !HIGH).wrapping_add(ONES * 0x7f)) | x) & HIGH;
+        // Tab, line feed, vertical tab, form feed, carriage return: 0x09..=0x0D.
+        let low = w & !HIGH;
+        let from_tab = low.wrapping_add(ONES * (0x80 - 0x09));
+        let past_return = low.wrapping_add(ONES * (0x80 - 0x0e));
+        let controls = from_tab & !past_return & HIGH;
+        if (w & HIGH) | controls | (spaces & ((spaces << 8) | space_before)) != 0 {
+            return false;
+        }
+        space_before = spaces >> 56;
+        k += 8;
+    }
+    true
 }
 
 /// [`push_recall_form`] of any text: its words ([`super::words`]) joined by single spaces, then
@@ -1940,6 +1958,42 @@ mod tests {
             for name in &names {
                 assert!(r.contains(name), "{name:?}");
             }
+        }
+    }
+
+    #[test]
+    fn is_plain_ascii_is_what_the_word_split_leaves_but_for_case() {
+        // Every byte in every position of short texts around spaces, and generated ones.
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for c in 0..=255u8 {
+            for len in 1..=18 {
+                for at in 0..len {
+                    let mut t: Vec<u8> = (0..len)
+                        .map(|k| if k % 5 == 2 { b' ' } else { b'a' })
+                        .collect();
+                    t[at] = c;
+                    texts.push(t);
+                }
+            }
+        }
+        let mut rng = crate::testdata::Rng::new(43);
+        for _ in 0..20_000 {
+            let n = rng.below(20);
+            texts.push(
+                (0..n)
+                    .map(|_| *rng.pick(b"ab  \t\x0b\x0c\r\nZ\x7f\x00"))
+                    .collect(),
+            );
+        }
+        for t in &texts {
+            let want = std::str::from_utf8(t).is_ok_and(|s| {
+                s.is_ascii() && {
+                    let mut form = String::new();
+                    push_recall_form_by_words(s, &mut form);
+                    form.as_bytes().eq_ignore_ascii_case(t)
+                }
+            });
+            assert_eq!(is_plain_ascii(t), want, "{t:?}");
         }
     }
 }
