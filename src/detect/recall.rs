@@ -13,7 +13,8 @@
 //!
 //! [`RecallBook`] keeps one [`Recall`] per session, in process, bounded by a per-session cap and
 //! an idle TTL. Names are matched through a hash table keyed by each name's first word (folded
-//! to lower case), whose entry chains the names that begin with it, longest first; a name the
+//! to lower case) and, for a name with two bytes or more after it, those two bytes too, whose
+//! entry chains the names that begin so, longest first; a name the
 //! session learns is added to that table in place (a few inserts). Nothing is compiled on the
 //! per-message path: an Aho-Corasick automaton over the session's names has to be rebuilt
 //! whenever a message brings a new one, about 8.8 M instructions per rebuild for the thousands
@@ -52,8 +53,9 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// names are compared only where one may begin. Each step gives the word starts in it; a word
 /// start's first eight bytes (folded to lower case, zero from the end of its word) are tested
 /// against a table of the names' own (so "the" and "and" are not taken for the start of "theo"
-/// or "andrew", nor "michael" for "michaela"), and only then is the word hashed and looked up in a hash table of the names' first ASCII
-/// words, whose entry lists the names that begin with that word, longest first. Names that
+/// or "andrew", nor "michael" for "michaela"), and only then is the word hashed and looked up
+/// in a hash table of the names' first ASCII words (with the two bytes after the word, then
+/// without), whose entries list the names that begin so, longest first. Names that
 /// begin with another character are tried at each non-ASCII character start whose first two
 /// bytes begin one (a 64 Kibit table, then a hash table of such pairs).
 #[derive(Debug, Clone)]
@@ -63,7 +65,8 @@ pub struct Recall {
     bytes: String,
     /// One per pattern in `bytes`, chained per first word (or pair) longest first.
     patterns: Vec<Pattern>,
-    /// The first pattern of each first ASCII word, by its hash ([`ascii_word`]).
+    /// The first pattern of each first ASCII word, by its hash ([`ascii_word`]), or of each
+    /// first word and the two bytes after it ([`next_two_key`]).
     words: Heads,
     /// The first pattern of each pair of leading bytes of a name that does not start with an
     /// ASCII letter or digit, by [`pair_key`].
