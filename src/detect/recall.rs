@@ -13,7 +13,8 @@
 //!
 //! [`RecallBook`] keeps one [`Recall`] per session, in process, bounded by a per-session cap and
 //! an idle TTL. Names are matched through a hash table keyed by each name's first word (folded
-//! to lower case), whose entry chains the names that begin with it, longest first; a name the
+//! to lower case) and, for a name with two bytes or more after it, those two bytes too, whose
+//! entry chains the names that begin so, longest first; a name the
 //! session learns is added to that table in place (a few inserts). Nothing is compiled on the
 //! per-message path: an Aho-Corasick automaton over the session's names has to be rebuilt
 //! whenever a message brings a new one, about 8.8 M instructions per rebuild for the thousands
@@ -52,8 +53,9 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// names are compared only where one may begin. Each step gives the word starts in it; a word
 /// start's first eight bytes (folded to lower case, zero from the end of its word) are tested
 /// against a table of the names' own (so "the" and "and" are not taken for the start of "theo"
-/// or "andrew", nor "michael" for "michaela"), and only then is the word hashed and looked up in a hash table of the names' first ASCII
-/// words, whose entry lists the names that begin with that word, longest first. Names that
+/// or "andrew", nor "michael" for "michaela"), and only then is the word hashed and looked up
+/// in a hash table of the names' first ASCII words (with the two bytes after the word, then
+/// without), whose entries list the names that begin so, longest first. Names that
 /// begin with another character are tried at each non-ASCII character start whose first two
 /// bytes begin one (a 64 Kibit table, then a hash table of such pairs).
 #[derive(Debug, Clone)]
@@ -63,7 +65,8 @@ pub struct Recall {
     bytes: String,
     /// One per pattern in `bytes`, chained per first word (or pair) longest first.
     patterns: Vec<Pattern>,
-    /// The first pattern of each first ASCII word, by [`word_hash`].
+    /// The first pattern of each first ASCII word, by its hash ([`ascii_word`]), or of each
+    /// first word and the two bytes after it ([`next_two_key`]).
     words: Heads,
     /// The first pattern of each pair of leading bytes of a name that does not start with an
     /// ASCII letter or digit, by [`pair_key`].
@@ -96,13 +99,6 @@ struct Pattern {
     /// these (compared before the whole pattern is).
     tail: u64,
     tail_mask: u64,
-}
-
-/// The length of the ASCII word (letters and digits) at the start of `b`.
-fn word_len(b: &[u8]) -> usize {
-    b.iter()
-        .position(|c| !c.is_ascii_alphanumeric())
-        .unwrap_or(b.len())
 }
 
 /// Eight bytes of `b` from `i` ([`load`]), each or-ed with `0x20` (so ASCII letters compare
@@ -190,14 +186,42 @@ fn pair_hash(a: u8, b: u8) -> u64 {
     (pair_key(a, b) as u64 + 1).wrapping_mul(CHUNK_MUL)
 }
 
-/// Which table chains a pattern or a text position, and its key there: the hash of its first
-/// ASCII word when it starts with an ASCII letter or digit, else of its first two bytes.
-fn chain_key(b: &[u8]) -> Option<(bool, u64)> {
+/// Which table chains a pattern, and its key there: the hash of its first ASCII word when it
+/// starts with an ASCII letter or digit, else of its first two bytes. Also the length of that
+/// first word (zero for a pair), where the pattern's [`Pattern::tail`] begins.
+fn chain_key(b: &[u8]) -> Option<ChainKey> {
     match b {
-        [a, ..] if a.is_ascii_alphanumeric() => Some((true, word_hash(b))),
-        [a, c, ..] => Some((false, pair_hash(*a, *c))),
+        [a, ..] if a.is_ascii_alphanumeric() => {
+            let (end, h) = ascii_word(b, 0);
+            // A name with two bytes or more after its first word is chained by those two
+            // bytes too ([`next_two_key`]).
+            let key = if b.len() - end >= 2 {
+                next_two_key(h, folded_at(b, end))
+            } else {
+                h
+            };
+            Some((true, key, end))
+        }
+        [a, c, ..] => Some((false, pair_hash(*a, *c), 0)),
         _ => None,
     }
+}
+
+/// A pattern's table (true: the words), its key there and the length of its first word
+/// ([`chain_key`]).
+type ChainKey = (bool, u64, usize);
+
+/// The key in [`Recall::words`] of the names whose first word has hash `h` and whose two bytes
+/// after it are the first two of `tail` (eight bytes or-ed with `0x20`, [`folded_at`]). A
+/// first name is the first word of many names ("maria ortiz", "maria lopez", ...) and of
+/// many words of the text that begin none ("Maria said"); chained by their first word alone,
+/// each such word walked all of them. A text that holds a name holds its two bytes after the
+/// first word, or-ed alike, so the name is on the chain of the text's own two bytes there; a
+/// name with fewer after its first word (a single word, most often) is on its first word's
+/// chain and shorter than any on the other.
+#[inline(always)]
+fn next_two_key(h: u64, tail: u64) -> u64 {
+    (h.rotate_left(17) ^ (tail & 0xFFFF | 0x1_0000)).wrapping_mul(0xd6e8_feb8_6659_fd93)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -334,11 +358,6 @@ fn ascii_word(b: &[u8], mut i: usize) -> (usize, u64) {
     }
 }
 
-/// The hash of the ASCII letters and digits at the start of `bytes`, folded to lower case.
-fn word_hash(bytes: &[u8]) -> u64 {
-    ascii_word(bytes, 0).1
-}
-
 impl Recall {
     fn new() -> Recall {
         Recall {
@@ -366,49 +385,72 @@ impl Recall {
     /// Learns `name` (a recall form: lower case, single spaces, two characters or more), in
     /// place; false when it is known already.
     fn insert(&mut self, name: &str) -> bool {
-        let Some((word, h)) = chain_key(name.as_bytes()) else {
+        let Some(key) = chain_key(name.as_bytes()) else {
             return false;
         };
-        let table = if word { &self.words } else { &self.pairs };
-        let mut at = table.get(h).unwrap_or(NONE);
-        while at != NONE {
-            if self.patterns[at as usize].name && self.pattern(at) == name.as_bytes() {
-                return false;
-            }
-            at = self.patterns[at as usize].next;
-        }
+        // One walk down the chain (longest first) both looks for the name among the patterns
+        // as long as it and finds where it goes: after the last of them.
+        let Some(after) = self.place(key, name.as_bytes(), true) else {
+            return false;
+        };
         self.names += 1;
-        self.add(name, true);
+        self.add(name, true, key, after);
         // Matching folds ASCII case only; a name with other cased letters ("józef wąs") gets
         // its upper-case and title-case forms as patterns of their own.
         if !name.is_ascii() {
             let upper = name.to_uppercase();
             let title = title_case(name);
             if upper != name {
-                self.add(&upper, false);
+                self.add_form(&upper);
             }
             if title != name && title != upper {
-                self.add(&title, false);
+                self.add_form(&title);
             }
         }
         true
     }
 
-    /// Adds one pattern to its chain (after the patterns at least as long) and to the filters.
-    fn add(&mut self, form: &str, name: bool) {
+    /// Where a pattern of `b` goes in the chain of `key` ([`chain_key`]): after the last
+    /// pattern at least as long ([`NONE`]: at the head). `None` when `name` is set and a name
+    /// (not a case form) with the same bytes is on the chain; the chain is longest first, so
+    /// such a name lies among the patterns the walk passes.
+    fn place(&self, (word, h, _): ChainKey, b: &[u8], name: bool) -> Option<u32> {
+        let table = if word { &self.words } else { &self.pairs };
+        let mut at = table.get(h).unwrap_or(NONE);
+        let mut after = NONE;
+        while let Some(p) = self.patterns.get(at as usize)
+            && p.len as usize >= b.len()
+        {
+            if name && p.name && p.len as usize == b.len() && self.pattern(at) == b {
+                return None;
+            }
+            after = at;
+            at = p.next;
+        }
+        Some(after)
+    }
+
+    /// Adds an extra case form of a name ([`Recall::insert`]).
+    fn add_form(&mut self, form: &str) {
+        let Some(key) = chain_key(form.as_bytes()) else {
+            return;
+        };
+        if let Some(after) = self.place(key, form.as_bytes(), false) {
+            self.add(form, false, key, after);
+        }
+    }
+
+    /// Adds one pattern to the chain of `key` after pattern `after` ([`Recall::place`]), and
+    /// to the filters.
+    fn add(&mut self, form: &str, name: bool, (word, h, skip): ChainKey, after: u32) {
         let b = form.as_bytes();
-        let (Some((word, h)), Ok(start), Ok(len), Ok(index)) = (
-            chain_key(b),
+        let (Ok(start), Ok(len), Ok(index)) = (
             u32::try_from(self.bytes.len()),
             u32::try_from(b.len()),
             u32::try_from(self.patterns.len()),
         ) else {
             return;
         };
-        let head = if word { &self.words } else { &self.pairs }
-            .get(h)
-            .unwrap_or(NONE);
-        let skip = if word { word_len(b) } else { 0 };
         let tail_len = (b.len() - skip).min(8);
         let tail_mask = if tail_len == 8 {
             u64::MAX
@@ -418,26 +460,22 @@ impl Recall {
         let mut pattern = Pattern {
             start,
             len,
-            next: head,
+            next: NONE,
             name,
             tail: folded_at(b, skip) & tail_mask,
             tail_mask,
         };
-        if head != NONE && self.patterns[head as usize].len >= len {
-            let mut at = head;
-            loop {
-                let next = self.patterns[at as usize].next;
-                if next == NONE || self.patterns[next as usize].len < len {
-                    break;
-                }
-                at = next;
-            }
-            pattern.next = self.patterns[at as usize].next;
-            self.patterns[at as usize].next = index;
-        } else if word {
-            self.words.set(h, index);
+        if let Some(prev) = self.patterns.get_mut(after as usize) {
+            pattern.next = prev.next;
+            prev.next = index;
         } else {
-            self.pairs.set(h, index);
+            let table = if word {
+                &mut self.words
+            } else {
+                &mut self.pairs
+            };
+            pattern.next = table.get(h).unwrap_or(NONE);
+            table.set(h, index);
         }
         self.patterns.push(pattern);
         self.bytes.push_str(form);
@@ -611,6 +649,9 @@ impl Recall {
                 }
             };
             match resume {
+                // A name that ends the text ends the search (a found value counted is most
+                // often one name, to its end): no step is classified after it.
+                Some(end) if end >= b.len() => return,
                 // Go on after the name (no word byte follows it).
                 Some(end) => {
                     i = end;
@@ -667,52 +708,79 @@ impl Recall {
     }
 
     /// The end of a recalled name starting at `start`, standing as whole words: the names
-    /// that begin with the word (or the two bytes) there, longest first. Kept out of the
-    /// scan's loop, which calls it at a few word starts in a thousand.
+    /// that begin with the word (and the two bytes after it, [`next_two_key`]) or the two bytes
+    /// there, longest first. Kept out of the scan's loop, which calls it at a few word starts
+    /// in a thousand.
     #[inline(never)]
     fn match_at(&self, text: &str, start: usize) -> Option<usize> {
         let b = text.as_bytes();
-        let head = match b.get(start..)? {
+        let rest = b.get(start..)?;
+        match rest {
             [a, ..] if a.is_ascii_alphanumeric() => {
                 let (end, h) = word_at(b, start);
-                self.words.get(h).map(|head| (head, end - start))
+                let skip = end - start;
+                let tail = folded_at(rest, skip);
+                // The names with two bytes or more after the first word first: any of them
+                // that matches is longer than all the others.
+                if let Some(head) = self.words.get(next_two_key(h, tail))
+                    && let Some(longest) = self.match_chain(text, start, head, tail)
+                {
+                    return longest;
+                }
+                let head = self.words.get(h)?;
+                self.match_chain(text, start, head, tail)?
             }
-            [a, c, ..] => self.pairs.get(pair_hash(*a, *c)).map(|head| (head, 0)),
+            [a, c, ..] => {
+                let head = self.pairs.get(pair_hash(*a, *c))?;
+                self.match_chain(text, start, head, folded_at(rest, 0))?
+            }
             _ => None,
-        }?;
-        self.match_chain(text, start, head.0, head.1)
+        }
     }
 
-    /// The end of the longest pattern of the chain from `head` that `text` holds at `start`
-    /// (ASCII case folded), if it stands there as whole words. Only the longest is tried for
-    /// standing: a name that ends inside a word is no match, even when a shorter one stands.
-    /// Every pattern that can match at `start` is on the chain but those that end inside the
-    /// first word, which cannot stand.
-    /// `skip` is the length of the text's first ASCII word at `start` (zero at another
-    /// character), where the patterns' [`Pattern::tail`] begin.
-    fn match_chain(&self, text: &str, start: usize, head: u32, skip: usize) -> Option<usize> {
+    /// The longest pattern of the chain from `head` that `text` holds at `start` (ASCII case
+    /// folded), if any: `Some` of its end if it stands there as whole words, else `Some(None)`.
+    /// Only the longest is tried for standing: a name that ends inside a word is no match, even
+    /// when a shorter one stands. Every pattern that can match at `start` is on the chains
+    /// [`Recall::match_at`] walks but those that end inside the first word, which cannot stand.
+    /// `tail` is the eight bytes of the text after its first ASCII word at `start` (from
+    /// `start` at another character), or-ed with `0x20`, as the patterns' [`Pattern::tail`].
+    fn match_chain(&self, text: &str, start: usize, head: u32, tail: u64) -> Option<Option<usize>> {
         let rest = text.as_bytes().get(start..)?;
-        let tail = folded_at(rest, skip);
         let mut at = head;
-        while at != NONE {
-            let p = &self.patterns[at as usize];
+        while let Some(p) = self.patterns.get(at as usize) {
             if tail & p.tail_mask == p.tail
-                && let pattern = self.pattern(at)
-                && rest
-                    .get(..pattern.len())
-                    .is_some_and(|t| t.eq_ignore_ascii_case(pattern))
+                && let n = p.len as usize
+                && let Some(pattern) = self.bytes.as_bytes().get(p.start as usize..)
+                && same_ignoring_ascii_case(rest, pattern, n)
             {
-                return stands(text, start, start + pattern.len());
+                return Some(stands(text, start, start + n));
             }
-            at = self.patterns[at as usize].next;
+            at = p.next;
         }
         None
     }
 }
 
 /// `end` when `text[start..end]` stands as whole words (no word character joins it on either
-/// side).
+/// side). An ASCII neighbour (or none) is read as a byte: it joins when it is a letter or a
+/// digit (no ASCII character is CJK); only a non-ASCII one is decoded ([`stands_by_chars`]).
+#[inline(always)]
 fn stands(text: &str, start: usize, end: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let before = start.checked_sub(1).and_then(|k| b.get(k)).copied();
+    let after = b.get(end).copied();
+    if before.is_none_or(|c| c.is_ascii()) && after.is_none_or(|c| c.is_ascii()) {
+        let joined = before.is_some_and(|c| c.is_ascii_alphanumeric())
+            || after.is_some_and(|c| c.is_ascii_alphanumeric());
+        return (!joined).then_some(end);
+    }
+    stands_by_chars(text, start, end)
+}
+
+/// [`stands`], decoding the characters on either side.
+#[inline(never)]
+fn stands_by_chars(text: &str, start: usize, end: usize) -> Option<usize> {
     let joined_before = text[..start]
         .chars()
         .next_back()
@@ -724,6 +792,44 @@ fn stands(text: &str, start: usize, end: usize) -> Option<usize> {
     (!joined_before && !joined_after).then_some(end)
 }
 
+/// Whether the first `n` bytes of `a` and `b` are equal but for ASCII case
+/// ([`<[u8]>::eq_ignore_ascii_case`]; false when either is shorter), eight bytes at a time (the
+/// last eight overlapping the ones before): a name's comparison, where the standard library's
+/// went byte by byte (it takes sixteen at a time only from sixteen bytes, and most names are
+/// shorter). Under eight, the eight bytes from the start are read (zero past the end of either,
+/// [`load`]) and the first `n` compared.
+#[inline(always)]
+fn same_ignoring_ascii_case(a: &[u8], b: &[u8], n: usize) -> bool {
+    if a.len() < n || b.len() < n {
+        return false;
+    }
+    if n < 8 {
+        let keep = (1u64 << (n * 8)) - 1;
+        return lower_lanes(load(a, 0)) & keep == lower_lanes(load(b, 0)) & keep;
+    }
+    let mut k = 0;
+    while k + 8 < n {
+        if lower_lanes(load(a, k)) != lower_lanes(load(b, k)) {
+            return false;
+        }
+        k += 8;
+    }
+    lower_lanes(load(a, n - 8)) == lower_lanes(load(b, n - 8))
+}
+
+/// The bytes of `v`, ASCII upper-case letters in lower case (each byte's
+/// [`u8::to_ascii_lowercase`]).
+#[inline(always)]
+fn lower_lanes(v: u64) -> u64 {
+    // Per byte, on its low seven bits (no carry leaves a byte): the high bit of `at_a` is set
+    // from `A` on, of `past_z` from the byte after `Z` on; bytes from 0x80 are no letters.
+    let low = v & !HIGH;
+    let at_a = low.wrapping_add(ONES * (0x80 - 0x41));
+    let past_z = low.wrapping_add(ONES * (0x80 - 0x5B));
+    let upper = at_a & !past_z & !v & HIGH;
+    v | (upper >> 2)
+}
+
 /// Whether `neighbour` continues the word whose edge character is `edge`: letters and digits do,
 /// except between characters of scripts written without spaces (CJK), where any boundary is one.
 fn joins(neighbour: char, edge: Option<char>) -> bool {
@@ -732,8 +838,52 @@ fn joins(neighbour: char, edge: Option<char>) -> bool {
 }
 
 /// Appends `value` normalised for recall to `out`: trimmed, inner whitespace runs made one
-/// space, lower case.
+/// space, lower case. Most values are already so but for case ([`is_plain_ascii`]): they are
+/// copied whole and folded in place, where splitting and joining their words took a pass a
+/// word and pushing them byte by byte about 26 instructions a byte. Any other text goes the
+/// general way ([`push_recall_form_by_words`]).
 fn push_recall_form(value: &str, out: &mut String) {
+    if is_plain_ascii(value.as_bytes()) {
+        let start = out.len();
+        out.push_str(value);
+        out[start..].make_ascii_lowercase();
+    } else {
+        push_recall_form_by_words(value, out);
+    }
+}
+
+/// Whether `v` is ASCII with no whitespace but single spaces between words (none at either
+/// end), eight bytes at a time: what [`push_recall_form_by_words`] leaves as it is but for
+/// case.
+fn is_plain_ascii(v: &[u8]) -> bool {
+    if v.first() == Some(&b' ') || v.last() == Some(&b' ') {
+        return false;
+    }
+    // The high bit of each lane holding a space, of the last lane of the eight before.
+    let mut space_before = 0;
+    let mut k = 0;
+    while k < v.len() {
+        // Zero past the end, which is ASCII and no whitespace.
+        let w = load(v, k);
+        let x = w ^ (ONES * u64::from(b' '));
+        let spaces = !(((x & !HIGH).wrapping_add(ONES * 0x7f)) | x) & HIGH;
+        // Tab, line feed, vertical tab, form feed, carriage return: 0x09..=0x0D.
+        let low = w & !HIGH;
+        let from_tab = low.wrapping_add(ONES * (0x80 - 0x09));
+        let past_return = low.wrapping_add(ONES * (0x80 - 0x0e));
+        let controls = from_tab & !past_return & HIGH;
+        if (w & HIGH) | controls | (spaces & ((spaces << 8) | space_before)) != 0 {
+            return false;
+        }
+        space_before = spaces >> 56;
+        k += 8;
+    }
+    true
+}
+
+/// [`push_recall_form`] of any text: its words ([`super::words`]) joined by single spaces, then
+/// in lower case.
+fn push_recall_form_by_words(value: &str, out: &mut String) {
     let start = out.len();
     for word in super::words(value) {
         if out.len() > start {
@@ -990,427 +1140,4 @@ impl RecallBook {
 }
 
 #[cfg(test)]
-mod tests {
-    use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Anchored, Input, MatchKind, StartKind};
-
-    use super::*;
-
-    fn found<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
-        let mut out = Vec::new();
-        recall.find(text, &mut out);
-        out.iter().map(|s| &text[s.start..s.end]).collect()
-    }
-
-    #[test]
-    fn recalls_whole_words_in_any_ascii_case() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        assert_eq!(book.learn(&s, ["Maria  Ortiz", "Xochitl"]), 2);
-        let r = book.snapshot(&s).expect("names learned");
-        assert_eq!(
-            found(&r, "ping MARIA ORTIZ and maria ortiz; xochitl too"),
-            ["MARIA ORTIZ", "maria ortiz", "xochitl"]
-        );
-        // Not inside longer words.
-        assert!(found(&r, "xochitls mariaortiz Maria Ortizes").is_empty());
-    }
-
-    #[test]
-    fn recalls_names_with_other_cased_letters_in_upper_and_title_case() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        assert_eq!(book.learn(&s, ["ÁNGEL WĄS-ĆWIK", "Ørjan"]), 2);
-        assert_eq!(book.learn(&s, ["ángel wąs-ćwik"]), 0, "same name, any case");
-        let r = book.snapshot(&s).expect("names learned");
-        assert_eq!(
-            found(
-                &r,
-                "Ángel Wąs-Ćwik, ángel wąs-ćwik and ÁNGEL WĄS-ĆWIK; ØRJAN, ørjan"
-            ),
-            [
-                "Ángel Wąs-Ćwik",
-                "ángel wąs-ćwik",
-                "ÁNGEL WĄS-ĆWIK",
-                "ØRJAN",
-                "ørjan"
-            ]
-        );
-    }
-
-    #[test]
-    fn sessions_are_isolated_and_forgotten() {
-        let book = RecallBook::default();
-        let (a, b) = (SessionId::new("a"), SessionId::new("b"));
-        book.learn(&a, ["Maria Ortiz"]);
-        assert!(book.snapshot(&b).is_none());
-        assert_eq!(book.learn(&a, ["maria ortiz"]), 0, "same name, any case");
-        book.forget(&a);
-        assert!(book.snapshot(&a).is_none());
-    }
-
-    #[test]
-    fn idle_sessions_expire() {
-        let book = RecallBook::new(Duration::ZERO);
-        let s = SessionId::new("a");
-        book.learn(&s, ["Maria Ortiz"]);
-        std::thread::sleep(Duration::from_millis(5));
-        assert_eq!(book.sweep_expired(), 1);
-        assert_eq!(book.session_count(), 0);
-    }
-
-    #[test]
-    fn cjk_names_need_no_spaces_around_them() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        book.learn(&s, ["王伟"]);
-        let r = book.snapshot(&s).unwrap();
-        assert_eq!(found(&r, "请联系王伟。"), ["王伟"]);
-    }
-
-    #[test]
-    fn alnum_lanes_is_exact_for_every_byte_in_every_lane() {
-        for b in 0..=255u8 {
-            for lane in 0..8 {
-                // The byte among neighbours of every kind (a letter, a non-ASCII byte, a
-                // digit), so a carry between lanes would show.
-                for fill in [b'z', 0xff, b'0', 0x7f, 0] {
-                    let mut bytes = [fill; 8];
-                    bytes[lane] = b;
-                    let lanes = alnum_lanes(u64::from_le_bytes(bytes));
-                    for (k, &c) in bytes.iter().enumerate() {
-                        let set = lanes >> (8 * k + 7) & 1 == 1;
-                        assert_eq!(set, c.is_ascii_alphanumeric(), "byte {c:#x} in lane {k}");
-                    }
-                    assert_eq!(lanes & !HIGH, 0);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn first_word_key_keeps_the_bytes_before_the_first_zero() {
-        let mut rng = crate::testdata::Rng::new(3);
-        for _ in 0..200_000 {
-            // Bytes of a word (non-zero, below 0x80) or zero, with zeros common (each of the
-            // eight lanes is the first zero often enough).
-            let bytes: [u8; 8] = std::array::from_fn(|_| match rng.below(6) {
-                0 => 0,
-                _ => 1 + rng.below(127) as u8,
-            });
-            let len = bytes.iter().position(|&c| c == 0).unwrap_or(8);
-            let mut kept = [0u8; 8];
-            kept[..len].copy_from_slice(&bytes[..len]);
-            assert_eq!(
-                first_word_key(u64::from_le_bytes(bytes)),
-                u64::from_le_bytes(kept),
-                "{bytes:?}"
-            );
-        }
-        // Every word length up to eight and beyond, from a real load.
-        for len in 0..=12 {
-            let text = format!("{} x", &"abcdefghijkl"[..len]);
-            let v = load(text.as_bytes(), 0);
-            let want = &"abcdefgh"[..len.min(8)];
-            let mut kept = [0u8; 8];
-            kept[..want.len()].copy_from_slice(want.as_bytes());
-            assert_eq!(
-                prefix_key(v, alnum_lanes(v)),
-                u64::from_le_bytes(kept),
-                "{len}"
-            );
-        }
-    }
-
-    #[test]
-    fn the_word_filter_never_drops_a_recalled_name() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        let names: Vec<String> = (0..3000)
-            .map(|i| format!("given{i} family{}", i * 7))
-            .chain([
-                "josé ruiz".into(),
-                "o'neil".into(),
-                "jean-luc picard".into(),
-            ])
-            .collect();
-        book.learn(&s, names.iter().map(String::as_str));
-        let r = book.snapshot(&s).unwrap();
-        let text = names.join(", ").to_uppercase();
-        assert_eq!(found(&r, &text).len(), names.len());
-        assert_eq!(
-            found(&r, "Josés, JOSÉ RUIZ and O'Neil met Jean-Luc Picard"),
-            ["JOSÉ RUIZ", "O'Neil", "Jean-Luc Picard"]
-        );
-    }
-
-    /// The scan without the word filter or the eight-byte loads: every ASCII word start and
-    /// every non-ASCII character start outside a found name is tried.
-    /// Up to `most` of `pieces` in random order, mostly with a separator after each.
-    fn random_text(rng: &mut crate::testdata::Rng, pieces: &[&str], most: usize) -> String {
-        let mut text = String::new();
-        for _ in 0..rng.below(most) {
-            text.push_str(rng.pick::<&str>(pieces));
-            if rng.below(3) > 0 {
-                text.push_str(rng.pick::<&str>(&[" ", ", ", "", "\t", "…"]));
-            }
-        }
-        text
-    }
-
-    fn found_by_bytes<'t>(recall: &Recall, text: &'t str) -> Vec<&'t str> {
-        found_at_word_starts(text, |i| recall.match_at(text, i))
-    }
-
-    /// The names `match_at` finds, tried at every ASCII word start and non-ASCII character
-    /// start outside a found name (`match_at(i)` is the end of a name starting at `i`).
-    fn found_at_word_starts(text: &str, match_at: impl Fn(usize) -> Option<usize>) -> Vec<&str> {
-        let (b, mut out, mut i) = (text.as_bytes(), Vec::new(), 0);
-        while i < b.len() {
-            let word = b[i].is_ascii_alphanumeric();
-            if (word || (b[i] >= 0xC0 && i + 1 < b.len()))
-                && let Some(end) = match_at(i)
-            {
-                out.push(&text[i..end]);
-                i = end;
-            } else if word {
-                while i < b.len() && b[i].is_ascii_alphanumeric() {
-                    i += 1;
-                }
-            } else {
-                i += 1;
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn the_word_scan_tries_every_word_and_character_start() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        let names = [
-            "maria ortiz",
-            "xochitl",
-            "abcdefgh",
-            "abcdefghijklmnop q",
-            "ab1234567 z",
-            "josé ruiz",
-            "o'neil",
-            "ørjan",
-            "王伟",
-            "q",
-            "zz top",
-        ];
-        book.learn(&s, names);
-        let r = book.snapshot(&s).unwrap();
-        let pieces = [
-            "Maria Ortiz",
-            "MARIA  ORTIZ",
-            "xochitl",
-            "Xochitls",
-            "ABCDEFGH",
-            "abcdefghi",
-            "abcdefghijklmnop Q",
-            "AB1234567 Z",
-            "ab1234567z",
-            "JOSÉ RUIZ",
-            "josés",
-            "O'Neil",
-            "ØRJAN",
-            "Ørjan",
-            "王伟",
-            "请联系王伟。",
-            "é",
-            "ZZ Top",
-            "zz",
-            "@",
-            "[",
-            "`",
-            "{",
-            "\u{10}",
-            "\n",
-            " ",
-            "-",
-            "9",
-            "Zz TOP",
-            "émaria ortiz",
-            "maria ortizé",
-        ];
-        let mut rng = crate::testdata::Rng::new(7);
-        for _ in 0..3000 {
-            let text = random_text(&mut rng, &pieces, 12);
-            assert_eq!(found(&r, &text), found_by_bytes(&r, &text), "{text:?}");
-        }
-        let all = pieces.join(" ");
-        assert_eq!(found(&r, &all).len(), 13, "{:?}", found(&r, &all));
-    }
-
-    /// The scan of the automaton recall used before its tables were updated in place: an
-    /// anchored leftmost-longest Aho-Corasick search (ASCII case folded) over the names and
-    /// the upper-case and title-case forms of names with other cased letters, tried at every
-    /// ASCII word start and non-ASCII character start outside a found name.
-    fn found_by_automaton<'t>(matcher: &AhoCorasick, text: &'t str) -> Vec<&'t str> {
-        found_at_word_starts(text, |i| {
-            let input = Input::new(text).span(i..text.len()).anchored(Anchored::Yes);
-            matcher.find(input).and_then(|m| stands(text, i, m.end()))
-        })
-    }
-
-    /// The automaton of [`found_by_automaton`] for `names`.
-    fn automaton(names: &[&str]) -> AhoCorasick {
-        let mut patterns: Vec<String> = Vec::new();
-        for name in names {
-            let mut form = String::new();
-            push_recall_form(name, &mut form);
-            if !form.is_ascii() {
-                patterns.extend([form.to_uppercase(), title_case(&form)]);
-            }
-            patterns.push(form);
-        }
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .start_kind(StartKind::Anchored)
-            .build(&patterns)
-            .unwrap()
-    }
-
-    #[test]
-    fn the_tables_find_what_the_automaton_found() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        // Names that begin others, share a first word, end inside another's word, and have
-        // other cased letters, learned over several messages (the tables grow in place).
-        let names = [
-            "maria",
-            "maria ortiz",
-            "maria ortiz jr",
-            "maria ortiza",
-            "maria-luisa",
-            "xochitl",
-            "xochitls smith",
-            "josé",
-            "josé ruiz",
-            "jos",
-            "ørjan",
-            "ørjan lie",
-            "ßtraße",
-            "王伟",
-            "王伟明",
-            "abcdefgh",
-            "abcdefgh ij",
-            "o'neil",
-        ];
-        for chunk in names.chunks(4) {
-            book.learn(&s, chunk.iter().copied());
-        }
-        let r = book.snapshot(&s).unwrap();
-        let matcher = automaton(&names);
-        let pieces = [
-            "Maria",
-            "maria",
-            "MARIA ORTIZ",
-            "Maria Ortiz Jr",
-            "maria ortiz jrx",
-            "Maria Ortiza",
-            "maria ortizé",
-            "Maria-Luisa",
-            "maria-",
-            "Xochitl",
-            "XOCHITLS SMITH",
-            "xochitls",
-            "José",
-            "JOSÉ RUIZ",
-            "Jos",
-            "josé ruizx",
-            "ØRJAN",
-            "Ørjan Lie",
-            "ørjan lie",
-            "SSTRASSE",
-            "SStraße",
-            "王伟",
-            "王伟明",
-            "王伟明白",
-            "ABCDEFGH",
-            "abcdefgh IJ",
-            "abcdefghij",
-            "O'Neil",
-            "o'neils",
-            "é",
-            " ",
-            ", ",
-            "-",
-            "'",
-            "…",
-            "\n",
-            "9",
-        ];
-        let mut rng = crate::testdata::Rng::new(11);
-        for _ in 0..3000 {
-            let text = random_text(&mut rng, &pieces, 10);
-            assert_eq!(
-                found(&r, &text),
-                found_by_automaton(&matcher, &text),
-                "{text:?}"
-            );
-            // Going on from the end of any occurrence finds the ones after it.
-            let mut all = Vec::new();
-            r.find(&text, &mut all);
-            for (k, s) in all.iter().enumerate() {
-                let mut rest = Vec::new();
-                r.find_from(&text, s.end, &mut rest);
-                assert_eq!(rest, all[k + 1..], "{text:?} from {}", s.end);
-            }
-        }
-    }
-
-    #[test]
-    fn the_cap_bounds_a_session() {
-        let book = RecallBook::default();
-        let s = SessionId::new("a");
-        let names: Vec<String> = (0..MAX_RECALLED_NAMES + 10)
-            .map(|i| format!("name{i} surname"))
-            .collect();
-        assert_eq!(
-            book.learn(&s, names.iter().map(String::as_str)),
-            MAX_RECALLED_NAMES
-        );
-    }
-
-    /// A fresh session that adopts a message's count table holds what learning the names
-    /// would have built, up to the cap, whatever the names' case, spacing and script; a
-    /// session that already recalls names learns them as before.
-    #[test]
-    fn adopting_the_count_table_is_learning_its_names() {
-        let mut names: Vec<String> = vec![
-            "Maria Ortiz".into(),
-            "maria  ORTIZ".into(),
-            "Józef Wąs".into(),
-            "张伟".into(),
-            "x".into(),
-            "Ørsted".into(),
-        ];
-        names.extend((0..MAX_RECALLED_NAMES + 10).map(|i| format!("name{i} Surname")));
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let learned = RecallBook::default();
-        let s = SessionId::new("a");
-        learned.learn(&s, names.iter().copied());
-        let adopted = RecallBook::default();
-        let table = Recall::of_names_upto(names.iter().copied(), MAX_RECALLED_NAMES);
-        let (got, took) = adopted.adopt(&s, table, names.iter().copied());
-        let got = got.unwrap();
-        assert!(took);
-        let want = learned.snapshot(&s).unwrap();
-        assert_eq!(format!("{got:?}"), format!("{want:?}"));
-        assert_eq!(got.names(), MAX_RECALLED_NAMES);
-        assert!(Arc::ptr_eq(&got, &adopted.snapshot(&s).unwrap()));
-        // Not fresh: learned into the session's own table, the count table left aside.
-        let other = Recall::of_names_upto(["Ada Lovelace"], usize::MAX);
-        let busy = RecallBook::default();
-        busy.learn(&s, ["Grace Hopper"]);
-        let (got, took) = busy.adopt(&s, other, ["Ada Lovelace"]);
-        let got = got.unwrap();
-        assert!(!took);
-        assert_eq!(got.names(), 2);
-        assert!(got.contains("ada lovelace") && got.contains("grace hopper"));
-    }
-}
+mod tests;
