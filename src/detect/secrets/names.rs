@@ -188,11 +188,70 @@ fn secret_key_words(key: &str) -> bool {
     }
 }
 
+/// The words that a key [`is_secret_key`] takes can end in (see [`may_end_in_secret_word`]).
+pub(super) const SECRET_WORDS: [&[u8]; 11] = [
+    b"password",
+    b"passwd",
+    b"pwd",
+    b"passphrase",
+    b"passcode",
+    b"pass",
+    b"credentials",
+    b"secret",
+    b"token",
+    b"credential",
+    b"key",
+];
+
+/// The last two bytes of some words, as a set over their low five bits: entry `l & 31` holds
+/// bit `p & 31` for each word ending in the bytes `p`, `l`. Upper and lower case letters share
+/// their low five bits, so a key that ends in one of the words (ASCII case-insensitive) has
+/// its pair in the set; most keys' last two letters are no such pair (`id`, `level`, `ms`).
+pub(super) const fn tails(words: &[&[u8]]) -> [u32; 32] {
+    let mut set = [0u32; 32];
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        // Every word has two bytes or more (`secret_words_have_two_bytes`).
+        if w.len() >= 2 {
+            set[(w[w.len() - 1] & 31) as usize] |= 1 << (w[w.len() - 2] & 31);
+        }
+        i += 1;
+    }
+    set
+}
+
+/// Whether the pair of bytes `p`, `l` may end one of the words of the set `tails` ([`tails`]).
+pub(super) fn may_be_tail(tails: &[u32; 32], p: u8, l: u8) -> bool {
+    tails[usize::from(l & 31)] >> (p & 31) & 1 != 0
+}
+
+/// The tails of [`SECRET_WORDS`].
+static SECRET_TAILS: [u32; 32] = tails(&SECRET_WORDS);
+
 /// Whether `key`'s last word can be one that names a credential: the key, less what follows
 /// its last ASCII letter or digit, ends in one of those words (ASCII case-insensitive). A
 /// word of [`is_secret_key`] is a run of such bytes, so its last word ends there; most keys
-/// of logs and code (`id=`, `level=`, `Result::`) fail this test at their last letter or two.
+/// of logs and code (`id=`, `level=`, `Result::`) fail this test at their last two letters.
 pub(super) fn may_end_in_secret_word(key: &[u8]) -> bool {
+    let end = key
+        .iter()
+        .rposition(u8::is_ascii_alphanumeric)
+        .map_or(0, |i| i + 1);
+    let core = key.get(..end).unwrap_or_default();
+    let [.., p, l] = core else {
+        return false;
+    };
+    may_be_tail(&SECRET_TAILS, *p, *l)
+        && SECRET_WORDS
+            .iter()
+            .any(|w| core.len() >= w.len() && core[core.len() - w.len()..].eq_ignore_ascii_case(w))
+}
+
+/// [`may_end_in_secret_word`] as it was, by the last letter (the test oracle of the word list
+/// and its tails).
+#[cfg(test)]
+fn may_end_in_secret_word_reference(key: &[u8]) -> bool {
     let end = key
         .iter()
         .rposition(u8::is_ascii_alphanumeric)
@@ -400,6 +459,7 @@ fn is_type_name(lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn the_last_word_test_never_drops_a_secret_key() {
@@ -452,6 +512,64 @@ mod tests {
             }
         }
         assert!(n > 1000, "{n}");
+    }
+
+    #[test]
+    fn secret_words_have_two_bytes() {
+        assert!(SECRET_WORDS.iter().all(|w| w.len() >= 2));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The word list and its tails decide as the test by the last letter did, on keys
+        /// dense in the words, their tails and the bytes that end a key's core.
+        #[test]
+        fn may_end_in_secret_word_as_before(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![
+                        "password", "PASSWD", "pwd", "passphrase", "PassCode", "pass", "ss",
+                        "credentials", "Secret", "token", "credential", "KEY", "ey", "rd", "wd",
+                        "se", "de", "ls", "et", "en", "al", "on", "id", "level", "_", "-", ".",
+                        "é", " ", "\"", "0", "9", "D", "Y", "\u{0}", "\u{7f}",
+                    ]).prop_map(String::from),
+                    "[A-Za-z0-9_.-]{1,6}",
+                    "[\\x00-\\x7f]{1,3}",
+                ],
+                0..8,
+            ),
+        ) {
+            let key = parts.concat();
+            proptest::prop_assert_eq!(
+                may_end_in_secret_word(key.as_bytes()),
+                may_end_in_secret_word_reference(key.as_bytes()),
+                "{:?}", key
+            );
+        }
+    }
+
+    #[test]
+    fn may_end_in_secret_word_as_before_on_every_short_tail() {
+        // Every key of one or two bytes, and every two bytes after each word less its last
+        // byte or two: the tails test against every pair it could see.
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        for p in 0..=255u8 {
+            keys.push(vec![p]);
+            for l in 0..=255u8 {
+                keys.push(vec![p, l]);
+                for w in SECRET_WORDS {
+                    keys.push([&w[..w.len() - 2], &[p, l]].concat());
+                    keys.push([&w[..w.len() - 1], &[p, l]].concat());
+                }
+            }
+        }
+        for k in &keys {
+            assert_eq!(
+                may_end_in_secret_word(k),
+                may_end_in_secret_word_reference(k),
+                "{k:?}"
+            );
+        }
     }
 
     #[test]
