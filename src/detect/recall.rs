@@ -108,6 +108,19 @@ fn folded_at(b: &[u8], i: usize) -> u64 {
     load(b, i) | FOLD
 }
 
+/// A pattern's [`Pattern::tail`] and [`Pattern::tail_mask`]: up to eight bytes of `b` from
+/// `skip` (where its first word ends), folded as [`folded_at`] folds them, and the mask of
+/// those that are the pattern's.
+fn tail_at(b: &[u8], skip: usize) -> (u64, u64) {
+    let tail_len = (b.len() - skip).min(8);
+    let tail_mask = if tail_len == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (tail_len * 8)) - 1
+    };
+    (folded_at(b, skip) & tail_mask, tail_mask)
+}
+
 /// The end of a chain of patterns.
 const NONE: u32 = u32::MAX;
 
@@ -451,18 +464,13 @@ impl Recall {
         ) else {
             return;
         };
-        let tail_len = (b.len() - skip).min(8);
-        let tail_mask = if tail_len == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (tail_len * 8)) - 1
-        };
+        let (tail, tail_mask) = tail_at(b, skip);
         let mut pattern = Pattern {
             start,
             len,
             next: NONE,
             name,
-            tail: folded_at(b, skip) & tail_mask,
+            tail,
             tail_mask,
         };
         if let Some(prev) = self.patterns.get_mut(after as usize) {

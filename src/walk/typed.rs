@@ -159,6 +159,19 @@ const LONGEST_THING: usize = {
     longest
 };
 
+/// The opening quote of the string literal that follows the `:` at `colon` after white space,
+/// if one does.
+fn string_after(b: &[u8], colon: usize) -> Option<usize> {
+    let mut i = colon + 1;
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    (b.get(i) == Some(&b'"')).then_some(i)
+}
+
 /// Which second letters follow each first letter in [`THING_TYPES`]: bit `b` of entry `a`
 /// when some type starts with letters `a`, `b` (`0` for `a`). Every type has two letters.
 const THING_STARTS: [u32; 26] = {
@@ -183,16 +196,9 @@ const THING_STARTS: [u32; 26] = {
 /// bytes (`"+1-519…"`, `"d23f0824-…"`, `"Maria Garcia"` at `ma`): a JSON document has a colon
 /// per member. `thing_value_after_folded` in the tests is the same test by `fold_key`.
 fn thing_value_after(b: &[u8], colon: usize) -> bool {
-    let mut i = colon + 1;
-    while b
-        .get(i)
-        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-    {
-        i += 1;
-    }
-    if b.get(i) != Some(&b'"') {
+    let Some(i) = string_after(b, colon) else {
         return false;
-    }
+    };
     let mut folded = [0u8; LONGEST_THING];
     let mut n = 0;
     for &c in &b[i + 1..] {
@@ -288,16 +294,9 @@ mod tests {
 
     /// [`thing_value_after`] by [`folded_in`] (`detect::fold_key`), as first written: its oracle.
     fn thing_value_after_folded(b: &[u8], colon: usize) -> bool {
-        let mut i = colon + 1;
-        while b
-            .get(i)
-            .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
-        {
-            i += 1;
-        }
-        if b.get(i) != Some(&b'"') {
+        let Some(i) = string_after(b, colon) else {
             return false;
-        }
+        };
         let body = &b[i + 1..];
         let Some(close) = memchr::memchr2(b'"', b'\\', body) else {
             return false;

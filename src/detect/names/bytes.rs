@@ -4,6 +4,27 @@
 //! Apart because they are the hot loops' building blocks (`idle.rs`, `scan.rs`, `casual.rs`)
 //! and are easiest to check in isolation.
 
+/// Bits of a [`word_sides`] table: the byte may stand right before a word, or right after it.
+pub(super) const BEFORE: u8 = 1;
+pub(super) const AFTER: u8 = 2;
+
+/// A table of the bytes around a word: [`BEFORE`] for each of `before`, [`AFTER`] for each
+/// of `after` (the scans' tests of a capitalised word by the bytes beside it, one load each).
+pub(super) const fn word_sides(before: &[u8], after: &[u8]) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut k = 0;
+    while k < before.len() {
+        t[before[k] as usize] |= BEFORE;
+        k += 1;
+    }
+    k = 0;
+    while k < after.len() {
+        t[after[k] as usize] |= AFTER;
+        k += 1;
+    }
+    t
+}
+
 /// Punctuation that marks code, markup or a log line rather than prose.
 pub(super) const fn is_code_byte(c: u8) -> bool {
     matches!(

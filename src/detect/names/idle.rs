@@ -5,7 +5,7 @@
 //! Apart because it is the cost of clean text: most bytes of most texts go through
 //! `skip_idle` only, and its tables (`IdleStops`) are tested against a byte-by-byte scan.
 
-use super::bytes::{BYTE_CLASS, GOES_ON, ascii_letters_end};
+use super::bytes::{AFTER, BEFORE, BYTE_CLASS, GOES_ON, ascii_letters_end, word_sides};
 use super::evidence::Evidence;
 use super::scan::shortcuts;
 use crate::detect::lanes;
@@ -66,32 +66,12 @@ pub(super) fn is_lower_greeting(b: &[u8]) -> bool {
     )
 }
 
-/// Bits of [`CAPITAL_CONTEXT`]: a byte right before a capitalised word, or right after it,
-/// that makes it code whatever else is around it.
-const BEFORE: u8 = 1;
-const AFTER: u8 = 2;
-
 /// For each byte, whether right before or after a capitalised word of ASCII letters it makes
 /// the scan drop the word at once, whatever else is around it: the bytes that
 /// [`code_context`](super::runs::code_context) tests without a second look (not `@`, `[`,
 /// `` ` ``, `_`, `0` or `.` before, which may open a mention, a Markdown phrase, `%20` or
 /// follow an initial; not `<`, `_`, `\`, `.` or `:` after). `Ok(`, `Err(`, `42Z`, `#Tag`.
-static CAPITAL_CONTEXT: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let before = b"123456789#/\\$={|~^+%&";
-    let after = b"0123456789@(/=[{>+";
-    let mut k = 0;
-    while k < before.len() {
-        t[before[k] as usize] |= BEFORE;
-        k += 1;
-    }
-    k = 0;
-    while k < after.len() {
-        t[after[k] as usize] |= AFTER;
-        k += 1;
-    }
-    t
-};
+static CAPITAL_CONTEXT: [u8; 256] = word_sides(b"123456789#/\\$={|~^+%&", b"0123456789@(/=[{>+");
 
 /// Whether the scan drops a capitalised word of ASCII letters between the bytes `before`
 /// and `after` (a space at the text's start, a zero byte at its end) at once, by one of them

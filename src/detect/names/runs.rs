@@ -5,7 +5,7 @@
 //! Apart from the scan loop (`scan.rs`), which finds where words start and end, and from the
 //! judge, which sees finished runs only.
 
-use super::bytes::is_escape_letter;
+use super::bytes::{AFTER as QUIET_AFTER, BEFORE as QUIET_BEFORE, is_escape_letter, word_sides};
 use super::gazetteer::Entry;
 use super::lexicon;
 use super::markup::{display_name_mention, html_tag_at, wrapped_phrase};
@@ -111,30 +111,11 @@ pub(super) fn code_context(b: &[u8], start: usize, end: usize, last: Option<&Tok
     code_context_full(b, start, end, last)
 }
 
-/// Bits of [`QUIET`]: a byte right before a word, or right after it, that none of the tests
-/// of [`code_context_full`] takes as code or looks past (no `.`, `:`, `_`, `<`, `\`, `[`,
-/// `@` or digit).
-const QUIET_BEFORE: u8 = 1;
-const QUIET_AFTER: u8 = 2;
-
 /// For each byte, whether it is quiet right before a word ([`QUIET_BEFORE`]) or right after
-/// it ([`QUIET_AFTER`]): with a quiet byte on each side, [`code_context_full`] is false.
-static QUIET: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let before = b" \n\r\t(\"',;:!?)*-";
-    let after = b" \n\r\t\"',;!?)*-";
-    let mut k = 0;
-    while k < before.len() {
-        t[before[k] as usize] |= QUIET_BEFORE;
-        k += 1;
-    }
-    k = 0;
-    while k < after.len() {
-        t[after[k] as usize] |= QUIET_AFTER;
-        k += 1;
-    }
-    t
-};
+/// it ([`QUIET_AFTER`]): none of the tests of [`code_context_full`] takes it as code or looks
+/// past it (no `.`, `:`, `_`, `<`, `\`, `[`, `@` or digit), so with a quiet byte on each side
+/// [`code_context_full`] is false.
+static QUIET: [u8; 256] = word_sides(b" \n\r\t(\"',;:!?)*-", b" \n\r\t\"',;!?)*-");
 
 /// [`code_context`] without its shortcut for quiet bytes on both sides (and its oracle).
 #[inline(always)]

@@ -476,18 +476,13 @@ fn add_by_walk(r: &mut Recall, form: &str, name: bool) {
     } else {
         0
     };
-    let tail_len = (b.len() - skip).min(8);
-    let tail_mask = if tail_len == 8 {
-        u64::MAX
-    } else {
-        (1u64 << (tail_len * 8)) - 1
-    };
+    let (tail, tail_mask) = tail_at(b, skip);
     let mut pattern = Pattern {
         start,
         len,
         next: head,
         name,
-        tail: folded_at(b, skip) & tail_mask,
+        tail,
         tail_mask,
     };
     if head != NONE && r.patterns[head as usize].len >= len {
