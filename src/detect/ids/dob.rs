@@ -81,6 +81,14 @@ pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let mut base = 0;
     while base < b.len() {
         let next = lanes::digits64(b, base + 64);
+        // A block with no digit starts no run (and leaves no carry): most of the blocks of
+        // prose, and a good part of those of logs and code.
+        if this == 0 {
+            carry = 0;
+            this = next;
+            base += 64;
+            continue;
+        }
         let w = u128::from(this) | u128::from(next) << 64;
         let starts = this & !(this << 1 | carry);
         let one = !(w >> 1) as u64;
