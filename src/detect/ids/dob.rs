@@ -103,8 +103,10 @@ pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
             let k = runs.trailing_zeros();
             runs &= runs - 1;
             let d = block + k as usize;
-            // The run is `d..i`.
-            let i = d + (!(w >> k)).trailing_zeros() as usize;
+            // The run is `d..i`: its length is the one of `one`, `two` and `four` whose bit
+            // `k` is set (they exclude each other), read with no count of the digits.
+            let len = (one >> k & 1) | (two >> k & 1) << 1 | (four >> k & 1) << 2;
+            let i = d + len as usize;
             if !may_open_date(b, d, i) {
                 continue;
             }
