@@ -255,9 +255,10 @@ impl IdRecognizer {
 
     /// Appends the identifiers among the candidates of `b` ([`scan::Candidates`]).
     fn candidates_in(&self, b: &[u8], keyed: Option<IdKind>, out: &mut Vec<Span>) {
-        for (start, end) in scan::Candidates::new(b) {
+        // No kind takes fewer than nine bytes.
+        for (start, end) in scan::Candidates::at_least(b, 9) {
             let cand = &b[start..end];
-            if cand.len() < 9 || embedded(b, start, end) {
+            if embedded(b, start, end) {
                 continue;
             }
             let mut buf = [0u8; 80];

@@ -81,6 +81,14 @@ pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
     let mut base = 0;
     while base < b.len() {
         let next = lanes::digits64(b, base + 64);
+        // A block with no digit starts no run (and leaves no carry): most of the blocks of
+        // prose, and a good part of those of logs and code.
+        if this == 0 {
+            carry = 0;
+            this = next;
+            base += 64;
+            continue;
+        }
         let w = u128::from(this) | u128::from(next) << 64;
         let starts = this & !(this << 1 | carry);
         let one = !(w >> 1) as u64;
@@ -95,8 +103,10 @@ pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
             let k = runs.trailing_zeros();
             runs &= runs - 1;
             let d = block + k as usize;
-            // The run is `d..i`.
-            let i = d + (!(w >> k)).trailing_zeros() as usize;
+            // The run is `d..i`: its length is the one of `one`, `two` and `four` whose bit
+            // `k` is set (they exclude each other), read with no count of the digits.
+            let len = (one >> k & 1) | (two >> k & 1) << 1 | (four >> k & 1) << 2;
+            let i = d + len as usize;
             if !may_open_date(b, d, i) {
                 continue;
             }

@@ -41,16 +41,31 @@ pub(super) struct Candidates<'a> {
     base: usize,
     /// `base + 64`, or 0 before the first block.
     end: usize,
+    /// Matches shorter than this are passed over (their end still moves `pos`, as the regex's
+    /// non-overlapping matches do): see [`Candidates::at_least`].
+    min_len: usize,
 }
 
 impl<'a> Candidates<'a> {
+    /// Every match of [`CANDIDATES`].
+    #[cfg(test)]
     pub(super) fn new(b: &'a [u8]) -> Candidates<'a> {
+        Candidates::at_least(b, 0)
+    }
+
+    /// The matches of [`CANDIDATES`] of `min_len` bytes or more: the others are found as
+    /// before (each moves the scan past its end) but not given. No identifier is shorter than
+    /// nine bytes, and in logs and code most matches are (`2026-02`, `26T10`, `084Z`, a
+    /// UUID's groups): handing each out to be turned away cost more than finding it, and a
+    /// word shorter than `min_len` needs no look at whether it is a whole match.
+    pub(super) fn at_least(b: &'a [u8], min_len: usize) -> Candidates<'a> {
         Candidates {
             b,
             pos: 0,
             mask: 0,
             base: 0,
             end: 0,
+            min_len,
         }
     }
 
@@ -104,6 +119,21 @@ impl Iterator for Candidates<'_> {
     /// a UUID's first group), and then the match is the whole word or none ([`whole_word`]),
     /// which needs no walk through the shapes.
     fn next(&mut self) -> Option<(usize, usize)> {
+        loop {
+            let (s, e) = self.next_match()?;
+            if e - s >= self.min_len {
+                return Some((s, e));
+            }
+        }
+    }
+}
+
+impl Candidates<'_> {
+    /// The next match of [`CANDIDATES`] (see [`Iterator::next`] for the starts tried at each
+    /// trigger), or one shorter than `min_len`, which the caller passes over; a whole word
+    /// shorter than that is not asked whether it matches.
+    #[inline(always)]
+    fn next_match(&mut self) -> Option<(usize, usize)> {
         let b = self.b;
         loop {
             let t = self.next_trigger()?;
@@ -144,7 +174,11 @@ impl Iterator for Candidates<'_> {
                     if let Some(e) = self.try_start(w) {
                         return Some((w, e));
                     }
-                } else if shared & ALNUM != 0 && starts_word(b, w) && whole_word(b, w, t, q) {
+                } else if q - w >= self.min_len
+                    && shared & ALNUM != 0
+                    && starts_word(b, w)
+                    && whole_word(b, w, t, q)
+                {
                     self.pos = q;
                     return Some((w, q));
                 }
@@ -178,9 +212,7 @@ impl Iterator for Candidates<'_> {
             }
         }
     }
-}
 
-impl Candidates<'_> {
     /// The end of the match at `p` if `p` is a word start not before `pos`; on a match, `pos`
     /// moves to its end.
     #[inline]
@@ -445,6 +477,16 @@ mod tests {
         let want: Vec<(usize, usize)> = re.find_iter(text).map(|m| (m.start(), m.end())).collect();
         let got: Vec<(usize, usize)> = Candidates::new(text).collect();
         assert_eq!(got, want, "{:?}", String::from_utf8_lossy(text));
+        // Passing over the short matches gives the others as they were.
+        for min_len in [2, 5, 9, 14] {
+            let want: Vec<(usize, usize)> = want
+                .iter()
+                .copied()
+                .filter(|(s, e)| e - s >= min_len)
+                .collect();
+            let got: Vec<(usize, usize)> = Candidates::at_least(text, min_len).collect();
+            assert_eq!(got, want, "{min_len} {:?}", String::from_utf8_lossy(text));
+        }
     }
 
     /// The triggers of `b`, one after the other.
