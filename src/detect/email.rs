@@ -22,6 +22,8 @@
 
 use memchr::memchr_iter;
 
+mod ascii;
+
 use super::{FindContext, Kind, Recognizer, Span};
 
 /// Longest local part (RFC 5321 §4.5.3.1.1), in bytes.
@@ -124,12 +126,20 @@ impl Recognizer for EmailRecognizer {
 }
 
 /// The address around the `@` (or `%40`, `at_len` bytes long) at byte `at`, if there is one.
+/// Each half is read by `ascii.rs` in one pass when it is plain ASCII (most are), else here.
 fn address_at(text: &str, at: usize, at_len: usize) -> Option<(usize, usize)> {
-    let start = local_start(text, at)?;
+    let start = match ascii::local_start(text.as_bytes(), at) {
+        Some(start) => start?,
+        None => local_start(text, at)?,
+    };
     if is_url_userinfo(&text[..start]) {
         return None;
     }
-    let end = domain_end(text, at + at_len)?;
+    let from = at + at_len;
+    let end = match ascii::domain_end(text, from) {
+        Some(end) => end?,
+        None => domain_end(text, from)?,
+    };
     // `git@github.com:org/repo.git`, `user@host:22`: a remote or a login, not a mailbox.
     let rest = &text.as_bytes()[end..];
     if rest.first() == Some(&b':') && rest.get(1).is_some_and(|b| !b.is_ascii_whitespace()) {
@@ -454,28 +464,27 @@ enum Labels {
 /// (`valid_domain_agrees_with_its_reference` compares them). Two splits, a byte search for the
 /// dot and a second pass for the verdict cost four times this on a plain `example.com`.
 fn ascii_labels(d: &[u8]) -> Labels {
+    // One pass: the bytes between the dots are checked as they go by, each label's ends,
+    // length and `xn--` form at the dot (or the end) after it.
     let mut ok = d.len() <= MAX_DOMAIN;
-    let (mut labels, mut punycode, mut start) = (0usize, false, 0usize);
-    let tld = loop {
-        let end = d[start..]
-            .iter()
-            .position(|&b| b == b'.')
-            .map_or(d.len(), |k| start + k);
-        let label = &d[start..end];
-        labels += 1;
-        punycode |= label.get(2..4) == Some(&b"--"[..]);
-        ok = ok
-            && label.first().is_some_and(|&b| b != b'-')
-            && label.last().is_some_and(|&b| b != b'-')
-            && label.len() <= MAX_LABEL
-            && label
-                .iter()
-                .all(|&b| b.is_ascii_alphanumeric() || b == b'-');
-        if end == d.len() {
-            break label;
-        }
-        start = end + 1;
+    let (mut labels, mut punycode, mut start) = (1usize, false, 0usize);
+    let mut label = |start: usize, end: usize| {
+        ok &= end > start && d[start] != b'-' && d[end - 1] != b'-' && end - start <= MAX_LABEL;
+        punycode |= d.get(start + 2..start + 4) == Some(&b"--"[..]) && end - start >= 4;
     };
+    let mut bytes_ok = true;
+    for (i, &c) in d.iter().enumerate() {
+        if c == b'.' {
+            label(start, i);
+            labels += 1;
+            start = i + 1;
+        } else {
+            bytes_ok &= ascii::is_label_byte(c);
+        }
+    }
+    label(start, d.len());
+    let ok = ok && bytes_ok;
+    let tld = &d[start..];
     if labels < 2 {
         return Labels::Dotless;
     }
