@@ -157,6 +157,8 @@ const BIRTH_CUE_PAIRS: [u64; 1024] = {
     while i < BIRTH_CUES.len() {
         let cue = BIRTH_CUES[i].as_bytes();
         let (a, b) = (cue[0], cue[1]);
+        // [`birth_cue_at`] compares them with the lower case of the text's bytes.
+        assert!(a == a.to_ascii_lowercase() && b == b.to_ascii_lowercase());
         let aa = [a.to_ascii_lowercase(), a.to_ascii_uppercase()];
         let bb = [b.to_ascii_lowercase(), b.to_ascii_uppercase()];
         let mut x = 0;
@@ -185,11 +187,17 @@ fn birth_cue_at(b: &[u8], j: usize) -> bool {
         return false;
     };
     let bit = usize::from(b[j]) << 8 | usize::from(next);
+    // Only the cues that open with these two bytes are compared whole: each cue's first two
+    // bytes are their own lower case ([`BIRTH_CUE_PAIRS`]), so a cue that matches here
+    // (ASCII case-insensitive) opens with them. Comparing every cue whole read most of them
+    // for nothing, at the `da`, `do` and `bo` of words in logs and prose.
+    let pair = [b[j].to_ascii_lowercase(), next.to_ascii_lowercase()];
     BIRTH_CUE_PAIRS[bit / 64] & 1 << (bit % 64) != 0
         && (j == 0 || !b[j - 1].is_ascii_alphanumeric())
         && BIRTH_CUES.iter().any(|c| {
-            b.get(j..j + c.len())
-                .is_some_and(|w| w.eq_ignore_ascii_case(c.as_bytes()))
+            c.as_bytes().starts_with(&pair)
+                && b.get(j..j + c.len())
+                    .is_some_and(|w| w.eq_ignore_ascii_case(c.as_bytes()))
         })
 }
 
