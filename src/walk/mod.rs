@@ -674,7 +674,9 @@ impl<'d> ValueScanner<'d> {
         // a value and their quotes), so that a small document held by a string reserves little.
         let mut pieces = json::room_for(self.piece_room.min(doc.len() / 8 + 1));
         let mut columns = columns::Columns::default();
-        let things = if typed::might_have_types(doc) {
+        // What is known of the literals is known of the top-level document only.
+        let known = if depth == 0 { self.known } else { &[] };
+        let things = if typed::might_have_types_known(doc, known) {
             typed::thing_objects(doc)
         } else {
             Default::default()
@@ -682,8 +684,6 @@ impl<'d> ValueScanner<'d> {
         // The key literal read last, if it has no escapes, and its facts (see
         // [`Self::facts_under`]).
         let mut last_key: Option<(usize, KeyFacts)> = None;
-        // What is known of the literals is known of the top-level document only.
-        let known = if depth == 0 { self.known } else { &[] };
         json::for_each_value_known(doc, known, |lit, pos| {
             let lit = match lit {
                 json::Literal::Str(lit) => lit,
