@@ -607,30 +607,33 @@ impl Engine {
         origin: &str,
         doc: &'a str,
     ) -> Result<Tokenized<'a>, EngineError> {
-        self.tokenize_json_except(session, origin, doc, &|_| false)
+        self.tokenize_json_except(session, origin, doc, &|_| false, &[])
             .await
     }
 
     /// Tokenizes a JSON document in place, leaving alone the string values `skip` selects
-    /// (binary blobs). Used by the MCP interceptor.
+    /// (binary blobs). Used by the MCP interceptor, which has read the document's strings
+    /// already and passes where the long ones end (`known`, in `doc`, in order: see
+    /// `walk::json::for_each_value_known`).
     pub(crate) async fn tokenize_json_except<'a>(
         &self,
         session: &SessionId,
         origin: &str,
         doc: &'a str,
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
+        known: &[Range],
     ) -> Result<Tokenized<'a>, EngineError> {
         let (recall, unreachable) = self.read_recall(session).await;
         if self.recall.is_none() {
             // No session recall: no second scan.
-            let findings = walk::scan_json_except(&self.detector, None, doc, skip)?;
+            let findings = walk::scan_json_known(&self.detector, None, doc, skip, known)?;
             return self
                 .finish_tokenize(session, origin, doc, findings, unreachable, None)
                 .await;
         }
         // The first scan is recorded call by call: a second one reuses what it found.
         let (mut findings, mut first) =
-            walk::scan_json_recorded(&self.detector, recall.as_deref(), doc, skip)?;
+            walk::scan_json_recorded_known(&self.detector, recall.as_deref(), doc, skip, known)?;
         // Counted over the document's text with its string escapes read: a name that opens a
         // line follows `\n` in the raw JSON, where the matcher sees a word going on. What the
         // count finds is kept, for the patch to take string by string instead of searching

@@ -244,6 +244,7 @@ pub(crate) fn classify(text: &str, side: Side) -> Result<Message<'_>, Rejected<'
             params,
             result,
             error,
+            long_strings: top.long_strings,
         },
     })
 }
@@ -473,5 +474,47 @@ mod tests {
         assert_eq!(class(&ok), Ok(Class::Result));
         let dup = format!(r#"{{"id":1,"result":{{{},"k3":0}}}}"#, many.join(","));
         assert_eq!(class(&dup), Err(Flaw::Duplicate));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// The long strings the read of a message notes are, in the member they are in, string
+        /// literals the walk's lexer reads to the same end: each one it visits, in order.
+        #[test]
+        fn long_strings_are_literals_the_walk_ends_alike(
+            texts in proptest::collection::vec(
+                "[a-z \\\\\"\n\t/é😀\u{7}]{0,300}", 1..6),
+            lead in "[ a-z]{0,300}",
+            member in 0usize..3,
+        ) {
+            let value = serde_json::json!({
+                "content": texts.iter().map(|t| serde_json::json!({"type": "text", "text": t}))
+                    .collect::<Vec<_>>(),
+                "lead": lead,
+            });
+            let (name, head) = match member {
+                0 => ("result", r#"{"jsonrpc":"2.0","id":1,"#),
+                1 => ("error", r#"{"id":"x","#),
+                _ => ("params", r#"{"method":"notifications/message","#),
+            };
+            let body = if name == "error" {
+                serde_json::json!({"code": 1, "message": lead, "data": value})
+            } else {
+                value
+            };
+            let text = format!(r#"{head}"{name}": {body} }}"#);
+            let env = classify(&text, Side::Server).unwrap().env;
+            let part = env.result.or(env.error).or(env.params).unwrap().get();
+            let known = env.known_in(&text, part);
+            proptest::prop_assert_eq!(known.len(), env.long_strings.len());
+            let mut lexed = Vec::new();
+            crate::walk::json::for_each_string(part, |lit, _| {
+                if lit.escaped && lit.end - lit.start >= read::LONG_STRING {
+                    lexed.push(lit.start..lit.end);
+                }
+            })
+            .unwrap();
+            proptest::prop_assert_eq!(known, lexed);
+        }
     }
 }

@@ -54,6 +54,12 @@ pub(crate) struct Envelope<'a> {
     /// An error response's error object.
     #[serde(borrow, default)]
     pub(crate) error: Option<Raw<'a>>,
+    /// Where the long string literals of `params`, `result` and `error` that hold an escape
+    /// are, as `classify` found them: byte ranges in the message, in order (empty when not
+    /// known). The walk that scans a member takes their ends from here rather than read their
+    /// bodies again ([`Self::known_in`]).
+    #[serde(skip)]
+    pub(crate) long_strings: Vec<Range<usize>>,
 }
 
 impl<'a> Envelope<'a> {
@@ -70,7 +76,22 @@ impl<'a> Envelope<'a> {
             params: None,
             result: None,
             error: None,
+            long_strings: Vec::new(),
         }
+    }
+
+    /// [`Self::long_strings`] that lie in `part` (a member of `whole`, the message this
+    /// envelope was read from), as ranges in `part`.
+    pub(crate) fn known_in(&self, whole: &str, part: &str) -> Vec<Range<usize>> {
+        let at = range_in(whole, part);
+        if at.end > whole.len() {
+            return Vec::new();
+        }
+        self.long_strings
+            .iter()
+            .filter(|r| at.start <= r.start && r.end <= at.end)
+            .map(|r| r.start - at.start..r.end - at.start)
+            .collect()
     }
 
     /// The id as text, the key that correlates a response with its request.

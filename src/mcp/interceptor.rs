@@ -623,7 +623,7 @@ impl Interceptor {
                             name: None,
                             id: Some(id),
                         },
-                        text,
+                        (text, &env),
                         params.get(),
                         blobs::MESSAGES,
                     )
@@ -661,7 +661,7 @@ impl Interceptor {
                             name: None,
                             id: None,
                         },
-                        text,
+                        (text, &env),
                         params.get(),
                         blobs::NONE,
                     )
@@ -756,7 +756,10 @@ impl Interceptor {
             name: (!subject.is_empty()).then_some(subject),
             id,
         };
-        match self.tokenize(&origin, &site, text, part, patterns).await {
+        match self
+            .tokenize(&origin, &site, (text, env), part, patterns)
+            .await
+        {
             Ok(t) => Outcome::forward(t),
             Err(e) => {
                 tracing::error!(server, subject = %Shown(subject), "result withheld: {e}");
@@ -771,19 +774,24 @@ impl Interceptor {
         }
     }
 
-    /// Tokenizes `part` (a member of `whole`) and returns `whole` rewritten, or borrowed when
-    /// nothing was found.
+    /// Tokenizes `part` (a member of `whole`, which `env` was read from) and returns `whole`
+    /// rewritten, or borrowed when nothing was found.
     async fn tokenize<'a>(
         &self,
         origin: &str,
         site: &Site<'_>,
-        whole: &'a str,
+        (whole, env): (&'a str, &Envelope<'_>),
         part: &'a str,
         patterns: Patterns,
     ) -> Result<Cow<'a, str>, EngineError> {
         let skip = |pos: &walk::json::Position<'_>| blobs::is_binary(patterns, pos);
+        // The ends of the long strings the read of the message found, for the walk.
+        let known = env.known_in(whole, part);
         Ok(
-            match self.tokenize_member(origin, site, part, &skip).await? {
+            match self
+                .tokenize_member(origin, site, part, &skip, &known)
+                .await?
+            {
                 Cow::Borrowed(_) => Cow::Borrowed(whole),
                 Cow::Owned(new) => Cow::Owned(envelope::splice_owned(whole, part, new)),
             },
@@ -791,17 +799,19 @@ impl Interceptor {
     }
 
     /// Tokenizes the JSON `part` (leaving alone the string values `skip` selects), audits what
-    /// was minted and applies the echo guard; borrowed when nothing changed.
+    /// was minted and applies the echo guard; borrowed when nothing changed. `known`: where
+    /// long strings of `part` end, as the read of the message found ([`Envelope::known_in`]).
     async fn tokenize_member<'p>(
         &self,
         origin: &str,
         site: &Site<'_>,
         part: &'p str,
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
+        known: &[std::ops::Range<usize>],
     ) -> Result<Cow<'p, str>, EngineError> {
         let t = self
             .engine
-            .tokenize_json_except(&self.session, origin, part, skip)
+            .tokenize_json_except(&self.session, origin, part, skip, known)
             .await?;
         if !t.tokens.is_empty() {
             tracing::debug!(origin = %Shown(origin), tokens = t.tokens.len(), "tokenized");

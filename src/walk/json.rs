@@ -208,6 +208,22 @@ pub(crate) enum Literal {
 /// sits), in document order. `true`, `false` and `null` are not reported.
 pub(crate) fn for_each_value(
     doc: &str,
+    visit: impl FnMut(Literal, &Position<'_>),
+) -> Result<(), JsonError> {
+    for_each_value_known(doc, &[], visit)
+}
+
+/// [`for_each_value`], told where some string literals of `doc` end by a reader that has read
+/// the same text: `known` holds, in document order, the byte ranges (opening quote to one past
+/// the closing quote) of literals whose bodies hold an escape. The lexer takes such a literal's
+/// end from there instead of reading its body again: the MCP layer's read of a message checks
+/// every string of it (`mcp/classify/read.rs`), and a tool result's text block, megabytes at
+/// times, was read a second time here only to find its closing quote. A range that does not
+/// start at the quote being read is passed over, and one whose end is no quote is not taken,
+/// so the lexer never reads out of bounds; the ranges are the caller's word on the rest.
+pub(crate) fn for_each_value_known(
+    doc: &str,
+    mut known: &[Range<usize>],
     mut visit: impl FnMut(Literal, &Position<'_>),
 ) -> Result<(), JsonError> {
     let bytes = doc.as_bytes();
@@ -224,7 +240,15 @@ pub(crate) fn for_each_value(
         };
         match c {
             b'"' => {
-                let lit = lex_string(bytes, i)?;
+                let lit = match known_end(&mut known, bytes, i) {
+                    Some(end) => StrLit {
+                        start: i,
+                        end,
+                        escaped: true,
+                        is_key: false,
+                    },
+                    None => lex_string(bytes, i)?,
+                };
                 let is_key = matches!(
                     (frames.last(), expect),
                     (
@@ -458,6 +482,21 @@ pub(crate) fn room_for<T>(n: usize) -> Vec<T> {
     // Not reserving only costs the copies it would have saved.
     let _ = v.try_reserve_exact(n);
     v
+}
+
+/// The end of the string literal whose opening quote is at `start`, when `known` (ranges of
+/// literals in order, see [`for_each_value_known`]) has it: the ranges before `start` are
+/// passed over. `None` when it has no range starting there, or one that does not end in a quote
+/// past the opening one.
+#[inline]
+fn known_end(known: &mut &[Range<usize>], bytes: &[u8], start: usize) -> Option<usize> {
+    while let [first, rest @ ..] = *known
+        && first.start < start
+    {
+        *known = rest;
+    }
+    let r = known.first().filter(|r| r.start == start)?;
+    (r.end >= start + 2 && bytes.get(r.end - 1) == Some(&b'"')).then_some(r.end)
 }
 
 /// Lexes the string literal whose opening quote is at `start`.

@@ -176,9 +176,22 @@ pub(crate) fn scan_json_except<'d>(
     doc: &str,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 ) -> Result<Findings<FoundValue>, WalkError> {
+    scan_json_known(detector, recall, doc, skip, &[])
+}
+
+/// [`scan_json_except`], told where some of `doc`'s string literals end by a reader that has
+/// checked the same text (`known`, see [`json::for_each_value_known`]).
+pub(crate) fn scan_json_known<'d>(
+    detector: &'d Detector,
+    recall: Option<&'d Recall>,
+    doc: &str,
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+    known: &'d [Range<usize>],
+) -> Result<Findings<FoundValue>, WalkError> {
     let mut scanner = ValueScanner::new(detector);
     scanner.skip = skip;
     scanner.recall = recall;
+    scanner.known = known;
     let pieces = scanner.json_pieces(doc, 0)?;
     Ok(Findings {
         pieces,
@@ -198,15 +211,30 @@ pub(crate) struct ScanRecord<'doc> {
 
 /// [`scan_json_except`], also recording what each detector call found (`memo.rs`), so that a
 /// second scan of the same document with more names recalled ([`rescan_json`]) reuses it.
+#[cfg(test)]
 pub(crate) fn scan_json_recorded<'d, 'doc>(
     detector: &'d Detector,
     recall: Option<&'d Recall>,
     doc: &'doc str,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
 ) -> Result<(Findings<FoundValue>, ScanRecord<'doc>), WalkError> {
+    scan_json_recorded_known(detector, recall, doc, skip, &[])
+}
+
+/// [`scan_json_except`], also recording what each detector call found (`memo.rs`), so that a
+/// second scan of the same document with more names recalled ([`rescan_json`]) reuses it; told
+/// where some of `doc`'s string literals end (`known`, see [`json::for_each_value_known`]).
+pub(crate) fn scan_json_recorded_known<'d, 'doc>(
+    detector: &'d Detector,
+    recall: Option<&'d Recall>,
+    doc: &'doc str,
+    skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+    known: &'d [Range<usize>],
+) -> Result<(Findings<FoundValue>, ScanRecord<'doc>), WalkError> {
     let mut scanner = ValueScanner::new(detector);
     scanner.skip = skip;
     scanner.recall = recall;
+    scanner.known = known;
     // Sized once for the whole document (see `json::strings_bound`).
     let strings = json::strings_bound(doc);
     scanner.slots = json::room_for(strings / 2);
@@ -444,6 +472,9 @@ struct ValueScanner<'d> {
     last_key: Option<(String, KeyFacts)>,
     /// Top-level string values to leave alone.
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
+    /// Where some string literals of the top-level document end, as a reader of the same text
+    /// found ([`json::for_each_value_known`]); empty when not known.
+    known: &'d [Range<usize>],
     /// When asked for: the path of each slot's top-level string, and the current one.
     paths: Option<Vec<Box<str>>>,
     path: Box<str>,
@@ -478,6 +509,7 @@ impl<'d> ValueScanner<'d> {
             keys: KeyMemos::default(),
             last_key: None,
             skip: &|_| false,
+            known: &[],
             paths: None,
             path: Box::from(""),
             recall: None,
@@ -642,7 +674,9 @@ impl<'d> ValueScanner<'d> {
         // a value and their quotes), so that a small document held by a string reserves little.
         let mut pieces = json::room_for(self.piece_room.min(doc.len() / 8 + 1));
         let mut columns = columns::Columns::default();
-        let things = if typed::might_have_types(doc) {
+        // What is known of the literals is known of the top-level document only.
+        let known = if depth == 0 { self.known } else { &[] };
+        let things = if typed::might_have_types_known(doc, known) {
             typed::thing_objects(doc)
         } else {
             Default::default()
@@ -650,7 +684,7 @@ impl<'d> ValueScanner<'d> {
         // The key literal read last, if it has no escapes, and its facts (see
         // [`Self::facts_under`]).
         let mut last_key: Option<(usize, KeyFacts)> = None;
-        json::for_each_value(doc, |lit, pos| {
+        json::for_each_value_known(doc, known, |lit, pos| {
             let lit = match lit {
                 json::Literal::Str(lit) => lit,
                 json::Literal::Number(range) => {

@@ -23,6 +23,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::ops::Range;
 
 use super::{Flaw, INLINE_KEYS, KeySet};
 use crate::mcp::envelope::Raw;
@@ -54,7 +55,17 @@ pub(super) struct Top<'a> {
     pub(super) version_ok: Option<bool>,
     pub(super) extras: Vec<Member<'a>>,
     pub(super) duplicate: bool,
+    /// The string literals of the forwarded members that hold an escape and are at least
+    /// [`LONG_STRING`] bytes long: their byte ranges in the message (opening quote to one past
+    /// the closing quote), in order. The walk that scans a member takes their ends from here
+    /// (`walk::json::for_each_value_known`) rather than read their bodies a second time.
+    pub(super) long_strings: Vec<Range<usize>>,
 }
+
+/// How long a string literal (its quotes included) must be for [`Top::long_strings`] to hold
+/// it: a tool result's text block, not the names and short values around it, whose bodies
+/// the walk reads again in a few instructions.
+pub(super) const LONG_STRING: usize = 256;
 
 /// Reads `text` as one JSON-RPC message: [`Flaw::NotJson`] or [`Flaw::NotObject`] when it is
 /// no object.
@@ -69,6 +80,7 @@ pub(super) fn read(text: &str) -> Result<Top<'_>, Flaw> {
         open: Vec::new(),
         objects: Vec::new(),
         keys: Vec::new(),
+        long_strings: Vec::new(),
     };
     let mut top = Top::default();
     let mut seen = KeySet::default();
@@ -123,6 +135,7 @@ pub(super) fn read(text: &str) -> Result<Top<'_>, Flaw> {
     if ws(b, i) != b.len() {
         return Err(Flaw::NotJson);
     }
+    top.long_strings = reader.long_strings;
     Ok(top)
 }
 
@@ -136,6 +149,8 @@ struct Reader<'a> {
     /// The keys of those objects, each object's after its parent's (an object's keys are
     /// read only while no object inside it is open).
     keys: Vec<Cow<'a, str>>,
+    /// [`Top::long_strings`].
+    long_strings: Vec<Range<usize>>,
 }
 
 /// Where one open object's keys are.
@@ -182,6 +197,9 @@ impl<'a> Reader<'a> {
                     let s = string(b, i, look.on())?;
                     if s.lone {
                         look.flaw = Some(Flaw::NotJson);
+                    }
+                    if look.forwarded && s.escaped && s.end - i >= LONG_STRING {
+                        self.long_strings.push(i..s.end);
                     }
                     i = s.end;
                 }

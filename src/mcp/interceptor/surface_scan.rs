@@ -78,7 +78,10 @@ impl Interceptor {
             SurfaceMode::Pass => self.echo.apply(input),
             _ => {
                 let skip = |pos: &Position<'_>| surface.class(pos) != Class::Scan;
-                match self.tokenize_member(origin, site, input, &skip).await? {
+                match self
+                    .tokenize_member(origin, site, input, &skip, &[])
+                    .await?
+                {
                     Cow::Owned(s) => Some(s),
                     Cow::Borrowed(_) => None,
                 }

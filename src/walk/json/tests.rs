@@ -873,3 +873,62 @@ fn encode_round_trips() {
         assert_eq!(serde_json::from_str::<String>(&out).unwrap(), s);
     }
 }
+
+/// Every visit of a walk of `doc`: the literal and its path.
+fn visits(doc: &str, known: &[Range<usize>]) -> Result<Vec<(Literal, String)>, JsonError> {
+    let mut seen = Vec::new();
+    for_each_value_known(doc, known, |lit, pos| seen.push((lit, pos.path())))?;
+    Ok(seen)
+}
+
+proptest::proptest! {
+    /// Told where some escaped literals end (as a reader of the same text found them), the
+    /// walk visits what it visits reading every body; ranges that start at no literal's quote
+    /// are passed over.
+    #[test]
+    fn known_ends_change_no_visit(
+        values in proptest::collection::vec(
+            "[a-z \\\\\"\n\u{1}é😀]{0,30}|\\{\"k\":\"[a-z\n]{0,9}\"\\}", 0..12),
+        keep in proptest::collection::vec(proptest::bool::ANY, 24),
+        junk in proptest::collection::vec(0usize..400, 0..4),
+    ) {
+        let doc = serde_json::to_string(&serde_json::json!({ "v": values, "w": values.first() }))
+            .unwrap();
+        let mut literals = Vec::new();
+        for_each_string(&doc, |lit, _| literals.push(lit)).unwrap();
+        let mut known: Vec<Range<usize>> = literals
+            .iter()
+            .zip(keep.iter().cycle())
+            .filter(|(lit, keep)| lit.escaped && **keep)
+            .map(|(lit, _)| lit.start..lit.end)
+            .collect();
+        // Ranges that start at no literal's quote: inside a body, between literals, past the
+        // end.
+        for j in junk {
+            if literals.iter().all(|lit| lit.start != j) {
+                known.push(j..j + 3);
+            }
+        }
+        known.sort_by_key(|r| r.start);
+        proptest::prop_assert_eq!(visits(&doc, &known).unwrap(), visits(&doc, &[]).unwrap());
+    }
+}
+
+#[test]
+fn a_known_end_is_taken_without_reading_the_body() {
+    // A body the lexer would refuse (a raw control byte), told as known: its end is taken.
+    let doc = "[\"a\\n\u{1}b\",\"c\"]";
+    assert!(visits(doc, &[]).is_err());
+    let known = [Range { start: 1, end: 8 }];
+    let seen = visits(doc, &known).unwrap();
+    assert_eq!(seen.len(), 2);
+    assert!(matches!(
+        seen[0].0,
+        Literal::Str(StrLit {
+            start: 1,
+            end: 8,
+            escaped: true,
+            ..
+        })
+    ));
+}
