@@ -392,6 +392,71 @@ impl<'a> RawOffsetsByRuns<'a> {
     }
 }
 
+/// Escapes every byte or two (a tool result's JSON text, `\u` escapes among them, a `u` after an
+/// escape that is no `\u` one) and plain runs of every length.
+const DENSE_PIECES: &[&str] = &[
+    "\\\"",
+    "\\n",
+    "\\\\",
+    "\\\\u",
+    "\\nu",
+    "\\/",
+    "u",
+    "x",
+    "ab",
+    "\u{e9}",
+    "\u{1f600}",
+    "\\u00e9",
+    "\\u0041",
+    "\\ud83d\\ude00",
+    "\\ud83d",
+    "\\udc00",
+    "\\\"\\n  ",
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    /// Asked in turn at every character boundary, or at some of them (a span's start and end,
+    /// a few bytes apart or blocks apart), the map answers as the old one does on bodies with
+    /// an escape every byte or two, as a tool result's JSON text has.
+    #[test]
+    fn raw_offsets_on_dense_escapes_are_the_old_ones(
+        pieces in proptest::collection::vec(proptest::sample::select(DENSE_PIECES), 0..200),
+        pad in 0usize..70,
+        steps in proptest::collection::vec(
+            proptest::prop_oneof![0usize..2, 0usize..8, 0usize..300],
+            1..200,
+        ),
+        every in proptest::bool::ANY,
+    ) {
+        let mut body = "p".repeat(pad);
+        for p in &pieces {
+            body.push_str(p);
+        }
+        let decoded = decode_body(&body);
+        let boundaries: Vec<usize> = (0..=decoded.len() + 2)
+            .filter(|&t| decoded.is_char_boundary(t) || t > decoded.len())
+            .collect();
+        let asked: Vec<usize> = if every {
+            boundaries.clone()
+        } else {
+            let mut k = 0;
+            steps
+                .iter()
+                .map_while(|&step| {
+                    k += step;
+                    boundaries.get(k).copied()
+                })
+                .collect()
+        };
+        let (mut new, mut old) = (RawOffsets::new(&body), RawOffsetsByRuns::new(&body));
+        for t in asked {
+            proptest::prop_assert_eq!(new.raw(t), old.raw(t), "{:?} at {}", body, t);
+        }
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
     /// Asked in turn at some of the decoded text's character boundaries (each of them, or a
