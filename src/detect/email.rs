@@ -151,30 +151,14 @@ fn address_at(text: &str, at: usize, at_len: usize) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
-/// RFC 5322 `atext` plus `.`, the characters of an unquoted ASCII local part.
+/// RFC 5322 `atext` plus `.`, the characters of an unquoted ASCII local part (one load of
+/// `ascii.rs`'s byte classes: the local part is read a byte at a time).
 fn is_atext(b: u8) -> bool {
-    ATEXT[usize::from(b)]
+    ascii::is_atext(b)
 }
 
 /// The punctuation of [`is_atext`].
 const ATEXT_PUNCT: &[u8] = b"!#$%&'*+-/=?^_`{|}~.";
-
-/// [`is_atext`] of each byte, as a table: the local part is read a byte at a time, and a
-/// search of the punctuation list per byte cost a `memchr` call.
-static ATEXT: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = (b as u8).is_ascii_alphanumeric();
-        b += 1;
-    }
-    let mut i = 0;
-    while i < ATEXT_PUNCT.len() {
-        table[ATEXT_PUNCT[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
 
 /// Whether a non-ASCII character may appear in an internationalised local part or domain:
 /// letters, digits and marks of any script, but not spaces, controls, punctuation and symbol
@@ -235,10 +219,7 @@ fn domain_run_len(rest: &str) -> usize {
     let mut len = 0;
     while let Some(&first) = rest.as_bytes().get(len) {
         let (ok, width) = if first.is_ascii() {
-            (
-                first.is_ascii_alphanumeric() || first == b'-' || first == b'.',
-                1,
-            )
+            (ascii::is_domain_byte(first), 1)
         } else {
             let c = rest[len..].chars().next().unwrap_or('\0');
             (is_intl_char(c), c.len_utf8())
