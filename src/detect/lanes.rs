@@ -757,6 +757,20 @@ mod swar {
     }
 }
 
+/// Asks the CPU to bring the cache line holding byte `i` of `b` into every cache level, when `i`
+/// is inside `b` (nothing otherwise): for a walk that will read bytes far apart in a text its
+/// scans left long ago, such as the found values of a long text copied out one by one
+/// (`walk/mod.rs`). A hint only: no fault, no effect on what is read.
+#[inline(always)]
+pub(crate) fn prefetch(b: &[u8], i: usize) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    if let Some(byte) = b.get(i) {
+        safe_arch::prefetch_t0(byte);
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    let _ = (b, i);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1078,5 +1092,14 @@ mod tests {
                 "at {i}"
             );
         }
+    }
+
+    #[test]
+    fn prefetch_is_only_a_hint() {
+        let b = b"Maria Garcia";
+        for i in [0, 5, b.len() - 1, b.len(), usize::MAX] {
+            prefetch(b, i);
+        }
+        prefetch(&[], 0);
     }
 }

@@ -59,7 +59,7 @@ pub use write::apply;
 use spans::SpanSlots;
 
 use crate::detect::recall::Recall;
-use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, prefilter};
+use crate::detect::{Detector, FindContext, Fnv, KeyFacts, Kind, Span, lanes, prefilter};
 use crate::sensitive::Sensitive;
 use crate::token::{self, Token};
 
@@ -260,6 +260,11 @@ pub(crate) fn scan_json_recorded_known<'d, 'doc>(
 /// The length from which a decoded string literal of a recorded document is kept for
 /// [`counted_text`]: a text block, not the short strings around it.
 const KEEP_DECODED_FROM: usize = 4096;
+
+/// How many found values ahead of the one being copied out the text is fetched
+/// ([`ValueScanner::detect_classified`]): far enough that a fetch from memory is done when its
+/// value's turn comes, near enough that the line is still cached.
+const PREFETCH_AHEAD: usize = 8;
 
 /// The text of the document `record` was recorded over, with its string escapes read, for
 /// counting names in it ([`json::document_text`]): long literals the scan decoded are taken
@@ -966,9 +971,17 @@ impl<'d> ValueScanner<'d> {
                 let mut out = Vec::with_capacity(n);
                 self.slots.reserve(n);
                 let mut spans = std::mem::take(&mut self.spans);
-                for span in spans.drain(..) {
+                // A long text's values lie far apart in bytes its scans read long ago: the
+                // text at a value eight ahead is fetched while this one is copied, so the
+                // copies do not wait on memory one after another.
+                let mut rest = spans.drain(..);
+                while let Some(span) = rest.next() {
+                    if let Some(ahead) = rest.as_slice().get(PREFETCH_AHEAD - 1) {
+                        lanes::prefetch(text.as_bytes(), ahead.start);
+                    }
                     out.push(self.push_found(text, span));
                 }
+                drop(rest);
                 self.spans = spans;
                 SpanSlots::Many(out)
             }
