@@ -100,6 +100,10 @@ const LONG: usize = {
 // The module docs' bound: a word this long is worth a look only as a whole credential.
 const _: () = assert!(LONG >= 15);
 
+/// `LONG`, or 64 for a rule not yet written whose shortest credential is longer: then the
+/// masks of [`Windows::find`] select the words of 64 bytes or more, and each is measured.
+const REACH: usize = if LONG < 64 { LONG } else { 64 };
+
 /// The patterns that must start a word, by first byte, and the finders of the others.
 #[derive(Debug)]
 pub(super) struct Windows {
@@ -235,13 +239,23 @@ impl Windows {
     /// Only the few starts that the masks select are read as bytes. A scan that stops at each
     /// word and anchor and walks its bytes takes a branch per byte whose outcome the data
     /// decides; on code and logs those mispredictions cost twice its instructions.
-    pub(super) fn find(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
+    ///
+    /// Returns `true` when the text is at most one block long and holds no `-`, `.`, `=` or `:`
+    /// (then only its long words can seed; see [`Windows::find_short`]), else `false`.
+    pub(super) fn find(&self, b: &[u8], out: &mut Vec<(usize, usize)>) -> bool {
+        if b.len() <= 64 {
+            return self.find_short(b, out);
+        }
+        self.find_blocks(b, out);
+        false
+    }
+
+    /// [`Windows::find`] a block at a time: every text longer than one block, and the test
+    /// oracle of [`Windows::find_short`].
+    fn find_blocks(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
         out.clear();
         // Each seed (where a pattern may start) is pushed as its window at once.
         let mut seed = |s: usize| out.push(window(b, s));
-        // `LONG` is at most 64 but for a rule not yet written: then the masks select the
-        // words of 64 bytes or more, and each is measured.
-        const REACH: usize = if LONG < 64 { LONG } else { 64 };
         let mut last_word = 0u64;
         let mut this = lanes::credential64(b, 0);
         let mut i = 0;
@@ -287,6 +301,58 @@ impl Windows {
             i += 64;
         }
         self.finish(b, out);
+    }
+
+    /// [`Windows::find`] of a text of one block or less (most values of a JSON document):
+    /// [`Windows::find_blocks`]' steps for its one block, with no block before or after it.
+    /// When it holds no `-`, `.`, `=` or `:` (a title, a name, a sentence) nothing else can
+    /// seed: every pattern that may start anywhere holds one of them (`://` a `:`, the others
+    /// their anchor), so the search for `://` is left out (a `memchr` per value). Returns
+    /// whether it held none of the four.
+    fn find_short(&self, b: &[u8], out: &mut Vec<(usize, usize)>) -> bool {
+        out.clear();
+        let mut seed = |s: usize| out.push(window(b, s));
+        // The zeros past the text's end are in no class, as in `credential64`'s own copy.
+        let block = lanes::padded::<64>(b, 0);
+        let (word, anchors) = lanes::credential64(&block, 0);
+        let colons = lanes::eq64(&block, 0, b':');
+        let mut long = word & !(word << 1) & runs_from(u128::from(word), REACH) as u64;
+        while long != 0 {
+            let s = long.trailing_zeros() as usize;
+            long &= long - 1;
+            if (REACH == LONG || word_end(b, s) - s >= LONG) && self.pattern_at(b, s) {
+                seed(s);
+            }
+        }
+        let mut rest = anchors;
+        let before = word << 1;
+        while rest != 0 {
+            let r = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.anchored_at(b, r, &mut seed);
+            if before >> r & 1 != 0 {
+                // The word before the anchor starts after the last non-word byte below it,
+                // or at the text's start.
+                let gaps = !word & ((1u64 << r) - 1);
+                let s = if gaps == 0 {
+                    0
+                } else {
+                    64 - gaps.leading_zeros() as usize
+                };
+                if self.pattern_at(b, s) {
+                    seed(s);
+                }
+            }
+        }
+        if anchors | colons != 0 {
+            self.finish(b, out);
+            return false;
+        }
+        if out.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
+        true
     }
 
     /// [`Windows::find`] as it was, a word and an anchor at a time (through aligned blocks of
@@ -428,6 +494,7 @@ fn all_word(block: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{ProptestConfig, Strategy, TestCaseError, prop_assert_eq, prop_oneof};
 
     #[test]
     fn classes_are_the_bytewise_tests() {
@@ -470,6 +537,73 @@ mod tests {
         w.find_bytewise(b, &mut old);
         assert_eq!(new, old, "{:?}", String::from_utf8_lossy(b));
     }
+
+    /// The short texts' search and the blocks' one give the same windows, and a text told bare
+    /// holds none of `- . = :`.
+    fn same_short_windows(w: &Windows, b: &[u8]) -> Result<(), TestCaseError> {
+        let (mut new, mut blocks, mut old) = (Vec::new(), Vec::new(), Vec::new());
+        let bare = w.find(b, &mut new);
+        w.find_blocks(b, &mut blocks);
+        w.find_bytewise(b, &mut old);
+        let text = String::from_utf8_lossy(b);
+        prop_assert_eq!(&new, &blocks, "{:?}", text);
+        prop_assert_eq!(&new, &old, "{:?}", text);
+        let seps = b.iter().any(|c| matches!(c, b'-' | b'.' | b'=' | b':'));
+        prop_assert_eq!(bare, b.len() <= 64 && !seps, "{:?}", text);
+        Ok(())
+    }
+
+    /// The parts of the generated short texts: words, spaces, punctuation, digits, the bytes
+    /// that anchor or separate, base64-like runs, and the patterns' starts.
+    fn short_part() -> impl Strategy<Value = String> {
+        let w = Windows::new(&super::super::EXTRA);
+        let mut starts: Vec<String> = w
+            .by_first
+            .iter()
+            .flatten()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        starts.extend(
+            [
+                "ghp_",
+                "sk-",
+                "AKIA",
+                "xox",
+                "xoxb-",
+                "eyJ",
+                "-----BEGIN ",
+                "://",
+                "AccountKey=",
+                "SharedAccessKey=",
+                "https://",
+                "é",
+            ]
+            .map(String::from),
+        );
+        prop_oneof![
+            "[A-Za-z]{1,12}",
+            "[ ,;!?()'\"/@+]{1,2}",
+            "[0-9]{1,4}",
+            "[:=._-]",
+            "[A-Za-z0-9+/_-]{10,40}",
+            "[A-Z0-9]{12,24}",
+            proptest::sample::select(starts),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn short_texts_find_what_the_blocks_find(
+            parts in proptest::collection::vec(short_part(), 0..10),
+        ) {
+            let w = WINDOWS.get_or_init(|| Windows::new(&super::super::EXTRA));
+            same_short_windows(w, parts.concat().as_bytes())?;
+        }
+    }
+
+    /// Built once for the property test's cases.
+    static WINDOWS: std::sync::OnceLock<Windows> = std::sync::OnceLock::new();
 
     #[test]
     fn the_masks_find_what_the_bytewise_scan_finds() {
