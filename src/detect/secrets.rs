@@ -96,7 +96,7 @@ impl SecretRecognizer {
         }
         let b = text.as_bytes();
         let mut windows = Vec::new();
-        let bare = self.windows.find(b, &mut windows);
+        let pairless = self.windows.find(b, &mut windows);
         for &(ws, we) in &windows {
             for m in self.prefixes.find_iter(Input::new(b).range(ws..we)) {
                 Self::matched(b, &m, out);
@@ -104,7 +104,7 @@ impl SecretRecognizer {
         }
         // A text without `:`, `=` or `-` (told by the windows' masks of a short one) has no
         // pair and no flag: the two scans for them cost more than the rest on a JSON value.
-        if !bare {
+        if !pairless {
             key_values_with(text, seps.both(), pair_at, out);
         }
     }
