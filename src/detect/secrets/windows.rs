@@ -28,6 +28,12 @@
 //! words and the word starts before anchors with bit arithmetic (see [`Windows::find`]):
 //! walking each word byte by byte, as it did, cost mispredicted branches at every word's end,
 //! which on code and logs took twice the time its instruction count says.
+//!
+//! A text of one block or less (most values of a JSON document) is read as that block alone
+//! ([`Windows::find_short`]), from masks of only the bytes it has, which tell its `:` bytes
+//! too: `://` is searched for only where one is, and the recognizer leaves out its scans for
+//! pairs and flags in a text without `:`, `=` or `-`. On a value of 20 to 40 bytes the copy
+//! into a 64-byte block and those three byte searches had cost more than the rest.
 
 use memchr::memmem;
 
@@ -114,6 +120,8 @@ pub(super) struct Windows {
     anchored: [Vec<(&'static [u8], usize)>; 3],
     /// Finders of the other patterns that may start anywhere.
     anywhere: Vec<memmem::Finder<'static>>,
+    /// Whether every pattern of `anywhere` holds a `:` (`://`).
+    colon_anywhere: bool,
     /// The first two bytes of the word-starting patterns, and the [`trigram`]s of their first
     /// three ([`Windows::pattern_at`] turns most words away with these, without comparing).
     heads: Box<Heads>,
@@ -191,10 +199,12 @@ impl Windows {
                 None => set_bit(&mut heads.short, pair),
             }
         }
+        let colon_anywhere = anywhere.iter().all(|f| f.needle().contains(&b':'));
         Windows {
             by_first,
             anchored,
             anywhere,
+            colon_anywhere,
             heads,
         }
     }
@@ -300,7 +310,7 @@ impl Windows {
             this = next;
             i += 64;
         }
-        self.finish(b, true, out);
+        self.finish(b, out);
     }
 
     /// [`Windows::find`] of a text of one block or less (most values of a JSON document):
@@ -318,7 +328,7 @@ impl Windows {
             colons,
             dots,
         } = lanes::credential_short(b);
-        let mut long = word & !(word << 1) & runs_from(u128::from(word), REACH) as u64;
+        let mut long = word & !(word << 1) & runs_from64(word, REACH);
         while long != 0 {
             let s = long.trailing_zeros() as usize;
             long &= long - 1;
@@ -346,7 +356,14 @@ impl Windows {
                 }
             }
         }
-        self.finish(b, colons != 0, out);
+        // Without a `:`, the patterns found by `memmem` cannot be there (the call to search for
+        // them cost more than the rest of the search on a short value).
+        if colons != 0 || !self.colon_anywhere {
+            self.finish(b, out);
+        } else if out.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
         (colons | (anchors & !dots)) == 0
     }
 
@@ -386,7 +403,7 @@ impl Windows {
                 seed(s);
             }
         }
-        self.finish(b, true, out);
+        self.finish(b, out);
     }
 
     /// Seeds the patterns that may start anywhere and whose anchor is the byte at `r` (one of
@@ -406,13 +423,9 @@ impl Windows {
     }
 
     /// The last step of a search for windows: the seeds of the patterns found by `memmem`
-    /// (`://`), then the windows sorted, each once. `colons` says whether `b` may hold a `:`:
-    /// a pattern holding one cannot be in a text without.
-    fn finish(&self, b: &[u8], colons: bool, out: &mut Vec<(usize, usize)>) {
+    /// (`://`), then the windows sorted, each once.
+    fn finish(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
         for f in &self.anywhere {
-            if !colons && f.needle().contains(&b':') {
-                continue;
-            }
             // Most texts hold no `:` (the first byte of `://`) at all: a byte search turns them
             // away before the finder's own setup, which costs more on a short JSON value.
             if f.needle()
@@ -423,10 +436,8 @@ impl Windows {
             }
             out.extend(f.find_iter(b).map(|s| window(b, s)));
         }
-        if out.len() > 1 {
-            out.sort_unstable();
-            out.dedup();
-        }
+        out.sort_unstable();
+        out.dedup();
     }
 }
 
@@ -434,6 +445,21 @@ impl Windows {
 /// itself shifted by 1, 2, 4, … while the run so covered is at most `n`, then by the rest.
 #[inline(always)]
 fn runs_from(mut x: u128, n: usize) -> u128 {
+    let mut have = 1;
+    while have * 2 <= n {
+        x &= x >> have;
+        have *= 2;
+    }
+    if have < n {
+        x &= x >> (n - have);
+    }
+    x
+}
+
+/// [`runs_from`] of one block with none after it (a short text's): the same bits, in one
+/// register rather than two.
+#[inline(always)]
+fn runs_from64(mut x: u64, n: usize) -> u64 {
     let mut have = 1;
     while have * 2 <= n {
         x &= x >> have;
@@ -658,6 +684,30 @@ mod tests {
     }
 
     #[test]
+    fn runs_from64_is_runs_from_of_one_block() {
+        let mut rng = crate::testdata::Rng::new(13);
+        for _ in 0..20_000 {
+            // Long runs of set bits are what it selects: words of random lengths.
+            let mut x = 0u64;
+            let mut k = 0;
+            while k < 64 {
+                let run = rng.below(40);
+                if rng.below(2) == 0 {
+                    x |= (u64::MAX >> (64 - run.clamp(1, 64 - k))) << k;
+                }
+                k += run + 1;
+            }
+            for n in 1..=64 {
+                assert_eq!(
+                    runs_from64(x, n),
+                    runs_from(u128::from(x), n) as u64,
+                    "{x:x} {n}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn pattern_at_is_the_comparison_of_every_pattern() {
         let w = Windows::new(&super::super::EXTRA);
         let patterns: Vec<&[u8]> = w.by_first.iter().flatten().copied().collect();
@@ -738,6 +788,7 @@ mod tests {
             ]
         );
         assert_eq!(w.anywhere.len(), 1);
+        assert!(w.colon_anywhere);
         // Each occurrence, wherever it sits, lies in a window.
         for p in ["-----BEGIN ", "AccountKey=", "SharedAccessKey=", "://"] {
             for before in ["", "x", "a=", " -", "é"] {
