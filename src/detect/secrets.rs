@@ -96,13 +96,17 @@ impl SecretRecognizer {
         }
         let b = text.as_bytes();
         let mut windows = Vec::new();
-        self.windows.find(b, &mut windows);
+        let pairless = self.windows.find(b, &mut windows);
         for &(ws, we) in &windows {
             for m in self.prefixes.find_iter(Input::new(b).range(ws..we)) {
                 Self::matched(b, &m, out);
             }
         }
-        key_values_with(text, seps.both(), pair_at, out);
+        // A text without `:`, `=` or `-` (told by the windows' masks of a short one) has no
+        // pair and no flag: the two scans for them cost more than the rest on a JSON value.
+        if !pairless {
+            key_values_with(text, seps.both(), pair_at, out);
+        }
     }
 
     /// The credential, if any, of the automaton's match `m`.
@@ -693,6 +697,38 @@ mod tests {
                     ]).prop_map(String::from),
                 ],
                 0..20,
+            ),
+        ) {
+            let text = parts.concat();
+            let (new, old) = both(&text);
+            proptest::prop_assert_eq!(new, old, "{:?}", text);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// Short texts (JSON values), where the windows' masks tell the pairs' and flags' scans
+        /// off: words, spaces, punctuation, digits, separators, base64-like runs and prefixes.
+        #[test]
+        fn short_texts_find_what_the_whole_text_finds(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[A-Za-z]{1,12}",
+                    "[ ,;!?()'\"/@+]{1,2}",
+                    "[0-9]{1,4}",
+                    "[:=._\n-]",
+                    "[A-Za-z0-9+/_-]{10,40}",
+                    "[A-Z0-9]{12,24}",
+                    proptest::sample::select(vec![
+                        "ghp_", "sk-", "AKIA", "xoxb-", "xox", "eyJ", "-----BEGIN ", "://",
+                        "https://u:", "@h", "password", "token", "--token ", "--", "é",
+                        "eyJhbGciOiJIUzI1NiJ9", ".eyJzdWIiOiIxIn0.", "AccountKey=",
+                    ]).prop_map(String::from),
+                    proptest::sample::select(
+                        RULES.iter().map(|r| r.prefix).chain(EXTRA).collect::<Vec<_>>()
+                    ).prop_map(String::from),
+                ],
+                0..10,
             ),
         ) {
             let text = parts.concat();

@@ -28,6 +28,12 @@
 //! words and the word starts before anchors with bit arithmetic (see [`Windows::find`]):
 //! walking each word byte by byte, as it did, cost mispredicted branches at every word's end,
 //! which on code and logs took twice the time its instruction count says.
+//!
+//! A text of one block or less (most values of a JSON document) is read as that block alone
+//! ([`Windows::find_short`]), from masks of only the bytes it has, which tell its `:` bytes
+//! too: `://` is searched for only where one is, and the recognizer leaves out its scans for
+//! pairs and flags in a text without `:`, `=` or `-`. On a value of 20 to 40 bytes the copy
+//! into a 64-byte block and those three byte searches had cost more than the rest.
 
 use memchr::memmem;
 
@@ -100,6 +106,10 @@ const LONG: usize = {
 // The module docs' bound: a word this long is worth a look only as a whole credential.
 const _: () = assert!(LONG >= 15);
 
+/// `LONG`, or 64 for a rule not yet written whose shortest credential is longer: then the
+/// masks of [`Windows::find`] select the words of 64 bytes or more, and each is measured.
+const REACH: usize = if LONG < 64 { LONG } else { 64 };
+
 /// The patterns that must start a word, by first byte, and the finders of the others.
 #[derive(Debug)]
 pub(super) struct Windows {
@@ -110,6 +120,8 @@ pub(super) struct Windows {
     anchored: [Vec<(&'static [u8], usize)>; 3],
     /// Finders of the other patterns that may start anywhere.
     anywhere: Vec<memmem::Finder<'static>>,
+    /// Whether every pattern of `anywhere` holds a `:` (`://`).
+    colon_anywhere: bool,
     /// The first two bytes of the word-starting patterns, and the [`trigram`]s of their first
     /// three ([`Windows::pattern_at`] turns most words away with these, without comparing).
     heads: Box<Heads>,
@@ -187,10 +199,12 @@ impl Windows {
                 None => set_bit(&mut heads.short, pair),
             }
         }
+        let colon_anywhere = anywhere.iter().all(|f| f.needle().contains(&b':'));
         Windows {
             by_first,
             anchored,
             anywhere,
+            colon_anywhere,
             heads,
         }
     }
@@ -235,13 +249,23 @@ impl Windows {
     /// Only the few starts that the masks select are read as bytes. A scan that stops at each
     /// word and anchor and walks its bytes takes a branch per byte whose outcome the data
     /// decides; on code and logs those mispredictions cost twice its instructions.
-    pub(super) fn find(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
+    ///
+    /// Returns `true` when the text is at most one block long and holds no `:`, `=` or `-`
+    /// ([`Windows::find_short`] tells it from its masks), else `false`.
+    pub(super) fn find(&self, b: &[u8], out: &mut Vec<(usize, usize)>) -> bool {
+        if b.len() <= 64 {
+            return self.find_short(b, out);
+        }
+        self.find_blocks(b, out);
+        false
+    }
+
+    /// [`Windows::find`] a block at a time: every text longer than one block, and the test
+    /// oracle of [`Windows::find_short`].
+    fn find_blocks(&self, b: &[u8], out: &mut Vec<(usize, usize)>) {
         out.clear();
         // Each seed (where a pattern may start) is pushed as its window at once.
         let mut seed = |s: usize| out.push(window(b, s));
-        // `LONG` is at most 64 but for a rule not yet written: then the masks select the
-        // words of 64 bytes or more, and each is measured.
-        const REACH: usize = if LONG < 64 { LONG } else { 64 };
         let mut last_word = 0u64;
         let mut this = lanes::credential64(b, 0);
         let mut i = 0;
@@ -287,6 +311,60 @@ impl Windows {
             i += 64;
         }
         self.finish(b, out);
+    }
+
+    /// [`Windows::find`] of a text of one block or less (most values of a JSON document):
+    /// [`Windows::find_blocks`]' steps for its one block, with no block before or after it,
+    /// from masks of only the bytes it has ([`lanes::credential_short`]: the copy of the text
+    /// into a block and the classes of four parts cost more than the rest on a value of 20 to
+    /// 40 bytes). The masks tell the `:` bytes too, so the search for `://` runs only where one
+    /// is (it cost a `memchr` per value). Returns whether the text holds no `:`, `=` or `-`.
+    fn find_short(&self, b: &[u8], out: &mut Vec<(usize, usize)>) -> bool {
+        out.clear();
+        let mut seed = |s: usize| out.push(window(b, s));
+        let lanes::Short {
+            word,
+            anchors,
+            colons,
+            dots,
+        } = lanes::credential_short(b);
+        let mut long = word & !(word << 1) & runs_from64(word, REACH);
+        while long != 0 {
+            let s = long.trailing_zeros() as usize;
+            long &= long - 1;
+            if (REACH == LONG || word_end(b, s) - s >= LONG) && self.pattern_at(b, s) {
+                seed(s);
+            }
+        }
+        let mut rest = anchors;
+        let before = word << 1;
+        while rest != 0 {
+            let r = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.anchored_at(b, r, &mut seed);
+            if before >> r & 1 != 0 {
+                // The word before the anchor starts after the last non-word byte below it,
+                // or at the text's start.
+                let gaps = !word & ((1u64 << r) - 1);
+                let s = if gaps == 0 {
+                    0
+                } else {
+                    64 - gaps.leading_zeros() as usize
+                };
+                if self.pattern_at(b, s) {
+                    seed(s);
+                }
+            }
+        }
+        // Without a `:`, the patterns found by `memmem` cannot be there (the call to search for
+        // them cost more than the rest of the search on a short value).
+        if colons != 0 || !self.colon_anywhere {
+            self.finish(b, out);
+        } else if out.len() > 1 {
+            out.sort_unstable();
+            out.dedup();
+        }
+        (colons | (anchors & !dots)) == 0
     }
 
     /// [`Windows::find`] as it was, a word and an anchor at a time (through aligned blocks of
@@ -378,6 +456,21 @@ fn runs_from(mut x: u128, n: usize) -> u128 {
     x
 }
 
+/// [`runs_from`] of one block with none after it (a short text's): the same bits, in one
+/// register rather than two.
+#[inline(always)]
+fn runs_from64(mut x: u64, n: usize) -> u64 {
+    let mut have = 1;
+    while have * 2 <= n {
+        x &= x >> have;
+        have *= 2;
+    }
+    if have < n {
+        x &= x >> (n - have);
+    }
+    x
+}
+
 /// The end of the run of word bytes from `i`.
 fn word_end(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && is_word(b[i]) {
@@ -428,6 +521,7 @@ fn all_word(block: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{ProptestConfig, Strategy, TestCaseError, prop_assert_eq, prop_oneof};
 
     #[test]
     fn classes_are_the_bytewise_tests() {
@@ -470,6 +564,73 @@ mod tests {
         w.find_bytewise(b, &mut old);
         assert_eq!(new, old, "{:?}", String::from_utf8_lossy(b));
     }
+
+    /// The short texts' search and the blocks' one give the same windows, and a text told
+    /// bare holds none of `- = :`.
+    fn same_short_windows(w: &Windows, b: &[u8]) -> Result<(), TestCaseError> {
+        let (mut new, mut blocks, mut old) = (Vec::new(), Vec::new(), Vec::new());
+        let bare = w.find(b, &mut new);
+        w.find_blocks(b, &mut blocks);
+        w.find_bytewise(b, &mut old);
+        let text = String::from_utf8_lossy(b);
+        prop_assert_eq!(&new, &blocks, "{:?}", text);
+        prop_assert_eq!(&new, &old, "{:?}", text);
+        let seps = b.iter().any(|c| matches!(c, b'-' | b'=' | b':'));
+        prop_assert_eq!(bare, b.len() <= 64 && !seps, "{:?}", text);
+        Ok(())
+    }
+
+    /// The parts of the generated short texts: words, spaces, punctuation, digits, the bytes
+    /// that anchor or separate, base64-like runs, and the patterns' starts.
+    fn short_part() -> impl Strategy<Value = String> {
+        let w = Windows::new(&super::super::EXTRA);
+        let mut starts: Vec<String> = w
+            .by_first
+            .iter()
+            .flatten()
+            .map(|p| String::from_utf8_lossy(p).into_owned())
+            .collect();
+        starts.extend(
+            [
+                "ghp_",
+                "sk-",
+                "AKIA",
+                "xox",
+                "xoxb-",
+                "eyJ",
+                "-----BEGIN ",
+                "://",
+                "AccountKey=",
+                "SharedAccessKey=",
+                "https://",
+                "é",
+            ]
+            .map(String::from),
+        );
+        prop_oneof![
+            "[A-Za-z]{1,12}",
+            "[ ,;!?()'\"/@+]{1,2}",
+            "[0-9]{1,4}",
+            "[:=._-]",
+            "[A-Za-z0-9+/_-]{10,40}",
+            "[A-Z0-9]{12,24}",
+            proptest::sample::select(starts),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn short_texts_find_what_the_blocks_find(
+            parts in proptest::collection::vec(short_part(), 0..10),
+        ) {
+            let w = WINDOWS.get_or_init(|| Windows::new(&super::super::EXTRA));
+            same_short_windows(w, parts.concat().as_bytes())?;
+        }
+    }
+
+    /// Built once for the property test's cases.
+    static WINDOWS: std::sync::OnceLock<Windows> = std::sync::OnceLock::new();
 
     #[test]
     fn the_masks_find_what_the_bytewise_scan_finds() {
@@ -520,6 +681,30 @@ mod tests {
             same_windows(&w, &t);
         }
         assert!(compared > 1_000_000, "{compared}");
+    }
+
+    #[test]
+    fn runs_from64_is_runs_from_of_one_block() {
+        let mut rng = crate::testdata::Rng::new(13);
+        for _ in 0..20_000 {
+            // Long runs of set bits are what it selects: words of random lengths.
+            let mut x = 0u64;
+            let mut k = 0;
+            while k < 64 {
+                let run = rng.below(40);
+                if rng.below(2) == 0 {
+                    x |= (u64::MAX >> (64 - run.clamp(1, 64 - k))) << k;
+                }
+                k += run + 1;
+            }
+            for n in 1..=64 {
+                assert_eq!(
+                    runs_from64(x, n),
+                    runs_from(u128::from(x), n) as u64,
+                    "{x:x} {n}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -603,6 +788,7 @@ mod tests {
             ]
         );
         assert_eq!(w.anywhere.len(), 1);
+        assert!(w.colon_anywhere);
         // Each occurrence, wherever it sits, lies in a window.
         for p in ["-----BEGIN ", "AccountKey=", "SharedAccessKey=", "://"] {
             for before in ["", "x", "a=", " -", "é"] {
