@@ -250,6 +250,51 @@ fn birth_cue_pairs_of(w: &[u8]) -> u32 {
     birth_cue_pairs_bytewise(w)
 }
 
+/// The ASCII white space (a space, or `\t`, `\n`, the vertical tab, `\x0c`, `\r`: what
+/// `char::is_whitespace` calls white space below `0x80`) and the bytes from `0x80` of the 64
+/// bytes of `b` from `i`, as two masks (bit `k`: byte `i + k`); zero bytes past its end, in
+/// neither. For the name finder's word count of a keyed value (`names/mod.rs`), asked of
+/// every short text of a JSON document.
+#[inline(always)]
+pub(crate) fn spaces64(b: &[u8], i: usize) -> (u64, u64) {
+    let all = |block: &[u8]| {
+        let (mut spaces, mut high) = (0u64, 0u64);
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            let (space, top) = spaces_of(w);
+            spaces |= u64::from(space) << (16 * k);
+            high |= u64::from(top) << (16 * k);
+        }
+        (spaces, high)
+    };
+    match b.get(i..i.saturating_add(64)) {
+        Some(block) => all(block),
+        None if i >= b.len() => (0, 0),
+        None => all(&padded::<64>(b, i)),
+    }
+}
+
+/// The white space and high bytes of sixteen bytes ([`spaces64`]), with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn spaces_of(bytes: [u8; 16]) -> (u32, u32) {
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i};
+    use sse::{splat, within};
+    let x = load_unaligned_m128i(&bytes);
+    let space = bitor_m128i(within(x, 0x09, 0x0d), cmp_eq_mask_i8_m128i(x, splat(b' ')));
+    (
+        move_mask_i8_m128i(space) as u32 & 0xFFFF,
+        move_mask_i8_m128i(x) as u32 & 0xFFFF,
+    )
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn spaces_of(bytes: [u8; 16]) -> (u32, u32) {
+    swar::spaces_of(bytes)
+}
+
 /// Bit `k` set when byte `i + k` of `b` is an ASCII digit, for the 64 bytes from `i` (none past
 /// the end of `b`).
 #[inline(always)]
@@ -794,6 +839,16 @@ mod swar {
         pack(digits(lo)) | pack(digits(hi)) << 8
     }
 
+    pub(super) fn spaces_of(bytes: [u8; 16]) -> (u32, u32) {
+        let (lo, hi) = halves(bytes);
+        let ge = |x: u64, lo: u8| ((x | HIGH) - ONES * u64::from(lo)) & HIGH;
+        let space = |v: u64| (equal_lanes(v, b' ') | (ge(v, 0x09) & !ge(v, 0x0e))) & !v & HIGH;
+        (
+            pack(space(lo)) | pack(space(hi)) << 8,
+            pack(lo & HIGH) | pack(hi & HIGH) << 8,
+        )
+    }
+
     pub(super) fn classes_of(bytes: [u8; 16]) -> Classes {
         let (lo, hi) = halves(bytes);
         let lead = |v: u64| v & (v << 1) & HIGH;
@@ -919,6 +974,25 @@ mod tests {
             |c| c.is_ascii_digit(),
             digits64,
             [digits_of, swar::digits_of],
+        );
+    }
+
+    #[test]
+    fn spaces_are_the_bytewise_test() {
+        let alphabet = b"a \t\n\x0b\x0c\r\x08\x0e\x1f\xc2\x85\xa0";
+        sixty_four_is_bytewise(
+            43,
+            alphabet,
+            |c| matches!(c, b' ' | 0x09..=0x0d),
+            |b, i| spaces64(b, i).0,
+            [|w| spaces_of(w).0, |w| swar::spaces_of(w).0],
+        );
+        sixty_four_is_bytewise(
+            47,
+            alphabet,
+            |c| c >= 0x80,
+            |b, i| spaces64(b, i).1,
+            [|w| spaces_of(w).1, |w| swar::spaces_of(w).1],
         );
     }
 
