@@ -348,10 +348,62 @@ fn dn(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize
 /// optional file name after the hash; and `--porcelain` `author`/`committer` lines.
 ///
 /// Only a line that opens with a hash and a space can be one, and in code and logs few do:
-/// the lines are walked from one line break to the next (one vectorised search), each is
-/// asked for a hash at its start, and only such a line is searched for its first `(` (the
-/// only one that can open its author).
+/// each line start is asked for a hash, and only such a line is searched for its end and its
+/// first `(` (the only one that can open its author).
+///
+/// The line breaks are found two ways. Where lines are short (code, logs) a `memchr` call per
+/// line break costs more than the search itself, so they are read from a mask of 64 bytes at
+/// a time (`lanes::eq64`); where they are long (prose paragraphs) `memchr` skips to the next
+/// one faster than 64-byte masks can. The walk reads masks after a line break found within
+/// 64 bytes of the last, and goes back to `memchr` after three masks without one (a single
+/// long line in a log is no reason to leave the masks).
 fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    blame_at(text, 0, f);
+    // Every line break at or after `pos` is still to be read.
+    let mut pos = 0;
+    // Masks without a line break in a row, while reading masks; `None` while using `memchr`.
+    let mut empty: Option<u8> = None;
+    while pos < b.len() {
+        if let Some(run) = empty {
+            let mut breaks = super::lanes::eq64(b, pos, b'\n');
+            empty = if breaks != 0 {
+                Some(0)
+            } else {
+                Some(run + 1).filter(|&r| r < 3)
+            };
+            while breaks != 0 {
+                blame_at(text, pos + breaks.trailing_zeros() as usize + 1, f);
+                breaks &= breaks - 1;
+            }
+            pos += 64;
+        } else {
+            let Some(n) = memchr(b'\n', &b[pos..]) else {
+                break;
+            };
+            blame_at(text, pos + n + 1, f);
+            empty = (n < 64).then_some(0);
+            pos += n + 1;
+        }
+    }
+    blame_porcelain(text, f);
+}
+
+/// The author of the line at `line` if it is a `git blame` line ([`blame_line`]). Inlined into
+/// the walk: most lines are turned away at their first bytes.
+#[inline(always)]
+fn blame_at(text: &str, line: usize, f: &mut impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    if opens_with_hash(b, line) {
+        let line_end =
+            memchr(b'\n', b.get(line..).unwrap_or_default()).map_or(b.len(), |n| line + n);
+        blame_line(text, line, line_end, f);
+    }
+}
+
+/// [`blame`] as it was (the lines walked with `memchr_iter`): its test oracle.
+#[cfg(test)]
+fn blame_by_memchr(text: &str, f: &mut impl FnMut(usize, usize)) {
     let b = text.as_bytes();
     let mut line = 0;
     for line_end in memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len())) {
@@ -365,6 +417,7 @@ fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
 
 /// Whether the line at `line` starts with a commit hash (seven hex digits or more, after an
 /// optional `^`) and a space.
+#[inline(always)]
 fn opens_with_hash(b: &[u8], line: usize) -> bool {
     let mut i = line + usize::from(b.get(line) == Some(&b'^'));
     let hex_start = i;
@@ -377,6 +430,7 @@ fn opens_with_hash(b: &[u8], line: usize) -> bool {
 /// The author of the `git blame` line from `line` to `line_end`, which opens with a hash, if it
 /// is one: after the line's first `(`, when that `(` lies within [`MAX_PREFIX`] bytes of the
 /// line break before the line (or of the text's start).
+#[inline(never)]
 fn blame_line(text: &str, line: usize, line_end: usize, f: &mut impl FnMut(usize, usize)) {
     let b = text.as_bytes();
     let Some(open) = memchr(b'(', &b[line..line_end]).map(|k| line + k) else {
@@ -535,6 +589,32 @@ mod tests {
             blame(&text, &mut |s, e| new.push((s, e)));
             blame_reference(&text, &mut |s, e| old.push((s, e)));
             assert_eq!(new, old, "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The 64-byte line walk finds what the `memchr_iter` walk found, on texts of blame
+        /// lines, hashes, line breaks (LF and CRLF) and code, with lines across block edges.
+        #[test]
+        fn blame_walk_is_the_memchr_walk(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "\n", "\r\n", "^", "3f2a9c1 ", "3f2a9c1d0e ", "abcdef", "src/a.rs ",
+                    "(Jane Doe 2024-01-01 12:00:00 +0000  1) ", "(李伟 2024-02-03 x) ", "(",
+                    "fn main() { x::y(1); }", "x", "  ", "\nauthor Jane\n",
+                    "\nauthor-mail <j@x>\n", "\ncommitter Søren\n", "0123456789",
+                    // A long line, so that the walk goes from masks back to `memchr`.
+                    "a line of prose that runs on for well over the sixty-four bytes of a mask ",
+                ]),
+                0..60,
+            ),
+            pad in 0usize..70,
+        ) {
+            let text: String = "y".repeat(pad) + &parts.concat();
+            let (mut new, mut old) = (Vec::new(), Vec::new());
+            blame(&text, &mut |s, e| new.push((s, e)));
+            blame_by_memchr(&text, &mut |s, e| old.push((s, e)));
+            proptest::prop_assert_eq!(new, old);
         }
     }
 
