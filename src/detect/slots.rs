@@ -355,7 +355,7 @@ fn dn(text: &str, value: std::ops::Range<usize>, f: &mut impl FnMut(usize, usize
 /// line break costs more than the search itself, so they are read from a mask of 64 bytes at
 /// a time (`lanes::eq64`); where they are long (prose paragraphs) `memchr` skips to the next
 /// one faster than 64-byte masks can. The walk reads masks after a line break found within
-/// 64 bytes of the last, and goes back to `memchr` after three masks without one (a single
+/// 128 bytes of the last, and goes back to `memchr` after three masks without one (a single
 /// long line in a log is no reason to leave the masks).
 fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
     let b = text.as_bytes();
@@ -382,7 +382,7 @@ fn blame(text: &str, f: &mut impl FnMut(usize, usize)) {
                 break;
             };
             blame_at(text, pos + n + 1, f);
-            empty = (n < 64).then_some(0);
+            empty = (n < 128).then_some(0);
             pos += n + 1;
         }
     }
