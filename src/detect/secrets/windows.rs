@@ -328,7 +328,7 @@ impl Windows {
             colons,
             dots,
         } = lanes::credential_short(b);
-        let mut long = word & !(word << 1) & runs_from64(word, REACH);
+        let mut long = word & !(word << 1) & runs_from(word, REACH);
         while long != 0 {
             let s = long.trailing_zeros() as usize;
             long &= long - 1;
@@ -443,23 +443,12 @@ impl Windows {
 
 /// The bits `p` of `x` with `n` set bits from `p` on (`n` from 1 to 64): `x` and-ed with
 /// itself shifted by 1, 2, 4, … while the run so covered is at most `n`, then by the rest.
+/// Two blocks' masks are a `u128`; a short text's one block is a `u64`, one register.
 #[inline(always)]
-fn runs_from(mut x: u128, n: usize) -> u128 {
-    let mut have = 1;
-    while have * 2 <= n {
-        x &= x >> have;
-        have *= 2;
-    }
-    if have < n {
-        x &= x >> (n - have);
-    }
-    x
-}
-
-/// [`runs_from`] of one block with none after it (a short text's): the same bits, in one
-/// register rather than two.
-#[inline(always)]
-fn runs_from64(mut x: u64, n: usize) -> u64 {
+fn runs_from<T>(mut x: T, n: usize) -> T
+where
+    T: Copy + std::ops::BitAndAssign + std::ops::Shr<usize, Output = T>,
+{
     let mut have = 1;
     while have * 2 <= n {
         x &= x >> have;
@@ -684,7 +673,7 @@ mod tests {
     }
 
     #[test]
-    fn runs_from64_is_runs_from_of_one_block() {
+    fn runs_from_of_one_block_is_of_two_blocks() {
         let mut rng = crate::testdata::Rng::new(13);
         for _ in 0..20_000 {
             // Long runs of set bits are what it selects: words of random lengths.
@@ -699,7 +688,7 @@ mod tests {
             }
             for n in 1..=64 {
                 assert_eq!(
-                    runs_from64(x, n),
+                    runs_from(x, n),
                     runs_from(u128::from(x), n) as u64,
                     "{x:x} {n}"
                 );
