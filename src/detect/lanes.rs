@@ -87,22 +87,10 @@ fn credential(b: &[u8], i: usize) -> Credential {
 /// bounds test per sixteen bytes; only the last, short one is copied ([`padded`]).
 #[inline(always)]
 pub(crate) fn credential64(b: &[u8], i: usize) -> (u64, u64) {
-    let all = |block: &[u8]| {
-        let (mut word, mut anchors) = (0u64, 0u64);
-        for k in 0..4 {
-            let mut w = [0u8; 16];
-            w.copy_from_slice(&block[16 * k..16 * k + 16]);
-            let c = credential_of(w);
-            word |= u64::from(c.word) << (16 * k);
-            anchors |= u64::from(c.anchors) << (16 * k);
-        }
-        (word, anchors)
-    };
-    match b.get(i..i.saturating_add(64)) {
-        Some(block) => all(block),
-        None if i >= b.len() => (0, 0),
-        None => all(&padded::<64>(b, i)),
-    }
+    sixty_four_pair(b, i, |w| {
+        let c = credential_of(w);
+        (c.word, c.anchors)
+    })
 }
 
 /// [`credential64`]'s masks of a short text (its first 64 bytes), and two more: bit `k` is
@@ -257,22 +245,7 @@ fn birth_cue_pairs_of(w: &[u8]) -> u32 {
 /// every short text of a JSON document.
 #[inline(always)]
 pub(crate) fn spaces64(b: &[u8], i: usize) -> (u64, u64) {
-    let all = |block: &[u8]| {
-        let (mut spaces, mut high) = (0u64, 0u64);
-        for k in 0..4 {
-            let mut w = [0u8; 16];
-            w.copy_from_slice(&block[16 * k..16 * k + 16]);
-            let (space, top) = spaces_of(w);
-            spaces |= u64::from(space) << (16 * k);
-            high |= u64::from(top) << (16 * k);
-        }
-        (spaces, high)
-    };
-    match b.get(i..i.saturating_add(64)) {
-        Some(block) => all(block),
-        None if i >= b.len() => (0, 0),
-        None => all(&padded::<64>(b, i)),
-    }
+    sixty_four_pair(b, i, spaces_of)
 }
 
 /// The white space and high bytes of sixteen bytes ([`spaces64`]), with SSE2.
@@ -318,6 +291,28 @@ fn sixty_four(b: &[u8], i: usize, of: impl Fn([u8; 16]) -> u32) -> u64 {
     match b.get(i..i.saturating_add(64)) {
         Some(block) => all(block),
         None if i >= b.len() => 0,
+        None => all(&padded::<64>(b, i)),
+    }
+}
+
+/// [`sixty_four`] of two classes at once (each sixteen bytes loaded once for both): bit `k` of
+/// each mask is byte `i + k`'s, zero bytes past the end of `b` (in neither class).
+#[inline(always)]
+fn sixty_four_pair(b: &[u8], i: usize, of: impl Fn([u8; 16]) -> (u32, u32)) -> (u64, u64) {
+    let all = |block: &[u8]| {
+        let (mut first, mut second) = (0u64, 0u64);
+        for k in 0..4 {
+            let mut w = [0u8; 16];
+            w.copy_from_slice(&block[16 * k..16 * k + 16]);
+            let (x, y) = of(w);
+            first |= u64::from(x) << (16 * k);
+            second |= u64::from(y) << (16 * k);
+        }
+        (first, second)
+    };
+    match b.get(i..i.saturating_add(64)) {
+        Some(block) => all(block),
+        None if i >= b.len() => (0, 0),
         None => all(&padded::<64>(b, i)),
     }
 }
