@@ -1,7 +1,10 @@
 //! Two tables are prepared at compile time, so that no process spends start-up time on them:
 //!
-//! - `data/names/gazetteer.tsv` is packed into the word table that
-//!   `src/detect/names/gazetteer.rs` reads with `include_bytes!` (no hashing of 150,000 lines);
+//! - `data/names/gazetteer.tsv` and the word lists of `src/detect/names/lexicon.rs` are packed
+//!   into the word table that `src/detect/names/gazetteer.rs` reads with `include_bytes!`, with
+//!   the casual stage's filter of name words beside it (no hashing of 150,000 lines, and no
+//!   2 MiB copy at start: the table is the binary's own read-only pages, shared by every
+//!   process that runs it);
 //! - the `phonenumber` crate's libphonenumber metadata is written out as Rust statics
 //!   (`phone_metadata.rs`, included by `src/detect/phone/metadata.rs`): the patterns, lengths
 //!   and national-prefix rules the phone recognizer compiles. Loading the crate's database at
@@ -16,8 +19,8 @@
 //! The table is 2^18 little-endian `u64` slots of open addressing with linear probing; each
 //! used slot holds a word's four scores, an in-gazetteer bit, a used bit and the top 36 bits
 //! of the word's hash (the layout is documented in `gazetteer.rs`, whose test
-//! `packed_table_matches_the_tsv` rebuilds the table at run time and compares). The lexicon
-//! flags are added at start-up (a few hundred words), so the word lists stay in Rust.
+//! `packed_table_matches_the_tsv` rebuilds the table and the filter at run time and compares).
+//! The lexicon's lists stay in Rust: this script compiles `lexicon.rs` as a module of its own.
 
 use std::path::PathBuf;
 
@@ -30,12 +33,20 @@ use regex_automata::{Anchored, Input};
 #[path = "src/detect/phone/patterns.rs"]
 mod patterns;
 
+#[allow(dead_code)]
+#[path = "src/detect/names/lexicon.rs"]
+mod lexicon;
+
 const SLOT_BITS: u32 = 18;
 const MASK: usize = (1 << SLOT_BITS) - 1;
 const IN_GAZ: u64 = 1 << 26;
 const USED: u64 = 1 << 27;
 const FINGERPRINT: u64 = !((1 << 28) - 1);
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+/// Bits 0..16 of a slot: the word's four scores; the lexicon flags from bit 16.
+const FLAG_SHIFT: u32 = 16;
+/// log2 of the bits of the casual stage's filter (`Gazetteer::may_be_casual_name`).
+const CASUAL_FILTER_BITS: u32 = 20;
 
 /// The Fx-style hash of `gazetteer.rs` (`word_hash`), over lower-case bytes.
 fn word_hash(bytes: &[u8]) -> u64 {
@@ -65,6 +76,7 @@ fn main() {
 fn pack_gazetteer() {
     let src = "data/names/gazetteer.tsv";
     println!("cargo::rerun-if-changed={src}");
+    println!("cargo::rerun-if-changed=src/detect/names/lexicon.rs");
     println!("cargo::rerun-if-changed=build.rs");
     let data = std::fs::read(src).unwrap_or_else(|e| panic!("cannot read {src}: {e}"));
     let mut slots = vec![0u64; 1 << SLOT_BITS];
@@ -85,20 +97,59 @@ fn pack_gazetteer() {
             | u64::from(d[1] - b'0') << 4
             | u64::from(d[2] - b'0') << 8
             | u64::from(d[3] - b'0') << 12;
-        let h = word_hash(word);
-        let mut i = (h as usize) & MASK;
-        loop {
-            let s = slots[i];
-            if s == 0 || s & FINGERPRINT == h & FINGERPRINT {
-                slots[i] = (h & FINGERPRINT) | USED | packed | IN_GAZ;
-                break;
-            }
-            i = (i + 1) & MASK;
+        insert(&mut slots, word_hash(word), |_| packed | IN_GAZ);
+    }
+    // Then each list's flag, list by list, word by word: a word on no list of the gazetteer's
+    // takes a slot of its own (flags only), as at run time before.
+    for (flag, list) in lexicon::LISTS {
+        let flag = u64::from(*flag) << FLAG_SHIFT;
+        for w in *list {
+            insert(&mut slots, word_hash(w.as_bytes()), |old| old | flag);
         }
     }
-    let bytes: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let bytes: Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
     std::fs::write(out.join("gazetteer.bin"), bytes).expect("cannot write the packed table");
+    let filter: Vec<u8> = casual_filter(&slots)
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    std::fs::write(out.join("casual_names.bin"), filter).expect("cannot write the casual filter");
+}
+
+/// Sets the slot of the word with hash `h` to `f(its old value)` (0 for a new word), keeping
+/// the fingerprint and the used bit, as `Gazetteer::insert` did at run time.
+fn insert(slots: &mut [u64], h: u64, f: impl Fn(u64) -> u64) {
+    let mut i = (h as usize) & MASK;
+    loop {
+        let s = slots[i];
+        if s == 0 {
+            slots[i] = (h & FINGERPRINT) | USED | f(0);
+            return;
+        }
+        if s & FINGERPRINT == h & FINGERPRINT {
+            slots[i] = (h & FINGERPRINT) | USED | f(s & !FINGERPRINT & !USED);
+            return;
+        }
+        i = (i + 1) & MASK;
+    }
+}
+
+/// The casual stage's filter: bit `fingerprint >> (64 - CASUAL_FILTER_BITS)` for every word of
+/// the gazetteer that `casual::may_be_name_word` accepts (a name score of 3 or more, not among
+/// the thousand commonest English words, no well-known place). The test
+/// `packed_table_matches_the_tsv` compares it with `Gazetteer::entry_filter` of that function.
+fn casual_filter(slots: &[u64]) -> Vec<u64> {
+    let mut set = vec![0u64; 1 << (CASUAL_FILTER_BITS - 6)];
+    for &s in slots {
+        let score = |shift: u32| (s >> shift) & 0xf;
+        let (first, last, common, place) = (score(0), score(4), score(8), score(12));
+        if s & IN_GAZ != 0 && first.max(last) >= 3 && common != 1 && place < 3 {
+            let k = (s >> (64 - CASUAL_FILTER_BITS)) as usize;
+            set[k >> 6] |= 1 << (k & 63);
+        }
+    }
+    set
 }
 
 /// The metadata pattern without the whitespace of its extended syntax (no pattern holds a

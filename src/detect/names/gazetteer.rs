@@ -2,22 +2,28 @@
 //!
 //! The table is `data/names/gazetteer.tsv` (built by `tools/build_gazetteer.py` from public-domain
 //! SSA/Census name lists, Faker's MIT locale lists and the SCOWL word lists; provenance in
-//! `data/names/README.md`), packed by `build.rs` at compile time into one open-addressing table
-//! of 2^18 `u64` slots (2 MiB; no strings kept) and compiled into the binary with
-//! `include_bytes!`. Once per process the table is copied out and the
-//! [`lexicon`](super::lexicon) flags of a few hundred words are added; every
-//! [`crate::detect::Detector`] shares it.
+//! `data/names/README.md`), packed by `build.rs` at compile time, with the
+//! [`lexicon`](super::lexicon) flags of a few hundred words, into one open-addressing table of
+//! 2^18 `u64` slots (2 MiB; no strings kept), and compiled into the binary with
+//! `include_bytes!`. Lookups read the binary's own read-only pages: nothing is copied or built
+//! at start (copying the table out and adding the flags took a fifth of an empty run's time, and
+//! each process kept a private 2 MiB copy), and the processes running the binary share the
+//! pages. Every [`crate::detect::Detector`] uses it.
 //!
 //! Lookups fold case: ASCII words in registers, eight bytes at a time (no buffer, no allocation),
 //! other scripts through `str::to_lowercase`.
 
 use std::hash::Hasher;
-use std::sync::OnceLock;
 
-/// The gazetteer's table as `build.rs` packed it from `data/names/gazetteer.tsv`:
-/// 2^[`SLOT_BITS`] little-endian `u64` slots, lexicon flags not yet added.
-const PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gazetteer.bin"));
-const _: () = assert!(PACKED.len() == 8 << SLOT_BITS);
+/// The gazetteer's table as `build.rs` packed it from `data/names/gazetteer.tsv` and the
+/// lexicon's lists: 2^[`SLOT_BITS`] little-endian `u64` slots.
+static PACKED: &[u8; 8 << SLOT_BITS] = include_bytes!(concat!(env!("OUT_DIR"), "/gazetteer.bin"));
+
+/// The casual stage's filter ([`Gazetteer::may_be_casual_name`]) as `build.rs` built it from
+/// the table: 2^[`CASUAL_FILTER_BITS`] bits, eight to a byte, bit `k` at bit `k & 7` of byte
+/// `k >> 3`.
+static CASUAL_NAMES: &[u8; 1 << (CASUAL_FILTER_BITS - 3)] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/casual_names.bin"));
 
 /// What the gazetteer knows of one lower-cased word. Scores are 0 (not at all) to 9 (very).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -171,7 +177,8 @@ const FLAG_SHIFT: u32 = 16;
 const CASUAL_FILTER_BITS: u32 = 20;
 /// Set when the word is in the gazetteer (not only on a lexicon list).
 const IN_GAZ: u64 = 1 << 26;
-/// Set in every used slot (an empty slot is 0).
+/// Set in every used slot (an empty slot is 0; `build.rs` sets it).
+#[cfg_attr(not(test), allow(dead_code))]
 const USED: u64 = 1 << 27;
 /// The high bits of a slot hold the high bits of the word's hash.
 const FINGERPRINT: u64 = !((1 << 28) - 1);
@@ -184,16 +191,16 @@ const FINGERPRINT: u64 = !((1 << 28) - 1);
 /// not in the table matches a slot only if those 36 bits collide (about one unknown word in
 /// 10^10), so a lookup costs one hash and usually one cache line, with no string comparison.
 pub(crate) struct Gazetteer {
-    slots: Vec<u64>,
-    len: usize,
+    /// [`PACKED`].
+    slots: &'static [u8; 8 << SLOT_BITS],
     /// [`Self::entry_filter`] of the entries the casual stage may take for a name word
-    /// ([`super::casual::may_be_name_word`]), built with the table.
-    casual_names: Vec<u64>,
+    /// ([`super::casual::may_be_name_word`]): [`CASUAL_NAMES`].
+    casual_names: &'static [u8; 1 << (CASUAL_FILTER_BITS - 3)],
 }
 
 impl std::fmt::Debug for Gazetteer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gazetteer").field("len", &self.len).finish()
+        f.debug_struct("Gazetteer").finish_non_exhaustive()
     }
 }
 
@@ -206,7 +213,10 @@ const PLAIN_WORD: Entry = Entry {
     place: 0,
 };
 
-static SHARED: OnceLock<Gazetteer> = OnceLock::new();
+static SHARED: Gazetteer = Gazetteer {
+    slots: PACKED,
+    casual_names: CASUAL_NAMES,
+};
 
 #[cfg(test)]
 fn pack(e: Entry) -> u64 {
@@ -229,88 +239,27 @@ fn unpack(slot: u64) -> Entry {
 const MASK: usize = (1 << SLOT_BITS) - 1;
 
 impl Gazetteer {
-    /// The process-wide gazetteer, parsed on first use.
+    /// The process-wide gazetteer.
     pub(crate) fn get() -> &'static Gazetteer {
-        SHARED.get_or_init(Gazetteer::parse)
+        &SHARED
     }
 
-    fn parse() -> Gazetteer {
-        let slots: Vec<u64> = PACKED
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-            .collect();
-        let len = slots.iter().filter(|&&s| s != 0).count();
-        let mut g = Gazetteer {
-            slots,
-            len,
-            casual_names: Vec::new(),
-        };
-        for (flag, list) in super::lexicon::LISTS {
-            let flag = u64::from(*flag) << FLAG_SHIFT;
-            for w in *list {
-                g.insert(word_hash(w.as_bytes()), |old| old | flag);
-            }
-        }
-        g.casual_names = g.entry_filter(CASUAL_FILTER_BITS, super::casual::may_be_name_word);
-        g
-    }
-
-    /// The table built at run time from the TSV text, as before `build.rs` did it (for the
-    /// test that compares the two).
-    #[cfg(test)]
-    fn from_tsv(data: &str) -> Gazetteer {
-        let mut g = Gazetteer {
-            slots: vec![0; 1 << SLOT_BITS],
-            len: 0,
-            casual_names: Vec::new(),
-        };
-        let bytes = data.as_bytes();
-        let mut from = 0;
-        for nl in memchr::memchr_iter(b'\n', bytes) {
-            let line = &bytes[from..nl];
-            from = nl + 1;
-            let n = line.len();
-            if n < 6 || line[n - 5] != b'\t' {
-                continue;
-            }
-            let (word, d) = (&line[..n - 5], &line[n - 4..]);
-            if !d.iter().all(u8::is_ascii_digit) {
-                continue;
-            }
-            let e = Entry {
-                first: d[0] - b'0',
-                last: d[1] - b'0',
-                common: d[2] - b'0',
-                place: d[3] - b'0',
-            };
-            g.insert(word_hash(word), |_| pack(e) | IN_GAZ);
-        }
-        g
-    }
-
-    /// Sets the value of the word with hash `h` to `f(old value)` (0 for a new word).
-    fn insert(&mut self, h: u64, f: impl Fn(u64) -> u64) {
-        let mut i = (h as usize) & MASK;
-        loop {
-            let s = self.slots[i];
-            if s == 0 {
-                self.slots[i] = (h & FINGERPRINT) | USED | f(0);
-                self.len += 1;
-                return;
-            }
-            if s & FINGERPRINT == h & FINGERPRINT {
-                self.slots[i] = (h & FINGERPRINT) | USED | f(s & !FINGERPRINT & !USED);
-                return;
-            }
-            i = (i + 1) & MASK;
-        }
+    /// Slot `i` (taken modulo the table's size) of the table.
+    #[inline(always)]
+    fn slot_at(&self, i: usize) -> u64 {
+        let at = (i & MASK) << 3;
+        // Always eight bytes: `at` is at most the table's size less eight.
+        self.slots
+            .get(at..at + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(0, u64::from_le_bytes)
     }
 
     /// The slot of the word with hash `h`, if the word is known.
     fn slot(&self, h: u64) -> Option<u64> {
         let mut i = (h as usize) & MASK;
         loop {
-            let s = self.slots[i];
+            let s = self.slot_at(i);
             if s == 0 {
                 return None;
             }
@@ -327,21 +276,22 @@ impl Gazetteer {
     pub(crate) fn may_be_casual_name(&self, h: u64) -> bool {
         let k = (h >> (64 - CASUAL_FILTER_BITS)) as usize;
         self.casual_names
-            .get(k >> 6)
-            .is_some_and(|w| w & (1 << (k & 63)) != 0)
+            .get(k >> 3)
+            .is_some_and(|b| b & (1 << (k & 7)) != 0)
     }
 
     /// A set of 2^`bits` bits (`bits` at most 36) holding bit `h >> (64 - bits)` for the hash
     /// `h` of every word whose entry (as an ASCII word's lookup reports it) passes `keep`: a
     /// word whose bit is clear has no such entry, so a caller that wants only such words may
     /// skip its lookup. Built from the slots' fingerprints (the table keeps no words).
+    #[cfg(test)]
     pub(crate) fn entry_filter(&self, bits: u32, keep: impl Fn(Entry) -> bool) -> Vec<u64> {
         assert!((6..=36).contains(&bits));
         let mut set = vec![0u64; 1 << (bits - 6)];
         // An entry is a slot's low 16 bits: `keep` is asked once for each of the few hundred
         // entries that occur (0: not asked yet, 1: no, 2: yes), not for each of 150,000 words.
         let mut kept = vec![0u8; 1 << FLAG_SHIFT];
-        for &s in &self.slots {
+        for s in (0..1 << SLOT_BITS).map(|i| self.slot_at(i)) {
             if s & IN_GAZ == 0 {
                 continue;
             }
@@ -360,7 +310,9 @@ impl Gazetteer {
     /// Number of words in the table.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        (0..1 << SLOT_BITS)
+            .filter(|&i| self.slot_at(i) != 0)
+            .count()
     }
 
     /// The slot of `word` in any case, and whether the word is ASCII. ASCII words are folded
@@ -512,9 +464,86 @@ impl Gazetteer {
     }
 }
 
+/// The word lists, looked up through the shared gazetteer table (`build.rs` packed their flags
+/// into it).
+#[derive(Debug)]
+pub(crate) struct Lexicon {
+    gaz: &'static Gazetteer,
+}
+
+static LEXICON: Lexicon = Lexicon { gaz: &SHARED };
+
+impl Lexicon {
+    /// The process-wide lexicon.
+    pub(crate) fn get() -> &'static Lexicon {
+        &LEXICON
+    }
+
+    /// The flags of `word` (any case; a trailing `.` ignored); 0 for words on no list.
+    pub(crate) fn flags(&self, word: &str) -> u16 {
+        self.gaz.flags(word)
+    }
+
+    /// Whether `word` is on the list `flag`.
+    pub(crate) fn is(&self, word: &str, flag: u16) -> bool {
+        self.flags(word) & flag != 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sets the slot of the word with hash `h` to `f(its old value)` (0 for a new word).
+    fn insert(slots: &mut [u64], h: u64, f: impl Fn(u64) -> u64) {
+        let mut i = (h as usize) & MASK;
+        loop {
+            let s = slots[i];
+            if s == 0 {
+                slots[i] = (h & FINGERPRINT) | USED | f(0);
+                return;
+            }
+            if s & FINGERPRINT == h & FINGERPRINT {
+                slots[i] = (h & FINGERPRINT) | USED | f(s & !FINGERPRINT & !USED);
+                return;
+            }
+            i = (i + 1) & MASK;
+        }
+    }
+
+    /// The table built at run time from the TSV text and the lexicon's lists, as before
+    /// `build.rs` did it: the oracle of the packed table.
+    fn from_tsv(data: &str) -> Vec<u64> {
+        let mut slots = vec![0; 1 << SLOT_BITS];
+        let bytes = data.as_bytes();
+        let mut from = 0;
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            let line = &bytes[from..nl];
+            from = nl + 1;
+            let n = line.len();
+            if n < 6 || line[n - 5] != b'\t' {
+                continue;
+            }
+            let (word, d) = (&line[..n - 5], &line[n - 4..]);
+            if !d.iter().all(u8::is_ascii_digit) {
+                continue;
+            }
+            let e = Entry {
+                first: d[0] - b'0',
+                last: d[1] - b'0',
+                common: d[2] - b'0',
+                place: d[3] - b'0',
+            };
+            insert(&mut slots, word_hash(word), |_| pack(e) | IN_GAZ);
+        }
+        for (flag, list) in super::super::lexicon::LISTS {
+            let flag = u64::from(*flag) << FLAG_SHIFT;
+            for w in *list {
+                insert(&mut slots, word_hash(w.as_bytes()), |old| old | flag);
+            }
+        }
+        slots
+    }
 
     #[test]
     fn knows_names_and_words() {
@@ -558,13 +587,26 @@ mod tests {
 
     #[test]
     fn packed_table_matches_the_tsv() {
-        let tsv = Gazetteer::from_tsv(include_str!("../../../data/names/gazetteer.tsv"));
-        let packed: Vec<u64> = PACKED
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        let tsv = from_tsv(include_str!("../../../data/names/gazetteer.tsv"));
+        let g = Gazetteer::get();
+        let packed: Vec<u64> = (0..1 << SLOT_BITS).map(|i| g.slot_at(i)).collect();
+        assert!(tsv.iter().filter(|&&s| s != 0).count() > 100_000);
+        assert!(tsv == packed, "build.rs packed a different table");
+        // And the casual stage's filter is the one its test of an entry gives.
+        let filter: Vec<u8> = g
+            .entry_filter(CASUAL_FILTER_BITS, super::super::casual::may_be_name_word)
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
             .collect();
-        assert!(tsv.len() > 100_000);
-        assert!(tsv.slots == packed, "build.rs packed a different table");
+        assert!(
+            filter == CASUAL_NAMES[..],
+            "build.rs built a different casual filter"
+        );
+        for k in [0usize, 1, 7, 8, 63, 64, 1000, (1 << CASUAL_FILTER_BITS) - 1] {
+            let h = (k as u64) << (64 - CASUAL_FILTER_BITS);
+            let word = filter[k >> 3] & (1 << (k & 7)) != 0;
+            assert_eq!(g.may_be_casual_name(h), word);
+        }
     }
 
     #[test]

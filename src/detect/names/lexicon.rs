@@ -3,10 +3,10 @@
 //! These are the words whose role the gazetteer cannot know: "Dr." announces a name, "van" joins
 //! one, "Thanks," precedes one, "Street" ends a place, "Ford" is more often a company than a
 //! person. Every list is matched on lower-cased ASCII (or exact Unicode for a few entries).
-
-use std::sync::OnceLock;
-
-use super::gazetteer::Gazetteer;
+//!
+//! Data and `const fn`s only, with no imports: `build.rs` compiles this file as a module of its
+//! own and packs [`LISTS`] into the gazetteer's word table
+//! ([`Lexicon`](super::gazetteer::Lexicon) looks a word's flags up there).
 
 /// Words that announce a person's name when they stand right before it (compared lower-cased,
 /// without a trailing `.`).
@@ -1112,30 +1112,3 @@ pub(crate) const LISTS: &[(u16, &[&str])] = &[
     (CALENDAR_F, CALENDAR),
     (NOT_PEOPLE_F, NOT_PEOPLE),
 ];
-
-/// The word lists, looked up through the shared gazetteer table.
-#[derive(Debug)]
-pub(crate) struct Lexicon {
-    gaz: &'static Gazetteer,
-}
-
-static SHARED: OnceLock<Lexicon> = OnceLock::new();
-
-impl Lexicon {
-    /// The process-wide lexicon.
-    pub(crate) fn get() -> &'static Lexicon {
-        SHARED.get_or_init(|| Lexicon {
-            gaz: Gazetteer::get(),
-        })
-    }
-
-    /// The flags of `word` (any case; a trailing `.` ignored); 0 for words on no list.
-    pub(crate) fn flags(&self, word: &str) -> u16 {
-        self.gaz.flags(word)
-    }
-
-    /// Whether `word` is on the list `flag`.
-    pub(crate) fn is(&self, word: &str, flag: u16) -> bool {
-        self.flags(word) & flag != 0
-    }
-}

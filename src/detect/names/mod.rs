@@ -32,6 +32,9 @@ pub mod casual;
 mod cjk;
 pub(super) use cjk::is_cjk;
 mod gazetteer;
+// `build.rs` packs most of the lists into the gazetteer's table (a word's flags), so the library
+// reads them there, and these only in its tests.
+#[cfg_attr(not(test), allow(dead_code))]
 mod lexicon;
 pub mod model;
 mod romanized;
@@ -54,8 +57,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use crate::detect::{FindContext, Kind, Span, lanes};
 use bytes::{HIGH, ascii_space_lanes, has_byte, is_code_byte_in_lower_text, is_escape_letter};
 use evidence::Evidence;
-use gazetteer::{Entry, Gazetteer};
-use lexicon::Lexicon;
+use gazetteer::{Entry, Gazetteer, Lexicon};
 use scan::{RUN_BUF, Scan};
 use words::{char_at, char_before, is_word_char, word_end};
 

@@ -456,7 +456,7 @@ mod tests {
     use crate::detect::names::NameFinder;
     use crate::detect::names::cues::{After, Cue};
     use crate::detect::names::evidence::Evidence;
-    use crate::detect::names::lexicon::Lexicon;
+    use crate::detect::names::gazetteer::Lexicon;
     use crate::detect::names::tests::names;
 
     #[test]
