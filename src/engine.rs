@@ -114,6 +114,64 @@ pub struct Tokenized<'a> {
     pub tokens: Vec<Token>,
 }
 
+/// A tokenized document whose text is not written yet ([`Engine::tokenize_text_deferred`],
+/// [`Engine::tokenize_json_deferred`]): its values are minted and the session has learned its
+/// names, so a caller that must save the session before any output can do so, and then write
+/// the document straight to where it goes ([`Deferred::write_to`]) instead of building a
+/// second copy of it first.
+pub struct Deferred<'a> {
+    doc: &'a str,
+    layout: walk::Layout,
+    /// Each slot's replacement, one after another (a composed name's holds parts of its value
+    /// between its words' tokens), and where each ends.
+    texts: String,
+    ends: Vec<usize>,
+    /// Each occurrence replaced, in document order.
+    pub found: FoundValues,
+    /// The token of each occurrence, parallel to `found`.
+    pub tokens: Vec<Token>,
+}
+
+impl std::fmt::Debug for Deferred<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Neither the document nor the replacements: both hold values.
+        f.debug_struct("Deferred")
+            .field("found", &self.found)
+            .field("tokens", &self.tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Deferred<'a> {
+    /// Writes the document with every value replaced by its token to `w` (the text
+    /// [`Deferred::into_tokenized`] would hold), in pieces of about 64 KiB.
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> Result<(), EngineError> {
+        Ok(self.layout.write_to(self.doc, &self.replacements(), w)?)
+    }
+
+    /// The document written out whole, with what was found and minted.
+    pub fn into_tokenized(self) -> Result<Tokenized<'a>, EngineError> {
+        let text = self.layout.apply(self.doc, &self.replacements())?;
+        Ok(Tokenized {
+            text,
+            found: self.found,
+            tokens: self.tokens,
+        })
+    }
+
+    fn replacements(&self) -> Vec<&str> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let text = self.texts.get(start..end).unwrap_or_default();
+                start = end;
+                text
+            })
+            .collect()
+    }
+}
+
 /// A scanned outbound document: its tokens, resolved, ready for a decision and [`walk::apply`].
 #[derive(Debug)]
 pub struct Resolved {
@@ -611,6 +669,17 @@ impl Engine {
             .await
     }
 
+    /// [`Engine::tokenize_json`], with the document left to be written ([`Deferred`]).
+    pub async fn tokenize_json_deferred<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        doc: &'a str,
+    ) -> Result<Deferred<'a>, EngineError> {
+        self.json_deferred(session, origin, doc, &|_| false, &[])
+            .await
+    }
+
     /// Tokenizes a JSON document in place, leaving alone the string values `skip` selects
     /// (binary blobs). Used by the MCP interceptor, which has read the document's strings
     /// already and passes where the long ones end (`known`, in `doc`, in order: see
@@ -623,12 +692,25 @@ impl Engine {
         skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
         known: &[Range],
     ) -> Result<Tokenized<'a>, EngineError> {
+        self.json_deferred(session, origin, doc, skip, known)
+            .await?
+            .into_tokenized()
+    }
+
+    async fn json_deferred<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        doc: &'a str,
+        skip: &(dyn Fn(&walk::json::Position<'_>) -> bool + Sync),
+        known: &[Range],
+    ) -> Result<Deferred<'a>, EngineError> {
         let (recall, unreachable) = self.read_recall(session).await;
         if self.recall.is_none() {
             // No session recall: no second scan.
             let findings = walk::scan_json_known(&self.detector, None, doc, skip, known)?;
             return self
-                .finish_tokenize(session, origin, doc, findings, unreachable, None)
+                .finish_deferred(session, origin, doc, findings, unreachable, None)
                 .await;
         }
         // The first scan is recorded call by call: a second one reuses what it found.
@@ -671,7 +753,7 @@ impl Engine {
             }
             Recheck::Done => drop(first),
         }
-        self.finish_tokenize(session, origin, doc, findings, unreachable, fresh)
+        self.finish_deferred(session, origin, doc, findings, unreachable, fresh)
             .await
     }
 
@@ -682,6 +764,18 @@ impl Engine {
         origin: &str,
         text: &'a str,
     ) -> Result<Tokenized<'a>, EngineError> {
+        self.tokenize_text_deferred(session, origin, text)
+            .await?
+            .into_tokenized()
+    }
+
+    /// [`Engine::tokenize_text`], with the text left to be written ([`Deferred`]).
+    pub async fn tokenize_text_deferred<'a>(
+        &self,
+        session: &SessionId,
+        origin: &str,
+        text: &'a str,
+    ) -> Result<Deferred<'a>, EngineError> {
         let (recall, unreachable) = self.read_recall(session).await;
         let cx = FindContext {
             recall: recall.as_deref(),
@@ -691,7 +785,7 @@ impl Engine {
             // No session recall: no second scan.
             let findings = walk::scan_text(&self.detector, text, &cx);
             return self
-                .finish_tokenize(session, origin, text, findings, unreachable, None)
+                .finish_deferred(session, origin, text, findings, unreachable, None)
                 .await;
         }
         // The first scan is recorded call by call: a second one reuses what it found.
@@ -720,25 +814,28 @@ impl Engine {
             }
             Recheck::Done => drop(first),
         }
-        self.finish_tokenize(session, origin, text, findings, unreachable, fresh)
+        self.finish_deferred(session, origin, text, findings, unreachable, fresh)
             .await
     }
 
     /// Mints the findings' tokens, writes them into `doc` and teaches the session the names
     /// minted. `fresh` is [`Recheck::Fresh`]'s table, when the findings are those it was made
     /// from.
-    async fn finish_tokenize<'a>(
+    async fn finish_deferred<'a>(
         &self,
         session: &SessionId,
         origin: &str,
         doc: &'a str,
-        findings: walk::Findings<FoundValue>,
+        mut findings: walk::Findings<FoundValue>,
         vault_unreachable: Option<VaultError>,
         fresh: Option<Recall>,
-    ) -> Result<Tokenized<'a>, EngineError> {
+    ) -> Result<Deferred<'a>, EngineError> {
         if findings.is_empty() {
-            return Ok(Tokenized {
-                text: Cow::Borrowed(doc),
+            return Ok(Deferred {
+                doc,
+                layout: walk::Layout::default(),
+                texts: String::new(),
+                ends: Vec::new(),
                 found: FoundValues::new(),
                 tokens: Vec::new(),
             });
@@ -785,7 +882,7 @@ impl Engine {
         }
         // One text per slot, one after another in one buffer: its token, or its value with
         // each word replaced by the word's.
-        let mut buf = String::with_capacity(tokens.len() * 12);
+        let mut texts = String::with_capacity(tokens.len() * 12);
         let mut ends = Vec::with_capacity(findings.slots.len());
         let mut next = tokens.iter();
         let reveal = self.detector.reveal();
@@ -797,9 +894,9 @@ impl Engine {
                         if reveal.reveals(&f.kind) {
                             let value = findings.value_of(f);
                             let part = reveal.part(&f.kind, value.expose(), f.canonical.as_deref());
-                            t.write_revealed(part.as_deref(), &mut buf);
+                            t.write_revealed(part.as_deref(), &mut texts);
                         } else {
-                            t.write_to(&mut buf);
+                            t.write_to(&mut texts);
                         }
                     }
                 }
@@ -807,28 +904,18 @@ impl Engine {
                     let value = *findings.value_of(f).expose();
                     let mut at = 0;
                     for r in forms.words(c) {
-                        buf.push_str(&value[at..r.start]);
+                        texts.push_str(&value[at..r.start]);
                         if let Some(t) = next.next() {
-                            t.write_to(&mut buf);
+                            t.write_to(&mut texts);
                         }
                         at = r.end;
                     }
-                    buf.push_str(&value[at..]);
+                    texts.push_str(&value[at..]);
                 }
             }
-            ends.push(buf.len());
+            ends.push(texts.len());
         }
-        let mut start = 0;
-        let texts: Vec<&str> = ends
-            .iter()
-            .map(|&end| {
-                let text = &buf[start..end];
-                start = end;
-                text
-            })
-            .collect();
-        let text = walk::apply(doc, &findings, &texts)?;
-        drop(texts);
+        let layout = findings.take_layout();
         // The session learns the names minted, each with its form: a composed name's words in
         // its place.
         // Gathered in one plain pass (the session reads them twice: its known forms, then its
@@ -872,10 +959,12 @@ impl Engine {
             }
             found
         };
-        let found = FoundValues::from_parts(buf, found);
-        Ok(Tokenized {
-            text,
-            found,
+        Ok(Deferred {
+            doc,
+            layout,
+            texts,
+            ends,
+            found: FoundValues::from_parts(buf, found),
             tokens,
         })
     }

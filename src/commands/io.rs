@@ -4,6 +4,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, anyhow};
+use mcp_veil::engine::Deferred;
 
 use crate::exit::{Failure, usage};
 
@@ -38,5 +39,15 @@ pub(super) fn write_output(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
+        .context("cannot write to stdout")
+}
+
+/// Writes a tokenized document to stdout as it goes ([`Deferred::write_to`]) and flushes, with
+/// the same error as [`write_output`].
+pub(super) fn write_document(doc: &Deferred<'_>) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    doc.write_to(&mut out)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| Ok(out.flush()?))
         .context("cannot write to stdout")
 }

@@ -1,14 +1,14 @@
 //! `mcp-veil redact`: tokenize text, JSON or JSON Lines from a file or stdin to stdout.
 
 use futures::executor::block_on;
-use mcp_veil::engine::{EngineError, Tokenized};
+use mcp_veil::engine::{Deferred, EngineError};
 use mcp_veil::token::Token;
 use mcp_veil::vault::SessionId;
-use mcp_veil::walk::{FoundValues, WalkError};
+use mcp_veil::walk::WalkError;
 use mcp_veil::{Engine, Kind};
 
 use super::format::{Format, lines_or_text, lines_with_ends, opens_json};
-use super::io::{read_input, write_output};
+use super::io::{read_input, write_document, write_output};
 use super::session::SessionStore;
 use crate::cli::{RedactArgs, Settings, input_path};
 use crate::exit::Failure;
@@ -39,41 +39,52 @@ pub(super) fn run(settings: &Settings, args: &RedactArgs) -> Result<(), Failure>
                 .map(|e| e.entry.value.expose().as_str()),
         );
     }
-    let (output, leftovers) = block_on(redact(&engine, &session, &input))?;
+    let output = block_on(redact(&engine, &session, &input))?;
     // Save before writing: output whose tokens cannot be restored is worse than none.
     if let Some(store) = &store {
         store.save(&vault)?;
     }
-    write_output(&output)?;
+    match &output {
+        Output::Document(d) => write_document(d)?,
+        Output::Lines(text) => write_output(text)?,
+    }
     // The process exits next: freeing the session's table, the detector and the values found
     // one by one (tens of thousands of small blocks for a large file) would only cost time
     // (1–3% of a run), as the exit hands all of it back at once. Nothing here needs its drop
     // to run: the session was saved above, and values are not wiped on drop
     // (`sensitive.rs`), so leaving them in memory to the exit is what freeing them did.
-    std::mem::forget(leftovers);
+    std::mem::forget(output);
     std::mem::forget(engine);
     std::mem::forget(vault);
     Ok(())
 }
 
-/// What a whole document's tokenization found, kept past the output for the exit to free
-/// (see `run`).
-type Leftovers = Option<(FoundValues, Vec<Token>)>;
+/// What `redact` writes: one document, minted and not yet written (written to stdout as it
+/// goes, after the session is saved: no second copy of a large input is built), or the lines
+/// of a JSON Lines input, each rewritten on its own.
+enum Output<'a> {
+    Document(Deferred<'a>),
+    Lines(String),
+}
 
 /// Tokenizes `input` in the format it is in (see `format.rs`).
-async fn redact(
+async fn redact<'a>(
     engine: &Engine,
     session: &SessionId,
-    input: &str,
-) -> Result<(String, Leftovers), EngineError> {
+    input: &'a str,
+) -> Result<Output<'a>, EngineError> {
     let mut values = 0;
     let mut format = Format::Text;
     if opens_json(input) {
-        match engine.tokenize_json(session, super::ORIGIN, input).await {
-            Ok(t) => {
-                let (out, left) = counted(t, &mut values);
+        match engine
+            .tokenize_json_deferred(session, super::ORIGIN, input)
+            .await
+        {
+            Ok(d) => {
+                values = d.found.len();
+                trace_tokens(&d.tokens);
                 tracing::info!(format = ?Format::Json, values, bytes = input.len(), "redacted");
-                return Ok((out, Some(left)));
+                return Ok(Output::Document(d));
             }
             // Not one JSON document (JSON Lines, text, a truncated document): read by lines
             // below.
@@ -81,8 +92,7 @@ async fn redact(
             Err(e) => return Err(e),
         }
     }
-    let mut leftovers = None;
-    let out = match format {
+    let output = match format {
         Format::JsonLines => {
             let mut out = String::with_capacity(input.len() + input.len() / 8);
             for (line, end) in lines_with_ends(input) {
@@ -97,30 +107,31 @@ async fn redact(
                     };
                     // Each line's values are freed with it: one line's are few, and
                     // keeping every line's would hold a whole file's worth of them.
-                    out.push_str(&counted(t, &mut values).0);
+                    values += t.found.len();
+                    trace_tokens(&t.tokens);
+                    out.push_str(&t.text);
                 }
                 out.push_str(end);
             }
-            out
+            Output::Lines(out)
         }
         Format::Json | Format::Text => {
-            let t = engine.tokenize_text(session, super::ORIGIN, input).await?;
-            let (out, left) = counted(t, &mut values);
-            leftovers = Some(left);
-            out
+            let d = engine
+                .tokenize_text_deferred(session, super::ORIGIN, input)
+                .await?;
+            values = d.found.len();
+            trace_tokens(&d.tokens);
+            Output::Document(d)
         }
     };
     tracing::info!(?format, values, bytes = input.len(), "redacted");
-    Ok((out, leftovers))
+    Ok(output)
 }
 
-/// The text of `t`, with its count of values added to `values`; its found values and tokens
-/// are given back for the caller to drop or keep.
-fn counted(t: Tokenized<'_>, values: &mut usize) -> (String, (FoundValues, Vec<Token>)) {
-    *values += t.found.len();
+/// The tokens written, at TRACE level (tokens only, never values).
+fn trace_tokens(tokens: &[Token]) {
     if tracing::enabled!(tracing::Level::TRACE) {
-        let names: Vec<String> = t.tokens.iter().map(ToString::to_string).collect();
+        let names: Vec<String> = tokens.iter().map(ToString::to_string).collect();
         tracing::trace!(tokens = %names.join(" "), "tokens written");
     }
-    (t.text.into_owned(), (t.found, t.tokens))
 }

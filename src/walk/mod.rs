@@ -54,7 +54,7 @@ use std::ops::Range;
 pub use found::{Found, FoundValue, FoundValues};
 pub use json::JsonError;
 pub use warm::warm_up;
-pub use write::apply;
+pub use write::{Layout, apply};
 
 use spans::SpanSlots;
 
@@ -160,6 +160,9 @@ pub enum WalkError {
         /// Replacements given.
         got: usize,
     },
+    /// The rewritten document could not be written out ([`Layout::write_to`]).
+    #[error("cannot write the rewritten document")]
+    Write(#[source] std::io::Error),
 }
 
 /// Scans a JSON document for values to tokenize.

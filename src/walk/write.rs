@@ -1,15 +1,23 @@
-//! Writing a document back with its findings replaced ([`apply`]).
+//! Writing a document back with its findings replaced ([`apply`], [`Layout`]).
 //!
 //! Inside a JSON literal everything is spliced into the raw (escaped) body: bytes outside the
 //! replaced ranges, escapes included, are copied as they were, and only the replacements are
 //! encoded. So a literal is never decoded and re-encoded as a whole, and a document keeps its
 //! exact bytes apart from what was replaced. Apart from the scan (`mod.rs`): it reads only the
 //! pieces and the replacements.
+//!
+//! A document can also be written to an [`io::Write`] as it goes ([`Layout::write_to`]): a
+//! rewritten copy of a large document is as large as the document, and its fresh pages cost
+//! more than the copying (a 5 MB text, some 1,400 page faults).
 
 use std::borrow::Cow;
+use std::io;
 use std::ops::Range;
 
 use super::{Content, Embedded, Findings, Piece, WalkError, json};
+
+/// About how many bytes [`Layout::write_to`] gathers before it hands them to its writer.
+const CHUNK: usize = 64 * 1024;
 
 /// Writes `doc` with each slot's occurrence replaced by `replacements[slot]`.
 ///
@@ -20,17 +28,117 @@ pub fn apply<'a, S, R: AsRef<str>>(
     findings: &Findings<S>,
     replacements: &[R],
 ) -> Result<Cow<'a, str>, WalkError> {
-    if replacements.len() != findings.slots.len() {
-        return Err(WalkError::ReplacementCount {
-            expected: findings.slots.len(),
-            got: replacements.len(),
-        });
+    apply_pieces(
+        doc,
+        &findings.pieces,
+        findings.json,
+        findings.slots.len(),
+        replacements,
+    )
+}
+
+/// Where a document's findings occur, taken out of them ([`Findings::take_layout`]) so that
+/// the document can be written after the findings themselves have been handed on.
+#[derive(Debug, Default)]
+pub struct Layout {
+    pieces: Vec<Piece>,
+    json: bool,
+    /// How many slots the findings had: how many replacements a write takes.
+    slots: usize,
+}
+
+impl<S> Findings<S> {
+    /// Takes out where the findings occur, for [`Layout::apply`] or [`Layout::write_to`]
+    /// (the findings keep their slots and values, and [`apply`] no longer writes them).
+    pub(crate) fn take_layout(&mut self) -> Layout {
+        Layout {
+            pieces: std::mem::take(&mut self.pieces),
+            json: self.json,
+            slots: self.slots.len(),
+        }
     }
-    if findings.pieces.is_empty() {
+}
+
+impl Layout {
+    /// [`apply`] of the findings this layout was taken from.
+    pub fn apply<'a, R: AsRef<str>>(
+        &self,
+        doc: &'a str,
+        replacements: &[R],
+    ) -> Result<Cow<'a, str>, WalkError> {
+        apply_pieces(doc, &self.pieces, self.json, self.slots, replacements)
+    }
+
+    /// [`Layout::apply`], written to `w` as it goes rather than into one string: the pieces
+    /// are gathered in a buffer of about [`CHUNK`] bytes, and a long stretch of the document
+    /// between two of them is written from the document itself.
+    pub fn write_to<R: AsRef<str>>(
+        &self,
+        doc: &str,
+        replacements: &[R],
+        w: &mut dyn io::Write,
+    ) -> Result<(), WalkError> {
+        count_matches(self.slots, replacements)?;
+        let mut buf = String::with_capacity(CHUNK + CHUNK / 4);
+        let mut last = 0;
+        for piece in &self.pieces {
+            put(&mut buf, &doc[last..piece.range.start], w)?;
+            write_piece(
+                &doc[piece.range.clone()],
+                &piece.content,
+                self.json,
+                replacements,
+                &mut buf,
+            )?;
+            if buf.len() >= CHUNK {
+                w.write_all(buf.as_bytes()).map_err(WalkError::Write)?;
+                buf.clear();
+            }
+            last = piece.range.end;
+        }
+        put(&mut buf, &doc[last..], w)?;
+        w.write_all(buf.as_bytes()).map_err(WalkError::Write)
+    }
+}
+
+/// Adds `plain` to `buf`, or, when the two would pass [`CHUNK`], writes `buf` out first, and a
+/// `plain` of [`CHUNK`] bytes or more straight to `w`.
+fn put(buf: &mut String, plain: &str, w: &mut dyn io::Write) -> Result<(), WalkError> {
+    if buf.len() + plain.len() > CHUNK {
+        w.write_all(buf.as_bytes()).map_err(WalkError::Write)?;
+        buf.clear();
+        if plain.len() >= CHUNK {
+            return w.write_all(plain.as_bytes()).map_err(WalkError::Write);
+        }
+    }
+    buf.push_str(plain);
+    Ok(())
+}
+
+fn count_matches<R>(slots: usize, replacements: &[R]) -> Result<(), WalkError> {
+    if replacements.len() == slots {
+        Ok(())
+    } else {
+        Err(WalkError::ReplacementCount {
+            expected: slots,
+            got: replacements.len(),
+        })
+    }
+}
+
+fn apply_pieces<'a, R: AsRef<str>>(
+    doc: &'a str,
+    pieces: &[Piece],
+    json: bool,
+    slots: usize,
+    replacements: &[R],
+) -> Result<Cow<'a, str>, WalkError> {
+    count_matches(slots, replacements)?;
+    if pieces.is_empty() {
         return Ok(Cow::Borrowed(doc));
     }
     let mut out = String::with_capacity(doc.len() + doc.len() / 8);
-    write_pieces(doc, &findings.pieces, findings.json, replacements, &mut out)?;
+    write_pieces(doc, pieces, json, replacements, &mut out)?;
     Ok(Cow::Owned(out))
 }
 
