@@ -29,6 +29,9 @@ use crate::token::Token;
 use crate::vault::{Entry, MintRequest, SessionId, VaultBackend, VaultError};
 use crate::walk::{self, Findings, FoundTokenAt, FoundValue, FoundValues, WalkError};
 
+mod output;
+pub use output::{Deferred, Tokenized};
+
 /// A byte range of a value.
 type Range = std::ops::Range<usize>;
 
@@ -101,75 +104,6 @@ pub struct Engine {
     vault: Arc<dyn VaultBackend>,
     /// Names each session has tokenized, when the detector recalls names.
     recall: Option<Arc<RecallBook>>,
-}
-
-/// A tokenized document and what was replaced in it.
-#[derive(Debug)]
-pub struct Tokenized<'a> {
-    /// The document with every value replaced by its token (borrowed when nothing was found).
-    pub text: Cow<'a, str>,
-    /// Each occurrence replaced, in document order.
-    pub found: FoundValues,
-    /// The token of each occurrence, parallel to `found`.
-    pub tokens: Vec<Token>,
-}
-
-/// A tokenized document whose text is not written yet ([`Engine::tokenize_text_deferred`],
-/// [`Engine::tokenize_json_deferred`]): its values are minted and the session has learned its
-/// names, so a caller that must save the session before any output can do so, and then write
-/// the document straight to where it goes ([`Deferred::write_to`]) instead of building a
-/// second copy of it first.
-pub struct Deferred<'a> {
-    doc: &'a str,
-    layout: walk::Layout,
-    /// Each slot's replacement, one after another (a composed name's holds parts of its value
-    /// between its words' tokens), and where each ends.
-    texts: String,
-    ends: Vec<usize>,
-    /// Each occurrence replaced, in document order.
-    pub found: FoundValues,
-    /// The token of each occurrence, parallel to `found`.
-    pub tokens: Vec<Token>,
-}
-
-impl std::fmt::Debug for Deferred<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Neither the document nor the replacements: both hold values.
-        f.debug_struct("Deferred")
-            .field("found", &self.found)
-            .field("tokens", &self.tokens)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a> Deferred<'a> {
-    /// Writes the document with every value replaced by its token to `w` (the text
-    /// [`Deferred::into_tokenized`] would hold), in pieces of about 64 KiB.
-    pub fn write_to(&self, w: &mut dyn std::io::Write) -> Result<(), EngineError> {
-        Ok(self.layout.write_to(self.doc, &self.replacements(), w)?)
-    }
-
-    /// The document written out whole, with what was found and minted.
-    pub fn into_tokenized(self) -> Result<Tokenized<'a>, EngineError> {
-        let text = self.layout.apply(self.doc, &self.replacements())?;
-        Ok(Tokenized {
-            text,
-            found: self.found,
-            tokens: self.tokens,
-        })
-    }
-
-    fn replacements(&self) -> Vec<&str> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&end| {
-                let text = self.texts.get(start..end).unwrap_or_default();
-                start = end;
-                text
-            })
-            .collect()
-    }
 }
 
 /// A scanned outbound document: its tokens, resolved, ready for a decision and [`walk::apply`].
