@@ -264,7 +264,7 @@ fn load_tail(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The key of the prefix table for the word bytes `v` (each folded to lower case where its
+/// The key of the prefix table for the word bytes `v` (each folded to upper case where its
 /// lane is set in `word`, zero otherwise; see [`word_bytes`]): the first eight bytes of the
 /// first ASCII word, zero from its end ([`first_word_key`]). A text that matches a name (ASCII
 /// case folded) has the name's key where the match starts: the text's first word there is the
@@ -286,11 +286,13 @@ fn first_word_key(k: u64) -> u64 {
     k & keep
 }
 
-/// The bytes of `v`, each folded to lower case when its lane is set in `word` and zero
-/// otherwise ([`prefix_key`] of every lane at once).
+/// The bytes of `v`, each folded to upper case (bit 5 cleared) when its lane is set in `word`
+/// and zero otherwise ([`prefix_key`] of every lane at once). Clearing the bit rather than
+/// setting it, as the other keys here do, lets the scan fold and cut a word with one `and`
+/// ([`KEEP`]); a digit becomes `0x10..=0x19`, still no zero byte and no letter.
 #[inline(always)]
 fn word_bytes(v: u64, word: u64) -> u64 {
-    (v | FOLD) & ((word >> 7) * 0xFF)
+    v & !FOLD & ((word >> 7) * 0xFF)
 }
 
 /// The bit of the prefix table for a [`prefix_key`].
@@ -301,15 +303,16 @@ fn prefix_bit(key: u64) -> usize {
 
 /// The prefix table's key ([`prefix_key`]) of the word starting at `start`, whose word bytes
 /// from `start` on are the bits of `words` from bit 0 (at least eight of them): the bytes
-/// of the first word, up to eight, folded to lower case.
+/// of the first word, up to eight, folded to upper case.
 #[inline(always)]
 fn key_at(b: &[u8], start: usize, words: u64) -> u64 {
-    folded_at(b, start) & KEEP[usize::from(words as u8)]
+    load(b, start) & KEEP[usize::from(words as u8)]
 }
 
 /// For each eight bits of word bytes (bit `k` for byte `k`), the mask of the bytes before the
-/// first that is no word byte ([`key_at`]): a load and an and per word start, where the word's
-/// length and a shift by it took a dozen instructions.
+/// first that is no word byte, without bit 5 of each ([`key_at`]): a load and an and per word
+/// start both cut the word and fold its case, where the word's length and a shift by it took a
+/// dozen instructions (and folding by setting the bit, another constant and an `or`).
 static KEEP: [u64; 256] = keep_masks();
 
 const fn keep_masks() -> [u64; 256] {
@@ -317,11 +320,12 @@ const fn keep_masks() -> [u64; 256] {
     let mut bits = 0;
     while bits < 256 {
         let len = (!bits as u32).trailing_zeros();
-        masks[bits] = if len >= 8 {
+        let keep = if len >= 8 {
             u64::MAX
         } else {
             (1u64 << (len * 8)) - 1
         };
+        masks[bits] = keep & !FOLD;
         bits += 1;
     }
     masks
@@ -623,7 +627,13 @@ impl Recall {
             let alnum = c.alnum | c1.alnum << 16;
             let words = u64::from(alnum) | u64::from(c2.alnum) << 32;
             let starts = alnum & !((alnum << 1) | before);
-            let leads = c.lead | c1.lead << 16;
+            // The non-ASCII character starts, read only in a step with a byte from 0x80 (a
+            // move of the high bits, where the starts take three instructions a sixteen bytes).
+            let leads = if c.high | c1.high == 0 {
+                0
+            } else {
+                lanes::classes(block, 0).lead | c1.lead << 16
+            };
             let resume = if leads == 0 {
                 // Word starts only (most of the text): the first eight bytes of each, then
                 // its first word's entry in the table, say whether a name may begin there.

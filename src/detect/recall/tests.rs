@@ -120,7 +120,8 @@ fn first_word_key_keeps_the_bytes_before_the_first_zero() {
     for len in 0..=12 {
         let text = format!("{} x", &"abcdefghijkl"[..len]);
         let v = load(text.as_bytes(), 0);
-        let want = &"abcdefgh"[..len.min(8)];
+        // Folded to upper case (bit 5 cleared), from a text in lower case.
+        let want = &"ABCDEFGH"[..len.min(8)];
         let mut kept = [0u8; 8];
         kept[..want.len()].copy_from_slice(want.as_bytes());
         assert_eq!(
@@ -128,6 +129,34 @@ fn first_word_key_keeps_the_bytes_before_the_first_zero() {
             u64::from_le_bytes(kept),
             "{len}"
         );
+    }
+}
+
+#[test]
+fn the_scan_key_is_the_table_key_of_the_word_in_lower_case() {
+    let mut rng = crate::testdata::Rng::new(37);
+    let alphabet = b"aAzZqQ09 -'@[`{\xc3\xa9\x00";
+    for _ in 0..20_000 {
+        let text: Vec<u8> = (0..rng.below(48))
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        let block = lanes::padded::<48>(&text, 0);
+        let words = (0..48).fold(0u64, |m, k| {
+            m | u64::from(block[k].is_ascii_alphanumeric()) << k
+        });
+        // A name is learned in lower case: its key is the one the table holds.
+        let lower = text.to_ascii_lowercase();
+        for start in 0..32 {
+            if words & (1 << start) == 0 || (start > 0 && words & (1 << (start - 1)) != 0) {
+                continue;
+            }
+            let v = load(&lower, start);
+            assert_eq!(
+                key_at(&block, start, words >> start),
+                prefix_key(v, alnum_lanes(v)),
+                "{text:?} at {start}"
+            );
+        }
     }
 }
 
