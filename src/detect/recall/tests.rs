@@ -534,8 +534,7 @@ fn add_by_walk(r: &mut Recall, form: &str, name: bool) {
     r.bytes.push_str(form);
     if word {
         let v = load(b, 0);
-        let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
-        r.prefixes[bit >> 6] |= 1 << (bit & 63);
+        mark_prefix(&mut r.prefixes, prefix_key(v, alnum_lanes(v)));
     } else {
         let k = pair_key(b[0], b[1]);
         let starts = r.starts.get_or_insert_with(|| Box::new([0u64; PAIR_WORDS]));
@@ -649,8 +648,7 @@ fn found_by_restarts<'t>(r: &Recall, text: &'t str, from: usize) -> Vec<&'t str>
                 let bit = next.trailing_zeros();
                 next &= next - 1;
                 let start = i + bit as usize;
-                let k = prefix_bit(key_at(&block, bit as usize, words >> bit));
-                if prefixes[k >> 6] & (1 << (k & 63)) != 0
+                if may_begin(prefixes, key_at(&block, bit as usize, words >> bit))
                     && let Some(end) = r.match_at(text, start)
                 {
                     out.push(&text[start..end]);
