@@ -14,6 +14,10 @@ pub(crate) struct Classes {
     pub(crate) alnum: u32,
     /// Bytes that start a non-ASCII character (`0xC0` and above).
     pub(crate) lead: u32,
+    /// Bytes from `0x80` (any part of a non-ASCII character): one instruction with SSE2, where
+    /// [`Classes::lead`] takes three, so a scan that needs the leads only where some are can
+    /// ask this first (recall's search: most steps of a text hold no non-ASCII byte).
+    pub(crate) high: u32,
 }
 
 /// The classes of the sixteen bytes of `b` from `i`, zero bytes past its end (which are in no
@@ -673,6 +677,7 @@ fn classes_of(bytes: [u8; 16]) -> Classes {
     Classes {
         alnum: move_mask_i8_m128i(alnum) as u32 & 0xFFFF,
         lead: move_mask_i8_m128i(lead) as u32 & 0xFFFF,
+        high: move_mask_i8_m128i(x) as u32 & 0xFFFF,
     }
 }
 
@@ -850,6 +855,7 @@ mod swar {
         Classes {
             alnum: pack(alnum_lanes(lo)) | pack(alnum_lanes(hi)) << 8,
             lead: pack(lead(lo)) | pack(lead(hi)) << 8,
+            high: pack(lo & HIGH) | pack(hi & HIGH) << 8,
         }
     }
 }
@@ -874,10 +880,15 @@ mod tests {
 
     /// The classes byte by byte.
     fn bytewise(bytes: [u8; 16]) -> Classes {
-        let mut c = Classes { alnum: 0, lead: 0 };
+        let mut c = Classes {
+            alnum: 0,
+            lead: 0,
+            high: 0,
+        };
         for (k, &x) in bytes.iter().enumerate() {
             c.alnum |= u32::from(x.is_ascii_alphanumeric()) << k;
             c.lead |= u32::from(x >= 0xC0) << k;
+            c.high |= u32::from(x >= 0x80) << k;
         }
         c
     }

@@ -49,9 +49,9 @@ pub const MAX_RECALLED_NAMES: usize = 4096;
 /// compiled), shared by `Arc` with the scans that read them.
 ///
 /// A scan with thousands of names over every byte would cost as much as the rest of the
-/// detector, so the text is walked 32 bytes a step (their classes with SSE2, `lanes`), and
+/// detector, so the text is walked 64 bytes a step (their classes with SSE2, `lanes`), and
 /// names are compared only where one may begin. Each step gives the word starts in it; a word
-/// start's first eight bytes (folded to lower case, zero from the end of its word) are tested
+/// start's first eight bytes (folded to upper case, zero from the end of its word) are tested
 /// against a table of the names' own (so "the" and "and" are not taken for the start of "theo"
 /// or "andrew", nor "michael" for "michaela"), and only then is the word hashed and looked up
 /// in a hash table of the names' first ASCII words (with the two bytes after the word, then
@@ -77,7 +77,7 @@ pub struct Recall {
     /// starts with the bytes `a b`; `None` until the session learns such a name (8 KiB that
     /// most sessions never need).
     starts: Option<Box<[u64; PAIR_WORDS]>>,
-    /// Bit [`prefix_bit`] of [`prefix_key`] is set for each name that starts with an ASCII
+    /// Both bits [`prefix_bits`] of [`prefix_key`] are set for each name that starts with an ASCII
     /// letter or digit. (Both tables have a fixed size, so that the scan's lookups need no
     /// bounds check.)
     prefixes: Box<[u64; PREFIX_WORDS]>,
@@ -264,7 +264,7 @@ fn load_tail(b: &[u8], i: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The key of the prefix table for the word bytes `v` (each folded to lower case where its
+/// The key of the prefix table for the word bytes `v` (each folded to upper case where its
 /// lane is set in `word`, zero otherwise; see [`word_bytes`]): the first eight bytes of the
 /// first ASCII word, zero from its end ([`first_word_key`]). A text that matches a name (ASCII
 /// case folded) has the name's key where the match starts: the text's first word there is the
@@ -286,30 +286,58 @@ fn first_word_key(k: u64) -> u64 {
     k & keep
 }
 
-/// The bytes of `v`, each folded to lower case when its lane is set in `word` and zero
-/// otherwise ([`prefix_key`] of every lane at once).
+/// The bytes of `v`, each folded to upper case (bit 5 cleared) when its lane is set in `word`
+/// and zero otherwise ([`prefix_key`] of every lane at once). Clearing the bit rather than
+/// setting it, as the other keys here do, lets the scan fold and cut a word with one `and`
+/// ([`KEEP`]); a digit becomes `0x10..=0x19`, still no zero byte and no letter.
 #[inline(always)]
 fn word_bytes(v: u64, word: u64) -> u64 {
-    (v | FOLD) & ((word >> 7) * 0xFF)
+    v & !FOLD & ((word >> 7) * 0xFF)
 }
 
-/// The bit of the prefix table for a [`prefix_key`].
+/// The two bits of the prefix table for a [`prefix_key`], from one product: its top sixteen
+/// bits and the sixteen below its top half. A word that passes the table costs a
+/// [`Recall::match_at`] of a couple of hundred instructions, and with one bit too many words
+/// passed: on the reference prose (781 K word starts, 12.4 K names found) one bit let 35.0 K
+/// through, two let 22.7 K (most of the rest begin with a name's first word). The second bit
+/// is read only for the words that pass the first (52.7 K), seven instructions each.
 #[inline(always)]
-fn prefix_bit(key: u64) -> usize {
-    (key.wrapping_mul(0xd6e8_feb8_6659_fd93) >> (64 - PREFIX_TABLE_BITS)) as usize
+fn prefix_bits(key: u64) -> (usize, usize) {
+    let h = key.wrapping_mul(0xd6e8_feb8_6659_fd93);
+    let mask = (1 << PREFIX_TABLE_BITS) - 1;
+    (
+        (h >> (64 - PREFIX_TABLE_BITS)) as usize,
+        (h >> 32) as usize & mask,
+    )
+}
+
+/// Whether both bits of `key` ([`prefix_bits`]) are set in `prefixes`: whether a name may
+/// begin with the word whose [`prefix_key`] it is.
+#[inline(always)]
+fn may_begin(prefixes: &[u64; PREFIX_WORDS], key: u64) -> bool {
+    let (a, b) = prefix_bits(key);
+    prefixes[a >> 6] & (1 << (a & 63)) != 0 && prefixes[b >> 6] & (1 << (b & 63)) != 0
+}
+
+/// Sets both bits of `key` ([`prefix_bits`]) in `prefixes`.
+fn mark_prefix(prefixes: &mut [u64; PREFIX_WORDS], key: u64) {
+    let (a, b) = prefix_bits(key);
+    prefixes[a >> 6] |= 1 << (a & 63);
+    prefixes[b >> 6] |= 1 << (b & 63);
 }
 
 /// The prefix table's key ([`prefix_key`]) of the word starting at `start`, whose word bytes
 /// from `start` on are the bits of `words` from bit 0 (at least eight of them): the bytes
-/// of the first word, up to eight, folded to lower case.
+/// of the first word, up to eight, folded to upper case.
 #[inline(always)]
 fn key_at(b: &[u8], start: usize, words: u64) -> u64 {
-    folded_at(b, start) & KEEP[usize::from(words as u8)]
+    load(b, start) & KEEP[usize::from(words as u8)]
 }
 
 /// For each eight bits of word bytes (bit `k` for byte `k`), the mask of the bytes before the
-/// first that is no word byte ([`key_at`]): a load and an and per word start, where the word's
-/// length and a shift by it took a dozen instructions.
+/// first that is no word byte, without bit 5 of each ([`key_at`]): a load and an and per word
+/// start both cut the word and fold its case, where the word's length and a shift by it took a
+/// dozen instructions (and folding by setting the bit, another constant and an `or`).
 static KEEP: [u64; 256] = keep_masks();
 
 const fn keep_masks() -> [u64; 256] {
@@ -317,11 +345,12 @@ const fn keep_masks() -> [u64; 256] {
     let mut bits = 0;
     while bits < 256 {
         let len = (!bits as u32).trailing_zeros();
-        masks[bits] = if len >= 8 {
+        let keep = if len >= 8 {
             u64::MAX
         } else {
             (1u64 << (len * 8)) - 1
         };
+        masks[bits] = keep & !FOLD;
         bits += 1;
     }
     masks
@@ -489,8 +518,7 @@ impl Recall {
         self.bytes.push_str(form);
         if word {
             let v = load(b, 0);
-            let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
-            self.prefixes[bit >> 6] |= 1 << (bit & 63);
+            mark_prefix(&mut self.prefixes, prefix_key(v, alnum_lanes(v)));
         } else {
             let k = pair_key(b[0], b[1]);
             let starts = self
@@ -599,49 +627,68 @@ impl Recall {
     fn each(&self, text: &str, from: usize, mut found: impl FnMut(Span) -> bool) {
         let b = text.as_bytes();
         let prefixes = &*self.prefixes;
-        // Thirty-two bytes from `i` at a time: the classes of their first sixteen (`c`), and
+        // Sixty-four bytes from `i` at a time: the classes of their first sixteen (`c`), and
         // whether the byte before `i` is a word byte (`before`, one bit). Each step classifies
-        // its second sixteen and the sixteen after its own too, for the words that start late
-        // in its own and go on (and the next step's first sixteen). After an occurrence the
-        // search goes on from its end in this same state.
+        // its other 48 and the sixteen after its own too, for the words that start late in its
+        // own and go on (and the next step's first sixteen). After an occurrence the search
+        // goes on from its end in this same state. (At 32 bytes a step, a step's own work, its
+        // bounds and masks and what the calls below make it reload, was about 40 instructions
+        // of the 95 a step took on prose; at 64 it is paid half as often.)
         let mut i = from;
         let mut c = lanes::classes(b, i);
-        let mut before = u32::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
+        let mut before = u64::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
         while i < b.len() {
-            // The 48 bytes from `i` (zeros past the end of the text): the 32 of this step, the
+            // The 80 bytes from `i` (zeros past the end of the text): the 64 of this step, the
             // sixteen classified for the next, and the eight bytes from each word start, read
-            // without a bounds check (a word start is at most bit 32 of a `u32`).
+            // without a bounds check (a word start is at most bit 63 of a `u64`).
             let padded;
-            let block: &[u8; 48] = match b.get(i..).and_then(<[u8]>::first_chunk) {
+            let block: &[u8; 80] = match b.get(i..).and_then(<[u8]>::first_chunk) {
                 Some(block) => block,
                 None => {
-                    padded = lanes::padded::<48>(b, i);
+                    padded = lanes::padded::<80>(b, i);
                     &padded
                 }
             };
             let (c1, c2) = (lanes::classes(block, 16), lanes::classes(block, 32));
-            let alnum = c.alnum | c1.alnum << 16;
-            let words = u64::from(alnum) | u64::from(c2.alnum) << 32;
+            let (c3, c4) = (lanes::classes(block, 48), lanes::classes(block, 64));
+            let alnum = u64::from(c.alnum)
+                | u64::from(c1.alnum) << 16
+                | u64::from(c2.alnum) << 32
+                | u64::from(c3.alnum) << 48;
+            let words = u128::from(alnum) | u128::from(c4.alnum) << 64;
             let starts = alnum & !((alnum << 1) | before);
-            let leads = c.lead | c1.lead << 16;
+            // The non-ASCII character starts, read only in a step with a byte from 0x80 (a
+            // move of the high bits, where the starts take three instructions a sixteen bytes).
+            let leads = if c.high | c1.high | c2.high | c3.high == 0 {
+                0
+            } else {
+                u64::from(lanes::classes(block, 0).lead)
+                    | u64::from(c1.lead) << 16
+                    | u64::from(c2.lead) << 32
+                    | u64::from(c3.lead) << 48
+            };
             let resume = if leads == 0 {
                 // Word starts only (most of the text): the first eight bytes of each, then
                 // its first word's entry in the table, say whether a name may begin there.
-                let mut next = starts;
+                // Half a step at a time, so that the word bytes from a start are a shift of a
+                // `u64` (a shift of the `u128` took five instructions a word start).
                 let mut resume = None;
-                while next != 0 {
-                    let bit = next.trailing_zeros();
-                    next &= next - 1;
-                    let start = i + bit as usize;
-                    let k = prefix_bit(key_at(block, bit as usize, words >> bit));
-                    if prefixes[k >> 6] & (1 << (k & 63)) != 0
-                        && let Some(end) = self.match_at(text, start)
-                    {
-                        if !found(Span::new(start, end, Kind::Name)) {
-                            return;
+                let ahead = u64::from(c4.alnum);
+                'halves: for (half, words) in [(0, alnum), (32, alnum >> 32 | ahead << 32)] {
+                    let mut next = (starts >> half) as u32;
+                    while next != 0 {
+                        let at = half + next.trailing_zeros() as usize;
+                        next &= next - 1;
+                        let start = i + at;
+                        if may_begin(prefixes, key_at(block, at, words >> (at - half)))
+                            && let Some(end) = self.match_at(text, start)
+                        {
+                            if !found(Span::new(start, end, Kind::Name)) {
+                                return;
+                            }
+                            resume = Some(end);
+                            break 'halves;
                         }
-                        resume = Some(end);
-                        break;
                     }
                 }
                 resume
@@ -664,29 +711,29 @@ impl Recall {
                 Some(end) => {
                     i = end;
                     c = lanes::classes(b, i);
-                    before = u32::from(b[i - 1].is_ascii_alphanumeric());
+                    before = u64::from(b[i - 1].is_ascii_alphanumeric());
                 }
                 None => {
-                    i += 32;
-                    before = alnum >> 31;
-                    c = c2;
+                    i += 64;
+                    before = alnum >> 63;
+                    c = c4;
                 }
             }
         }
     }
 
-    /// The step of [`Recall::find`] for 32 bytes from `i` that hold non-ASCII character
+    /// The step of [`Recall::find`] for 64 bytes from `i` that hold non-ASCII character
     /// starts (`leads`) besides the word starts (`starts`): both are candidates, in text order.
-    /// `words` are the word bytes of the 48 bytes from `i`. Returns the start and end of the
+    /// `words` are the word bytes of the 80 bytes from `i`. Returns the start and end of the
     /// name found first.
     #[inline(never)]
     fn find_in_mixed(
         &self,
         text: &str,
         i: usize,
-        starts: u32,
-        leads: u32,
-        words: u64,
+        starts: u64,
+        leads: u64,
+        words: u128,
     ) -> Option<(usize, usize)> {
         let b = text.as_bytes();
         let mut next = starts | leads;
@@ -695,8 +742,10 @@ impl Recall {
             next &= next - 1;
             let start = i + bit as usize;
             let found = if starts & (1 << bit) != 0 {
-                let k = prefix_bit(key_at(b, start, words >> bit));
-                self.prefixes[k >> 6] & (1 << (k & 63)) != 0
+                may_begin(
+                    &self.prefixes,
+                    key_at(b, start, (words >> (bit & 63)) as u64),
+                )
             } else {
                 // Every non-ASCII character start is a candidate (CJK names stand between
                 // other characters; the boundary check sorts the rest out).

@@ -120,7 +120,8 @@ fn first_word_key_keeps_the_bytes_before_the_first_zero() {
     for len in 0..=12 {
         let text = format!("{} x", &"abcdefghijkl"[..len]);
         let v = load(text.as_bytes(), 0);
-        let want = &"abcdefgh"[..len.min(8)];
+        // Folded to upper case (bit 5 cleared), from a text in lower case.
+        let want = &"ABCDEFGH"[..len.min(8)];
         let mut kept = [0u8; 8];
         kept[..want.len()].copy_from_slice(want.as_bytes());
         assert_eq!(
@@ -128,6 +129,34 @@ fn first_word_key_keeps_the_bytes_before_the_first_zero() {
             u64::from_le_bytes(kept),
             "{len}"
         );
+    }
+}
+
+#[test]
+fn the_scan_key_is_the_table_key_of_the_word_in_lower_case() {
+    let mut rng = crate::testdata::Rng::new(37);
+    let alphabet = b"aAzZqQ09 -'@[`{\xc3\xa9\x00";
+    for _ in 0..20_000 {
+        let text: Vec<u8> = (0..rng.below(48))
+            .map(|_| alphabet[rng.below(alphabet.len())])
+            .collect();
+        let block = lanes::padded::<48>(&text, 0);
+        let words = (0..48).fold(0u64, |m, k| {
+            m | u64::from(block[k].is_ascii_alphanumeric()) << k
+        });
+        // A name is learned in lower case: its key is the one the table holds.
+        let lower = text.to_ascii_lowercase();
+        for start in 0..32 {
+            if words & (1 << start) == 0 || (start > 0 && words & (1 << (start - 1)) != 0) {
+                continue;
+            }
+            let v = load(&lower, start);
+            assert_eq!(
+                key_at(&block, start, words >> start),
+                prefix_key(v, alnum_lanes(v)),
+                "{text:?} at {start}"
+            );
+        }
     }
 }
 
@@ -505,8 +534,7 @@ fn add_by_walk(r: &mut Recall, form: &str, name: bool) {
     r.bytes.push_str(form);
     if word {
         let v = load(b, 0);
-        let bit = prefix_bit(prefix_key(v, alnum_lanes(v)));
-        r.prefixes[bit >> 6] |= 1 << (bit & 63);
+        mark_prefix(&mut r.prefixes, prefix_key(v, alnum_lanes(v)));
     } else {
         let k = pair_key(b[0], b[1]);
         let starts = r.starts.get_or_insert_with(|| Box::new([0u64; PAIR_WORDS]));
@@ -620,8 +648,7 @@ fn found_by_restarts<'t>(r: &Recall, text: &'t str, from: usize) -> Vec<&'t str>
                 let bit = next.trailing_zeros();
                 next &= next - 1;
                 let start = i + bit as usize;
-                let k = prefix_bit(key_at(&block, bit as usize, words >> bit));
-                if prefixes[k >> 6] & (1 << (k & 63)) != 0
+                if may_begin(prefixes, key_at(&block, bit as usize, words >> bit))
                     && let Some(end) = r.match_at(text, start)
                 {
                     out.push(&text[start..end]);
@@ -631,11 +658,17 @@ fn found_by_restarts<'t>(r: &Recall, text: &'t str, from: usize) -> Vec<&'t str>
             }
             resume
         } else {
-            r.find_in_mixed(text, i, starts, leads, words)
-                .map(|(start, end)| {
-                    out.push(&text[start..end]);
-                    end
-                })
+            r.find_in_mixed(
+                text,
+                i,
+                u64::from(starts),
+                u64::from(leads),
+                u128::from(words),
+            )
+            .map(|(start, end)| {
+                out.push(&text[start..end]);
+                end
+            })
         };
         match resume {
             Some(end) => {
@@ -700,6 +733,147 @@ fn the_search_finds_what_it_found_before_it_stopped_at_the_end() {
             assert!(r.find_exceeding(&text, k, &mut first));
             assert_eq!(first, spans[..=k]);
             assert!(r.count_exceeds(&text, k) && !r.count_exceeds(&text, spans.len()));
+        }
+    }
+}
+
+/// [`Recall::each`] as it was before it read 64 bytes a step: 32 bytes a step.
+fn each_in_32_byte_steps(r: &Recall, text: &str, from: usize, mut found: impl FnMut(Span) -> bool) {
+    let b = text.as_bytes();
+    let prefixes = &*r.prefixes;
+    // Thirty-two bytes from `i` at a time: the classes of their first sixteen (`c`), and
+    // whether the byte before `i` is a word byte (`before`, one bit). Each step classifies
+    // its second sixteen and the sixteen after its own too, for the words that start late
+    // in its own and go on (and the next step's first sixteen). After an occurrence the
+    // search goes on from its end in this same state.
+    let mut i = from;
+    let mut c = lanes::classes(b, i);
+    let mut before = u32::from(i > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric));
+    while i < b.len() {
+        // The 48 bytes from `i` (zeros past the end of the text): the 32 of this step, the
+        // sixteen classified for the next, and the eight bytes from each word start, read
+        // without a bounds check (a word start is at most bit 32 of a `u32`).
+        let padded;
+        let block: &[u8; 48] = match b.get(i..).and_then(<[u8]>::first_chunk) {
+            Some(block) => block,
+            None => {
+                padded = lanes::padded::<48>(b, i);
+                &padded
+            }
+        };
+        let (c1, c2) = (lanes::classes(block, 16), lanes::classes(block, 32));
+        let alnum = c.alnum | c1.alnum << 16;
+        let words = u64::from(alnum) | u64::from(c2.alnum) << 32;
+        let starts = alnum & !((alnum << 1) | before);
+        // The non-ASCII character starts, read only in a step with a byte from 0x80 (a
+        // move of the high bits, where the starts take three instructions a sixteen bytes).
+        let leads = if c.high | c1.high == 0 {
+            0
+        } else {
+            lanes::classes(block, 0).lead | c1.lead << 16
+        };
+        let resume = if leads == 0 {
+            // Word starts only (most of the text): the first eight bytes of each, then
+            // its first word's entry in the table, say whether a name may begin there.
+            let mut next = starts;
+            let mut resume = None;
+            while next != 0 {
+                let bit = next.trailing_zeros();
+                next &= next - 1;
+                let start = i + bit as usize;
+                if may_begin(prefixes, key_at(block, bit as usize, words >> bit))
+                    && let Some(end) = r.match_at(text, start)
+                {
+                    if !found(Span::new(start, end, Kind::Name)) {
+                        return;
+                    }
+                    resume = Some(end);
+                    break;
+                }
+            }
+            resume
+        } else {
+            match r.find_in_mixed(
+                text,
+                i,
+                u64::from(starts),
+                u64::from(leads),
+                u128::from(words),
+            ) {
+                Some((start, end)) => {
+                    if !found(Span::new(start, end, Kind::Name)) {
+                        return;
+                    }
+                    Some(end)
+                }
+                None => None,
+            }
+        };
+        match resume {
+            // A name that ends the text ends the search (a found value counted is most
+            // often one name, to its end): no step is classified after it.
+            Some(end) if end >= b.len() => return,
+            // Go on after the name (no word byte follows it).
+            Some(end) => {
+                i = end;
+                c = lanes::classes(b, i);
+                before = u32::from(b[i - 1].is_ascii_alphanumeric());
+            }
+            None => {
+                i += 32;
+                before = alnum >> 31;
+                c = c2;
+            }
+        }
+    }
+}
+
+/// Every occurrence [`each_in_32_byte_steps`] finds from `from`.
+fn found_in_32_byte_steps(r: &Recall, text: &str, from: usize) -> Vec<Span> {
+    let mut out = Vec::new();
+    each_in_32_byte_steps(r, text, from, |span| {
+        out.push(span);
+        true
+    });
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+    /// The search 64 bytes a step finds what it found 32 bytes a step: texts of
+    /// recalled names (in other cases, cut, run into other words), long fillers and non-ASCII
+    /// characters, so names start and end at every offset of a step and steps hold non-ASCII
+    /// starts or only their continuation bytes; from the start and from each name's end.
+    #[test]
+    fn sixty_four_bytes_a_step_find_what_thirty_two_found(
+        seed in 0u64..1 << 40,
+        names in 1usize..300,
+        most in 1usize..80,
+    ) {
+        let mut rng = crate::testdata::Rng::new(seed);
+        let names = random_names(&mut rng, names);
+        let r = Recall::of_names(names.iter().map(String::as_str));
+        let mut pieces: Vec<String> = names.iter().take(40).cloned().collect();
+        pieces.extend(names.iter().take(20).map(|n| n.to_uppercase()));
+        pieces.extend(names.iter().take(20).map(|n| format!("x{n}")));
+        pieces.extend(names.iter().take(20).map(|n| n.chars().take(3).collect::<String>()));
+        pieces.extend(
+            [
+                "王伟明", "é", "…", "ørjanx", "abcdefghijklmnopqrstuvwxyz0123456789abcdef", " ",
+                "                                ", "the quick brown fox", "9", "'",
+            ]
+            .map(String::from),
+        );
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let text = random_text(&mut rng, &pieces, most);
+        let mut spans = Vec::new();
+        r.find(&text, &mut spans);
+        proptest::prop_assert_eq!(&spans, &found_in_32_byte_steps(&r, &text, 0));
+        proptest::prop_assert_eq!(r.count(&text), spans.len());
+        for s in &spans {
+            let mut rest = Vec::new();
+            r.find_from(&text, s.end, &mut rest);
+            proptest::prop_assert_eq!(rest, found_in_32_byte_steps(&r, &text, s.end));
         }
     }
 }
