@@ -106,9 +106,11 @@ pub(super) fn dob_in_text(cues: &AhoCorasick, text: &str, out: &mut Vec<Span>) {
             let k = runs.trailing_zeros();
             runs &= runs - 1;
             let d = block + k as usize;
-            // The run is `d..i`: its length is the one of `one`, `two` and `four` whose bit
-            // `k` is set (they exclude each other), read with no count of the digits.
-            let len = (one >> k & 1) | (two >> k & 1) << 1 | (four >> k & 1) << 2;
+            // The run is `d..i`: its length is the count of set bits of `w` from `k` (one,
+            // two or four), one step with no walk over the digits. Reading it from the one of
+            // `one`, `two` and `four` whose bit `k` is set kept those three alive through the
+            // loop, and they were read back from the stack for every run.
+            let len = (!(w >> k) as u64).trailing_zeros();
             let i = d + len as usize;
             if !may_open_date(b, d, i) {
                 continue;
@@ -754,6 +756,36 @@ mod tests {
         if at {
             assert!(b.get(p).is_some_and(|&c| may_start_month(c)));
         }
+    }
+
+    #[test]
+    fn dates_across_block_edges_are_those_of_the_whole_text() {
+        // A run's length is read from the digit masks of its block and the next: dates (and
+        // runs of other lengths) whose first digits sit on either side of a 64-byte edge.
+        let r = IdRecognizer::new(&IdsConfig::default());
+        let dates = [
+            "2.3.1985",
+            "02/03/1985",
+            "1985-03-02",
+            "123.4.1985",
+            "12345-03-02",
+            "2nd March 1985",
+            "March 2, 1985",
+        ];
+        let mut dated = 0;
+        for date in dates {
+            for cue in ["born ", "DOB: ", "x"] {
+                for at in 50..140 {
+                    let text = format!("{}{cue}{date} 7", " ".repeat(at));
+                    let (mut ours, mut whole) = (Vec::new(), Vec::new());
+                    dob_in_text(&r.birth_cues, &text, &mut ours);
+                    dob_in_whole_text(&r.birth_cues, &text, &mut whole);
+                    assert_eq!(ours, whole, "{text:?}");
+                    dated += usize::from(!whole.is_empty());
+                }
+            }
+        }
+        assert!(dated > 500, "{dated}");
     }
 
     #[test]
