@@ -812,6 +812,14 @@ impl Detector {
         &self.reveal
     }
 
+    /// Maps and reads the name gazetteer's table (read-only pages of the binary, faulted in on
+    /// first touch) when names are on: for [`crate::walk::warm_up`].
+    pub(crate) fn warm_tables(&self) {
+        if self.structured.names().is_some() {
+            names::warm_tables();
+        }
+    }
+
     /// Whether session recall is on: names are detected and `detect.names_recall` is set.
     pub fn recalls_names(&self) -> bool {
         self.names_recall

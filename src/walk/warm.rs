@@ -25,6 +25,9 @@ password=hunter2 token=ghp_1234567890abcdefghijklmnopqrstuvwxyzAB\n-- Jean Dupon
 
 /// Scans the built-in samples once (see the module doc). Costs a few milliseconds, once.
 pub fn warm_up(detector: &Detector) {
+    // The samples look up a few dozen words; a first tool result of prose looks up thousands,
+    // anywhere in the name table.
+    detector.warm_tables();
     let recall = Recall::of_names(["Maria Garcia", "Jean Dupont"]);
     let none = |_: &super::json::Position<'_>| false;
     for recall in [None, Some(&recall)] {

@@ -31,6 +31,11 @@
 pub mod casual;
 mod cjk;
 pub(super) use cjk::is_cjk;
+
+/// Reads the gazetteer's table once ([`gazetteer::Gazetteer::warm`]).
+pub(super) fn warm_tables() {
+    Gazetteer::get().warm();
+}
 mod gazetteer;
 // `build.rs` packs most of the lists into the gazetteer's table (a word's flags), so the library
 // reads them there, and these only in its tests.
