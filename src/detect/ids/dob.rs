@@ -926,9 +926,26 @@ mod tests {
             "1985",
             "20",
         ];
-        let mut rng = crate::testdata::Rng::new(13);
         let mut dates = 0;
-        let mut check = |text: &str| {
+        for_each_digit_run(&pieces, 13, 30_000, |text, b, d, i| {
+            if may_date(b, spaces_before(b, d), d, i - d) {
+                dates += 1;
+                assert!(may_open_date(b, d, i), "{text:?} {d}");
+            }
+        });
+        assert!(dates > 2_000, "{dates}");
+    }
+
+    /// Calls `check(text, bytes, start, end)` for every whole run of digits of `rounds` texts of
+    /// up to eleven random `pieces` (seeded with `seed`) and as many [`shaped`] ones.
+    fn for_each_digit_run(
+        pieces: &[&str],
+        seed: u64,
+        rounds: usize,
+        mut check: impl FnMut(&str, &[u8], usize, usize),
+    ) {
+        let mut rng = crate::testdata::Rng::new(seed);
+        let mut runs = |text: &str| {
             let b = text.as_bytes();
             let mut i = 0;
             while let Some(d) = crate::detect::phone::next_digit(b, i) {
@@ -936,21 +953,17 @@ mod tests {
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                if may_date(b, spaces_before(b, d), d, i - d) {
-                    dates += 1;
-                    assert!(may_open_date(b, d, i), "{text:?} {d}");
-                }
+                check(text, b, d, i);
             }
         };
-        for _ in 0..30_000 {
+        for _ in 0..rounds {
             let mut text = String::new();
             for _ in 0..rng.below(12) {
                 text.push_str(pieces[rng.below(pieces.len())]);
             }
-            check(&text);
-            check(&shaped(&mut rng));
+            runs(&text);
+            runs(&shaped(&mut rng));
         }
-        assert!(dates > 2_000, "{dates}");
     }
 
     #[test]
@@ -997,29 +1010,12 @@ mod tests {
             "\t",
             "1985",
         ];
-        let mut rng = crate::testdata::Rng::new(31);
         let mut passed = 0;
-        let mut check = |text: &str| {
-            let b = text.as_bytes();
-            let mut i = 0;
-            while let Some(d) = crate::detect::phone::next_digit(b, i) {
-                i = d;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let want = may_open_date_reference(b, d, i);
-                assert_eq!(may_open_date(b, d, i), want, "{text:?} {d}");
-                passed += usize::from(want);
-            }
-        };
-        for _ in 0..40_000 {
-            let mut text = String::new();
-            for _ in 0..rng.below(12) {
-                text.push_str(pieces[rng.below(pieces.len())]);
-            }
-            check(&text);
-            check(&shaped(&mut rng));
-        }
+        for_each_digit_run(&pieces, 31, 40_000, |text, b, d, i| {
+            let want = may_open_date_reference(b, d, i);
+            assert_eq!(may_open_date(b, d, i), want, "{text:?} {d}");
+            passed += usize::from(want);
+        });
         assert!(passed > 5_000, "{passed}");
     }
 
