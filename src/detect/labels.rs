@@ -13,7 +13,7 @@
 //! Logs and URLs write fields as `key=value` pairs (`assignee=maria.garcia name="maria garcia"`,
 //! `?name=Maria&id=7`): [`for_each_pair_value`] finds those, for the same judgement.
 
-use super::lanes;
+use super::lanes::{self, is_key_byte, is_label_byte};
 #[cfg(test)]
 use super::seps::Scanned;
 use super::seps::Seps;
@@ -100,16 +100,6 @@ const MAX_KEY: usize = 32;
 /// run of [`RUN_LIMIT`] bytes from a longer one.
 const RUN_LIMIT: usize = 32;
 const _: () = assert!(MAX_LABEL == RUN_LIMIT && MAX_KEY == RUN_LIMIT);
-
-/// A byte a label may hold: ASCII letters, spaces, `_` and `-`.
-fn is_label_byte(c: u8) -> bool {
-    c.is_ascii_alphabetic() || matches!(c, b' ' | b'_' | b'-')
-}
-
-/// A byte a key may hold: ASCII letters and digits, `_`, `-` and `.`.
-fn is_key_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
-}
 
 /// Where the run of `member` bytes that ends at `end` starts, looking at most
 /// [`RUN_LIMIT`]` + 1` bytes back (a start more than [`RUN_LIMIT`] bytes back means "too

@@ -581,20 +581,37 @@ fn key_bytes_of(bytes: [u8; 16]) -> u32 {
     move_mask_i8_m128i(hits) as u32 & 0xFFFF
 }
 
+/// A byte a label of `labels.rs` may hold: an ASCII letter, a space, `_` or `-` (the byte test
+/// of [`label_bytes`]).
+pub(crate) fn is_label_byte(c: u8) -> bool {
+    c.is_ascii_alphabetic() || matches!(c, b' ' | b'_' | b'-')
+}
+
+/// A byte a `key=` of `labels.rs` may hold: an ASCII letter or digit, `_`, `-` or `.` (the byte
+/// test of [`key_bytes`]).
+pub(crate) fn is_key_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+}
+
+/// The bits of the bytes of `bytes` that pass `member`, a byte at a time.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+fn bytewise(bytes: [u8; 16], member: fn(u8) -> bool) -> u32 {
+    bytes
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &c)| m | u32::from(member(c)) << k)
+}
+
 /// [`label_bytes`] of sixteen bytes, a byte at a time: where SSE2 is missing, and in the tests.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 fn label_bytes_bytewise(bytes: [u8; 16]) -> u32 {
-    bytes.iter().enumerate().fold(0, |m, (k, &c)| {
-        m | u32::from(c.is_ascii_alphabetic() || matches!(c, b' ' | b'_' | b'-')) << k
-    })
+    bytewise(bytes, is_label_byte)
 }
 
 /// [`key_bytes`] of sixteen bytes, a byte at a time: where SSE2 is missing, and in the tests.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 fn key_bytes_bytewise(bytes: [u8; 16]) -> u32 {
-    bytes.iter().enumerate().fold(0, |m, (k, &c)| {
-        m | u32::from(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')) << k
-    })
+    bytewise(bytes, is_key_byte)
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
