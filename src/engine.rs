@@ -147,9 +147,6 @@ struct Again {
     /// What `recall` finds in the counted text, when `recall` is the very table the count was
     /// made with (a session that recalled nothing before), as far as [`Keep`] says.
     found: Option<Vec<Span>>,
-    /// The counted text, when it is no slice of the message: a JSON document's text with its
-    /// escapes read. `found` is in it, if given.
-    counted: Option<String>,
 }
 
 /// What [`Engine::recall_again`]'s count over the message keeps of what it finds, for a
@@ -340,6 +337,11 @@ impl Engine {
     /// ([`Recheck::Fresh`]): the scan's findings stand, so their distinctive names, learned as
     /// found, are the table's names in the table's order (`finish_tokenize` hands it to
     /// [`Self::learn_with_forms`]).
+    ///
+    /// Also gives the counted text when it is no slice of the message (a JSON document's text
+    /// with its escapes read; [`Again::found`] is in it): the first scan's record reads the
+    /// decoded literals the text took from it there (`walk::counted_text`), so it goes on
+    /// with a second scan, and is a spare buffer otherwise.
     fn recall_again<'d>(
         &self,
         session: &SessionId,
@@ -347,9 +349,9 @@ impl Engine {
         before: Option<&Recall>,
         found: &Findings<FoundValue>,
         keep: Keep,
-    ) -> Recheck {
+    ) -> (Recheck, Option<String>) {
         let Some(book) = self.recall.as_ref() else {
-            return Recheck::Done;
+            return (Recheck::Done, None);
         };
         // A message repeats its names (a record's name in other records' notes): each
         // distinct value is judged and counted once, and weighs as often as it was found.
@@ -378,7 +380,7 @@ impl Engine {
             }
         }
         if new.is_empty() {
-            return Recheck::Done;
+            return (Recheck::Done, None);
         }
         // Only the names the session has room to learn: a second scan recalls no others, so
         // only their occurrences can make one worth it.
@@ -404,7 +406,6 @@ impl Engine {
             Keep::Nothing => Vec::new(),
             Keep::All | Keep::UpToExcess => Vec::with_capacity(in_found + 1),
         };
-        let mut counted = None;
         let text = doc();
         let exceeds = match keep {
             Keep::Nothing => table.count_exceeds(&text, in_found),
@@ -414,18 +415,18 @@ impl Engine {
             }
             Keep::UpToExcess => table.find_exceeding(&text, in_found, &mut spans),
         };
-        // Handed on with the second scan in any case: the first scan's record reads the
-        // decoded literals the text took from it there (`walk::counted_text`).
-        if let Cow::Owned(text) = text {
-            counted = Some(text);
-        }
+        let counted = match text {
+            Cow::Owned(text) => Some(text),
+            Cow::Borrowed(_) => None,
+        };
         if !exceeds {
             // Learning names that all fold to less than two characters makes the session no
             // table at all, so an empty one is not handed on.
-            return match before {
+            let recheck = match before {
                 None if table.names() > 0 => Recheck::Fresh(table),
                 _ => Recheck::Done,
             };
+            return (recheck, counted);
         }
         // Only recall learns them now: the session's known names are what it minted. A session
         // that recalled nothing takes the count's table, which is what it would learn.
@@ -435,17 +436,15 @@ impl Engine {
             recall.map(|recall| Again {
                 recall,
                 found: kept.then_some(spans),
-                counted,
             })
         } else {
             book.learn(session, new);
             book.snapshot(session).map(|recall| Again {
                 recall,
                 found: None,
-                counted,
             })
         };
-        again.map_or(Recheck::Done, Recheck::Again)
+        (again.map_or(Recheck::Done, Recheck::Again), counted)
     }
 
     /// The normal form (`vault::normalize` as a NAME) of each NAME slot's value, worked out
@@ -654,7 +653,7 @@ impl Engine {
         // line follows `\n` in the raw JSON, where the matcher sees a word going on. What the
         // count finds is kept, for the patch to take string by string instead of searching
         // each string again (`walk/memo.rs`); a document with no escape is its own text.
-        let again = self.recall_again(
+        let (again, counted) = self.recall_again(
             session,
             || walk::counted_text(&mut first),
             recall.as_deref(),
@@ -664,13 +663,12 @@ impl Engine {
         // Learning the names found copies the session's recall tables if a snapshot is held.
         drop(recall);
         let mut fresh = None;
-        match again {
-            Recheck::Again(Again {
-                recall,
-                found,
-                counted,
-            }) => {
-                findings = walk::rescan_json(
+        // The largest text the scans decoded, once they are done with it: the document is
+        // written into it ([`Deferred::into_tokenized`]).
+        let spare = match again {
+            Recheck::Again(Again { recall, found }) => {
+                let spare;
+                (findings, spare) = walk::rescan_json(
                     &self.detector,
                     Some(&recall),
                     first,
@@ -679,16 +677,20 @@ impl Engine {
                     counted,
                     skip,
                 )?;
+                spare
             }
             // Not held across the vault's round trip.
             Recheck::Fresh(table) => {
                 fresh = Some(table);
-                drop(first);
+                counted.or_else(|| first.into_spare())
             }
-            Recheck::Done => drop(first),
-        }
-        self.finish_deferred(session, origin, doc, findings, unreachable, fresh)
-            .await
+            Recheck::Done => counted.or_else(|| first.into_spare()),
+        };
+        let mut deferred = self
+            .finish_deferred(session, origin, doc, findings, unreachable, fresh)
+            .await?;
+        deferred.spare = spare;
+        Ok(deferred)
     }
 
     /// Tokenizes text (JSON or CSV inside it keep their structure).
@@ -724,7 +726,7 @@ impl Engine {
         }
         // The first scan is recorded call by call: a second one reuses what it found.
         let (mut findings, first) = walk::scan_text_recorded(&self.detector, text, &cx);
-        let again = self.recall_again(
+        let (again, _) = self.recall_again(
             session,
             || Cow::Borrowed(text),
             recall.as_deref(),
@@ -734,7 +736,7 @@ impl Engine {
         drop(recall);
         let mut fresh = None;
         match again {
-            Recheck::Again(Again { recall, found, .. }) => {
+            Recheck::Again(Again { recall, found }) => {
                 let cx = FindContext {
                     recall: Some(&recall),
                     ..FindContext::default()
@@ -772,6 +774,7 @@ impl Engine {
                 ends: Vec::new(),
                 found: FoundValues::new(),
                 tokens: Vec::new(),
+                spare: None,
             });
         }
         // The vault just failed to answer within its whole deadline: fail closed now rather
@@ -900,6 +903,7 @@ impl Engine {
             ends,
             found: FoundValues::from_parts(buf, found),
             tokens,
+            spare: None,
         })
     }
 

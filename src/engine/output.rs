@@ -35,11 +35,16 @@ pub struct Deferred<'a> {
     pub found: FoundValues,
     /// The token of each occurrence, parallel to `found`.
     pub tokens: Vec<Token>,
+    /// A buffer the scans are done with (a tool result's text block, decoded), which
+    /// [`Deferred::into_tokenized`] writes the document into: a process reading its first
+    /// large result would otherwise fault in a new buffer of that size, page by page. It may
+    /// hold the decoded text still, values included, as freed memory would.
+    pub(super) spare: Option<String>,
 }
 
 impl std::fmt::Debug for Deferred<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Neither the document nor the replacements: both hold values.
+        // Neither the document nor the replacements nor the spare buffer: all hold values.
         f.debug_struct("Deferred")
             .field("found", &self.found)
             .field("tokens", &self.tokens)
@@ -55,8 +60,11 @@ impl<'a> Deferred<'a> {
     }
 
     /// The document written out whole, with what was found and minted.
-    pub fn into_tokenized(self) -> Result<Tokenized<'a>, EngineError> {
-        let text = self.layout.apply(self.doc, &self.replacements())?;
+    pub fn into_tokenized(mut self) -> Result<Tokenized<'a>, EngineError> {
+        let spare = self.spare.take();
+        let text = self
+            .layout
+            .apply_into(self.doc, &self.replacements(), spare)?;
         Ok(Tokenized {
             text,
             found: self.found,

@@ -320,6 +320,18 @@ impl ScanMemo {
         self.counted = Some(counted);
     }
 
+    /// The largest text the memo holds of its own, once the scans are done with it: the
+    /// counted text, else the longest decoded literal. A tool result's text block decoded for
+    /// the scan is as long as the result written back, so the writer takes this buffer rather
+    /// than fault in a new one of that size (`engine/output.rs`).
+    pub(super) fn into_spare(mut self) -> Option<String> {
+        if let Some(counted) = self.counted.take() {
+            return Some(counted);
+        }
+        let longest = (0..self.decoded.len()).max_by_key(|&k| self.decoded[k].1.capacity())?;
+        Some(self.decoded.swap_remove(longest).1)
+    }
+
     /// Takes back the counted text (`json::document_text`) when no spans come with it: the
     /// kept texts now stand in it ([`ScanMemo::kept_moved`]).
     pub(super) fn counted_back(&mut self, counted: String) {
@@ -771,7 +783,8 @@ mod tests {
                     let (found, memo) = scan_json_recorded(&detector, first, doc, &none).unwrap();
                     let again =
                         rescan_json(&detector, Some(&recall), memo, found, None, None, &none)
-                            .unwrap();
+                            .unwrap()
+                            .0;
                     assert_eq!(shown(&again), shown(&fresh), "{doc} {names:?}");
                     // Given what the recall finds in the document's text, as the engine's count.
                     for limit in [None, Some(0), Some(1)] {
@@ -829,6 +842,7 @@ mod tests {
             &none,
         )
         .unwrap()
+        .0
     }
 
     /// [`rescan_json`] of `doc` after a count that took the memo's kept texts and did not hand
@@ -845,7 +859,9 @@ mod tests {
         let kept = !memo.memo.decoded.is_empty();
         drop(crate::walk::counted_text(&mut memo));
         assert_eq!(memo.memo.is_patchable(), !kept && memo.memo.patchable);
-        rescan_json(&detector, Some(recall), memo, found, None, None, &none).unwrap()
+        rescan_json(&detector, Some(recall), memo, found, None, None, &none)
+            .unwrap()
+            .0
     }
 
     /// In a tool result, the strings of the embedded document are found in the counted text

@@ -212,6 +212,16 @@ pub(crate) struct ScanRecord<'doc> {
     memo: memo::ScanMemo,
 }
 
+impl ScanRecord<'_> {
+    /// The largest text the record holds of its own (the counted text, or the longest literal
+    /// it decoded), once no scan needs it: a buffer as long as a tool result's text block,
+    /// which the writer of the result takes rather than fault in a new one
+    /// (`engine::Deferred`).
+    pub(crate) fn into_spare(self) -> Option<String> {
+        self.memo.into_spare()
+    }
+}
+
 /// [`scan_json_except`], also recording what each detector call found (`memo.rs`), so that a
 /// second scan of the same document with more names recalled ([`rescan_json`]) reuses it.
 #[cfg(test)]
@@ -292,6 +302,9 @@ pub(crate) fn counted_text<'a>(record: &mut ScanRecord<'a>) -> Cow<'a, str> {
 /// string's names there from it ([`memo::ScanMemo::recalled_within`]) instead of searching the
 /// string again. `counted`, the text [`counted_text`] gave, is handed back in any case: the
 /// decoded literals it took from `earlier` stand in it.
+///
+/// With the findings comes the largest text `earlier` held of its own, when patched
+/// ([`ScanRecord::into_spare`]).
 pub(crate) fn rescan_json<'d>(
     detector: &'d Detector,
     recall: Option<&'d Recall>,
@@ -300,7 +313,7 @@ pub(crate) fn rescan_json<'d>(
     recalled: Option<Vec<Span>>,
     counted: Option<String>,
     skip: &'d dyn Fn(&json::Position<'_>) -> bool,
-) -> Result<Findings<FoundValue>, WalkError> {
+) -> Result<(Findings<FoundValue>, Option<String>), WalkError> {
     if let Some(recall) = recall {
         if let Some(spans) = recalled
             && !recall.holds_byte(b'"')
@@ -313,11 +326,11 @@ pub(crate) fn rescan_json<'d>(
             earlier.memo.counted_back(text);
         }
         if patch::again(detector, recall, earlier.doc, &earlier.memo, &mut first).is_some() {
-            return Ok(first);
+            return Ok((first, earlier.into_spare()));
         }
     }
     drop(first);
-    rescan_json_walking(detector, recall, earlier, skip)
+    Ok((rescan_json_walking(detector, recall, earlier, skip)?, None))
 }
 
 /// [`rescan_json`] by walking the document again.

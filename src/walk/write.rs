@@ -28,12 +28,13 @@ pub fn apply<'a, S, R: AsRef<str>>(
     findings: &Findings<S>,
     replacements: &[R],
 ) -> Result<Cow<'a, str>, WalkError> {
-    apply_pieces(
+    apply_pieces_into(
         doc,
         &findings.pieces,
         findings.json,
         findings.slots.len(),
         replacements,
+        None,
     )
 }
 
@@ -60,13 +61,16 @@ impl<S> Findings<S> {
 }
 
 impl Layout {
-    /// [`apply`] of the findings this layout was taken from.
-    pub fn apply<'a, R: AsRef<str>>(
+    /// [`apply`] of the findings this layout was taken from, written into `buf` when it is
+    /// given and has room for the document: a buffer of that size its caller is done with,
+    /// already in memory, where a new one would be faulted in page by page.
+    pub fn apply_into<'a, R: AsRef<str>>(
         &self,
         doc: &'a str,
         replacements: &[R],
+        buf: Option<String>,
     ) -> Result<Cow<'a, str>, WalkError> {
-        apply_pieces(doc, &self.pieces, self.json, self.slots, replacements)
+        apply_pieces_into(doc, &self.pieces, self.json, self.slots, replacements, buf)
     }
 
     /// [`Layout::apply`], written to `w` as it goes rather than into one string: the pieces
@@ -126,18 +130,28 @@ fn count_matches<R>(slots: usize, replacements: &[R]) -> Result<(), WalkError> {
     }
 }
 
-fn apply_pieces<'a, R: AsRef<str>>(
+/// The document written with its pieces replaced: into `buf`, emptied, when it holds at
+/// least the document's length (a rewritten document is seldom longer: most tokens are shorter
+/// than their values, and it grows where one is not); else into a new string.
+fn apply_pieces_into<'a, R: AsRef<str>>(
     doc: &'a str,
     pieces: &[Piece],
     json: bool,
     slots: usize,
     replacements: &[R],
+    buf: Option<String>,
 ) -> Result<Cow<'a, str>, WalkError> {
     count_matches(slots, replacements)?;
     if pieces.is_empty() {
         return Ok(Cow::Borrowed(doc));
     }
-    let mut out = String::with_capacity(doc.len() + doc.len() / 8);
+    let mut out = match buf {
+        Some(mut buf) if buf.capacity() >= doc.len() => {
+            buf.clear();
+            buf
+        }
+        _ => String::with_capacity(doc.len() + doc.len() / 8),
+    };
     write_pieces(doc, pieces, json, replacements, &mut out)?;
     Ok(Cow::Owned(out))
 }
