@@ -389,11 +389,11 @@ impl Engine {
         // The same matcher over the found values themselves: a doc with more matches holds an
         // occurrence the scan missed. (Counting found values instead would let a found name
         // the matcher reads differently, a CJK name say, hide a missed one.)
-        let in_found: usize = seen
-            .iter()
-            .filter(|(_, (fresh, _))| *fresh)
-            .map(|(v, (_, times))| table.count(v) * times)
-            .sum();
+        let in_found = table.count_weighted(
+            seen.iter()
+                .filter(|(_, (fresh, _))| *fresh)
+                .map(|(v, (_, times))| (*v, *times)),
+        );
         // Read only as far as the first occurrence past those, unless all is kept.
         let keep = if before.is_none() {
             keep

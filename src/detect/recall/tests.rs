@@ -878,6 +878,39 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+    /// Counting many texts in one search gives the weighted sum of their counts alone: texts
+    /// that are names, names in other cases, names cut or run into other words, empty texts
+    /// and non-ASCII ones; with a quote in some names (each text then counted alone) or in
+    /// some texts.
+    #[test]
+    fn texts_counted_at_once_count_as_each_alone(
+        seed in 0u64..1 << 40,
+        names in 1usize..60,
+        texts in 0usize..40,
+        quoted in proptest::bool::ANY,
+    ) {
+        let mut rng = crate::testdata::Rng::new(seed);
+        let mut names = random_names(&mut rng, names);
+        if quoted {
+            names.push("o\"neil".to_string());
+        }
+        let r = Recall::of_names(names.iter().map(String::as_str));
+        let mut pieces: Vec<String> = names.clone();
+        pieces.extend(names.iter().map(|n| n.to_uppercase()));
+        pieces.extend(names.iter().map(|n| format!("x{n}")));
+        pieces.extend(["王伟明", "é", "\"", "", " ", "9", "'"].map(String::from));
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let texts: Vec<(String, usize)> = (0..texts)
+            .map(|_| (random_text(&mut rng, &pieces, 4), rng.below(4)))
+            .collect();
+        let each: usize = texts.iter().map(|(t, w)| r.count(t) * w).sum();
+        let at_once = r.count_weighted(texts.iter().map(|(t, w)| (t.as_str(), *w)));
+        proptest::prop_assert_eq!(at_once, each);
+    }
+}
+
 #[test]
 fn lower_lanes_is_to_ascii_lowercase_in_every_lane() {
     for b in 0..=255u8 {
