@@ -61,9 +61,15 @@ struct Call {
     facts: KeyFacts,
     /// The recognizers' candidates, before recall and overlap resolution.
     spans: Range<u32>,
-    /// What the call gave: the candidates with recall's names, overlaps resolved.
+    /// What the call gave: the candidates with recall's names, overlaps resolved;
+    /// [`SAME_AS_CANDIDATES`] when that is the candidates as they are (most calls of a first
+    /// scan: nothing recalled, nothing overlapping), which are then not kept twice.
     finals: Range<u32>,
 }
+
+/// [`Call::finals`] of a call whose result is its candidates. No range of kept results is
+/// this one: an offset past `u32::MAX - 1` leaves the memo [`ScanMemo::full`].
+const SAME_AS_CANDIDATES: Range<u32> = u32::MAX..u32::MAX;
 
 /// `n` as a `u32` offset, if it fits.
 fn small(n: usize) -> Option<u32> {
@@ -547,19 +553,24 @@ impl ScanMemo {
         if !self.patchable || self.full {
             return;
         }
+        let Some(call) = self.calls.last_mut() else {
+            return;
+        };
+        // Each span is 48 bytes the process faults in: a result that is the candidates
+        // points at them.
+        if self.spans.get(wide(&call.spans)) == Some(spans) {
+            call.finals = SAME_AS_CANDIDATES;
+            return;
+        }
         let (Some(from), Some(to)) = (
             small(self.finals.len()),
-            small(self.finals.len() + spans.len()),
+            small(self.finals.len() + spans.len()).filter(|&to| to != u32::MAX),
         ) else {
             self.full = true;
             return;
         };
-        if !spans.is_empty() {
-            self.finals.extend_from_slice(spans);
-        }
-        if let Some(call) = self.calls.last_mut() {
-            call.finals = from..to;
-        }
+        self.finals.extend_from_slice(spans);
+        call.finals = from..to;
     }
 
     /// How many calls are recorded.
@@ -660,7 +671,11 @@ impl ScanMemo {
             parent_key: call.parent_key.map(|k| self.text(k, doc)),
             facts: call.facts,
             candidates: &self.spans[wide(&call.spans)],
-            finals: &self.finals[wide(&call.finals)],
+            finals: if call.finals == SAME_AS_CANDIDATES {
+                &self.spans[wide(&call.spans)]
+            } else {
+                &self.finals[wide(&call.finals)]
+            },
         })
     }
 
