@@ -694,17 +694,22 @@ impl ScanMemo {
         }
     }
 
-    /// The next recorded call's candidates, if its inputs are these; `None` (and no more
-    /// replaying) when they are not.
-    pub(super) fn replay(
+    /// Puts into `out` (emptied first) the next recorded call's candidates, if its inputs are
+    /// these, and says so; `false` (and no more replaying) when they are not.
+    ///
+    /// The last call, when its candidates are all the memo holds (a text document's one call:
+    /// tens of thousands of spans), gives them up: they are moved into `out`, not copied, as
+    /// no call after it reads them ([`ScanMemo::each_call`] is of a memo that did not replay).
+    pub(super) fn replay_into(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-    ) -> Option<&[Span]> {
+        out: &mut Vec<Span>,
+    ) -> bool {
         if self.diverged || self.full {
-            return None;
+            return false;
         }
         let same = self.calls.get(self.next).is_some_and(|call| {
             call.classes == classes
@@ -715,11 +720,17 @@ impl ScanMemo {
         });
         if !same {
             self.diverged = true;
-            return None;
+            return false;
         }
-        let call = &self.calls[self.next];
+        let spans = wide(&self.calls[self.next].spans);
         self.next += 1;
-        Some(&self.spans[wide(&call.spans)])
+        out.clear();
+        if self.next == self.calls.len() && spans == (0..self.spans.len()) && !self.patchable {
+            std::mem::swap(out, &mut self.spans);
+        } else {
+            out.extend_from_slice(&self.spans[spans]);
+        }
+        true
     }
 }
 

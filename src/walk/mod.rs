@@ -944,11 +944,9 @@ impl<'d> ValueScanner<'d> {
                 d.finish_recalling(text, &cx, facts, &mut self.spans);
                 memo.record_finals(&self.spans);
             }
-            Some(Memo::Replay(memo)) => match memo.replay(text, &cx, classes, facts) {
+            Some(Memo::Replay(memo)) => {
                 // The first scan's candidates, and this scan's recall over them.
-                Some(spans) => {
-                    self.spans.clear();
-                    self.spans.extend_from_slice(spans);
+                if memo.replay_into(text, &cx, classes, facts, &mut self.spans) {
                     let recalled = memo.recalled_in(text);
                     self.detector.finish_recalling_found(
                         text,
@@ -957,11 +955,11 @@ impl<'d> ValueScanner<'d> {
                         recalled,
                         &mut self.spans,
                     );
+                } else {
+                    self.detector
+                        .detect_classified(text, &cx, classes, facts, &mut self.spans);
                 }
-                None => self
-                    .detector
-                    .detect_classified(text, &cx, classes, facts, &mut self.spans),
-            },
+            }
         }
         match self.spans.len() {
             0 => SpanSlots::default(),
