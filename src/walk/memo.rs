@@ -1115,14 +1115,14 @@ mod tests {
                         recall: first,
                         ..FindContext::default()
                     };
-                    let (_, memo) = scan_text_recorded(&detector, text, &cx);
-                    let again = rescan_text(&detector, memo, &with, None);
+                    let (found, memo) = scan_text_recorded(&detector, text, &cx);
+                    let again = rescan_text(&detector, memo, &with, None, found);
                     assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
                     // Given what the recall finds in the whole text, as the engine's count.
-                    let (_, memo) = scan_text_recorded(&detector, text, &cx);
+                    let (found, memo) = scan_text_recorded(&detector, text, &cx);
                     let mut spans = Vec::new();
                     recall.find(text, &mut spans);
-                    let again = rescan_text(&detector, memo, &with, Some(spans));
+                    let again = rescan_text(&detector, memo, &with, Some(spans), found);
                     assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
                 }
             }
