@@ -741,7 +741,7 @@ impl Engine {
                     recall: Some(&recall),
                     ..FindContext::default()
                 };
-                findings = walk::rescan_text(&self.detector, first, &cx, found);
+                findings = walk::rescan_text(&self.detector, first, &cx, found, findings);
             }
             // Not held across the vault's round trip.
             Recheck::Fresh(table) => {

@@ -35,7 +35,10 @@ pub struct FoundValue {
 }
 
 impl FoundValue {
-    /// A value of `kind` whose text `text` is appended to `buf`.
+    /// A value of `kind` whose text `text` is appended to `buf`. (Inlined into
+    /// `ValueScanner::push_found`, which a text document's one call runs tens of thousands
+    /// of times.)
+    #[inline(always)]
     pub(crate) fn push(
         buf: &mut Sensitive<String>,
         kind: Kind,

@@ -61,9 +61,15 @@ struct Call {
     facts: KeyFacts,
     /// The recognizers' candidates, before recall and overlap resolution.
     spans: Range<u32>,
-    /// What the call gave: the candidates with recall's names, overlaps resolved.
+    /// What the call gave: the candidates with recall's names, overlaps resolved;
+    /// [`SAME_AS_CANDIDATES`] when that is the candidates as they are (most calls of a first
+    /// scan: nothing recalled, nothing overlapping), which are then not kept twice.
     finals: Range<u32>,
 }
+
+/// [`Call::finals`] of a call whose result is its candidates. No range of kept results is
+/// this one: an offset past `u32::MAX - 1` leaves the memo [`ScanMemo::full`].
+const SAME_AS_CANDIDATES: Range<u32> = u32::MAX..u32::MAX;
 
 /// `n` as a `u32` offset, if it fits.
 fn small(n: usize) -> Option<u32> {
@@ -559,19 +565,24 @@ impl ScanMemo {
         if !self.patchable || self.full {
             return;
         }
+        let Some(call) = self.calls.last_mut() else {
+            return;
+        };
+        // Each span is 48 bytes the process faults in: a result that is the candidates
+        // points at them.
+        if self.spans.get(wide(&call.spans)) == Some(spans) {
+            call.finals = SAME_AS_CANDIDATES;
+            return;
+        }
         let (Some(from), Some(to)) = (
             small(self.finals.len()),
-            small(self.finals.len() + spans.len()),
+            small(self.finals.len() + spans.len()).filter(|&to| to != u32::MAX),
         ) else {
             self.full = true;
             return;
         };
-        if !spans.is_empty() {
-            self.finals.extend_from_slice(spans);
-        }
-        if let Some(call) = self.calls.last_mut() {
-            call.finals = from..to;
-        }
+        self.finals.extend_from_slice(spans);
+        call.finals = from..to;
     }
 
     /// How many calls are recorded.
@@ -672,7 +683,11 @@ impl ScanMemo {
             parent_key: call.parent_key.map(|k| self.text(k, doc)),
             facts: call.facts,
             candidates: &self.spans[wide(&call.spans)],
-            finals: &self.finals[wide(&call.finals)],
+            finals: if call.finals == SAME_AS_CANDIDATES {
+                &self.spans[wide(&call.spans)]
+            } else {
+                &self.finals[wide(&call.finals)]
+            },
         })
     }
 
@@ -691,17 +706,22 @@ impl ScanMemo {
         }
     }
 
-    /// The next recorded call's candidates, if its inputs are these; `None` (and no more
-    /// replaying) when they are not.
-    pub(super) fn replay(
+    /// Puts into `out` (emptied first) the next recorded call's candidates, if its inputs are
+    /// these, and says so; `false` (and no more replaying) when they are not.
+    ///
+    /// The last call, when its candidates are all the memo holds (a text document's one call:
+    /// tens of thousands of spans), gives them up: they are moved into `out`, not copied, as
+    /// no call after it reads them ([`ScanMemo::each_call`] is of a memo that did not replay).
+    pub(super) fn replay_into(
         &mut self,
         text: &str,
         cx: &FindContext<'_>,
         classes: u8,
         facts: &KeyFacts,
-    ) -> Option<&[Span]> {
+        out: &mut Vec<Span>,
+    ) -> bool {
         if self.diverged || self.full {
-            return None;
+            return false;
         }
         let same = self.calls.get(self.next).is_some_and(|call| {
             call.classes == classes
@@ -712,11 +732,17 @@ impl ScanMemo {
         });
         if !same {
             self.diverged = true;
-            return None;
+            return false;
         }
-        let call = &self.calls[self.next];
+        let spans = wide(&self.calls[self.next].spans);
         self.next += 1;
-        Some(&self.spans[wide(&call.spans)])
+        out.clear();
+        if self.next == self.calls.len() && spans == (0..self.spans.len()) && !self.patchable {
+            std::mem::swap(out, &mut self.spans);
+        } else {
+            out.extend_from_slice(&self.spans[spans]);
+        }
+        true
     }
 }
 
@@ -1105,14 +1131,14 @@ mod tests {
                         recall: first,
                         ..FindContext::default()
                     };
-                    let (_, memo) = scan_text_recorded(&detector, text, &cx);
-                    let again = rescan_text(&detector, memo, &with, None);
+                    let (found, memo) = scan_text_recorded(&detector, text, &cx);
+                    let again = rescan_text(&detector, memo, &with, None, found);
                     assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
                     // Given what the recall finds in the whole text, as the engine's count.
-                    let (_, memo) = scan_text_recorded(&detector, text, &cx);
+                    let (found, memo) = scan_text_recorded(&detector, text, &cx);
                     let mut spans = Vec::new();
                     recall.find(text, &mut spans);
-                    let again = rescan_text(&detector, memo, &with, Some(spans));
+                    let again = rescan_text(&detector, memo, &with, Some(spans), found);
                     assert_eq!(shown(&again), shown(&fresh), "{text} {names:?}");
                 }
             }

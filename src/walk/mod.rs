@@ -432,19 +432,33 @@ pub(crate) fn scan_text_recorded<'d, 'doc>(
 /// [`scan_text`] of the text `earlier` scanned, with `cx` (more names recalled): gives what that
 /// function gives, reusing the earlier scan's candidates call by call. `recalled`, if given, is
 /// what `cx.recall` finds in that whole text (`Recall::find`), which a call over the whole text
-/// then takes instead of searching again.
+/// then takes instead of searching again. `first`, what the earlier scan found, is spent: its
+/// slots and their texts are emptied and filled again, so that the second scan writes to
+/// memory the process has already touched (a long text's slots are megabytes).
 pub(crate) fn rescan_text<'d>(
     detector: &'d Detector,
     earlier: ScanRecord<'_>,
     cx: &FindContext<'d>,
     recalled: Option<Vec<Span>>,
+    first: Findings<FoundValue>,
 ) -> Findings<FoundValue> {
     let ScanRecord { doc, mut memo } = earlier;
     memo.rewind();
     if let Some(spans) = recalled {
         memo.set_recalled(doc, spans);
     }
+    let Findings {
+        pieces,
+        mut slots,
+        mut values,
+        ..
+    } = first;
+    drop(pieces);
+    slots.clear();
+    values.expose_mut().clear();
     let mut scanner = ValueScanner::new(detector);
+    scanner.slots = slots;
+    scanner.values = values;
     scanner.recall = cx.recall;
     scanner.memo = memo.is_of(doc).then_some(Memo::Replay(memo));
     let pieces = scanner.text_pieces(doc, cx, 0);
@@ -957,11 +971,9 @@ impl<'d> ValueScanner<'d> {
                 d.finish_recalling(text, &cx, facts, &mut self.spans);
                 memo.record_finals(&self.spans);
             }
-            Some(Memo::Replay(memo)) => match memo.replay(text, &cx, classes, facts) {
+            Some(Memo::Replay(memo)) => {
                 // The first scan's candidates, and this scan's recall over them.
-                Some(spans) => {
-                    self.spans.clear();
-                    self.spans.extend_from_slice(spans);
+                if memo.replay_into(text, &cx, classes, facts, &mut self.spans) {
                     let recalled = memo.recalled_in(text);
                     self.detector.finish_recalling_found(
                         text,
@@ -970,11 +982,11 @@ impl<'d> ValueScanner<'d> {
                         recalled,
                         &mut self.spans,
                     );
+                } else {
+                    self.detector
+                        .detect_classified(text, &cx, classes, facts, &mut self.spans);
                 }
-                None => self
-                    .detector
-                    .detect_classified(text, &cx, classes, facts, &mut self.spans),
-            },
+            }
         }
         match self.spans.len() {
             0 => SpanSlots::default(),
@@ -985,6 +997,12 @@ impl<'d> ValueScanner<'d> {
             },
             n => {
                 let mut out = Vec::with_capacity(n);
+                if self.slots.is_empty() && self.slots.capacity() < n {
+                    // Slots of an earlier scan given back emptied ([`rescan_text`]) but too
+                    // few: let go first rather than grown, which would copy the whole old
+                    // buffer, and the allocator can hand the same memory back, grown.
+                    self.slots = Vec::new();
+                }
                 self.slots.reserve(n);
                 let mut spans = std::mem::take(&mut self.spans);
                 // A long text's values lie far apart in bytes its scans read long ago: the
