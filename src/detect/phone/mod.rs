@@ -785,8 +785,18 @@ impl DigitRun {
     /// glued run, what [`DigitRun::glued_end`] gives.
     #[inline]
     pub(super) fn token_end(&self, b: &[u8]) -> usize {
+        // Two bytes a turn: the loop's own count and test cost as much as a byte's.
         let mut i = self.end;
-        while i < b.len() && is_word(b[i]) {
+        while let Some(&[x, y]) = b.get(i..i + 2) {
+            if !is_word(x) {
+                return i;
+            }
+            if !is_word(y) {
+                return i + 1;
+            }
+            i += 2;
+        }
+        if b.get(i).is_some_and(|&x| is_word(x)) {
             i += 1;
         }
         i
