@@ -682,14 +682,21 @@ impl PhoneRecognizer {
         if run.len() < MIN_CONTEXT_DIGITS && separator_run(bytes, run.end).is_none() {
             return run.end;
         }
-        self.scan_and_check(text, run.start, keyed, out)
+        self.scan_and_check(text, run.start, run.end, keyed, out)
     }
 
     /// [`PhoneRecognizer::step`] past its shortcuts: scans the run at the digit `first` (not
-    /// glued to a word) and checks the candidate.
+    /// glued to a word; its digits end at `first_end`) and checks the candidate.
     #[inline(never)]
-    fn scan_and_check(&self, text: &str, first: usize, keyed: bool, out: &mut Vec<Span>) -> usize {
-        let (candidate, resume) = scan(text.as_bytes(), first);
+    fn scan_and_check(
+        &self,
+        text: &str,
+        first: usize,
+        first_end: usize,
+        keyed: bool,
+        out: &mut Vec<Span>,
+    ) -> usize {
+        let (candidate, resume) = scan(text.as_bytes(), first, first_end);
         if let Some(c) = candidate {
             self.check(text, &c, keyed, out);
         }
@@ -708,7 +715,8 @@ impl PhoneRecognizer {
         if let Some(end) = glued_token_end(text.as_bytes(), first) {
             return end;
         }
-        self.scan_and_check(text, first, keyed, out)
+        let first_end = DigitRun::at(text.as_bytes(), first).end;
+        self.scan_and_check(text, first, first_end, keyed, out)
     }
 }
 
@@ -777,8 +785,18 @@ impl DigitRun {
     /// glued run, what [`DigitRun::glued_end`] gives.
     #[inline]
     pub(super) fn token_end(&self, b: &[u8]) -> usize {
+        // Two bytes a turn: the loop's own count and test cost as much as a byte's.
         let mut i = self.end;
-        while i < b.len() && is_word(b[i]) {
+        while let Some(&[x, y]) = b.get(i..i + 2) {
+            if !is_word(x) {
+                return i;
+            }
+            if !is_word(y) {
+                return i + 1;
+            }
+            i += 2;
+        }
+        if b.get(i).is_some_and(|&x| is_word(x)) {
             i += 1;
         }
         i
@@ -898,6 +916,8 @@ struct Candidate {
     start: usize,
     /// One past the last digit.
     end: usize,
+    /// The first `ndigits` (up to [`BUF`]) are the digits; the bytes after them are anything
+    /// (the first group is copied sixteen bytes at once).
     digits: [u8; BUF],
     ndigits: usize,
     /// Digit count of each group (up to 12 groups).
@@ -950,9 +970,80 @@ impl Candidate {
     }
 }
 
-/// Scans the run starting at the digit `first`. Returns the candidate (if its digit count fits)
-/// and where to resume.
-fn scan(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
+/// Scans the run starting at the digit `first`, whose digits end at `first_end` (the caller
+/// knows: [`DigitRun::end`]). Returns the candidate (if its digit count fits) and where to
+/// resume.
+fn scan(b: &[u8], first: usize, first_end: usize) -> (Option<Candidate>, usize) {
+    debug_assert_eq!(first_end, DigitRun::at(b, first).end);
+    let mut c = Candidate {
+        start: first,
+        end: first,
+        digits: [0; BUF],
+        ndigits: 0,
+        groups: [0; 12],
+        seps: [0; 12],
+        ngroups: 0,
+    };
+    let mut i = first;
+    // The first group, whose end is known, in one copy of sixteen bytes when it fits and the
+    // text holds them (most runs scanned are one group: `bytes=4832592`); the copy's bytes
+    // past the group are overwritten by the next group's digits, or never read.
+    if first_end - first <= 16
+        && let Some(block) = b.get(first..first + 16)
+    {
+        c.digits[..16].copy_from_slice(block);
+        c.ndigits = first_end - first;
+        i = first_end;
+    }
+    let mut group_start = first;
+    let mut sep = 0u8;
+    let mut too_long = false;
+    loop {
+        let mut nd = c.ndigits;
+        while i < b.len() && b[i].is_ascii_digit() {
+            if nd < BUF {
+                c.digits[nd] = b[i];
+            }
+            nd += 1;
+            i += 1;
+        }
+        c.ndigits = nd;
+        c.end = i;
+        if c.ngroups < c.groups.len() {
+            c.groups[c.ngroups] = (i - group_start).min(255) as u8;
+            c.seps[c.ngroups] = sep;
+            c.ngroups += 1;
+        } else {
+            too_long = true;
+        }
+        if c.ndigits > MAX_DIGITS {
+            too_long = true;
+        }
+        match separator_run(b, i) {
+            Some((next, kind)) => {
+                i = next;
+                group_start = next;
+                sep = kind;
+            }
+            None => break,
+        }
+    }
+    if too_long {
+        // Skip the rest of a long digit run so that it is not rescanned from its middle.
+        let mut j = c.end;
+        while j < b.len() && (b[j].is_ascii_digit() || matches!(b[j], b' ' | b'-' | b'.')) {
+            j += 1;
+        }
+        return (None, j.max(c.end));
+    }
+    let resume = c.end.max(first + 1);
+    (Some(c).filter(|c| c.ndigits >= MIN_CONTEXT_DIGITS), resume)
+}
+
+/// [`scan`] as it was, copying each digit of the first group too as it walks it: the test
+/// oracle for the first group read at once.
+#[cfg(test)]
+fn scan_reference(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
     let mut c = Candidate {
         start: first,
         end: first,
@@ -1237,14 +1328,29 @@ static CUE_TRIGRAMS: [u64; 512] = {
 /// with three bytes of that trigram, so it starts there or later, and where there is none the
 /// automaton finds nothing and need not run (most windows in logs and code hold none).
 fn first_cue_trigram(w: &[u8]) -> Option<usize> {
-    // The first two bytes open the first trigram, so the loop tests one at every byte after.
+    // The first two bytes open the first trigram, so the loop tests one at every byte after,
+    // two bytes a turn (the loop's own count and test are half the cost of a byte's).
     let [a, b, rest @ ..] = w else {
         return None;
     };
+    let hit = |t: usize| CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0;
     let mut t = (usize::from(a & 31) << 5) | usize::from(b & 31);
-    for (i, &c) in rest.iter().enumerate() {
+    let mut pairs = rest.chunks_exact(2);
+    let mut i = 0;
+    for pair in &mut pairs {
+        t = ((t << 5) | usize::from(pair[0] & 31)) & 0x7fff;
+        if hit(t) {
+            return Some(i);
+        }
+        t = ((t << 5) | usize::from(pair[1] & 31)) & 0x7fff;
+        if hit(t) {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+    if let [c] = pairs.remainder() {
         t = ((t << 5) | usize::from(c & 31)) & 0x7fff;
-        if CUE_TRIGRAMS[t / 64] & (1 << (t % 64)) != 0 {
+        if hit(t) {
             return Some(i);
         }
     }

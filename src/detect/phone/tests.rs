@@ -87,6 +87,51 @@ fn the_first_cue_trigram_is_the_first_window_of_one() {
     }
 }
 
+/// A candidate's fields and its digits (not the bytes after them in its buffer).
+fn candidate_parts(c: &Candidate) -> (usize, usize, usize, [u8; 12], [u8; 12], usize, &[u8]) {
+    let digits = &c.digits[..c.ndigits.min(BUF)];
+    (
+        c.start, c.end, c.ndigits, c.groups, c.seps, c.ngroups, digits,
+    )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+    /// The scan from every digit of strings dense in digit groups and separators (Unicode
+    /// spaces, brackets, groups longer than a step of the copy, runs too long or with too
+    /// many groups, texts ending inside a group) finds the candidate, its digits and the
+    /// resume point the copying scan found.
+    #[test]
+    fn the_scan_finds_what_the_copying_scan_found(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                "[0-9]{1,20}",
+                "[ ()./-]{1,3}",
+                proptest::strategy::Strategy::prop_map(
+                    proptest::sample::select(vec![
+                        "\u{a0}", "\u{202f}", "\u{2009}", "\u{2007}", " - ", "x", "é", "a",
+                    ]),
+                    String::from,
+                ),
+            ],
+            0..30,
+        ),
+    ) {
+        let text = parts.concat();
+        let b = text.as_bytes();
+        for d in (0..b.len()).filter(|&d| b[d].is_ascii_digit()) {
+            let (new, resume) = scan(b, d, DigitRun::at(b, d).end);
+            let (old, old_resume) = scan_reference(b, d);
+            proptest::prop_assert_eq!(resume, old_resume, "{:?} at {}", text, d);
+            proptest::prop_assert_eq!(
+                new.as_ref().map(candidate_parts),
+                old.as_ref().map(candidate_parts),
+                "{:?} at {}", text, d
+            );
+        }
+    }
+}
+
 #[test]
 fn e164_writes_what_format_writes() {
     for code in [0u16, 1, 7, 44, 358, 999, 1000, u16::MAX] {
