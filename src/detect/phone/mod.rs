@@ -929,6 +929,19 @@ struct Candidate {
 }
 
 impl Candidate {
+    /// A candidate starting at the digit `first`, with nothing read yet.
+    fn at(first: usize) -> Candidate {
+        Candidate {
+            start: first,
+            end: first,
+            digits: [0; BUF],
+            ndigits: 0,
+            groups: [0; 12],
+            seps: [0; 12],
+            ngroups: 0,
+        }
+    }
+
     /// Structural checks: not a date, an SSN, an IPv4 address or a decimal number. After a `+`
     /// only the last two apply (`+509-22-45-3300` is not a date).
     fn shape_ok(&self, plus: bool) -> bool {
@@ -975,19 +988,12 @@ impl Candidate {
 /// resume.
 fn scan(b: &[u8], first: usize, first_end: usize) -> (Option<Candidate>, usize) {
     debug_assert_eq!(first_end, DigitRun::at(b, first).end);
-    let mut c = Candidate {
-        start: first,
-        end: first,
-        digits: [0; BUF],
-        ndigits: 0,
-        groups: [0; 12],
-        seps: [0; 12],
-        ngroups: 0,
-    };
+    let mut c = Candidate::at(first);
     let mut i = first;
     // The first group, whose end is known, in one copy of sixteen bytes when it fits and the
     // text holds them (most runs scanned are one group: `bytes=4832592`); the copy's bytes
-    // past the group are overwritten by the next group's digits, or never read.
+    // past the group are overwritten by the next group's digits, or never read. The walk then
+    // finds no digit at `first_end` and closes the group there.
     if first_end - first <= 16
         && let Some(block) = b.get(first..first + 16)
     {
@@ -995,6 +1001,25 @@ fn scan(b: &[u8], first: usize, first_end: usize) -> (Option<Candidate>, usize) 
         c.ndigits = first_end - first;
         i = first_end;
     }
+    walk_groups(b, first, c, i)
+}
+
+/// [`scan`] copying each digit of the first group too as it walks it: the test oracle for the
+/// first group read at once.
+#[cfg(test)]
+fn scan_reference(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
+    walk_groups(b, first, Candidate::at(first), first)
+}
+
+/// The rest of [`scan`] from `i`, in the first group (`c` holds its digits before `i`): the
+/// group's remaining digits, then each separator run and the group after it.
+#[inline(always)]
+fn walk_groups(
+    b: &[u8],
+    first: usize,
+    mut c: Candidate,
+    mut i: usize,
+) -> (Option<Candidate>, usize) {
     let mut group_start = first;
     let mut sep = 0u8;
     let mut too_long = false;
@@ -1023,64 +1048,6 @@ fn scan(b: &[u8], first: usize, first_end: usize) -> (Option<Candidate>, usize) 
             Some((next, kind)) => {
                 i = next;
                 group_start = next;
-                sep = kind;
-            }
-            None => break,
-        }
-    }
-    if too_long {
-        // Skip the rest of a long digit run so that it is not rescanned from its middle.
-        let mut j = c.end;
-        while j < b.len() && (b[j].is_ascii_digit() || matches!(b[j], b' ' | b'-' | b'.')) {
-            j += 1;
-        }
-        return (None, j.max(c.end));
-    }
-    let resume = c.end.max(first + 1);
-    (Some(c).filter(|c| c.ndigits >= MIN_CONTEXT_DIGITS), resume)
-}
-
-/// [`scan`] as it was, copying each digit of the first group too as it walks it: the test
-/// oracle for the first group read at once.
-#[cfg(test)]
-fn scan_reference(b: &[u8], first: usize) -> (Option<Candidate>, usize) {
-    let mut c = Candidate {
-        start: first,
-        end: first,
-        digits: [0; BUF],
-        ndigits: 0,
-        groups: [0; 12],
-        seps: [0; 12],
-        ngroups: 0,
-    };
-    let mut i = first;
-    let mut sep = 0u8;
-    let mut too_long = false;
-    loop {
-        let group_start = i;
-        let mut nd = c.ndigits;
-        while i < b.len() && b[i].is_ascii_digit() {
-            if nd < BUF {
-                c.digits[nd] = b[i];
-            }
-            nd += 1;
-            i += 1;
-        }
-        c.ndigits = nd;
-        c.end = i;
-        if c.ngroups < c.groups.len() {
-            c.groups[c.ngroups] = (i - group_start).min(255) as u8;
-            c.seps[c.ngroups] = sep;
-            c.ngroups += 1;
-        } else {
-            too_long = true;
-        }
-        if c.ndigits > MAX_DIGITS {
-            too_long = true;
-        }
-        match separator_run(b, i) {
-            Some((next, kind)) => {
-                i = next;
                 sep = kind;
             }
             None => break,
